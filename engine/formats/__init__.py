@@ -1,0 +1,61 @@
+"""Document and TM file formats: detection, reading, writing.
+
+Public entry points (everything else in this package is per-format detail):
+
+* :func:`detect` -- which :class:`~engine.formats.base.DocumentFormat` reads a file
+* :func:`read_document` / :func:`write_document` -- bilingual documents
+* :func:`engine.formats.tmfiles.read_tm_file` -- TM units from TMX, CSV/TSV, PO, XLIFF
+
+No module here imports torch or Qt.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.errors import FormatError, UnsupportedFormatError
+from engine.formats.base import DocumentFormat, ParsedDocument, Translation
+
+_FORMATS: list[DocumentFormat] | None = None
+
+
+def formats() -> list[DocumentFormat]:
+    """All document formats, most specific first."""
+    global _FORMATS
+    if _FORMATS is None:
+        from engine.formats import po, tabular, txt, xliff12, xliff20
+
+        _FORMATS = [xliff20.FORMAT, xliff12.FORMAT, po.FORMAT, tabular.FORMAT, txt.FORMAT]
+    return _FORMATS
+
+
+def by_name(name: str) -> DocumentFormat:
+    for f in formats():
+        if f.name == name:
+            return f
+    raise UnsupportedFormatError(None, f"unknown format {name!r}")
+
+
+def detect(path: str | Path) -> DocumentFormat:
+    """The format of ``path``, by content first and extension second."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    for f in formats():
+        if f.sniff(path, head):
+            return f
+    raise UnsupportedFormatError(
+        path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV)")
+
+
+def read_document(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
+                  format: str | None = None) -> ParsedDocument:
+    fmt = by_name(format) if format else detect(path)
+    return fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang)
+
+
+def write_document(original: str | Path, out: str | Path, translations: dict[str, Translation], *,
+                   format: str, tgt_lang: str = "") -> None:
+    by_name(format).write(Path(original), Path(out), translations, tgt_lang=tgt_lang)

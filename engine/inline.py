@@ -1,0 +1,292 @@
+"""Inline markup as protected placeholders.
+
+Every inline code of a segment -- XLIFF ``<g>/<x>/<ph>/<pc>/<bx>/<ex>``, TMX
+``<bpt>/<ept>/<ph>/<it>``, HTML/DocBook tags in plain text, and printf/ICU
+placeholders such as ``%1``, ``%s``, ``{0}`` -- becomes **one character** of the
+Unicode private use area in the segment text::
+
+    "Click <b>Save</b> now"  ->  "Click \\ue001Save\\ue002 now"
+                                  tags = (Tag(1, "open", "<b>"), Tag(2, "close", "</b>"))
+
+Why one character: the TM scorer and the NMT tokenizer both see a tag as one
+token that cannot be half-deleted, the editor shows it as one chip, and the
+original markup comes back byte for byte on export because it is kept in
+:class:`Tag.original`.  Tag numbers are per segment and start at 1; a target
+reuses the numbers of its source's tags, so tag ``n`` in a target is the same
+code as tag ``n`` in the source.
+
+This module is pure Python and imported by formats, store, TM and app alike.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Literal
+
+TAG_BASE = 0xE000
+TAG_MAX = 0xF8FF - TAG_BASE  # 6399 tags per segment
+TagKind = Literal["open", "close", "ph"]
+
+_TAG_CHAR_RE = re.compile("[\ue001-\uf8ff]")
+
+
+def tag_char(n: int) -> str:
+    """The placeholder character of tag number ``n`` (1-based)."""
+    if not 1 <= n <= TAG_MAX:
+        raise ValueError(f"tag number out of range: {n}")
+    return chr(TAG_BASE + n)
+
+
+def tag_number(ch: str) -> int | None:
+    """Tag number of placeholder character ``ch``, or None for ordinary text."""
+    o = ord(ch)
+    if TAG_BASE < o <= TAG_BASE + TAG_MAX:
+        return o - TAG_BASE
+    return None
+
+
+def is_tag_char(ch: str) -> bool:
+    return tag_number(ch) is not None
+
+
+@dataclass(frozen=True)
+class Tag:
+    """One inline code.
+
+    ``n``: number within the segment (its placeholder is ``tag_char(n)``).
+    ``kind``: ``open`` / ``close`` (a pair shares ``pair``) or ``ph`` (standalone).
+    ``original``: the markup exactly as it stood in the file (XML of the
+    element, or the raw text such as ``%1``); writers put it back.
+    ``label``: short text for the chip, e.g. ``b``, ``g1``, ``%1``.
+    ``pair``: id shared by an open and its close (``""`` for ``ph``).
+    ``attrs``: format-specific data a writer needs (e.g. ``{"id": "1", "type": "bold"}``).
+    """
+
+    n: int
+    kind: TagKind
+    original: str
+    label: str = ""
+    pair: str = ""
+    attrs: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def char(self) -> str:
+        return tag_char(self.n)
+
+    def display(self) -> str:
+        """Short human form: ``<b>``, ``</b>``, ``<%1/>``."""
+        lab = self.label or str(self.n)
+        if self.kind == "open":
+            return f"<{lab}>"
+        if self.kind == "close":
+            return f"</{lab}>"
+        return f"<{lab}/>"
+
+    def to_json(self) -> dict:
+        d = {"n": self.n, "kind": self.kind, "original": self.original}
+        if self.label:
+            d["label"] = self.label
+        if self.pair:
+            d["pair"] = self.pair
+        if self.attrs:
+            d["attrs"] = self.attrs
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Tag":
+        return cls(
+            n=int(d["n"]),
+            kind=d["kind"],
+            original=d.get("original", ""),
+            label=d.get("label", ""),
+            pair=d.get("pair", ""),
+            attrs=dict(d.get("attrs") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class TaggedText:
+    """Segment text with inline codes as placeholder characters.
+
+    ``text`` contains ``tag_char(t.n)`` for each ``t`` in ``tags`` (a target
+    may omit some of its source's tags; QA reports that).
+    """
+
+    text: str
+    tags: tuple[Tag, ...] = ()
+
+    # ------------------------------------------------------------------ views
+    def plain(self) -> str:
+        """Text without any inline code."""
+        return _TAG_CHAR_RE.sub("", self.text)
+
+    def display(self) -> str:
+        """Text with each code as a short tag such as ``<b>`` or ``<%1/>``."""
+        by_n = {t.n: t for t in self.tags}
+
+        def rep(m: re.Match) -> str:
+            t = by_n.get(tag_number(m.group(0)) or -1)
+            return t.display() if t else ""
+
+        return _TAG_CHAR_RE.sub(rep, self.text)
+
+    def original(self) -> str:
+        """Text with each code's original markup (what a file writer emits)."""
+        return self.render(lambda t: t.original)
+
+    def render(self, fn) -> str:
+        """Replace each placeholder by ``fn(tag)``; unknown placeholders vanish."""
+        by_n = {t.n: t for t in self.tags}
+        out = []
+        for ch in self.text:
+            n = tag_number(ch)
+            if n is None:
+                out.append(ch)
+            else:
+                t = by_n.get(n)
+                if t is not None:
+                    out.append(fn(t))
+        return "".join(out)
+
+    def tag_numbers(self) -> list[int]:
+        """Numbers of the placeholders in text order."""
+        return [n for n in (tag_number(c) for c in self.text) if n is not None]
+
+    @property
+    def tag_count(self) -> int:
+        return len(self.tag_numbers())
+
+    def __bool__(self) -> bool:  # an empty target is falsy
+        return bool(self.text)
+
+    # ---------------------------------------------------------- persistence
+    def tags_json(self) -> str:
+        return json.dumps([t.to_json() for t in self.tags], ensure_ascii=False)
+
+    @classmethod
+    def from_parts(cls, text: str, tags_json: str | None) -> "TaggedText":
+        tags = tuple(Tag.from_json(d) for d in json.loads(tags_json)) if tags_json else ()
+        return cls(text or "", tags)
+
+    def with_text(self, text: str) -> "TaggedText":
+        """Same tag table, new text (e.g. a target edited in the editor)."""
+        return TaggedText(text, self.tags)
+
+
+class TaggedTextBuilder:
+    """Build a :class:`TaggedText` while walking a file's inline markup.
+
+    >>> b = TaggedTextBuilder(); b.text("Click "); n = b.open("<b>", "b")
+    >>> b.text("Save"); _ = b.close("</b>", "b", pair=n); b.build().display()
+    'Click <b>Save</b>'
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._tags: list[Tag] = []
+
+    def text(self, s: str | None) -> None:
+        if s:
+            # Placeholder characters in the file's own text would be mistaken for
+            # tags; the private use area has no meaning in translatable text.
+            self._parts.append(_TAG_CHAR_RE.sub("\ufffd", s))
+
+    def _add(self, kind: TagKind, original: str, label: str, pair: str, attrs: dict | None) -> int:
+        n = len(self._tags) + 1
+        self._tags.append(Tag(n, kind, original, label, pair, attrs or {}))
+        self._parts.append(tag_char(n))
+        return n
+
+    def open(self, original: str, label: str = "", pair: str = "", attrs: dict | None = None) -> str:
+        """Add an opening code; returns its pair id (given or its number)."""
+        pair = pair or str(len(self._tags) + 1)
+        self._add("open", original, label, pair, attrs)
+        return pair
+
+    def close(self, original: str, label: str = "", pair: str = "", attrs: dict | None = None) -> int:
+        return self._add("close", original, label, pair, attrs)
+
+    def ph(self, original: str, label: str = "", attrs: dict | None = None) -> int:
+        return self._add("ph", original, label, "", attrs)
+
+    def build(self) -> TaggedText:
+        return TaggedText("".join(self._parts), tuple(self._tags))
+
+
+# ----------------------------------------------------------------- placeholders
+#: Placeholders and markup protected in plain-text sources (TXT, PO, CSV, TSV).
+PLACEHOLDER_PATTERNS: tuple[tuple[str, str], ...] = (
+    # HTML / DocBook / XML tags: <b>, </guimenu>, <br/>, <a href="x">
+    ("tag", r"</?[A-Za-z][\w:.-]*(?:\s+[\w:.-]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"),
+    # XML/HTML character entities left in text: &nbsp; &amp; &#160;
+    ("entity", r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});"),
+    # Python %(name)s, printf %s %d %1$s %.2f, Qt/Magento %1, %L1
+    ("printf", r"%(?:\([A-Za-z_]\w*\))?[-+ #0]*\d*(?:\.\d+)?[sdifuxXoeEgGcr]|%\d+\$[sdif]|%L?\d+"),
+    # ICU / .NET / Python format fields: {0}, {name}, {0:N2}, {{ and }} excluded
+    ("brace", r"(?<!\{)\{[A-Za-z0-9_]+(?:[:,][^{}]*)?\}(?!\})"),
+)
+_PLACEHOLDER_RE = re.compile("|".join(f"(?P<{name}>{pat})" for name, pat in PLACEHOLDER_PATTERNS))
+_TAGNAME_RE = re.compile(r"</?\s*([A-Za-z][\w:.-]*)")
+
+
+def protect(text: str, *, markup: bool = True, placeholders: bool = True) -> TaggedText:
+    """Turn tags and placeholders found in plain ``text`` into protected codes.
+
+    HTML/DocBook opening and closing tags with the same name are paired
+    (innermost first); a lone one becomes a standalone code.
+
+    >>> protect("Delete %1 <b>now</b>?").display()
+    'Delete <%1/> <b>now</b>?'
+    """
+    b = TaggedTextBuilder()
+    stack: list[tuple[str, str]] = []  # (tag name, pair id)
+    pos = 0
+    pair_seq = 0
+    for m in _PLACEHOLDER_RE.finditer(text):
+        kind = m.lastgroup
+        if kind in ("tag", "entity") and not markup:
+            continue
+        if kind in ("printf", "brace") and not placeholders:
+            continue
+        b.text(text[pos:m.start()])
+        raw = m.group(0)
+        if kind == "tag":
+            name = (_TAGNAME_RE.match(raw).group(1)).lower()
+            if raw.endswith("/>"):
+                b.ph(raw, name)
+            elif raw.startswith("</"):
+                idx = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == name), None)
+                if idx is None:
+                    b.ph(raw, "/" + name)
+                else:
+                    _, pid = stack.pop(idx)
+                    b.close(raw, name, pair=pid)
+            else:
+                pair_seq += 1
+                pid = f"p{pair_seq}"
+                b.open(raw, name, pair=pid)
+                stack.append((name, pid))
+        else:
+            b.ph(raw, raw)
+        pos = m.end()
+    b.text(text[pos:])
+    return b.build()
+
+
+def strip_tags(text: str) -> str:
+    """Text with placeholder characters removed."""
+    return _TAG_CHAR_RE.sub("", text)
+
+
+def tag_chars_in(text: str) -> list[str]:
+    return _TAG_CHAR_RE.findall(text)
+
+
+def merge_tags(*tag_lists: Iterable[Tag]) -> tuple[Tag, ...]:
+    """Union of tag tables by number (first wins)."""
+    seen: dict[int, Tag] = {}
+    for tl in tag_lists:
+        for t in tl:
+            seen.setdefault(t.n, t)
+    return tuple(sorted(seen.values(), key=lambda t: t.n))
