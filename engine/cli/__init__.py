@@ -1,0 +1,72 @@
+"""The ``verso`` command line (a stable contract: other tools call it).
+
+Each command group lives in its own module with a ``register(subparsers)``
+function; handlers return an exit status.  A :class:`~engine.errors.VersoError`
+is printed as one line on stderr (exit 2); never a traceback for a user
+mistake.  Modules that need torch import it inside their handlers, so
+``verso tm ...`` and ``verso doc ...`` start without it.
+
+``verso`` with no arguments launches the editor: that is done by
+``app.launcher`` (the console-script entry point), which calls
+:func:`main` for every other command -- the engine never imports the app.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from engine.errors import VersoError
+
+GROUPS = ("engine.cli.doc", "engine.cli.tm", "engine.cli.nmt")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    p = argparse.ArgumentParser(
+        prog="verso",
+        description="Verso: computer-aided translation with a memory-guided neural engine. "
+                    "Run without arguments to open the editor.",
+    )
+    p.add_argument("--version", action="version", version=f"verso {__import__('engine').__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in GROUPS:
+        try:
+            m = importlib.import_module(mod)
+        except ModuleNotFoundError as e:  # a group not built yet
+            if e.name == mod:
+                continue
+            raise
+        m.register(sub)
+    return p
+
+
+def print_json(obj, *, lines: bool = False) -> None:
+    """JSON on stdout, UTF-8, one object per line when ``lines``."""
+    s = json.dumps(obj, ensure_ascii=False, indent=None if lines else 2)
+    sys.stdout.write(s + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 0 if args.command is None else 2
+    try:
+        return int(args.handler(args) or 0)
+    except VersoError as e:
+        print(f"verso: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("verso: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
