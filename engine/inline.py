@@ -290,3 +290,26 @@ def merge_tags(*tag_lists: Iterable[Tag]) -> tuple[Tag, ...]:
         for t in tl:
             seen.setdefault(t.n, t)
     return tuple(sorted(seen.values(), key=lambda t: t.n))
+
+
+def from_display(display: str, tags: Iterable[Tag]) -> str:
+    """Inverse of :meth:`TaggedText.display` for an edited string.
+
+    Each short tag (``<b>``, ``</b>``, ``<%1/>``) that names a tag of ``tags``
+    becomes its placeholder again; any other text, including ``<`` typed by the
+    translator, stays as typed.  Each tag is used at most once.
+    """
+    table = {t.display(): t for t in tags}
+    if not table:
+        return display
+    pattern = re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)))
+    used: set[int] = set()
+
+    def rep(m: re.Match) -> str:
+        t = table[m.group(0)]
+        if t.n in used:
+            return m.group(0)
+        used.add(t.n)
+        return t.char
+
+    return pattern.sub(rep, display)

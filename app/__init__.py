@@ -1,0 +1,1 @@
+"""Verso's desktop shell (PySide6).  It calls the engine; the engine never calls it."""

@@ -1,0 +1,24 @@
+"""Start the Qt application and open the main window."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def run_editor(project_dir: Path | None = None, *, exec_loop: bool = True) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from engine.demo import ensure_demo_project
+    from engine.store import Project
+
+    from app.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Verso")
+    app.setOrganizationName("Verso")
+    folder = project_dir or ensure_demo_project()
+    win = MainWindow(Project.open(folder))
+    win.show()
+    if not exec_loop:
+        return 0
+    return app.exec()

@@ -1,0 +1,110 @@
+"""Versioned schema of the project database.
+
+Each migration is a function run once, in order, inside a transaction; the
+applied versions are recorded in ``schema_migrations``.  A database whose
+version is newer than this code knows is refused (an old Verso must never
+write into a project a newer Verso made).
+"""
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+from typing import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _m1_initial(db: sqlite3.Connection) -> None:
+    _run_script(db, """
+        CREATE TABLE project (
+            key   TEXT PRIMARY KEY,
+            value TEXT
+        );
+        CREATE TABLE documents (
+            id          INTEGER PRIMARY KEY,
+            name        TEXT NOT NULL,
+            format      TEXT NOT NULL,
+            original    TEXT NOT NULL,      -- path of the kept original, relative to the project folder
+            src_lang    TEXT NOT NULL,
+            tgt_lang    TEXT NOT NULL,
+            meta        TEXT NOT NULL DEFAULT '{}',
+            imported_at TEXT NOT NULL
+        );
+        CREATE TABLE segments (
+            id           INTEGER PRIMARY KEY,
+            document_id  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            idx          INTEGER NOT NULL,  -- order in the document, 0-based
+            key          TEXT NOT NULL,     -- the format's stable key (writers look it up)
+            source       TEXT NOT NULL,
+            source_tags  TEXT NOT NULL DEFAULT '[]',
+            target       TEXT NOT NULL DEFAULT '',
+            target_tags  TEXT NOT NULL DEFAULT '[]',
+            status       TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'draft', 'confirmed')),
+            origin       TEXT NOT NULL DEFAULT '' CHECK (origin IN ('', 'file', 'human', 'tm', 'mt')),
+            origin_score REAL,              -- fuzzy score (0..1) when origin = 'tm'
+            note         TEXT NOT NULL DEFAULT '',
+            context      TEXT NOT NULL DEFAULT '',
+            meta         TEXT NOT NULL DEFAULT '{}',
+            created_at   TEXT NOT NULL,
+            updated_at   TEXT NOT NULL,
+            confirmed_at TEXT,
+            UNIQUE (document_id, idx)
+        );
+        CREATE INDEX segments_doc ON segments(document_id, idx);
+        CREATE INDEX segments_status ON segments(document_id, status);
+        """)
+
+
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    """Run ``;``-separated DDL statement by statement (``executescript`` would
+    commit the enclosing transaction and break the migration's atomicity)."""
+    body = "\n".join(line.split("--", 1)[0] for line in script.splitlines())
+    for stmt in body.split(";"):
+        if stmt.strip():
+            db.execute(stmt)
+
+
+MIGRATIONS: list[tuple[int, str, Migration]] = [
+    (1, "initial schema: project, documents, segments", _m1_initial),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(db: sqlite3.Connection) -> int:
+    row = db.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
+    ).fetchone()
+    if not row:
+        return 0
+    v = db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0]
+    return int(v or 0)
+
+
+def migrate(db: sqlite3.Connection) -> list[int]:
+    """Apply every pending migration; return the versions applied.
+
+    ``db`` must be in autocommit mode (``isolation_level=None``) or have no
+    transaction open: each migration runs in its own explicit transaction.
+    """
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    have = current_version(db)
+    applied = []
+    for version, description, fn in MIGRATIONS:
+        if version <= have:
+            continue
+        db.execute("BEGIN IMMEDIATE")  # one transaction per migration
+        try:
+            fn(db)
+            db.execute(
+                "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
+                (version, description, datetime.now(timezone.utc).isoformat(timespec="seconds")),
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        applied.append(version)
+    return applied

@@ -1,0 +1,388 @@
+"""The project store: one folder, one SQLite database (WAL), the originals.
+
+Layout of a project folder::
+
+    MyProject/
+        project.verso          the SQLite database (WAL mode; -wal/-shm beside it)
+        originals/             a copy of each imported file (exporters need it)
+        tm/                    the project's own writable translation memory (optional)
+
+Durability: every write that changes a segment commits before the call
+returns, with ``synchronous=FULL``; a ``kill -9`` at any moment loses nothing
+that a call had returned from.  Importing a document is one transaction: a
+crash mid-import leaves either the whole document or none of it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+import sqlite_utils
+
+from engine.errors import ProjectError
+from engine.formats.base import ParsedDocument, SegmentStatus, Translation
+from engine.inline import TaggedText
+from engine.langs import normalize_lang
+from engine.store import migrations
+
+DB_NAME = "project.verso"
+ORIGINALS = "originals"
+ORIGINS = ("", "file", "human", "tm", "mt")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    id: int
+    name: str
+    format: str
+    original: str
+    src_lang: str
+    tgt_lang: str
+    imported_at: str
+    meta: dict = field(default_factory=dict, compare=False)
+    segment_count: int = 0
+    confirmed_count: int = 0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment of a document as stored in the project."""
+
+    id: int
+    document_id: int
+    idx: int
+    key: str
+    source: TaggedText
+    target: TaggedText
+    status: SegmentStatus
+    origin: str
+    origin_score: float | None
+    note: str
+    context: str
+    meta: dict
+    updated_at: str
+    confirmed_at: str | None
+
+    @classmethod
+    def from_row(cls, r: dict) -> "Segment":
+        source = TaggedText.from_parts(r["source"], r["source_tags"])
+        return cls(
+            id=r["id"], document_id=r["document_id"], idx=r["idx"], key=r["key"],
+            source=source,
+            target=TaggedText.from_parts(r["target"], r["target_tags"]),
+            status=r["status"], origin=r["origin"], origin_score=r["origin_score"],
+            note=r["note"], context=r["context"], meta=json.loads(r["meta"] or "{}"),
+            updated_at=r["updated_at"], confirmed_at=r["confirmed_at"],
+        )
+
+
+class Project:
+    """A translation project on disk.  Thread-safe for one writer at a time.
+
+    >>> p = Project.create(tmp, src_lang="en", tgt_lang="de", name="Manual")   # doctest: +SKIP
+    >>> doc = p.import_document("guide.xlf")                                  # doctest: +SKIP
+    >>> p.confirm(p.segments(doc)[0].id, "Übersetzung")                       # doctest: +SKIP
+    """
+
+    def __init__(self, folder: str | Path, _create: dict | None = None):
+        self.folder = Path(folder)
+        self.path = self.folder / DB_NAME
+        if _create is None and not self.path.exists():
+            raise ProjectError(f"{self.folder}: not a Verso project (no {DB_NAME})")
+        self._lock = threading.RLock()
+        try:
+            conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                                   timeout=10.0)
+            conn.row_factory = sqlite3.Row
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise ProjectError(f"{self.path}: cannot use write-ahead logging (journal mode {mode})")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            version = migrations.current_version(conn)
+            if version > migrations.LATEST:
+                conn.close()
+                raise ProjectError(f"{self.path}: made by a newer Verso (schema {version} > "
+                                   f"{migrations.LATEST}); upgrade Verso to open it")
+            migrations.migrate(conn)
+        except sqlite3.DatabaseError as e:
+            raise ProjectError(f"{self.path}: cannot open project database: {e}") from None
+        self._conn = conn
+        self.db = sqlite_utils.Database(conn)
+        if _create is not None:
+            with self._tx():
+                for k, v in _create.items():
+                    self.db.execute("INSERT OR REPLACE INTO project (key, value) VALUES (?, ?)", (k, v))
+        (self.folder / ORIGINALS).mkdir(exist_ok=True)
+
+    # ------------------------------------------------------------ lifecycle
+    @classmethod
+    def create(cls, folder: str | Path, *, src_lang: str, tgt_lang: str, name: str = "") -> "Project":
+        folder = Path(folder)
+        if (folder / DB_NAME).exists():
+            raise ProjectError(f"{folder}: a project already exists here")
+        if not src_lang or not tgt_lang:
+            raise ProjectError(f"{folder}: a new project needs a source and a target language")
+        folder.mkdir(parents=True, exist_ok=True)
+        return cls(folder, _create={
+            "name": name or folder.name,
+            "src_lang": normalize_lang(src_lang),
+            "tgt_lang": normalize_lang(tgt_lang),
+            "created_at": _now(),
+        })
+
+    @classmethod
+    def open(cls, folder: str | Path) -> "Project":
+        return cls(folder)
+
+    @classmethod
+    def open_or_create(cls, folder: str | Path, *, src_lang: str = "", tgt_lang: str = "") -> "Project":
+        if (Path(folder) / DB_NAME).exists():
+            return cls(folder)
+        return cls.create(folder, src_lang=src_lang, tgt_lang=tgt_lang)
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:
+                pass
+            self._conn.close()
+
+    def __enter__(self) -> "Project":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _tx(self):
+        """One atomic transaction (nested calls use savepoints)."""
+        return _Tx(self)
+
+    # ------------------------------------------------------------- settings
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        row = self._conn.execute("SELECT value FROM project WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self._tx():
+            self._conn.execute("INSERT OR REPLACE INTO project (key, value) VALUES (?, ?)", (key, value))
+
+    @property
+    def name(self) -> str:
+        return self.setting("name", self.folder.name) or self.folder.name
+
+    @property
+    def src_lang(self) -> str:
+        return self.setting("src_lang", "") or ""
+
+    @property
+    def tgt_lang(self) -> str:
+        return self.setting("tgt_lang", "") or ""
+
+    # ------------------------------------------------------------ documents
+    def import_parsed(self, parsed: ParsedDocument, original: str | Path, *, name: str | None = None) -> int:
+        """Store a parsed document and keep a copy of its original file.
+
+        One transaction: after a crash the document is either complete or absent.
+        Returns the new document id.
+        """
+        original = Path(original)
+        name = name or original.name
+        with self._lock:
+            kept_dir = self.folder / ORIGINALS
+            kept_dir.mkdir(exist_ok=True)
+            # Copy first; a crash before the commit leaves only an unreferenced copy.
+            stem = f"{int(datetime.now().timestamp() * 1000)}_{os.getpid()}_{original.name}"
+            kept = kept_dir / stem
+            shutil.copyfile(original, kept)
+            now = _now()
+            src = normalize_lang(parsed.src_lang) or self.src_lang
+            tgt = normalize_lang(parsed.tgt_lang) or self.tgt_lang
+            with self._tx():
+                cur = self._conn.execute(
+                    "INSERT INTO documents (name, format, original, src_lang, tgt_lang, meta, imported_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (name, parsed.format, f"{ORIGINALS}/{stem}", src, tgt,
+                     json.dumps({**parsed.meta, "problems": parsed.problems}, ensure_ascii=False), now),
+                )
+                doc_id = int(cur.lastrowid)
+                rows = []
+                for i, s in enumerate(parsed.segments):
+                    tgt_tt = s.target or TaggedText("")
+                    rows.append((
+                        doc_id, i, s.key, s.source.text, s.source.tags_json(),
+                        tgt_tt.text, tgt_tt.tags_json() if tgt_tt.tags else s.source.tags_json(),
+                        s.status if tgt_tt.text else "new", "file" if tgt_tt.text else "",
+                        s.note, s.context, json.dumps(s.meta, ensure_ascii=False), now, now,
+                        now if (s.status == "confirmed" and tgt_tt.text) else None,
+                    ))
+                self._conn.executemany(
+                    "INSERT INTO segments (document_id, idx, key, source, source_tags, target, target_tags,"
+                    " status, origin, note, context, meta, created_at, updated_at, confirmed_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+            return doc_id
+
+    def import_document(self, path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
+                        format: str | None = None) -> int:
+        """Read ``path`` with its format's reader and store it (see :meth:`import_parsed`)."""
+        from engine.formats import read_document
+
+        parsed = read_document(path, src_lang=src_lang or self.src_lang,
+                               tgt_lang=tgt_lang or self.tgt_lang, format=format)
+        return self.import_parsed(parsed, path)
+
+    def documents(self) -> list[DocumentInfo]:
+        rows = self._conn.execute(
+            "SELECT d.*, COUNT(s.id) AS n, SUM(s.status = 'confirmed') AS c FROM documents d"
+            " LEFT JOIN segments s ON s.document_id = d.id GROUP BY d.id ORDER BY d.id"
+        ).fetchall()
+        return [DocumentInfo(r["id"], r["name"], r["format"], r["original"], r["src_lang"], r["tgt_lang"],
+                             r["imported_at"], json.loads(r["meta"] or "{}"), r["n"] or 0, r["c"] or 0)
+                for r in rows]
+
+    def document(self, ref: int | str) -> DocumentInfo:
+        """A document by id or by name."""
+        for d in self.documents():
+            if (isinstance(ref, int) or str(ref).isdigit()) and d.id == int(ref):
+                return d
+            if d.name == str(ref):
+                return d
+        raise ProjectError(f"{self.folder}: no document {ref!r} (see `verso doc list --project {self.folder}`)")
+
+    def remove_document(self, doc_id: int) -> None:
+        info = self.document(doc_id)
+        with self._tx():
+            self._conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+        try:
+            (self.folder / info.original).unlink()
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------- segments
+    def segments(self, document_id: int) -> list[Segment]:
+        rows = self.db["segments"].rows_where("document_id = ?", [document_id], order_by="idx")
+        return [Segment.from_row(r) for r in rows]
+
+    def segment(self, segment_id: int) -> Segment:
+        r = self._conn.execute("SELECT * FROM segments WHERE id = ?", (segment_id,)).fetchone()
+        if r is None:
+            raise ProjectError(f"{self.folder}: no segment {segment_id}")
+        return Segment.from_row(dict(r))
+
+    def iter_segments(self, status: str | None = None) -> Iterator[Segment]:
+        sql = "SELECT * FROM segments" + (" WHERE status = ?" if status else "") + " ORDER BY document_id, idx"
+        for r in self._conn.execute(sql, (status,) if status else ()):
+            yield Segment.from_row(dict(r))
+
+    def _target_tt(self, segment_id: int, target: TaggedText | str) -> TaggedText:
+        if isinstance(target, TaggedText):
+            return target
+        # A plain string edited in the editor keeps the source's tag table, so
+        # the placeholder characters it contains still map to their markup.
+        seg = self.segment(segment_id)
+        return seg.source.with_text(target)
+
+    def set_target(self, segment_id: int, target: TaggedText | str, *, status: SegmentStatus = "draft",
+                   origin: str = "human", origin_score: float | None = None) -> Segment:
+        """Store a target (draft by default); committed before returning."""
+        if origin not in ORIGINS:
+            raise ValueError(f"origin must be one of {ORIGINS}")
+        if status not in ("new", "draft", "confirmed"):
+            raise ValueError(f"bad status {status!r}")
+        with self._lock:
+            tt = self._target_tt(segment_id, target)
+            now = _now()
+            with self._tx():
+                cur = self._conn.execute(
+                    "UPDATE segments SET target = ?, target_tags = ?, status = ?, origin = ?, origin_score = ?,"
+                    " updated_at = ?, confirmed_at = CASE WHEN ? = 'confirmed' THEN ? ELSE confirmed_at END"
+                    " WHERE id = ?",
+                    (tt.text, tt.tags_json(), status, origin, origin_score, now, status, now, segment_id),
+                )
+                if cur.rowcount != 1:
+                    raise ProjectError(f"{self.folder}: no segment {segment_id}")
+            return self.segment(segment_id)
+
+    def confirm(self, segment_id: int, target: TaggedText | str | None = None, *, origin: str = "human",
+                origin_score: float | None = None) -> Segment:
+        """Confirm a segment (with a new target, or its current one).
+
+        Durable when this returns (WAL, synchronous=FULL).
+        """
+        if target is None:
+            seg = self.segment(segment_id)
+            target, origin, origin_score = seg.target, seg.origin or origin, seg.origin_score
+        return self.set_target(segment_id, target, status="confirmed", origin=origin,
+                               origin_score=origin_score)
+
+    def counts(self, document_id: int | None = None) -> dict[str, int]:
+        sql = "SELECT status, COUNT(*) FROM segments" + (" WHERE document_id = ?" if document_id else "") \
+              + " GROUP BY status"
+        out = {"new": 0, "draft": 0, "confirmed": 0}
+        for st, n in self._conn.execute(sql, (document_id,) if document_id else ()):
+            out[st] = n
+        return out
+
+    # --------------------------------------------------------------- export
+    def translations(self, document_id: int) -> dict[str, Translation]:
+        """Targets by key for a document's writer (segments without a target are left out)."""
+        return {s.key: Translation(s.target, s.status) for s in self.segments(document_id) if s.target.text}
+
+    def export_document(self, ref: int | str, out: str | Path) -> Path:
+        """Write the document, translated, in its original format."""
+        from engine.formats import write_document
+
+        info = self.document(ref)
+        original = self.folder / info.original
+        if not original.exists():
+            raise ProjectError(f"{self.folder}: the kept original of {info.name!r} is missing ({original})")
+        write_document(original, out, self.translations(info.id), format=info.format, tgt_lang=info.tgt_lang)
+        return Path(out)
+
+
+class _Tx:
+    """BEGIN IMMEDIATE ... COMMIT, or a savepoint when nested."""
+
+    def __init__(self, project: Project):
+        self.p = project
+        self.name: str | None = None
+
+    def __enter__(self):
+        self.p._lock.acquire()
+        conn = self.p._conn
+        if conn.in_transaction:
+            self.name = f"sp{id(self)}"
+            conn.execute(f"SAVEPOINT {self.name}")
+        else:
+            conn.execute("BEGIN IMMEDIATE")
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        conn = self.p._conn
+        try:
+            if self.name:
+                if exc_type is not None:
+                    conn.execute(f"ROLLBACK TO SAVEPOINT {self.name}")
+                conn.execute(f"RELEASE SAVEPOINT {self.name}")
+            elif exc_type is not None:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            else:
+                conn.execute("COMMIT")
+        finally:
+            self.p._lock.release()
+        return False
