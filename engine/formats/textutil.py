@@ -1,0 +1,158 @@
+"""Helpers shared by the plain-text readers (TXT, PO, CSV/TSV).
+
+* decoding with a byte order mark or a declared charset, never guessing
+  silently: undecodable bytes raise :class:`~engine.errors.FormatError` with
+  the file and the line;
+* the newline style of a text, to write it back the same way;
+* protecting placeholders and markup in a source and in its target so that a
+  target's codes carry the numbers of the same codes in the source.
+"""
+from __future__ import annotations
+
+import codecs
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import FormatError
+from engine.inline import Tag, TaggedText, merge_tags, protect, tag_char, tag_number
+
+# Longest BOMs first: the UTF-32-LE BOM starts with the UTF-16-LE one.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A decoded text file: ``text`` (BOM removed), its codec and its BOM bytes."""
+
+    text: str
+    encoding: str
+    bom: bytes = b""
+
+    def encode(self, text: str) -> bytes:
+        """``text`` in this file's encoding, with the same BOM."""
+        return self.bom + text.encode(self.encoding)
+
+
+def sniff_bom(raw: bytes) -> tuple[str | None, bytes]:
+    """The codec named by ``raw``'s byte order mark and the mark itself."""
+    for bom, enc in _BOMS:
+        if raw.startswith(bom):
+            return enc, bom
+    return None, b""
+
+
+def decode_bytes(path: str | Path, raw: bytes, encoding: str | None = None) -> Decoded:
+    """Decode ``raw`` (the bytes of ``path``).
+
+    A BOM wins; otherwise ``encoding`` (a declared charset) or UTF-8.  NUL
+    bytes without a BOM mean UTF-16/32 without a mark or a binary file: that
+    is refused rather than guessed.
+    """
+    enc, bom = sniff_bom(raw)
+    body = raw[len(bom):]
+    if enc is None:
+        if b"\x00" in body:
+            line = body[: body.index(b"\x00")].count(b"\n") + 1
+            raise FormatError(path, "contains NUL bytes: UTF-16/UTF-32 without a byte order mark, "
+                                    "or not a text file", f"line {line}")
+        enc = encoding or "utf-8"
+    try:
+        codecs.lookup(enc)
+    except LookupError:
+        raise FormatError(path, f"unknown character encoding {enc!r}") from None
+    try:
+        text = body.decode(enc)
+    except UnicodeDecodeError as e:
+        line = body[: e.start].decode(enc, errors="replace").count("\n") + 1
+        raise FormatError(
+            path, f"bytes that are not valid {enc} ({body[e.start:e.start + 4]!r}); "
+                  "save the file as UTF-8 or declare its encoding", f"line {line}") from None
+    return Decoded(text, enc, bom)
+
+
+def newline_style(text: str) -> str:
+    """The first line break in ``text`` (``\\r\\n``, ``\\n`` or ``\\r``); ``\\n`` if none."""
+    m = re.search(r"\r\n|\r|\n", text)
+    return m.group(0) if m else "\n"
+
+
+# ----------------------------------------------------------------- protection
+def _is_false_placeholder(t: Tag) -> bool:
+    """``50% discount`` is prose, not the printf ``% d``: a space flag is not
+    worth the false alarms it gives in running text."""
+    return t.kind == "ph" and t.original.startswith("% ")
+
+
+def protect_text(text: str) -> TaggedText:
+    """Protect markup and placeholders of a source text (see :func:`engine.inline.protect`)."""
+    tt = protect(text)
+    if any(_is_false_placeholder(t) for t in tt.tags):
+        by_n = {t.n: t for t in tt.tags}
+        chars = []
+        for ch in tt.text:
+            n = tag_number(ch)
+            t = by_n.get(n) if n is not None else None
+            chars.append(t.original if t is not None and _is_false_placeholder(t) else ch)
+        tt = renumber("".join(chars), [t for t in tt.tags if not _is_false_placeholder(t)])
+    return tt
+
+
+def renumber(text: str, tags) -> TaggedText:
+    """``text`` with its codes numbered 1, 2, ... in order of appearance; codes
+    of ``tags`` that do not occur in ``text`` are dropped."""
+    by_n = {t.n: t for t in tags}
+    new_tags: list[Tag] = []
+    out = []
+    for ch in text:
+        n = tag_number(ch)
+        t = by_n.get(n) if n is not None else None
+        if t is None:
+            out.append(ch)
+            continue
+        t2 = dataclasses.replace(t, n=len(new_tags) + 1)
+        new_tags.append(t2)
+        out.append(t2.char)
+    return TaggedText("".join(out), tuple(new_tags))
+
+
+def protect_like(source: TaggedText, text: str) -> TaggedText:
+    """Protect ``text`` (a target) reusing the numbers of ``source``'s codes.
+
+    A code of the target whose markup equals an unused code of the source
+    takes that code's number; any other code gets a number after the source's.
+    """
+    tt = protect_text(text)
+    if not tt.tags:
+        return tt
+    free: dict[str, list[Tag]] = {}
+    for t in source.tags:
+        free.setdefault(t.original, []).append(t)
+    nxt = max((t.n for t in source.tags), default=0) + 1
+    mapping: dict[int, Tag] = {}
+    for t in tt.tags:
+        same = free.get(t.original)
+        if same:
+            mapping[t.n] = same.pop(0)
+        else:
+            mapping[t.n] = dataclasses.replace(t, n=nxt)
+            nxt += 1
+    out = []
+    for ch in tt.text:
+        n = tag_number(ch)
+        out.append(tag_char(mapping[n].n) if n in mapping else ch)
+    return TaggedText("".join(out), tuple(sorted(mapping.values(), key=lambda t: t.n)))
+
+
+def render(target: TaggedText, source: TaggedText | None = None) -> str:
+    """Target text with each code's original markup; a code the target's own
+    table lacks is looked up in the source's table."""
+    tags = merge_tags(target.tags, source.tags if source is not None else ())
+    return TaggedText(target.text, tags).original()

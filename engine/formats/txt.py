@@ -1,0 +1,156 @@
+"""Plain text: paragraphs (separated by blank lines) -> sentences -> segments.
+
+Segment keys are ``p<paragraph>.s<sentence>``, both counted from 1.  Markup
+and placeholders in the text become protected codes.  Encodings: UTF-8 with
+or without BOM, UTF-16/UTF-32 with BOM; bytes that do not decode raise
+:class:`~engine.errors.FormatError` with the line.
+
+Export rebuilds the file exactly: the text between segments (blank lines,
+indentation, spaces between sentences) is copied, untranslated segments keep
+their source, line breaks inside a translation take the file's newline style,
+and the encoding and BOM stay as they were.
+
+Sentence breaks depend on the source language's rules, so :meth:`TxtFormat.write`
+takes the ``src_lang`` the file was read with; a translation key the
+re-segmented file lacks is refused rather than written to the wrong place.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import FormatError
+from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.textutil import Decoded, decode_bytes, newline_style, protect_text, render, renumber
+from engine.fsutil import atomic_write
+from engine.inline import TaggedText
+from engine.segmentation import Segmentation, segment_text, segmenter_language
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+_PUA = re.compile("[\ue000-\uf8ff]")
+
+
+@dataclass
+class _Paragraph:
+    """One paragraph: its span in the decoded text, protected text, sentences."""
+
+    start: int
+    end: int
+    tagged: TaggedText
+    seg: Segmentation
+
+
+def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of non-blank lines, line break after the last excluded."""
+    spans: list[tuple[int, int]] = []
+    start = end = None
+    pos = 0
+    for m in _LINE.finditer(text):
+        line = m.group(0)
+        if not line:
+            break
+        body = line.rstrip("\r\n")
+        if body.strip():
+            if start is None:
+                start = pos
+            end = pos + len(body)
+        elif start is not None:
+            spans.append((start, end))
+            start = None
+        pos = m.end()
+    if start is not None:
+        spans.append((start, end))
+    return spans
+
+
+def _parse(path: Path, src_lang: str) -> tuple[Decoded, list[_Paragraph], list[str]]:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    dec = decode_bytes(path, raw)
+    if not dec.text.strip():
+        raise FormatError(path, "the file is empty (no text to translate)")
+    problems: list[str] = []
+    if _PUA.search(dec.text):
+        line = dec.text[: _PUA.search(dec.text).start()].count("\n") + 1
+        problems.append(f"line {line}: private-use characters are reserved for inline codes "
+                        "and were replaced by U+FFFD")
+    paras = []
+    for start, end in paragraph_spans(dec.text):
+        tagged = protect_text(dec.text[start:end])
+        paras.append(_Paragraph(start, end, tagged, segment_text(tagged.text, src_lang, tagged.tags)))
+    return dec, paras, problems
+
+
+def _plain_newlines(s: str) -> str:
+    return s.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class TxtFormat:
+    """Reader/writer for plain text files."""
+
+    name = "txt"
+    extensions = (".txt", ".text")
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return Path(path).suffix.lower() in self.extensions
+
+    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
+        path = Path(path)
+        dec, paras, problems = _parse(path, src_lang)
+        doc = ParsedDocument(
+            path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang,
+            meta={"encoding": dec.encoding, "bom": bool(dec.bom), "newline": newline_style(dec.text),
+                  "segmentation_rules": segmenter_language(src_lang)},
+            problems=problems,
+        )
+        for pi, para in enumerate(paras, 1):
+            for si, sent in enumerate(para.seg.sentences, 1):
+                tt = renumber(sent, para.tagged.tags)
+                doc.segments.append(ParsedSegment(
+                    key=f"p{pi}.s{si}", source=tt.with_text(_plain_newlines(tt.text)),
+                    meta={"paragraph": pi, "sentence": si}))
+        return doc
+
+    def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
+              tgt_lang: str = "", src_lang: str = "") -> None:
+        """Write ``original`` with ``translations``; ``src_lang``: the language
+        the file was read with (it decides the sentence breaks, hence the keys)."""
+        original = Path(original)
+        dec, paras, _ = _parse(original, src_lang)
+        nl = newline_style(dec.text)
+        known = {f"p{pi}.s{si}" for pi, p in enumerate(paras, 1) for si in range(1, len(p.seg.sentences) + 1)}
+        unknown = sorted(set(translations) - known)
+        if unknown:
+            raise FormatError(original, f"{len(unknown)} translation(s) for segments the file does not have "
+                                        f"(first: {unknown[0]!r}); was it read with another source language?")
+        parts: list[str] = []
+        pos = 0
+        for pi, para in enumerate(paras, 1):
+            parts.append(dec.text[pos:para.start])
+            rendered = []
+            for si, sent in enumerate(para.seg.sentences, 1):
+                src = renumber(sent, para.tagged.tags)
+                tr = translations.get(f"p{pi}.s{si}")
+                if tr is None or not tr.target:
+                    rendered.append(src.original())
+                else:
+                    rendered.append(_plain_newlines(render(tr.target, src)).replace("\n", nl))
+            parts.append(para.seg.join(rendered))
+            pos = para.end
+        parts.append(dec.text[pos:])
+        data = _encode(original, dec, "".join(parts))
+        with atomic_write(out, "wb") as fh:
+            fh.write(data)
+
+
+def _encode(path: Path, dec: Decoded, text: str) -> bytes:
+    try:
+        return dec.encode(text)
+    except UnicodeEncodeError as e:
+        raise FormatError(path, f"the translation cannot be written in {dec.encoding}: {e.reason}") from None
+
+
+FORMAT = TxtFormat()
