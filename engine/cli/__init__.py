@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         m.register(sub)
+    for name, group in sub.choices.items():
+        group.set_defaults(_group_parser=group)
     return p
 
 
@@ -54,7 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
-        parser.print_help()
+        # `verso` alone prints the top help; `verso tm` prints the group's help.
+        group = getattr(args, "_group_parser", None)
+        (group or parser).print_help()
         return 0 if args.command is None else 2
     try:
         return int(args.handler(args) or 0)
