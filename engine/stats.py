@@ -1,0 +1,100 @@
+"""Word counts and TM match analysis by band (the editor's *Statistics*).
+
+The bands are the ones translators are billed by (Trados/memoQ style):
+repetitions, 100 %, 95–99 %, 85–94 %, 75–84 %, 50–74 %, no match.  The match
+percentage is the one the TM pane shows for the best match, so the two never
+disagree.  Pure Python; the TM lookup is passed in as a function.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from engine.inline import strip_tags
+
+BANDS: tuple[tuple[str, float, float], ...] = (
+    ("100%", 1.00, 1.01),
+    ("95-99%", 0.95, 1.00),
+    ("85-94%", 0.85, 0.95),
+    ("75-84%", 0.75, 0.85),
+    ("50-74%", 0.50, 0.75),
+)
+ROWS = ("repetitions",) + tuple(b[0] for b in BANDS) + ("no match",)
+
+_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words of a segment as CAT tools count them: CJK characters count one each; tags count zero."""
+    plain = strip_tags(text)
+    cjk = len(_CJK.findall(plain))
+    rest = _CJK.sub(" ", plain)
+    return cjk + len(_WORD.findall(rest))
+
+
+def _key(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", strip_tags(text)).split())
+
+
+def band_of(score: float | None) -> str:
+    if score is None:
+        return "no match"
+    for name, lo, hi in BANDS:
+        if lo <= score < hi:
+            return name
+    return "no match"
+
+
+@dataclass
+class Analysis:
+    name: str
+    rows: dict[str, dict[str, int]] = field(default_factory=lambda: {r: {"segments": 0, "words": 0} for r in ROWS})
+
+    def add(self, row: str, words: int) -> None:
+        self.rows[row]["segments"] += 1
+        self.rows[row]["words"] += words
+
+    @property
+    def total(self) -> dict[str, int]:
+        return {k: sum(r[k] for r in self.rows.values()) for k in ("segments", "words")}
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "rows": self.rows, "total": self.total}
+
+
+def analyse(documents: Iterable[tuple[str, Iterable[str]]],
+            best_score: Callable[[str], float | None]) -> list[Analysis]:
+    """Analyse each ``(name, sources)``; a source seen before (in any document) is a repetition.
+
+    ``best_score(source)`` returns the best TM match score in 0..1, or None.
+    """
+    seen: set[str] = set()
+    out = []
+    for name, sources in documents:
+        a = Analysis(name)
+        for src in sources:
+            k = _key(src)
+            words = word_count(src)
+            if k and k in seen:
+                a.add("repetitions", words)
+                continue
+            seen.add(k)
+            a.add(band_of(best_score(src)), words)
+        out.append(a)
+    return out
+
+
+def to_csv(analyses: list[Analysis]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["document", "band", "segments", "words"])
+    for a in analyses:
+        for row in ROWS:
+            w.writerow([a.name, row, a.rows[row]["segments"], a.rows[row]["words"]])
+        w.writerow([a.name, "total", a.total["segments"], a.total["words"]])
+    return buf.getvalue()
