@@ -1,0 +1,139 @@
+"""Long work off the UI thread.
+
+* :class:`Worker` runs one function on the global thread pool and reports
+  ``progress``, ``result`` or ``error`` back on the UI thread (Qt queues the
+  signals across threads).  The function receives a :class:`Control` to
+  report progress and to see whether it was cancelled.
+* :class:`LatestOnly` wraps a kind of request (TM lookup, suggestion) so that
+  a result arriving for a segment the translator has already left is
+  dropped: only the newest request's answer is delivered.
+"""
+from __future__ import annotations
+
+import threading
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+
+class Cancelled(Exception):
+    """Raised inside a job by :meth:`Control.check` once cancel was asked."""
+
+
+class Control:
+    """Handed to a job: report progress, and stop early when cancelled."""
+
+    def __init__(self, emit_progress: Callable[[dict], None]):
+        self._cancel = threading.Event()
+        self._emit = emit_progress
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def check(self) -> None:
+        if self._cancel.is_set():
+            raise Cancelled()
+
+    def progress(self, **event: Any) -> bool:
+        """Report progress; returns False once cancelled (engine callbacks use that to stop)."""
+        self._emit(event)
+        return not self._cancel.is_set()
+
+
+class _Signals(QObject):
+    progress = Signal(dict)
+    result = Signal(object)
+    error = Signal(str)
+    cancelled = Signal()
+    finished = Signal()
+
+
+class Worker(QRunnable):
+    """``Worker(fn, *args)`` calls ``fn(control, *args)`` on a pool thread."""
+
+    def __init__(self, fn: Callable, *args, **kwargs):
+        super().__init__()
+        self.setAutoDelete(False)  # we keep a reference so signals stay alive
+        self.signals = _Signals()
+        self.control = Control(self.signals.progress.emit)
+        self._fn, self._args, self._kwargs = fn, args, kwargs
+
+    def run(self) -> None:  # pool thread
+        try:
+            out = self._fn(self.control, *self._args, **self._kwargs)
+        except Cancelled:
+            self.signals.cancelled.emit()
+        except Exception as e:  # noqa: BLE001 - shown to the user, not swallowed
+            msg = str(e) or e.__class__.__name__
+            if not getattr(e, "__module__", "").startswith("engine"):
+                msg = f"{msg}\n\n{traceback.format_exc(limit=3)}"
+            self.signals.error.emit(msg)
+        else:
+            if self.control.cancelled:
+                self.signals.cancelled.emit()
+            else:
+                self.signals.result.emit(out)
+        finally:
+            self.signals.finished.emit()
+
+    def cancel(self) -> None:
+        self.control.cancel()
+
+
+_live: set[Worker] = set()
+
+
+def start(worker: Worker, pool: QThreadPool | None = None) -> Worker:
+    """Run ``worker`` on ``pool`` (the global pool by default), keeping it alive until done."""
+    _live.add(worker)
+    worker.signals.finished.connect(lambda: _live.discard(worker))
+    (pool or QThreadPool.globalInstance()).start(worker)
+    return worker
+
+
+class LatestOnly(QObject):
+    """Deliver only the answer to the newest request.
+
+    ``request(key, fn, *args)`` runs ``fn(control, *args)`` in the background;
+    when it finishes, ``ready(key, result)`` is emitted only if no newer
+    request was made meanwhile.  Older jobs are told to cancel.
+    """
+
+    ready = Signal(object, object)   # key, result
+    failed = Signal(object, str)     # key, message
+
+    def __init__(self, pool: QThreadPool | None = None, parent=None):
+        super().__init__(parent)
+        self._pool = pool
+        self._generation = 0
+        self._current: Worker | None = None
+        self.dropped = 0  # results thrown away because they were stale (for tests and the status bar)
+
+    def request(self, key, fn: Callable, *args) -> None:
+        self._generation += 1
+        gen = self._generation
+        if self._current is not None:
+            self._current.cancel()
+        w = Worker(fn, *args)
+        w.signals.result.connect(lambda out, gen=gen, key=key: self._deliver(gen, key, out))
+        w.signals.error.connect(lambda msg, gen=gen, key=key: gen == self._generation and self.failed.emit(key, msg))
+        w.signals.cancelled.connect(lambda: None)
+        self._current = w
+        start(w, self._pool)
+
+    def _deliver(self, gen: int, key, out) -> None:
+        if gen != self._generation:
+            self.dropped += 1
+            return
+        self.ready.emit(key, out)
+
+    def invalidate(self) -> None:
+        """Forget pending requests (e.g. the document changed)."""
+        self._generation += 1
+        if self._current is not None:
+            self._current.cancel()
