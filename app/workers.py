@@ -122,9 +122,12 @@ class LatestOnly(QObject):
         w = Worker(fn, *args)
         w.signals.result.connect(lambda out, gen=gen, key=key: self._deliver(gen, key, out))
         w.signals.error.connect(lambda msg, gen=gen, key=key: gen == self._generation and self.failed.emit(key, msg))
-        w.signals.cancelled.connect(lambda: None)
+        w.signals.cancelled.connect(self._count_dropped)
         self._current = w
         start(w, self._pool)
+
+    def _count_dropped(self) -> None:
+        self.dropped += 1
 
     def _deliver(self, gen: int, key, out) -> None:
         if gen != self._generation:
