@@ -260,7 +260,7 @@ class Xliff12Format:
     def sniff(self, path: Path, head: bytes) -> bool:
         v = sniff_version(head)
         if v is None:
-            return Path(path).suffix.lower() in self.extensions and b"2.0" not in head[:4096]
+            return Path(path).suffix.lower() in self.extensions  # root beyond the head
         return v in ("1", "")
 
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
@@ -414,6 +414,8 @@ class _Writer:
                 cur = seg.get("conf")
                 if not cur or _SDL_STATUS.get(cur.lower(), "draft") != st:
                     seg.set("conf", _STATUS_SDL[st])
+                if seg.get("origin") == "not-translated":
+                    seg.set("origin", "interactive")
                 sdl_done = True
         if sdl_done:
             return

@@ -1,0 +1,294 @@
+"""XLIFF 2.0 / 2.1 documents (``urn:oasis:names:tc:xliff:document:2.0``).
+
+Reading
+    Every ``<segment>`` of every ``<unit>`` not marked ``translate="no"`` (on
+    itself or the nearest group/file) is a segment with key
+    ``"<unit id>/<segment id>"`` (the segment's 1-based index when it has no
+    id; a repeated key gets a ``~2`` suffix).  ``<ignorable>`` parts are not
+    segments; they stay in the file.  Inline ``<ph>/<pc>/<sc>/<ec>/<mrk>/<sm>/<em>``
+    become protected tags; ``<cp hex="..."/>`` becomes its character.
+
+Status (``<segment state>``)::
+
+    initial (or an empty target)   -> new
+    translated (or no state)       -> draft
+    reviewed, final                -> confirmed
+
+The raw ``state`` / ``subState`` are kept in ``meta``.
+
+Writing
+    Each translated segment's ``<target>`` is replaced (created after its
+    ``<source>`` when missing), tag ``n`` of the translation being the source's
+    code ``n``; ``state`` is set to ``initial`` / ``translated`` / ``reviewed``
+    unless the present value already means that status.  Characters XML cannot
+    hold are written as ``<cp>``.  ``trgLang`` is added when missing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+
+from engine.errors import FormatError
+from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.xliffcommon import (
+    XML_SPACE, Extracted, Extractor, KeyMaker, append_text, fill_content, inner_text, load,
+    localname, normalize, preserve_space, remap_target, root_of, sniff_version, where,
+    write_tree,
+)
+from engine.inline import TaggedText
+from engine.langs import normalize_lang
+
+NS = "urn:oasis:names:tc:xliff:document:2.0"
+
+_STATE_STATUS = {"initial": "new", "translated": "draft", "reviewed": "confirmed",
+                 "final": "confirmed"}
+_STATUS_STATE = {"new": "initial", "draft": "translated", "confirmed": "reviewed"}
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_HEX = re.compile(r"^[0-9A-Fa-f]{1,6}$")
+
+
+def q(name: str) -> str:
+    return f"{{{NS}}}{name}"
+
+
+# ------------------------------------------------------------------ inline
+class _Inline20(Extractor):
+    """XLIFF 2.0 inline elements -> protected tags."""
+
+    def handle(self, el) -> bool:
+        if etree.QName(el).namespace != NS:
+            return False
+        name = localname(el)
+        ident = el.get("id", "")
+        attrs = {"element": name, "id": ident} if ident else {"element": name}
+        if name == "cp":
+            self.text(_code_point(self.path, el))
+        elif name in ("pc", "mrk"):
+            self.wrap(el, f"{name}{ident}", attrs)
+        elif name == "ph":
+            self.ph(el, f"ph{ident}", attrs)
+        elif name in ("sc", "sm"):
+            self.ph(el, f"{name}{ident}", attrs, kind="open", pair=f"{name}:{ident}")
+        elif name in ("ec", "em"):
+            opener = "sc" if name == "ec" else "sm"
+            ref = el.get("startRef")
+            pair = f"{opener}:{ref}" if ref else f"{name}:{ident}"
+            label = f"{opener}{ref}" if ref else f"{name}{ident}"
+            self.ph(el, label, attrs, kind="close", pair=pair)
+        else:
+            return False
+        return True
+
+
+def _code_point(path: Path, el) -> str:
+    hx = el.get("hex", "")
+    if not _HEX.match(hx):
+        raise FormatError(path, f"<cp hex={hx!r}> is not a hexadecimal code point", where(el))
+    cp = int(hx, 16)
+    if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        raise FormatError(path, f"<cp hex={hx!r}> is outside the Unicode range", where(el))
+    return chr(cp)
+
+
+def _extract(path: Path, el) -> Extracted:
+    return _Inline20(path).run(el)
+
+
+# ------------------------------------------------------------------ sites
+@dataclass
+class _Site:
+    key: str
+    unit: etree._Element
+    segment: etree._Element
+    source: etree._Element
+    ext: Extracted
+
+
+class _Doc:
+    """A parsed XLIFF 2.0 tree and its segments in document order."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.tree = load(path)
+        self.root = root_of(path, self.tree, "2")
+        self.problems: list[str] = []
+        self.sites: list[_Site] = []
+        self._collect()
+
+    @staticmethod
+    def _translatable(unit) -> bool:
+        el = unit
+        while el is not None:
+            v = el.get("translate")
+            if v is not None:
+                return v != "no"
+            el = el.getparent()
+        return True
+
+    def _collect(self) -> None:
+        units = list(self.root.iter(q("unit")))
+        keys = KeyMaker({u.get("id") for u in units if u.get("id")})
+        for ordinal, unit in enumerate(units, 1):
+            uid = unit.get("id") or f"u{ordinal}"
+            ukey = keys.take(uid)
+            if not self._translatable(unit):
+                continue
+            for i, seg in enumerate(unit.findall(q("segment")), 1):
+                source = seg.find(q("source"))
+                if source is None:
+                    self.problems.append(f"unit {uid!r} ({where(seg)}): segment without "
+                                         "<source>, skipped")
+                    continue
+                ext = _extract(self.path, source)
+                ext = Extracted(normalize(ext.text, preserve_space(source)), ext.codes)
+                if not ext.text.plain().strip():
+                    continue
+                key = keys.take(f"{ukey}/{seg.get('id') or i}")
+                self.sites.append(_Site(key, unit, seg, source, ext))
+
+    def read_target(self, site: _Site) -> TaggedText | None:
+        target = site.segment.find(q("target"))
+        if target is None:
+            return None
+        tt = normalize(remap_target(site.ext, _extract(self.path, target)), preserve_space(target))
+        return tt if tt.text else None
+
+
+def _read_status(site: _Site, target: TaggedText | None) -> tuple[str, dict]:
+    meta: dict = {}
+    state = site.segment.get("state")
+    if state:
+        meta["state"] = state
+    if site.segment.get("subState"):
+        meta["subState"] = site.segment.get("subState")
+    if target is None or not target.text:
+        return "new", meta
+    if state:
+        return _STATE_STATUS.get(state, "draft"), meta
+    return "draft", meta
+
+
+# ------------------------------------------------------------------ writing
+def _isolate(el, role, partner_present):
+    """A ``<pc>`` / ``<mrk>`` half that cannot be re-nested in the target."""
+    name = localname(el)
+    ident = el.get("id", "")
+    if name == "mrk":
+        if not partner_present:
+            return None
+        if role == "open":
+            attrs = {k: v for k, v in el.attrib.items() if k in ("id", "translate", "type",
+                                                                "value", "ref")}
+            return el.makeelement(q("sm"), attrs)
+        return el.makeelement(q("em"), {"startRef": ident})
+    common = ("canCopy", "canDelete", "canOverlap", "canReorder", "copyOf", "type",
+              "subType", "dir")
+    attrs = {k: el.get(k) for k in common if el.get(k) is not None}
+    suffix = "Start" if role == "open" else "End"
+    for k, new in (("dataRef", "dataRef"), ("disp", "disp"), ("equiv", "equiv"),
+                   ("subFlows", "subFlows")):
+        if el.get(k + suffix) is not None:
+            attrs[new] = el.get(k + suffix)
+    if role == "open":
+        attrs["id"] = ident
+        if not partner_present:
+            attrs["isolated"] = "yes"
+        return el.makeelement(q("sc"), attrs)
+    if partner_present:
+        attrs["startRef"] = ident
+    else:
+        attrs["id"] = ident
+        attrs["isolated"] = "yes"
+    attrs.pop("copyOf", None)
+    return el.makeelement(q("ec"), attrs)
+
+
+def _add_text(parent, s: str) -> None:
+    """Append text, writing characters XML cannot hold as ``<cp hex>``."""
+    pos = 0
+    for m in _XML_INVALID.finditer(s):
+        append_text(parent, s[pos:m.start()])
+        parent.append(parent.makeelement(q("cp"), {"hex": f"{ord(m.group(0)):04X}"}))
+        pos = m.end()
+    append_text(parent, s[pos:])
+
+
+def _set_target(site: _Site, tr: Translation) -> None:
+    seg = site.segment
+    target = seg.find(q("target"))
+    if target is None:
+        target = seg.makeelement(q("target"), {})
+        if site.source.get(XML_SPACE) is not None:
+            target.set(XML_SPACE, site.source.get(XML_SPACE))
+        idx = list(seg).index(site.source)
+        prev_ws = seg[idx - 1].tail if idx > 0 else seg.text
+        target.tail = site.source.tail
+        if prev_ws is not None and not prev_ws.strip():
+            site.source.tail = prev_ws
+        seg.insert(idx + 1, target)
+    fill_content(target, tr.target, site.ext.codes, isolate=_isolate, add_text=_add_text)
+    status = tr.status if tr.target.text else "new"
+    cur = seg.get("state")
+    if cur and _STATE_STATUS.get(cur, "draft") == status:
+        return
+    seg.set("state", _STATUS_STATE[status])
+    if "subState" in seg.attrib:
+        del seg.attrib["subState"]
+
+
+# ------------------------------------------------------------------ format
+class Xliff20Format:
+    """Reader/writer for XLIFF 2.x files (see the module docstring)."""
+
+    name = "xliff20"
+    extensions = (".xlf", ".xliff")
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return sniff_version(head) == "2"
+
+    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
+        path = Path(path)
+        doc = _Doc(path)
+        root = doc.root
+        out = ParsedDocument(
+            path=str(path), format=self.name,
+            src_lang=normalize_lang(root.get("srcLang") or src_lang),
+            tgt_lang=normalize_lang(root.get("trgLang") or tgt_lang),
+            meta={"version": root.get("version", "")},
+            problems=list(doc.problems),
+        )
+        for site in doc.sites:
+            target = doc.read_target(site)
+            status, meta = _read_status(site, target)
+            meta["unit"] = site.unit.get("id", "")
+            if site.segment.get("id"):
+                meta["segment"] = site.segment.get("id")
+            notes_el = site.unit.find(q("notes"))
+            notes = [inner_text(n).strip() for n in notes_el.findall(q("note"))] \
+                if notes_el is not None else []
+            out.segments.append(ParsedSegment(
+                key=site.key, source=site.ext.text, target=target, status=status,
+                note="\n".join(n for n in notes if n), context=site.unit.get("name", ""),
+                meta=meta,
+            ))
+        return out
+
+    def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
+              tgt_lang: str = "") -> None:
+        original, out = Path(original), Path(out)
+        doc = _Doc(original)
+        todo = [s for s in doc.sites if s.key in translations]
+        if todo and not doc.root.get("trgLang"):
+            if not tgt_lang:
+                raise FormatError(original, "the file declares no target language (trgLang); "
+                                            "give one to export translations", where(doc.root))
+            doc.root.set("trgLang", tgt_lang)
+        for site in todo:
+            _set_target(site, translations[site.key])
+        write_tree(doc.tree, original, out)
+
+
+FORMAT = Xliff20Format()
