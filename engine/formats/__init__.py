@@ -10,6 +10,7 @@ No module here imports torch or Qt.
 """
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 from engine.errors import FormatError, UnsupportedFormatError
@@ -57,5 +58,12 @@ def read_document(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
 
 
 def write_document(original: str | Path, out: str | Path, translations: dict[str, Translation], *,
-                   format: str, tgt_lang: str = "") -> None:
-    by_name(format).write(Path(original), Path(out), translations, tgt_lang=tgt_lang)
+                   format: str, tgt_lang: str = "", src_lang: str = "") -> None:
+    """Write ``original`` translated.  ``src_lang``: the language the document
+    was read with; formats whose segment keys depend on it (plain text: the
+    sentence rules) take it, the others ignore it."""
+    fmt = by_name(format)
+    kw = {"tgt_lang": tgt_lang}
+    if src_lang and "src_lang" in inspect.signature(fmt.write).parameters:
+        kw["src_lang"] = src_lang
+    fmt.write(Path(original), Path(out), translations, **kw)
