@@ -282,7 +282,14 @@ def seg_to_tagged(seg, path: Path | None = None) -> TaggedText:
                 b.open(original, label, pair=pid, attrs=attrs)
             elif name == "ept" and i is not None and i in open_by_i:
                 b.close(original, label, pair=open_by_i.pop(i), attrs=attrs)
-            else:  # ph, it, ut, an <ept> without its <bpt>, or an unknown element
+            elif name == "it" and ch.get("pos") in ("begin", "end"):
+                # an isolated half of a pair whose other half is in another segment
+                pid = fresh("it")
+                if ch.get("pos") == "begin":
+                    b.open(original, label, pair=pid, attrs=attrs)
+                else:
+                    b.close(original, label, pair=pid, attrs=attrs)
+            else:  # ph, ut, an <ept> without its <bpt>, or an unknown element
                 b.ph(original, label, attrs=attrs)
         b.text(ch.tail)
 
@@ -320,7 +327,7 @@ def align_tags(ref: TaggedText, other: TaggedText) -> TaggedText:
         if t.kind == "close" and t.pair in pair_map:
             cand = pick(lambda r: r.kind == "close" and r.pair == pair_map[t.pair])
         if cand is None and x:
-            cand = pick(lambda r: r.kind == t.kind and r.attrs.get("x") == x and r.attrs.get("el") == el)
+            cand = pick(lambda r: r.kind == t.kind and r.attrs.get("x") == x)
         if cand is None:
             cand = pick(lambda r: r.kind == t.kind and r.original == t.original)
         if cand is None and t.kind != "close":
