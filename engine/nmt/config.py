@@ -1,0 +1,231 @@
+"""Typed, strict configuration of an NMT experiment.
+
+An experiment config has three sections, each a dataclass that rejects
+unknown keys and values of the wrong type with :class:`~engine.errors.ConfigError`::
+
+    [data]   languages, train/dev files, subword vocabulary
+    [model]  RNNSearch knobs: sizes, decoder cell, readout, context gate, bridging
+    [train]  optimiser, batches, schedule, early stopping, device
+
+Files are JSON or TOML.  Relative data paths are resolved against the
+config file's folder; ``$VARS`` and ``~`` are expanded.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.errors import ConfigError
+from engine.langs import normalize_lang
+
+GateKind = Literal["none", "source", "target", "both"]
+CellKind = Literal["gru", "tanh"]
+ReadoutKind = Literal["maxout", "tanh"]
+TieKind = Literal["none", "decoder", "all"]
+BRIDGING_KINDS = ("source", "target", "direct")
+
+
+@dataclass
+class DataConfig:
+    """Corpus and subword settings.
+
+    ``joint_vocab``: one sentencepiece model for both languages (required
+    for ``tie = "all"``).  ``tag_symbols``: how many inline-tag characters
+    (U+E001 onwards, see :mod:`engine.inline`) are reserved as single pieces.
+    """
+
+    src_lang: str = ""
+    tgt_lang: str = ""
+    train_src: str = ""
+    train_tgt: str = ""
+    dev_src: str = ""
+    dev_tgt: str = ""
+    vocab_size: int = 8000
+    joint_vocab: bool = True
+    tag_symbols: int = 32
+    max_len: int = 80            # subwords, longer training pairs are dropped
+    spm_sample: int = 2_000_000  # sentences sentencepiece trains on (at most)
+    character_coverage: float = 1.0
+
+
+@dataclass
+class ModelConfig:
+    """RNNSearch with a conditional GRU decoder (dl4mt / Nematus style).
+
+    ``cell``: ``gru`` (conditional GRU) or ``tanh`` (the "vanilla" RNN of
+    Tu et al. 2017).  ``context_gate``: Eq. 4 and Sec. 3.2 of that paper.
+    ``bridging``: any of ``source``, ``target``, ``direct`` (Kuang et al.
+    2018).  ``direct_weight``: weight of the auxiliary embedding loss;
+    ``direct_pretrain_steps``: steps trained with the NMT loss alone before
+    the auxiliary loss is switched on (the paper's pre-training schedule).
+    Vocabulary sizes are filled in by training.
+    """
+
+    emb_dim: int = 256
+    hidden: int = 512
+    att_dim: int = 0             # 0: same as hidden
+    cell: CellKind = "gru"
+    readout: ReadoutKind = "maxout"
+    tie: TieKind = "decoder"
+    context_gate: GateKind = "none"
+    bridging: list[str] = field(default_factory=list)
+    direct_weight: float = 1.0
+    direct_pretrain_steps: int = 0
+    dropout: float = 0.2
+    emb_dropout: float = 0.1
+    src_vocab: int = 0
+    tgt_vocab: int = 0
+
+    def validate(self) -> None:
+        for b in self.bridging:
+            if b not in BRIDGING_KINDS:
+                raise ConfigError(f"model.bridging: unknown kind {b!r} (use {', '.join(BRIDGING_KINDS)})")
+        if len(set(self.bridging)) != len(self.bridging):
+            raise ConfigError("model.bridging: a kind is listed twice")
+        for name in ("emb_dim", "hidden"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"model.{name} must be positive")
+        if not 0.0 <= self.dropout < 1.0 or not 0.0 <= self.emb_dropout < 1.0:
+            raise ConfigError("model.dropout and model.emb_dropout must be in [0, 1)")
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation and schedule.
+
+    ``batch_tokens``: token budget of a batch (source or target, whichever
+    is longer, padding included).  ``eval_every``: steps between dev
+    evaluations (0: once per epoch).  ``patience``: evaluations without a
+    dev-BLEU gain before early stopping; ``lr_patience``: before the
+    learning rate is multiplied by ``lr_decay``.
+    """
+
+    seed: int = 1
+    batch_tokens: int = 4000
+    lr: float = 5e-4
+    clip: float = 1.0
+    label_smoothing: float = 0.1
+    max_epochs: int = 30
+    max_steps: int = 0           # 0: no limit
+    eval_every: int = 0
+    dev_beam: int = 1
+    dev_max_sentences: int = 0   # 0: whole dev set
+    patience: int = 5
+    lr_decay: float = 0.5
+    lr_patience: int = 2
+    min_lr: float = 1e-6
+    log_every: int = 20
+    checkpoint_every: int = 500  # steps between resumable "last" checkpoints
+    keep_checkpoints: int = 1    # best checkpoints kept besides "last"
+    device: str = "auto"         # auto | cpu | cuda | cuda:N
+    amp: bool = True             # bf16 autocast on CUDA (ignored on CPU)
+    threads: int = 0             # CPU threads (0: torch default)
+    save_dtype: Literal["float32", "float16"] = "float32"
+
+
+@dataclass
+class ExperimentConfig:
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict, *, where: str = "config") -> "ExperimentConfig":
+        if not isinstance(d, dict):
+            raise ConfigError(f"{where}: expected a table/object at the top level")
+        _reject_unknown(d, {"data", "model", "train"}, where)
+        cfg = cls(
+            data=_build(DataConfig, d.get("data", {}), f"{where}: [data]"),
+            model=_build(ModelConfig, d.get("model", {}), f"{where}: [model]"),
+            train=_build(TrainConfig, d.get("train", {}), f"{where}: [train]"),
+        )
+        cfg.data.src_lang = normalize_lang(cfg.data.src_lang)
+        cfg.data.tgt_lang = normalize_lang(cfg.data.tgt_lang)
+        try:
+            cfg.model.validate()
+        except ConfigError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        if cfg.model.tie == "all" and not cfg.data.joint_vocab:
+            raise ConfigError(f"{where}: model.tie = 'all' needs data.joint_vocab = true")
+        return cfg
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read a JSON or TOML experiment config; data paths become absolute."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        if path.suffix.lower() == ".toml":
+            d = tomllib.loads(raw.decode("utf-8"))
+        else:
+            d = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+        raise ConfigError(f"{path}: not valid {'TOML' if path.suffix.lower() == '.toml' else 'JSON'}: {e}") from None
+    cfg = ExperimentConfig.from_dict(d, where=str(path))
+    base = path.resolve().parent
+    for name in ("train_src", "train_tgt", "dev_src", "dev_tgt"):
+        v = getattr(cfg.data, name)
+        if v:
+            p = Path(os.path.expanduser(os.path.expandvars(v)))
+            setattr(cfg.data, name, str(p if p.is_absolute() else (base / p).resolve()))
+    return cfg
+
+
+# ------------------------------------------------------------------ helpers
+def _reject_unknown(d: dict, known: set[str], where: str) -> None:
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))} "
+                          f"(known: {', '.join(sorted(known))})")
+
+
+def _build(cls, d: Any, where: str):
+    if not isinstance(d, dict):
+        raise ConfigError(f"{where}: expected a table/object")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    _reject_unknown(d, names, where)
+    kw = {k: _check_type(v, hints[k], f"{where} {k}") for k, v in d.items()}
+    return cls(**kw)
+
+
+def _check_type(v: Any, tp: Any, where: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        if v not in typing.get_args(tp):
+            raise ConfigError(f"{where}: {v!r} is not one of {', '.join(map(repr, typing.get_args(tp)))}")
+        return v
+    if origin is list:
+        (inner,) = typing.get_args(tp)
+        if not isinstance(v, list):
+            raise ConfigError(f"{where}: expected a list, got {type(v).__name__}")
+        return [_check_type(x, inner, where) for x in v]
+    if tp is bool:
+        if not isinstance(v, bool):
+            raise ConfigError(f"{where}: expected true/false, got {v!r}")
+        return v
+    if tp is int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ConfigError(f"{where}: expected an integer, got {v!r}")
+        return v
+    if tp is float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ConfigError(f"{where}: expected a number, got {v!r}")
+        return float(v)
+    if tp is str:
+        if not isinstance(v, str):
+            raise ConfigError(f"{where}: expected a string, got {v!r}")
+        return v
+    return v  # pragma: no cover - every field type is handled above

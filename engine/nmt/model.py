@@ -1,0 +1,350 @@
+"""RNNSearch: bi-GRU encoder, additive attention, conditional-GRU decoder.
+
+One class, :class:`RNNSearch`, with the knobs of :class:`~engine.nmt.config.ModelConfig`.
+Notation (Tu et al. 2017, "Context Gates"; Kuang et al. 2018, "Bridging")::
+
+    B batch, S source length, T target length, V vocabulary,
+    E embedding size, H decoder/encoder hidden size, A annotation size
+    (2H, or 2H + E with source bridging), R readout size (= E).
+
+Decoder step i (dl4mt / Nematus conditional GRU; ``cell = "tanh"`` is the
+"vanilla" RNN of the context-gates paper)::
+
+    s'_i  = GRU_1(e(y_{i-1}), t_{i-1})          (tanh cell: s'_i = t_{i-1})
+    a_i   = softmax_j v^T tanh(W_a h_j + U_a s'_i)   (masked)   c_i = sum_j a_ij h_j
+    x^_i  = e(x_{argmax_j a_ij})                  (target bridging only)
+    target part  T_i = r_i o (U s'_i + b)          (tanh cell: W e(y_{i-1}) + U t_{i-1})
+    source part  S_i = C c_i [+ X x^_i] [+ extra context inputs]
+    z_i   = sigmoid(W_z e(y_{i-1}) + U_z t_{i-1} + C_z c_i)        (Eq. 4)
+    gate  none: T + S | source: T + z o S | target: z o T + S | both: (1-z) o T + z o S
+    GRU:  t_i = (1 - u_i) o s'_i + u_i o tanh(gated)      tanh: t_i = tanh(gated)
+    readout  o_i = maxout/tanh(W_o t_i + V_o e(y_{i-1}) + C_o c_i)  -> logits = E_out o_i
+
+Extension points for more context sources (TM key-value memory, document
+context): subclasses of :class:`ContextSource` added to
+``RNNSearch.context_sources`` may add to the initial state, add a source-side
+input of every decoder update, add to the readout (deep fusion) and mix the
+output distribution (shallow fusion); their per-sentence data ride in
+``EncoderOutput.extras`` and their per-hypothesis state in
+``DecoderState.extras``, which beam search reorders like everything else.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from engine.nmt.config import ModelConfig
+from engine.nmt.vocab import PAD
+
+
+# ---------------------------------------------------------------- containers
+def _index(v, idx: Tensor):
+    if isinstance(v, Tensor):
+        return v.index_select(0, idx)
+    if isinstance(v, dict):
+        return {k: _index(x, idx) for k, x in v.items()}
+    return v
+
+
+@dataclass
+class EncoderOutput:
+    """What the decoder attends to, batch first.
+
+    ``ann``: (B, S, A) annotations; ``mask``: (B, S) bool, True = real token;
+    ``keys``: (B, S, att) precomputed W_a h_j; ``src_emb``: (B, S, E) source
+    word embeddings (for bridging); ``extras``: data of context sources.
+    """
+
+    ann: Tensor
+    mask: Tensor
+    keys: Tensor
+    src_emb: Tensor
+    extras: dict = field(default_factory=dict)
+
+    def index_select(self, idx: Tensor) -> "EncoderOutput":
+        """Rows ``idx`` of every tensor (beam expansion and reordering)."""
+        return EncoderOutput(**{f.name: _index(getattr(self, f.name), idx) for f in fields(self)})
+
+
+@dataclass
+class DecoderState:
+    """Recurrent state of a batch of hypotheses: ``hidden`` (B, H) = t_{i-1};
+    ``extras``: per-hypothesis state of context sources (e.g. a coverage vector)."""
+
+    hidden: Tensor
+    extras: dict = field(default_factory=dict)
+
+    def index_select(self, idx: Tensor) -> "DecoderState":
+        return DecoderState(_index(self.hidden, idx), _index(self.extras, idx))
+
+
+@dataclass
+class StepOutput:
+    """One decoder step: ``hidden`` (B, H) t_i, ``ctx`` (B, A) c_i,
+    ``attn`` (B, S) a_i, ``gate`` (B, H) z_i or None, ``prev_emb`` (B, E)."""
+
+    hidden: Tensor
+    ctx: Tensor
+    attn: Tensor
+    gate: Tensor | None
+    prev_emb: Tensor
+
+
+class ContextSource(nn.Module):
+    """Base class of extra context sources (issues: TM memory, document context).
+
+    Every hook may return None to contribute nothing.  Shapes as in the
+    module docstring.
+    """
+
+    def prepare(self, enc: EncoderOutput, **inputs) -> None:
+        """Put per-sentence data into ``enc.extras`` (e.g. memory keys/values)."""
+
+    def init_state(self, enc: EncoderOutput) -> Tensor | None:
+        """(B, H) added inside tanh of the initial decoder state."""
+        return None
+
+    def step_input(self, enc: EncoderOutput, state: DecoderState, query: Tensor,
+                   ctx: Tensor) -> Tensor | None:
+        """(B, H) added to the source part S_i of the decoder update."""
+        return None
+
+    def readout_input(self, enc: EncoderOutput, out: StepOutput) -> Tensor | None:
+        """(B, readout pre-activation) added to the readout (deep fusion)."""
+        return None
+
+    def fuse_output(self, enc: EncoderOutput, out: StepOutput, log_probs: Tensor) -> Tensor:
+        """(B, V) log-probabilities after mixing (shallow fusion)."""
+        return log_probs
+
+    def update_state(self, enc: EncoderOutput, state: DecoderState, out: StepOutput) -> None:
+        """Advance per-hypothesis state in ``state.extras`` (e.g. coverage)."""
+
+
+# ---------------------------------------------------------------- the model
+class RNNSearch(nn.Module):
+    """Attention-based encoder-decoder with optional context gates and bridging."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        cfg.validate()
+        if cfg.src_vocab <= 0 or cfg.tgt_vocab <= 0:
+            raise ValueError("model.src_vocab and model.tgt_vocab must be set")
+        self.cfg = cfg
+        E, H = cfg.emb_dim, cfg.hidden
+        att = cfg.att_dim or H
+        self.bridge_source = "source" in cfg.bridging
+        self.bridge_target = "target" in cfg.bridging
+        self.bridge_direct = "direct" in cfg.bridging
+        A = 2 * H + (E if self.bridge_source else 0)
+        self.ann_dim = A
+
+        self.src_emb = nn.Embedding(cfg.src_vocab, E, padding_idx=PAD)
+        self.tgt_emb = self.src_emb if cfg.tie == "all" else nn.Embedding(cfg.tgt_vocab, E, padding_idx=PAD)
+        self.emb_drop = nn.Dropout(cfg.emb_dropout)
+        self.drop = nn.Dropout(cfg.dropout)
+
+        self.encoder = nn.GRU(E, H, batch_first=True, bidirectional=True)
+        self.init_proj = nn.Linear(A, H)
+
+        self.att_keys = nn.Linear(A, att)
+        self.att_query = nn.Linear(H, att, bias=False)
+        self.att_v = nn.Linear(att, 1, bias=False)
+
+        src_in = A + (E if self.bridge_target else 0)  # [c_i; x^_i]
+        if cfg.cell == "gru":
+            self.gru1 = nn.GRUCell(E, H)
+            self.t2_src = nn.Linear(src_in, 3 * H)          # r, u, candidate (source part)
+            self.t2_hid = nn.Linear(H, 3 * H)               # r, u, candidate (target part)
+        else:
+            self.t2_src = nn.Linear(src_in, H, bias=False)  # C [c; x^]
+            self.t2_tgt = nn.Linear(E + H, H)               # W e(y) + U t_{i-1}
+        if cfg.context_gate != "none":
+            self.gate_lin = nn.Linear(E + H + A, H)         # W_z, U_z, C_z in one matrix
+
+        R = E
+        self.readout = nn.Linear(H + E + A, 2 * R if cfg.readout == "maxout" else R)
+        self.out_proj = nn.Linear(R, cfg.tgt_vocab)
+        if cfg.tie in ("decoder", "all"):
+            self.out_proj.weight = self.tgt_emb.weight
+        if self.bridge_direct:
+            self.bridge_W = nn.Linear(E, E, bias=False)     # W x ~ y for aligned words
+        self.context_sources = nn.ModuleList()
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        E = self.cfg.emb_dim
+        for emb in {id(self.src_emb): self.src_emb, id(self.tgt_emb): self.tgt_emb}.values():
+            nn.init.normal_(emb.weight, std=E ** -0.5)
+            with torch.no_grad():
+                emb.weight[PAD].zero_()
+        for name, p in self.named_parameters():
+            if "weight_hh" in name:  # orthogonal recurrent matrices, per gate block
+                for blk in p.data.chunk(3, 0):
+                    nn.init.orthogonal_(blk)
+
+    # ------------------------------------------------------------ encoder
+    def encode(self, src: Tensor, src_mask: Tensor, **inputs) -> EncoderOutput:
+        """``src`` (B, S) ids, ``src_mask`` (B, S) -> :class:`EncoderOutput`."""
+        emb = self.emb_drop(self.src_emb(src))                      # (B, S, E)
+        lengths = src_mask.sum(1).clamp(min=1).cpu()
+        packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=False)
+        out, _ = self.encoder(packed)
+        ann, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))  # (B, S, 2H)
+        if self.bridge_source:
+            ann = torch.cat([ann, emb], dim=-1)                     # (B, S, 2H + E)
+        ann = self.drop(ann)
+        enc = EncoderOutput(ann, src_mask, self.att_keys(ann), emb)
+        for cs in self.context_sources:
+            cs.prepare(enc, **inputs)
+        return enc
+
+    def init_state(self, enc: EncoderOutput) -> DecoderState:
+        """s_0 = tanh(W mean_j h_j [+ context sources])."""
+        m = enc.mask.unsqueeze(-1).to(enc.ann.dtype)
+        mean = (enc.ann * m).sum(1) / m.sum(1).clamp(min=1.0)      # (B, A)
+        pre = self.init_proj(mean)
+        for cs in self.context_sources:
+            extra = cs.init_state(enc)
+            if extra is not None:
+                pre = pre + extra
+        return DecoderState(torch.tanh(pre))
+
+    # ------------------------------------------------------------ decoder
+    def attend(self, query: Tensor, enc: EncoderOutput) -> tuple[Tensor, Tensor]:
+        """``query`` (B, H) -> attention (B, S), context (B, A)."""
+        e = self.att_v(torch.tanh(enc.keys + self.att_query(query).unsqueeze(1))).squeeze(-1)
+        e = e.masked_fill(~enc.mask, torch.finfo(e.dtype).min)
+        a = torch.softmax(e.float(), dim=-1).to(enc.ann.dtype)        # (B, S)
+        return a, torch.bmm(a.unsqueeze(1), enc.ann).squeeze(1)
+
+    def _gated(self, T: Tensor, S: Tensor, z: Tensor | None) -> Tensor:
+        kind = self.cfg.context_gate
+        if kind == "none":
+            return T + S
+        if kind == "source":
+            return T + z * S
+        if kind == "target":
+            return z * T + S
+        return (1 - z) * T + z * S
+
+    def step(self, y_emb: Tensor, state: DecoderState, enc: EncoderOutput) -> tuple[StepOutput, DecoderState]:
+        """One decoder update.  ``y_emb`` (B, E) = e(y_{i-1}); returns the step output and the new state."""
+        H = self.cfg.hidden
+        t_prev = state.hidden
+        query = self.gru1(y_emb, t_prev) if self.cfg.cell == "gru" else t_prev   # s'_i
+        attn, ctx = self.attend(query, enc)
+        src_in = ctx
+        if self.bridge_target:
+            best = attn.argmax(dim=-1)                                          # (B,)
+            x_hat = enc.src_emb[torch.arange(best.size(0), device=best.device), best]  # (B, E)
+            src_in = torch.cat([ctx, x_hat], dim=-1)
+        z = None
+        if self.cfg.context_gate != "none":
+            z = torch.sigmoid(self.gate_lin(torch.cat([y_emb, t_prev, ctx], dim=-1)))
+        extra = None
+        for cs in self.context_sources:
+            x = cs.step_input(enc, state, query, ctx)
+            if x is not None:
+                extra = x if extra is None else extra + x
+        if self.cfg.cell == "gru":
+            sr, su, sc = self.t2_src(src_in).split(H, dim=-1)
+            hr, hu, hc = self.t2_hid(query).split(H, dim=-1)
+            r = torch.sigmoid(sr + hr)
+            u = torch.sigmoid(su + hu)
+            S = sc if extra is None else sc + extra
+            cand = torch.tanh(self._gated(r * hc, S, z))
+            t = (1 - u) * query + u * cand
+        else:
+            S = self.t2_src(src_in)
+            if extra is not None:
+                S = S + extra
+            T = self.t2_tgt(torch.cat([y_emb, t_prev], dim=-1))
+            t = torch.tanh(self._gated(T, S, z))
+        out = StepOutput(t, ctx, attn, z, y_emb)
+        new_state = DecoderState(t, dict(state.extras))
+        for cs in self.context_sources:
+            cs.update_state(enc, new_state, out)
+        return out, new_state
+
+    def logits(self, hidden: Tensor, prev_emb: Tensor, ctx: Tensor, extra: Tensor | None = None) -> Tensor:
+        """Readout and output layer; any leading dims: (..., H), (..., E), (..., A) -> (..., V)."""
+        pre = self.readout(torch.cat([hidden, prev_emb, ctx], dim=-1))
+        if extra is not None:
+            pre = pre + extra
+        if self.cfg.readout == "maxout":
+            o = pre.view(*pre.shape[:-1], -1, 2).max(dim=-1).values
+        else:
+            o = torch.tanh(pre)
+        return self.out_proj(self.drop(o))
+
+    def step_log_probs(self, out: StepOutput, enc: EncoderOutput) -> Tensor:
+        """(B, V) log-probabilities of the next token after step ``out``."""
+        extra = None
+        for cs in self.context_sources:
+            x = cs.readout_input(enc, out)
+            if x is not None:
+                extra = x if extra is None else extra + x
+        lp = torch.log_softmax(self.logits(out.hidden, out.prev_emb, out.ctx, extra).float(), dim=-1)
+        for cs in self.context_sources:
+            lp = cs.fuse_output(enc, out, lp)
+        return lp
+
+    def embed_target(self, ids: Tensor) -> Tensor:
+        return self.emb_drop(self.tgt_emb(ids))
+
+    # ------------------------------------------------------------ training
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, tgt_out: Tensor | None = None,
+                **inputs) -> dict:
+        """Teacher-forced pass.
+
+        ``src`` (B, S), ``src_mask`` (B, S), ``tgt_in`` (B, T) -> dict with
+        ``logits`` (B, T, V), ``attn`` (B, T, S), ``gates`` (B, T, H) or None;
+        with direct bridging and ``tgt_out`` (B, T) also ``bridge_loss`` (scalar).
+        (With context sources that fuse per step, log-probabilities are computed
+        per step: ``log_probs`` (B, T, V) instead of ``logits``.)
+        """
+        enc = self.encode(src, src_mask, **inputs)
+        state = self.init_state(enc)
+        y = self.embed_target(tgt_in)                                 # (B, T, E)
+        outs: list[StepOutput] = []
+        for i in range(tgt_in.size(1)):
+            out, state = self.step(y[:, i], state, enc)
+            outs.append(out)
+        hid = torch.stack([o.hidden for o in outs], 1)                # (B, T, H)
+        ctx = torch.stack([o.ctx for o in outs], 1)                   # (B, T, A)
+        attn = torch.stack([o.attn for o in outs], 1)                 # (B, T, S)
+        gates = torch.stack([o.gate for o in outs], 1) if outs[0].gate is not None else None
+        res = {"attn": attn, "gates": gates, "enc": enc}
+        if self.bridge_direct and tgt_out is not None:
+            res["bridge_loss"] = self.direct_bridging_loss(attn, enc, src, tgt_out, tgt_out != PAD)
+        if len(self.context_sources):
+            res["log_probs"] = torch.stack([self.step_log_probs(o, enc) for o in outs], 1)
+        else:
+            res["logits"] = self.logits(hid, y, ctx)
+        return res
+
+    def direct_bridging_loss(self, attn: Tensor, enc: EncoderOutput, src: Tensor,
+                             tgt_out: Tensor, tgt_mask: Tensor) -> Tensor:
+        """Auxiliary loss of direct bridging: mean over target tokens of
+        ||W e(x_{a(i)}) - e(y_i)||^2 / E, where a(i) = argmax_j attn_ij is the
+        most-attended (aligned) source word of target word y_i.
+
+        ``attn`` (B, T, S), ``src`` (B, S), ``tgt_out`` (B, T), ``tgt_mask`` (B, T).
+        """
+        aligned = src.gather(1, attn.argmax(dim=-1))                  # (B, T) source ids
+        x = self.bridge_W(self.src_emb(aligned))                      # (B, T, E)
+        y = self.tgt_emb(tgt_out)                                     # (B, T, E)
+        d = ((x - y) ** 2).mean(-1)                                   # (B, T)
+        m = tgt_mask.to(d.dtype)
+        return (d * m).sum() / m.sum().clamp(min=1.0)
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Trainable parameters, shared (tied) tensors counted once."""
+    seen = {id(p): p for p in model.parameters() if p.requires_grad}
+    return sum(p.numel() for p in seen.values())

@@ -1,0 +1,251 @@
+"""Decoding: greedy, batched beam search, a slow reference beam, forced decoding.
+
+All searches share one definition, so they can be tested against each other:
+
+* a hypothesis is finished when it emits ``</s>``; its score is the sum of
+  token log-probabilities, normalised by ``len(tokens) ** alpha`` (``</s>``
+  counted);
+* every step keeps the ``beam`` best unfinished continuations (fairseq
+  style: of the ``2 * beam`` best candidates, ``</s>`` ones are set aside
+  as finished, the rest fill the beam);
+* a sentence is done when it has ``beam`` finished hypotheses; at
+  ``max_ratio * source length`` tokens only ``</s>`` is allowed;
+* ``prefix``: the first target tokens are forced (interactive completion).
+
+With ``beam = 1`` this is exactly greedy search.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from engine.nmt.model import RNNSearch
+from engine.nmt.vocab import BOS, EOS, PAD
+
+NEG_INF = float("-inf")
+
+
+@dataclass
+class Hypothesis:
+    """A finished translation of one sentence.
+
+    ``tokens``: target ids ending in ``</s>``; ``score``: total log-probability;
+    ``norm_score``: length-normalised score; ``attn``: (len(tokens), S) source
+    attention of each token (S = real source length, ``</s>`` included);
+    ``gates``: (len(tokens), H) context-gate values, or None without gates.
+    """
+
+    tokens: list[int]
+    score: float
+    norm_score: float
+    attn: Tensor
+    gates: Tensor | None
+
+
+def _norm(score: float, length: int, alpha: float) -> float:
+    return score / (length ** alpha) if alpha else score
+
+
+def _max_lens(src_mask: Tensor, max_ratio: float, prefixes: list[list[int]] | None) -> list[int]:
+    lens = src_mask.sum(1).tolist()
+    out = [max(2, int(math.ceil(max_ratio * n))) for n in lens]
+    if prefixes:
+        out = [max(m, len(p) + 1) for m, p in zip(out, prefixes)]
+    return out
+
+
+def _constrain(lp: Tensor, step: int, max_len: int, prefix: list[int] | None) -> None:
+    """In place: forbid specials; force the prefix token; force ``</s>`` at the length limit."""
+    lp[..., PAD] = NEG_INF
+    lp[..., BOS] = NEG_INF
+    if prefix is not None and step < len(prefix):
+        keep = lp[..., prefix[step]].clone()
+        lp.fill_(NEG_INF)
+        lp[..., prefix[step]] = keep
+    elif step + 1 >= max_len:
+        keep = lp[..., EOS].clone()
+        lp.fill_(NEG_INF)
+        lp[..., EOS] = keep
+
+
+@torch.inference_mode()
+def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 5, alpha: float = 1.0,
+                max_ratio: float = 3.0, prefixes: list[list[int]] | None = None,
+                **inputs) -> list[Hypothesis]:
+    """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence."""
+    model.eval()
+    B, K = src.size(0), beam
+    dev = src.device
+    enc = model.encode(src, src_mask, **inputs)
+    rows = torch.arange(B, device=dev).repeat_interleave(K)
+    enc = enc.index_select(rows)
+    state = model.init_state(enc)
+    max_lens = _max_lens(src_mask, max_ratio, prefixes)
+    src_lens = src_mask.sum(1).tolist()
+
+    scores = torch.full((B, K), NEG_INF, device=dev, dtype=torch.float64)
+    scores[:, 0] = 0.0
+    prev = torch.full((B * K,), BOS, dtype=torch.long, device=dev)
+    seqs = torch.empty((B * K, 0), dtype=torch.long, device=dev)
+    attn_hist = torch.empty((B * K, 0, src.size(1)), device=dev)
+    gate_hist: Tensor | None = None
+    finished: list[list[Hypothesis]] = [[] for _ in range(B)]
+    done = [False] * B
+    step = 0
+    while not all(done):
+        out, state = model.step(model.tgt_emb(prev), state, enc)
+        lp = model.step_log_probs(out, enc).double()                      # (B*K, V)
+        V = lp.size(-1)
+        lp = lp.view(B, K, V)
+        for b in range(B):
+            _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
+        cand = (scores.unsqueeze(-1) + lp).view(B, K * V)
+        top_v, top_i = cand.topk(min(2 * K, K * V), dim=-1)
+        top_v, top_i = top_v.tolist(), top_i.tolist()
+        attn_now = out.attn.float()
+        gate_now = out.gate.float() if out.gate is not None else None
+        sel_rows, sel_tok, sel_score = [], [], []
+        for b in range(B):
+            alive: list[tuple[int, int, float]] = []
+            if not done[b]:
+                for v, i in zip(top_v[b], top_i[b]):
+                    if v == NEG_INF:
+                        break
+                    k, tok = divmod(i, V)
+                    row = b * K + k
+                    if tok == EOS:
+                        if len(finished[b]) < K:
+                            n = src_lens[b]
+                            toks = seqs[row].tolist() + [EOS]
+                            att = torch.cat([attn_hist[row], attn_now[row].unsqueeze(0)], 0)[:, :n]
+                            gts = (torch.cat([gate_hist[row], gate_now[row].unsqueeze(0)], 0)
+                                   if gate_now is not None else None)
+                            finished[b].append(Hypothesis(toks, v, _norm(v, len(toks), alpha), att, gts))
+                    elif len(alive) < K:
+                        alive.append((row, tok, v))
+                    if len(alive) == K and len(finished[b]) >= K:
+                        break
+                if len(finished[b]) >= K or not alive:  # no live continuation left
+                    done[b] = True
+            while len(alive) < K:  # dead slots: any row, score -inf
+                alive.append((b * K, PAD, NEG_INF))
+            for row, tok, v in alive:
+                sel_rows.append(row)
+                sel_tok.append(tok)
+                sel_score.append(v if not done[b] else NEG_INF)
+        idx = torch.tensor(sel_rows, device=dev)
+        prev = torch.tensor(sel_tok, device=dev)
+        scores = torch.tensor(sel_score, device=dev, dtype=torch.float64).view(B, K)
+        seqs = torch.cat([seqs.index_select(0, idx), prev.unsqueeze(1)], 1)
+        attn_hist = torch.cat([attn_hist.index_select(0, idx), attn_now.index_select(0, idx).unsqueeze(1)], 1)
+        if gate_now is not None:
+            g = gate_now.index_select(0, idx).unsqueeze(1)
+            gate_hist = g if gate_hist is None else torch.cat([gate_hist.index_select(0, idx), g], 1)
+        elif gate_hist is None:
+            gate_hist = None
+        state = state.index_select(idx)
+        step += 1
+    return [max(f, key=lambda h: h.norm_score) for f in finished]
+
+
+@torch.inference_mode()
+def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.0, max_ratio: float = 3.0,
+           prefixes: list[list[int]] | None = None, **inputs) -> list[Hypothesis]:
+    """Batched greedy search (argmax each step) under the same constraints as beam search."""
+    model.eval()
+    B = src.size(0)
+    dev = src.device
+    enc = model.encode(src, src_mask, **inputs)
+    state = model.init_state(enc)
+    max_lens = _max_lens(src_mask, max_ratio, prefixes)
+    src_lens = src_mask.sum(1).tolist()
+    prev = torch.full((B,), BOS, dtype=torch.long, device=dev)
+    toks: list[list[int]] = [[] for _ in range(B)]
+    score = [0.0] * B
+    atts: list[list[Tensor]] = [[] for _ in range(B)]
+    gts: list[list[Tensor]] = [[] for _ in range(B)]
+    done = [False] * B
+    step = 0
+    while not all(done):
+        out, state = model.step(model.tgt_emb(prev), state, enc)
+        lp = model.step_log_probs(out, enc).double()
+        for b in range(B):
+            _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
+        best_v, best_i = lp.max(dim=-1)
+        nxt = best_i.tolist()
+        for b in range(B):
+            if done[b]:
+                continue
+            toks[b].append(nxt[b])
+            score[b] += float(best_v[b])
+            atts[b].append(out.attn[b, :src_lens[b]].float())
+            if out.gate is not None:
+                gts[b].append(out.gate[b].float())
+            if nxt[b] == EOS:
+                done[b] = True
+        prev = best_i.masked_fill(best_i == EOS, PAD)
+        step += 1
+    return [Hypothesis(toks[b], score[b], _norm(score[b], len(toks[b]), alpha), torch.stack(atts[b]),
+                       torch.stack(gts[b]) if gts[b] else None) for b in range(B)]
+
+
+@torch.inference_mode()
+def reference_beam(model: RNNSearch, src_ids: list[int], *, beam: int = 5, alpha: float = 1.0,
+                   max_ratio: float = 3.0, prefix: list[int] | None = None) -> Hypothesis:
+    """Slow, obvious beam search over one sentence, one hypothesis at a time (for tests)."""
+    model.eval()
+    dev = next(model.parameters()).device
+    src = torch.tensor([src_ids], device=dev)
+    mask = src != PAD
+    enc = model.encode(src, mask)
+    max_len = _max_lens(mask, max_ratio, [prefix] if prefix else None)[0]
+    # a hypothesis: (tokens, score, state, attn rows, gate rows)
+    alive = [([], 0.0, model.init_state(enc), [], [])]
+    finished: list[Hypothesis] = []
+    step = 0
+    while len(finished) < beam:
+        cands = []
+        for k, (toks, sc, st, at, gt) in enumerate(alive):
+            prev = torch.tensor([toks[-1] if toks else BOS], device=dev)
+            out, new_st = model.step(model.tgt_emb(prev), st, enc)
+            lp = model.step_log_probs(out, enc).double()[0]
+            _constrain(lp, step, max_len, prefix)
+            for v in range(lp.size(0)):
+                if lp[v] != NEG_INF:
+                    cands.append((sc + float(lp[v]), k, v, out, new_st))
+        cands.sort(key=lambda c: -c[0])
+        new_alive = []
+        for total, k, v, out, new_st in cands[:2 * beam]:
+            toks, _, _, at, gt = alive[k]
+            at2 = at + [out.attn[0].float()]
+            gt2 = gt + ([out.gate[0].float()] if out.gate is not None else [])
+            if v == EOS:
+                if len(finished) < beam:
+                    t = toks + [EOS]
+                    finished.append(Hypothesis(t, total, _norm(total, len(t), alpha), torch.stack(at2),
+                                               torch.stack(gt2) if gt2 else None))
+            elif len(new_alive) < beam:
+                new_alive.append((toks + [v], total, new_st, at2, gt2))
+        alive = new_alive
+        step += 1
+        if not alive and len(finished) < beam:
+            break
+    return max(finished, key=lambda h: h.norm_score)
+
+
+@torch.inference_mode()
+def forced_decode(model: RNNSearch, src: Tensor, src_mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
+                  **inputs) -> dict:
+    """Teacher-forced pass in eval mode.
+
+    Returns ``token_logprob`` (B, T) of each reference token (0 on padding),
+    ``attn`` (B, T, S) and ``gates`` (B, T, H) or None.
+    """
+    model.eval()
+    res = model(src, src_mask, tgt_in, **inputs)
+    lp = res["log_probs"] if "log_probs" in res else torch.log_softmax(res["logits"].float(), -1)
+    tok = lp.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1).masked_fill(tgt_out == PAD, 0.0)
+    return {"token_logprob": tok, "attn": res["attn"], "gates": res["gates"]}

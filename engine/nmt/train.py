@@ -1,0 +1,376 @@
+"""Training, readable top to bottom.
+
+``train(cfg, out_dir)`` builds (or resumes) a model folder:
+
+1. subword models are trained on the training data (or loaded from the folder);
+2. the corpus is encoded and cut into length-bucketed token-budget batches;
+3. Adam steps with dropout, gradient clipping and optional label smoothing
+   (plus the direct-bridging loss after its pre-training steps);
+4. every ``eval_every`` steps (or each epoch) the dev set is translated and
+   scored with sacrebleu; the best checkpoint is kept, the learning rate is
+   decayed after ``lr_patience`` evaluations without a gain and training
+   stops after ``patience``;
+5. a resumable state (weights, optimizer tensors, RNG, position in the
+   epoch) is saved regularly and on cancel, so a second call continues.
+
+Progress goes to ``on_event(dict)``; returning ``False`` from it, or setting
+``cancel``, stops training cleanly.  Runs on CUDA (bf16 autocast) when
+present, on the CPU otherwise; under ``torchrun`` it uses
+DistributedDataParallel (each rank takes every world-th batch; rank 0
+evaluates and writes).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+
+from engine.errors import ConfigError, ModelError
+from engine.nmt import checkpoint as ckpt
+from engine.nmt.config import ExperimentConfig
+from engine.nmt.data import collate, encode_corpus, make_batches, pad_sources, read_lines, read_parallel
+from engine.nmt.evaluate import bleu
+from engine.nmt.model import RNNSearch, count_parameters
+from engine.nmt.search import beam_search, greedy
+from engine.nmt.vocab import EOS, SubwordVocab, train_vocab
+
+EventFn = Callable[[dict], "bool | None"]
+
+
+# ------------------------------------------------------------------ setup helpers
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"train.device = {name!r} but no CUDA device is available")
+    return torch.device(name)
+
+
+def dist_info() -> tuple[int, int, int]:
+    """(rank, world size, local rank) from torchrun's environment."""
+    return (int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)),
+            int(os.environ.get("LOCAL_RANK", 0)))
+
+
+def build_vocabs(cfg: ExperimentConfig, folder: Path, src_lines: list[str],
+                 tgt_lines: list[str]) -> tuple[SubwordVocab, SubwordVocab]:
+    """Load the folder's subword models, or train and save them."""
+    sv_name, tv_name = ckpt.vocab_files(cfg)
+    d = cfg.data
+    if (folder / sv_name).is_file() and (folder / tv_name).is_file():
+        sv = SubwordVocab.load(folder / sv_name)
+        return sv, (sv if tv_name == sv_name else SubwordVocab.load(folder / tv_name))
+    kw = dict(vocab_size=d.vocab_size, tag_symbols=d.tag_symbols,
+              character_coverage=d.character_coverage, sample=d.spm_sample)
+    if d.joint_vocab:
+        sv = train_vocab(src_lines + tgt_lines, name=sv_name, **kw)
+        tv = sv
+    else:
+        sv = train_vocab(src_lines, name=sv_name, **kw)
+        tv = train_vocab(tgt_lines, name=tv_name, **kw)
+    sv.save(folder / sv_name)
+    if tv is not sv:
+        tv.save(folder / tv_name)
+    return sv, tv
+
+
+def translate_ids(model: RNNSearch, src_ids: list[list[int]], *, beam: int, device: torch.device,
+                  batch_size: int = 64) -> list[list[int]]:
+    """Target ids (no ``</s>``) for source id lists (each ending in ``</s>``), input order."""
+    order = sorted(range(len(src_ids)), key=lambda i: len(src_ids[i]))
+    out: list[list[int]] = [[] for _ in src_ids]
+    for k in range(0, len(order), batch_size):
+        chunk = order[k:k + batch_size]
+        src, mask = pad_sources([src_ids[i] for i in chunk])
+        src, mask = src.to(device), mask.to(device)
+        hyps = (greedy(model, src, mask) if beam <= 1 else beam_search(model, src, mask, beam=beam))
+        for i, h in zip(chunk, hyps):
+            out[i] = [t for t in h.tokens if t != EOS]
+    return out
+
+
+# ------------------------------------------------------------------ resumable state
+def save_last(folder: Path, model, opt, state: dict) -> None:
+    """Weights, optimizer tensors and RNG in safetensors; counters in state.json."""
+    last = folder / "last"
+    ckpt.save_weights(model, last / "model.safetensors")
+    tensors, groups = {}, []
+    sd = opt.state_dict()
+    for pid, st in sd["state"].items():
+        for name, v in st.items():
+            tensors[f"state.{pid}.{name}"] = v.detach().cpu().contiguous() if torch.is_tensor(v) else torch.tensor(v)
+    groups = sd["param_groups"]
+    tensors["rng.cpu"] = torch.get_rng_state()
+    if torch.cuda.is_available():
+        tensors["rng.cuda"] = torch.cuda.get_rng_state()
+    tmp = last / ".optim.safetensors.tmp"
+    from safetensors.torch import save_file
+
+    save_file(tensors, str(tmp))
+    tmp.replace(last / "optim.safetensors")
+    ckpt.write_json(last / "state.json", {**state, "param_groups": groups})
+
+
+def load_last(folder: Path, model, opt) -> dict:
+    last = folder / "last"
+    state = ckpt.read_json(last / "state.json")
+    ckpt.apply_tensors(model, ckpt.load_tensors(last / "model.safetensors"), last / "model.safetensors")
+    t = ckpt.load_tensors(last / "optim.safetensors")
+    per: dict[int, dict] = {}
+    for k, v in t.items():
+        if k.startswith("state."):
+            _, pid, name = k.split(".", 2)
+            per.setdefault(int(pid), {})[name] = v
+    try:
+        opt.load_state_dict({"state": per, "param_groups": state.pop("param_groups")})
+    except (ValueError, KeyError) as e:
+        raise ModelError(f"{last / 'optim.safetensors'}: does not match the model ({e})") from None
+    torch.set_rng_state(t["rng.cpu"])
+    if "rng.cuda" in t and torch.cuda.is_available():
+        torch.cuda.set_rng_state(t["rng.cuda"])
+    return state
+
+
+def _append_history(folder: Path, ev: dict) -> None:
+    with open(folder / "history.jsonl", "a", encoding="utf-8") as fh:  # append-only log
+        fh.write(json.dumps(ev, ensure_ascii=False) + "\n")
+
+
+# ------------------------------------------------------------------ the loop
+def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | None = None,
+          cancel: threading.Event | None = None) -> dict:
+    """Train (or resume training) into ``out_dir``; returns the last event."""
+    tc, folder = cfg.train, Path(out_dir)
+    rank, world, local_rank = dist_info()
+    is_main = rank == 0
+    if world > 1:
+        import torch.distributed as dist
+
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        dist.init_process_group(backend)
+        device = torch.device(f"cuda:{local_rank}") if torch.cuda.is_available() else torch.device("cpu")
+        if device.type == "cuda":
+            torch.cuda.set_device(device)
+    else:
+        device = pick_device(tc.device)
+    if tc.threads:
+        torch.set_num_threads(tc.threads)
+
+    def emit(ev: dict) -> bool:
+        if not is_main:
+            return True
+        if ev["event"] not in ("step",):
+            _append_history(folder, ev)
+        r = on_event(ev) if on_event else None
+        return r is not False
+
+    # -- 1. folder, config, subwords
+    d = cfg.data
+    for name in ("train_src", "train_tgt", "dev_src", "dev_tgt"):
+        if not getattr(d, name):
+            raise ConfigError(f"data.{name} is not set")
+    folder.mkdir(parents=True, exist_ok=True)
+    saved_cfg = folder / "config.json"
+    resuming = (folder / "last" / "state.json").is_file()
+    if saved_cfg.is_file():
+        old = ExperimentConfig.from_dict(ckpt.read_json(saved_cfg), where=str(saved_cfg))
+        old.model.src_vocab = old.model.tgt_vocab = 0
+        new = ExperimentConfig.from_dict(cfg.to_dict())
+        new.model.src_vocab = new.model.tgt_vocab = 0
+        if old.to_dict()["model"] != new.to_dict()["model"] or old.to_dict()["data"] != new.to_dict()["data"]:
+            raise ConfigError(f"{folder}: holds a different experiment (model/data config differ); "
+                              "use another --out folder")
+    src_lines, tgt_lines = read_parallel(d.train_src, d.train_tgt)
+    dev_src, dev_ref = read_parallel(d.dev_src, d.dev_tgt)
+    if tc.dev_max_sentences:
+        dev_src, dev_ref = dev_src[:tc.dev_max_sentences], dev_ref[:tc.dev_max_sentences]
+    if is_main:
+        sv, tv = build_vocabs(cfg, folder, src_lines, tgt_lines)
+    if world > 1:
+        dist.barrier()
+        if not is_main:
+            sv, tv = build_vocabs(cfg, folder, src_lines, tgt_lines)
+    cfg.model.src_vocab, cfg.model.tgt_vocab = len(sv), len(tv)
+    if is_main:
+        ckpt.write_json(saved_cfg, cfg.to_dict())
+
+    # -- 2. data
+    examples = encode_corpus(src_lines, tgt_lines, sv, tv, max_len=d.max_len)
+    if not examples:
+        raise ConfigError(f"{d.train_src}: no usable training pairs (empty, or all longer than data.max_len)")
+    dev_ids = [sv.encode(s) + [EOS] for s in dev_src]
+
+    # -- 3. model and optimizer
+    torch.manual_seed(tc.seed)
+    model = RNNSearch(cfg.model).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=tc.lr)
+    st = {"step": 0, "epoch": 0, "batch": 0, "best_bleu": -1.0, "best_step": 0, "bad_evals": 0,
+          "lr_bad_evals": 0, "tokens": 0, "evals": 0, "best_files": []}
+    if resuming:
+        st.update(load_last(folder, model, opt))
+    params = count_parameters(model)
+    if st.get("finished"):
+        last = {"event": "done", "reason": st["finished"], "step": st["step"], "epoch": st["epoch"],
+                "best_bleu": st["best_bleu"], "best_step": st["best_step"], "already_finished": True}
+        emit(last)
+        return last
+    train_model = model
+    if world > 1:
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        train_model = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
+    use_amp = device.type == "cuda" and tc.amp
+    autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if use_amp else nullcontext
+
+    steps_per_epoch = max(1, len(make_batches(examples, tc.batch_tokens, seed=tc.seed, epoch=0)) // world)
+    total_steps = tc.max_steps or tc.max_epochs * steps_per_epoch
+    emit({"event": "resume" if resuming else "start", "step": st["step"], "epoch": st["epoch"],
+          "parameters": params, "train_pairs": len(examples), "dev_sentences": len(dev_ids),
+          "steps_per_epoch": steps_per_epoch, "total_steps": total_steps, "device": str(device),
+          "world_size": world})
+
+    # -- 4. evaluation, checkpointing
+    def evaluate() -> dict:
+        hyp_ids = translate_ids(model, dev_ids, beam=tc.dev_beam, device=device)
+        hyps = [tv.decode(h) for h in hyp_ids]
+        model.train()
+        return {"bleu": round(bleu(hyps, dev_ref), 2), "sample": hyps[:1]}
+
+    def save_best(step: int) -> str:
+        name = f"checkpoints/step-{step:07d}.safetensors"
+        dtype = torch.float16 if tc.save_dtype == "float16" else None
+        ckpt.save_weights(model, folder / name, dtype=dtype)
+        st["best_files"] = ([name] + [f for f in st["best_files"] if f != name])
+        for old in st["best_files"][max(1, tc.keep_checkpoints):]:
+            (folder / old).unlink(missing_ok=True)
+        st["best_files"] = st["best_files"][:max(1, tc.keep_checkpoints)]
+        return name
+
+    def checkpoint_and_eval() -> str | None:
+        """Returns a stop reason, or None to go on."""
+        stop = None
+        if is_main:
+            res = evaluate()
+            st["evals"] += 1
+            improved = res["bleu"] > st["best_bleu"]
+            if improved:
+                st.update(best_bleu=res["bleu"], best_step=st["step"], bad_evals=0, lr_bad_evals=0)
+                best = save_best(st["step"])
+                ckpt.write_manifest(folder, best=best, best_step=st["step"], best_bleu=res["bleu"], params=params)
+            else:
+                st["bad_evals"] += 1
+                st["lr_bad_evals"] += 1
+            emit({"event": "eval", "step": st["step"], "epoch": st["epoch"], "dev_bleu": res["bleu"],
+                  "best_bleu": st["best_bleu"], "best_step": st["best_step"], "improved": improved,
+                  "lr": opt.param_groups[0]["lr"], "sample": res["sample"]})
+            if st["lr_bad_evals"] >= tc.lr_patience and tc.lr_decay < 1.0:
+                for g in opt.param_groups:
+                    g["lr"] = max(tc.min_lr, g["lr"] * tc.lr_decay)
+                st["lr_bad_evals"] = 0
+                emit({"event": "lr", "step": st["step"], "lr": opt.param_groups[0]["lr"]})
+            if tc.patience and st["bad_evals"] >= tc.patience:
+                stop = "early_stop"
+        if world > 1:  # every rank learns rank 0's decision and learning rate
+            flag = torch.tensor([1.0 if stop else 0.0, opt.param_groups[0]["lr"]], device=device)
+            dist.broadcast(flag, 0)
+            stop = "early_stop" if flag[0] > 0 else None
+            for g in opt.param_groups:
+                g["lr"] = float(flag[1])
+        return stop
+
+    def save_resumable() -> None:
+        if is_main:
+            save_last(folder, model, opt, st)
+
+    # -- 5. the loop
+    model.train()
+    reason = "max_epochs"
+    t0, tok0, step0 = time.time(), st["tokens"], st["step"]
+    loss_sum, loss_tok = 0.0, 0
+    while st["epoch"] < tc.max_epochs:
+        batches = make_batches(examples, tc.batch_tokens, seed=tc.seed, epoch=st["epoch"])
+        if world > 1:  # equal batch counts on every rank
+            batches = batches[rank::world][:steps_per_epoch]
+        while st["batch"] < len(batches):
+            if cancel is not None and cancel.is_set():
+                reason = "cancelled"
+                break
+            b = collate(batches[st["batch"]]).to(device)
+            with autocast():
+                res = train_model(b.src, b.src_mask, b.tgt_in, tgt_out=b.tgt_out)
+                logits = res["logits"]
+            n = b.n_tgt
+            nll = F.cross_entropy(logits.float().reshape(-1, logits.size(-1)), b.tgt_out.reshape(-1),
+                                  ignore_index=0, label_smoothing=tc.label_smoothing, reduction="sum") / n
+            loss = nll
+            if "bridge_loss" in res:
+                w = cfg.model.direct_weight if st["step"] >= cfg.model.direct_pretrain_steps else 0.0
+                loss = loss + w * res["bridge_loss"].float()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), tc.clip)
+            opt.step()
+            st["step"] += 1
+            st["batch"] += 1
+            st["tokens"] += n * world
+            loss_sum += float(nll) * n
+            loss_tok += n
+            if st["step"] % tc.log_every == 0 or st["step"] == total_steps:
+                el = max(time.time() - t0, 1e-9)
+                sps = (st["step"] - step0) / el
+                ev = {"event": "step", "step": st["step"], "epoch": st["epoch"], "loss": round(loss_sum / loss_tok, 4),
+                      "tokens_per_s": round((st["tokens"] - tok0) / el, 1), "lr": opt.param_groups[0]["lr"],
+                      "total_steps": total_steps,
+                      "eta_s": round((total_steps - st["step"]) / sps, 1) if sps > 0 else None}
+                if "bridge_loss" in res:
+                    ev["bridge_loss"] = round(float(res["bridge_loss"]), 4)
+                loss_sum, loss_tok = 0.0, 0
+                if not emit(ev):
+                    reason = "cancelled"
+                    break
+            stop = None
+            if tc.eval_every and st["step"] % tc.eval_every == 0:
+                stop = checkpoint_and_eval()
+                save_resumable()
+            elif tc.checkpoint_every and st["step"] % tc.checkpoint_every == 0:
+                save_resumable()
+            if stop:
+                reason = stop
+                break
+            if tc.max_steps and st["step"] >= tc.max_steps:
+                reason = "max_steps"
+                break
+        if reason in ("cancelled", "early_stop", "max_steps"):
+            break
+        st["epoch"] += 1
+        st["batch"] = 0
+        if not tc.eval_every:
+            stop = checkpoint_and_eval()
+            save_resumable()
+            if stop:
+                reason = stop
+                break
+    if reason == "max_steps" and (not tc.eval_every or st["step"] % tc.eval_every):
+        checkpoint_and_eval()
+    if reason != "cancelled":
+        st["finished"] = reason
+    save_resumable()
+    if is_main and not (folder / "manifest.json").is_file():  # cancelled before any evaluation
+        best = save_best(st["step"])
+        ckpt.write_manifest(folder, best=best, best_step=st["step"], best_bleu=None, params=params)
+    last = {"event": "cancelled" if reason == "cancelled" else "done", "reason": reason,
+            "step": st["step"], "epoch": st["epoch"], "best_bleu": st["best_bleu"],
+            "best_step": st["best_step"], "elapsed_s": round(time.time() - t0, 1),
+            "tokens_per_s": round((st["tokens"] - tok0) / max(time.time() - t0, 1e-9), 1)}
+    emit(last)
+    if world > 1:
+        dist.destroy_process_group()
+    return last

@@ -1,0 +1,213 @@
+"""Translate, score and align with a model folder: the API the CLI and the editor use.
+
+Everything here speaks words and text; subwords stay inside.  A result
+carries, per output word, its source alignment (attention summed over the
+source word's subwords, averaged over the target word's subwords) and the
+context-gate value (mean over the gate's dimensions, averaged likewise).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from engine.nmt.checkpoint import LoadedModel, load_model
+from engine.nmt.data import pad_sources
+from engine.nmt.model import count_parameters
+from engine.nmt.search import Hypothesis, beam_search, forced_decode, greedy
+from engine.nmt.vocab import BOS, EOS, PAD, WORD_START, word_spans
+
+
+@dataclass
+class TranslationResult:
+    """One translated sentence.
+
+    ``text``: the translation; ``words`` / ``src_words``: target and source
+    words; ``alignment``: (len(words), len(src_words)) attention mass;
+    ``links``: per target word the index of its most-attended source word;
+    ``gates``: per target word the mean context-gate value (None without gates).
+    Subword-level detail for ``--json``: ``tokens``, ``token_attention``
+    (tokens x source pieces, ``</s>`` included), ``token_gates`` and
+    ``gate_vectors`` (tokens x H).
+    """
+
+    text: str
+    score: float
+    words: list[str] = field(default_factory=list)
+    src_words: list[str] = field(default_factory=list)
+    alignment: list[list[float]] = field(default_factory=list)
+    links: list[int] = field(default_factory=list)
+    gates: list[float] | None = None
+    tokens: list[str] = field(default_factory=list)
+    src_tokens: list[str] = field(default_factory=list)
+    token_attention: list[list[float]] = field(default_factory=list)
+    token_gates: list[float] | None = None
+    gate_vectors: torch.Tensor | None = None
+
+    def to_json(self, *, detail: bool = True) -> dict:
+        d = {"translation": self.text, "score": round(self.score, 4), "words": self.words,
+             "src_words": self.src_words, "links": self.links,
+             "alignment": [[round(x, 4) for x in row] for row in self.alignment],
+             "gates": None if self.gates is None else [round(g, 4) for g in self.gates]}
+        if detail:
+            d.update({"tokens": self.tokens, "src_tokens": self.src_tokens,
+                      "attention": [[round(x, 4) for x in row] for row in self.token_attention],
+                      "token_gates": None if self.token_gates is None else [round(g, 4) for g in self.token_gates]})
+        return d
+
+
+def _piece_text(p: str) -> str:
+    return p.replace(WORD_START, "")
+
+
+def aggregate(matrix: torch.Tensor, tgt_spans: list[tuple[int, int]], src_spans: list[tuple[int, int]]) -> torch.Tensor:
+    """Subword attention (T, S) -> word attention (words_t, words_s):
+    sum over a source word's pieces, mean over a target word's pieces."""
+    out = torch.zeros(len(tgt_spans), len(src_spans))
+    for i, (a, b) in enumerate(tgt_spans):
+        rows = matrix[a:b].float().mean(0)
+        for j, (c, d) in enumerate(src_spans):
+            out[i, j] = rows[c:d].sum()
+    return out
+
+
+class Translator:
+    """A loaded model with text-level methods."""
+
+    def __init__(self, loaded: LoadedModel, *, quantize: bool = False):
+        self.loaded = loaded
+        self.model = loaded.model
+        self.quantized = False
+        if quantize:
+            self.model = quantize_dynamic(self.model)
+            self.quantized = True
+        self.device = next(loaded.model.parameters()).device
+
+    @classmethod
+    def load(cls, folder: str | Path, *, device: str = "cpu", quantize: bool = False) -> "Translator":
+        return cls(load_model(folder, device=device), quantize=quantize)
+
+    # ---------------------------------------------------------------- info
+    def info(self) -> dict:
+        cfg = self.loaded.cfg
+        man = self.loaded.manifest
+        return {
+            "src_lang": cfg.data.src_lang, "tgt_lang": cfg.data.tgt_lang,
+            "options": cfg.to_dict()["model"],
+            "parameters": count_parameters(self.loaded.model),
+            "vocab": {"joint": cfg.data.joint_vocab, "src": len(self.loaded.src_vocab),
+                      "tgt": len(self.loaded.tgt_vocab)},
+            "best_checkpoint": man.get("best"), "best_step": man.get("best_step"),
+            "best_dev_bleu": man.get("best_dev_bleu"), "folder": str(self.loaded.folder),
+        }
+
+    # ---------------------------------------------------------------- translate
+    def _src_ids(self, text: str) -> list[int]:
+        return self.loaded.src_vocab.encode(text) + [EOS]
+
+    def translate(self, texts: list[str], *, beam: int = 5, alpha: float = 1.0, max_ratio: float = 3.0,
+                  prefixes: list[str] | None = None, batch_size: int = 32) -> list[TranslationResult]:
+        """Translate sentences.  ``prefixes``: per sentence the start of the
+        translation the user typed ("" for none); the result begins with it."""
+        results: list[TranslationResult | None] = [None] * len(texts)
+        todo = []
+        for i, t in enumerate(texts):
+            if t.strip():
+                todo.append(i)
+            else:
+                results[i] = TranslationResult("", 0.0)
+        ids = {i: self._src_ids(texts[i]) for i in todo}
+        pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) if prefixes and prefixes[i] else [])
+               for i in todo}
+        todo.sort(key=lambda i: len(ids[i]))
+        for k in range(0, len(todo), batch_size):
+            chunk = todo[k:k + batch_size]
+            src, mask = pad_sources([ids[i] for i in chunk])
+            src, mask = src.to(self.device), mask.to(self.device)
+            pfx = [pre[i] for i in chunk] if any(pre[i] for i in chunk) else None
+            if beam <= 1:
+                hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx)
+            else:
+                hyps = beam_search(self.model, src, mask, beam=beam, alpha=alpha, max_ratio=max_ratio,
+                                   prefixes=pfx)
+            for i, h in zip(chunk, hyps):
+                results[i] = self._result(ids[i], h)
+        return results  # type: ignore[return-value]
+
+    def _result(self, src_ids: list[int], h: Hypothesis) -> TranslationResult:
+        sv, tv = self.loaded.src_vocab, self.loaded.tgt_vocab
+        src_pieces = sv.pieces(src_ids[:-1]) + ["</s>"]
+        tgt_ids = [t for t in h.tokens if t != EOS]
+        tgt_pieces = tv.pieces(tgt_ids) + (["</s>"] if h.tokens and h.tokens[-1] == EOS else [])
+        return self._words(src_pieces, tgt_pieces, tv.decode(tgt_ids), h.score, h.attn, h.gates)
+
+    def _words(self, src_pieces, tgt_pieces, text, score, attn, gates) -> TranslationResult:
+        s_spans = word_spans(src_pieces)
+        t_spans = word_spans(tgt_pieces)
+        A = aggregate(attn, t_spans, s_spans)
+        tok_g = gates.float().mean(-1) if gates is not None else None
+        return TranslationResult(
+            text=text, score=float(score),
+            words=["".join(_piece_text(p) for p in tgt_pieces[a:b]) for a, b in t_spans],
+            src_words=["".join(_piece_text(p) for p in src_pieces[a:b]) for a, b in s_spans],
+            alignment=A.tolist(),
+            links=A.argmax(-1).tolist() if A.numel() else [],
+            gates=[float(tok_g[a:b].mean()) for a, b in t_spans] if tok_g is not None else None,
+            tokens=tgt_pieces, src_tokens=src_pieces,
+            token_attention=attn.float().tolist(),
+            token_gates=tok_g.tolist() if tok_g is not None else None,
+            gate_vectors=gates,
+        )
+
+    # ---------------------------------------------------------------- forced decoding
+    def forced(self, srcs: list[str], tgts: list[str], *, batch_size: int = 32) -> list[TranslationResult]:
+        """Teacher-forced "translations" of given targets: attention, gates and
+        total log-probability of each ``tgts[i]`` given ``srcs[i]``."""
+        if len(srcs) != len(tgts):
+            raise ValueError(f"{len(srcs)} sources but {len(tgts)} targets")
+        sv, tv = self.loaded.src_vocab, self.loaded.tgt_vocab
+        out: list[TranslationResult] = []
+        for k in range(0, len(srcs), batch_size):
+            S = [self._src_ids(s) for s in srcs[k:k + batch_size]]
+            T = [tv.encode(t) + [EOS] for t in tgts[k:k + batch_size]]
+            src, mask = pad_sources(S)
+            tl = max(len(t) for t in T)
+            tgt_out = torch.full((len(T), tl), PAD, dtype=torch.long)
+            tgt_in = torch.full((len(T), tl), PAD, dtype=torch.long)
+            for i, t in enumerate(T):
+                tgt_out[i, :len(t)] = torch.tensor(t)
+                tgt_in[i, :len(t)] = torch.tensor([BOS] + t[:-1])
+            res = forced_decode(self.model, src.to(self.device), mask.to(self.device),
+                                tgt_in.to(self.device), tgt_out.to(self.device))
+            for i, (s, t) in enumerate(zip(S, T)):
+                att = res["attn"][i, :len(t), :len(s)]
+                g = res["gates"][i, :len(t)] if res["gates"] is not None else None
+                total = float(res["token_logprob"][i].sum())
+                out.append(self._words(sv.pieces(s[:-1]) + ["</s>"], tv.pieces(t[:-1]) + ["</s>"],
+                                       tgts[k + i], total, att, g))
+        return out
+
+    def score(self, srcs: list[str], tgts: list[str]) -> list[float]:
+        """Total log-probability of each target given its source."""
+        return [r.score for r in self.forced(srcs, tgts)]
+
+    def align(self, srcs: list[str], tgts: list[str]) -> list[list[tuple[int, int]]]:
+        """Word alignments (source index, target index), 0-based, one link per
+        target word to its most-attended source word (by forced decoding).
+        Words are whitespace-separated tokens of the given texts."""
+        links = []
+        for s, t, r in zip(srcs, tgts, self.forced(srcs, tgts)):
+            n_src, n_tgt = len(s.split()), len(t.split())
+            pairs = [(j, i) for i, j in enumerate(r.links) if i < n_tgt and j < n_src]
+            links.append(pairs)
+        return links
+
+
+def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
+    """Dynamic int8 quantisation of linear and recurrent layers (CPU inference)."""
+    import copy
+    from torch.ao.quantization import quantize_dynamic as qd
+
+    m = copy.deepcopy(model).cpu().eval()
+    return qd(m, {torch.nn.Linear, torch.nn.GRU, torch.nn.GRUCell}, dtype=torch.qint8)
