@@ -1,0 +1,99 @@
+"""Sentence segmentation: per-language rules, loss-free, tag-safe."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.inline import protect, tag_chars_in
+from engine.segmentation import segment_text, segmenter_language, split_sentences
+
+
+def test_abbreviation_and_price_do_not_end_a_sentence():
+    assert split_sentences("Dr. Smith paid $3.50. He left.", "en") == ["Dr. Smith paid $3.50.", "He left."]
+    assert split_sentences("Dr. Smith paid $3.50.", "en") == ["Dr. Smith paid $3.50."]
+
+
+def test_german_rules_keep_z_b_and_ordinal_dates():
+    text = "Wir treffen uns z. B. am 3. Mai im Büro. Dann reden wir."
+    assert split_sentences(text, "de") == ["Wir treffen uns z. B. am 3. Mai im Büro.", "Dann reden wir."]
+    # The rules really are per language: English rules break "z. B." apart.
+    assert len(split_sentences(text, "en")) > 2
+
+
+def test_regional_code_uses_the_language_rules():
+    text = "Wir treffen uns z. B. am 3. Mai im Büro. Dann reden wir."
+    assert split_sentences(text, "de-AT") == split_sentences(text, "de")
+
+
+def test_french_guillemets_hold_their_sentences_together():
+    text = "Il a dit « Bonjour. Ça va ? » puis il est parti. Fin."
+    assert split_sentences(text, "fr") == ["Il a dit « Bonjour. Ça va ? » puis il est parti.", "Fin."]
+
+
+def test_empty_and_blank_text():
+    assert split_sentences("", "en") == []
+    seg = segment_text("  \n ", "en")
+    assert seg.sentences == () and seg.join() == "  \n "
+
+
+def test_unknown_language_falls_back_to_english_rules():
+    assert segmenter_language("tlh") == "en"
+    assert segmenter_language("") == "en"
+    assert split_sentences("Dr. Who paid $3.50. Then he left.", "tlh") == \
+        split_sentences("Dr. Who paid $3.50. Then he left.", "en")
+
+
+def test_hard_wrapped_line_is_not_a_sentence_end():
+    text = "This sentence is long and\nwraps onto a second line. Next one."
+    assert split_sentences(text, "en") == ["This sentence is long and\nwraps onto a second line.", "Next one."]
+
+
+@pytest.mark.parametrize("text", [
+    "  Leading space. Two  spaces between.   Trailing.  ",
+    "Tabs\there.\tNext one.\n",
+    "Line one.\r\nLine two.\rLine three.\n\n",
+    "Il a dit « Bonjour. Ça va ? » puis il est parti.",
+    "No final stop",
+    "What?! Really... yes. (Maybe.) [No.]",
+])
+def test_segmentation_is_loss_free(text):
+    seg = segment_text(text, "en")
+    assert seg.join() == text
+    assert all(s == s.strip() and s for s in seg.sentences)
+    assert all(not g.strip() for g in seg.gaps)
+    assert len(seg.gaps) == len(seg.sentences) + 1
+
+
+def test_loss_free_on_random_text():
+    rng = random.Random(7)
+    words = ["Dr.", "Mr.", "3.50", "e.g.", "end.", "Yes!", "why?", "«", "»", "\n", "  ", "\t", "ok", "U.S.", "1."]
+    for _ in range(200):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 30)))
+        assert segment_text(text, rng.choice(["en", "de", "fr", "xx"])).join() == text
+
+
+def test_join_puts_translations_in_place_with_original_spacing():
+    seg = segment_text("One.   Two.\n", "en")
+    assert seg.join(["Eins.", "Zwei."]) == "Eins.   Zwei.\n"
+    with pytest.raises(ValueError):
+        seg.join(["only one"])
+
+
+def test_tag_characters_are_kept_and_never_split_from_their_pair():
+    tt = protect("<b>Bold one. Bold two.</b> After. Then <i>x</i>.")
+    seg = segment_text(tt.text, "en", tt.tags)
+    assert seg.join() == tt.text
+    assert sorted(c for s in seg.sentences for c in tag_chars_in(s)) == sorted(tag_chars_in(tt.text))
+    first = seg.sentences[0]
+    assert tt.tags[0].char in first and tt.tags[1].char in first  # <b> and </b> together
+    assert len(seg.sentences) == 3
+
+
+def test_closing_code_after_sentence_end_stays_with_its_sentence():
+    tt = protect("<b>Bold one. Bold two.</b> After.")
+    seg = segment_text(tt.text, "en")  # no tag table: pairs unknown
+    assert seg.join() == tt.text
+    close = tt.tags[1].char
+    assert any(s.endswith(close) for s in seg.sentences)
+    assert not any(s.startswith(close) for s in seg.sentences)
