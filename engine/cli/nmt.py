@@ -1,0 +1,197 @@
+"""``verso info | train | translate | eval | align | score``: the NMT engine on the command line.
+
+torch is imported inside the handlers, so other command groups start fast.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from engine.cli import print_json
+from engine.errors import FormatError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("info", help="describe a model folder (JSON)")
+    p.add_argument("--model", required=True, metavar="DIR")
+    p.set_defaults(handler=cmd_info)
+
+    p = sub.add_parser("train", help="train an NMT model from a JSON/TOML config (resumes when interrupted)")
+    p.add_argument("--config", required=True, metavar="FILE")
+    p.add_argument("--out", required=True, metavar="DIR", help="model folder to create or resume")
+    p.add_argument("--events", action="store_true", help="print every event as a JSON line on stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=cmd_train)
+
+    p = sub.add_parser("translate", help="translate stdin lines to stdout")
+    _model_args(p)
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object a line: tokens, attention matrix, gate per token, word alignment")
+    p.add_argument("--prefixes", metavar="FILE",
+                   help="one line per input line: the start of the translation to complete")
+    p.set_defaults(handler=cmd_translate)
+
+    p = sub.add_parser("eval", help="translate a test set and score it (JSON: BLEU, chrF, TER, by length)")
+    _model_args(p)
+    p.add_argument("--src", required=True, metavar="FILE")
+    p.add_argument("--ref", required=True, metavar="FILE")
+    p.add_argument("--hyp-out", metavar="FILE", help="also write the translations here")
+    p.set_defaults(handler=cmd_eval)
+
+    p = sub.add_parser("align", help="word alignments by forced decoding (Pharaoh 'src-tgt', 0-based)")
+    _model_args(p)
+    p.add_argument("--src", required=True, metavar="FILE")
+    p.add_argument("--tgt", required=True, metavar="FILE")
+    p.set_defaults(handler=cmd_align)
+
+    p = sub.add_parser("score", help="log-probability of given translations (forced decoding), last field")
+    _model_args(p)
+    p.add_argument("--src", required=True, metavar="FILE")
+    p.add_argument("--hyp", required=True, metavar="FILE")
+    p.set_defaults(handler=cmd_score)
+
+
+def _model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True, metavar="DIR")
+    p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--quantize", action="store_true", help="dynamic int8 quantisation (CPU)")
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch default)")
+
+
+def _translator(args):
+    import torch
+
+    from engine.nmt.translator import Translator
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    return Translator.load(args.model, device=args.device, quantize=args.quantize)
+
+
+def _read(path: str) -> list[str]:
+    from engine.nmt.data import read_lines
+
+    return read_lines(path)
+
+
+# ------------------------------------------------------------------ handlers
+def cmd_info(args) -> int:
+    from engine.nmt.translator import Translator
+
+    print_json(Translator.load(args.model).info())
+    return 0
+
+
+def cmd_train(args) -> int:
+    from engine.nmt.config import load_config
+    from engine.nmt.train import train
+
+    cfg = load_config(args.config)
+    bar = _ProgressBar(enabled=not args.quiet and not args.events)
+
+    def on_event(ev: dict) -> None:
+        if args.events:
+            print_json(ev, lines=True)
+        else:
+            bar.update(ev)
+
+    last = train(cfg, args.out, on_event=on_event)
+    bar.close()
+    if not args.events:
+        print_json(last)
+    return 0
+
+
+def cmd_translate(args) -> int:
+    tr = _translator(args)
+    lines = [ln.rstrip("\r\n") for ln in sys.stdin]
+    prefixes = None
+    if args.prefixes:
+        prefixes = _read(args.prefixes)
+        if len(prefixes) != len(lines):
+            raise FormatError(args.prefixes, f"has {len(prefixes)} lines but stdin had {len(lines)}")
+    for res in tr.translate(lines, beam=args.beam, prefixes=prefixes):
+        if args.json:
+            print_json(res.to_json(), lines=True)
+        else:
+            sys.stdout.write(res.text + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from engine.fsutil import atomic_write
+    from engine.nmt.evaluate import score_all
+
+    srcs, refs = _read(args.src), _read(args.ref)
+    if len(srcs) != len(refs):
+        raise FormatError(args.ref, f"has {len(refs)} lines but {args.src} has {len(srcs)}")
+    tr = _translator(args)
+    t0 = time.time()
+    hyps = [r.text for r in tr.translate(srcs, beam=args.beam)]
+    out = score_all(hyps, refs, srcs)
+    out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized,
+                "seconds": round(time.time() - t0, 1)})
+    if args.hyp_out:
+        with atomic_write(args.hyp_out, "w", encoding="utf-8") as fh:
+            fh.write("".join(h + "\n" for h in hyps))
+    print_json(out)
+    return 0
+
+
+def cmd_align(args) -> int:
+    srcs, tgts = _read(args.src), _read(args.tgt)
+    if len(srcs) != len(tgts):
+        raise FormatError(args.tgt, f"has {len(tgts)} lines but {args.src} has {len(srcs)}")
+    tr = _translator(args)
+    for links in tr.align(srcs, tgts):
+        sys.stdout.write(" ".join(f"{i}-{j}" for i, j in sorted(links)) + "\n")
+    return 0
+
+
+def cmd_score(args) -> int:
+    srcs, hyps = _read(args.src), _read(args.hyp)
+    if len(srcs) != len(hyps):
+        raise FormatError(args.hyp, f"has {len(hyps)} lines but {args.src} has {len(srcs)}")
+    tr = _translator(args)
+    for i, lp in enumerate(tr.score(srcs, hyps)):
+        sys.stdout.write(f"{i}\t{lp:.4f}\n")
+    return 0
+
+
+class _ProgressBar:
+    """One status line on stderr: step, loss, tokens/s, dev BLEU, ETA."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.log = enabled and not self.enabled  # not a terminal: one line per evaluation
+        self.total = 0
+        self.bleu = None
+
+    def update(self, ev: dict) -> None:
+        kind = ev["event"]
+        if kind in ("start", "resume"):
+            self.total = ev.get("total_steps", 0)
+            if self.enabled or self.log:
+                print(f"{kind}: {ev['parameters']:,} parameters, {ev['train_pairs']:,} pairs, "
+                      f"{ev['steps_per_epoch']} steps/epoch on {ev['device']}", file=sys.stderr)
+        elif kind == "eval":
+            self.bleu = ev["dev_bleu"]
+            if self.log or self.enabled:
+                end = "\n"
+                print(f"\rstep {ev['step']}: dev BLEU {ev['dev_bleu']:.2f} (best {ev['best_bleu']:.2f} "
+                      f"at {ev['best_step']})", file=sys.stderr, end=end)
+        elif kind == "step" and self.enabled:
+            frac = ev["step"] / self.total if self.total else 0.0
+            n = int(30 * min(frac, 1.0))
+            eta = ev.get("eta_s")
+            eta_s = f"{int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d}" if eta else "?"
+            bleu = f" dev {self.bleu:.1f}" if self.bleu is not None else ""
+            print(f"\r[{'#' * n}{'.' * (30 - n)}] {ev['step']}/{self.total} loss {ev['loss']:.3f} "
+                  f"{ev['tokens_per_s']:.0f} tok/s{bleu} ETA {eta_s}  ", file=sys.stderr, end="")
+
+    def close(self) -> None:
+        if self.enabled:
+            print(file=sys.stderr)
