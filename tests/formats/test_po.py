@@ -1,0 +1,280 @@
+"""gettext PO: segments, plurals, context, fuzzy, obsolete entries, encodings, bad input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import SHARED_DATA, data_file
+from engine.errors import FormatError
+from engine.formats import detect
+from engine.formats.base import Translation
+from engine.formats.po import FORMAT
+from engine.inline import TaggedText
+
+PO = '''\
+# German translation of Demo.
+# Copyright (C) 2024 Demo authors
+msgid ""
+msgstr ""
+"Project-Id-Version: demo 1.0\\n"
+"Language: de\\n"
+"MIME-Version: 1.0\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Content-Transfer-Encoding: 8bit\\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\\n"
+
+# Translator: keep it short
+#. Shown on the main toolbar
+#: src/main.c:12
+msgctxt "toolbar"
+msgid "Open"
+msgstr "Öffnen"
+
+#: src/main.c:40
+msgctxt "menu"
+msgid "Open"
+msgstr ""
+
+#, fuzzy, c-format
+#| msgid "Delete %s?"
+msgid "Delete %s now?"
+msgstr "%s löschen?"
+
+#, python-format
+msgid "Hello %(name)s, you have <b>{0}</b> mail"
+msgstr ""
+
+#, c-format
+msgid "%d file"
+msgid_plural "%d files"
+msgstr[0] "%d Datei"
+msgstr[1] "%d Dateien"
+
+msgid "A very long message that translate-toolkit would wrap differently "
+"from the way this file wraps it, to show untouched entries stay as they are."
+msgstr ""
+
+#~ msgid "Old message"
+#~ msgstr "Alte Nachricht"
+'''
+
+
+@pytest.fixture
+def po_file(tmp_path):
+    p = tmp_path / "demo.po"
+    p.write_bytes(PO.encode("utf-8"))
+    return p
+
+
+def _seg(doc, ctx, msgid, i=None):
+    key = json.dumps([ctx, msgid] + ([] if i is None else [i]), ensure_ascii=False)
+    return next(s for s in doc.segments if s.key == key)
+
+
+def test_entries_become_segments_with_context_notes_and_status(po_file):
+    doc = FORMAT.read(po_file, src_lang="en")
+    assert doc.tgt_lang == "de"  # from the header's Language
+    assert len(doc.segments) == 7  # header and obsolete entry are not segments
+    tb = _seg(doc, "toolbar", "Open")
+    assert tb.context == "toolbar" and tb.target.text == "Öffnen" and tb.status == "confirmed"
+    assert "keep it short" in tb.note and "main toolbar" in tb.note
+    assert tb.meta["locations"] == ["src/main.c:12"]
+    menu = _seg(doc, "menu", "Open")
+    assert menu.status == "new" and menu.target is None
+    fz = _seg(doc, None, "Delete %s now?")
+    assert fz.status == "draft" and fz.meta["fuzzy"] is True and "c-format" in fz.meta["flags"]
+
+
+def test_placeholders_and_html_are_protected_and_shared_with_target(po_file):
+    doc = FORMAT.read(po_file)
+    hello = _seg(doc, None, "Hello %(name)s, you have <b>{0}</b> mail")
+    assert hello.source.display() == "Hello <%(name)s/>, you have <b><{0}/></b> mail"
+    fz = _seg(doc, None, "Delete %s now?")
+    # the target's %s carries the number of the source's %s
+    assert fz.target.tag_numbers() == fz.source.tag_numbers() == [1]
+
+
+def test_plural_entry_gives_one_segment_per_form(po_file):
+    doc = FORMAT.read(po_file)
+    f0, f1 = _seg(doc, None, "%d file", 0), _seg(doc, None, "%d file", 1)
+    assert f0.source.display() == "<%d/> file" and f1.source.display() == "<%d/> files"
+    assert (f0.target.display(), f1.target.display()) == ("<%d/> Datei", "<%d/> Dateien")
+    assert f0.meta["plural_index"] == 0 and f1.meta["plural_forms"] == 2
+
+
+def test_export_without_translations_is_byte_identical(po_file, tmp_path):
+    out = tmp_path / "out.po"
+    FORMAT.write(po_file, out, {})
+    assert out.read_bytes() == po_file.read_bytes()
+
+
+def test_export_writes_msgstr_and_fuzzy_and_keeps_the_rest(po_file, tmp_path):
+    doc = FORMAT.read(po_file)
+    menu = _seg(doc, "menu", "Open")
+    fz = _seg(doc, None, "Delete %s now?")
+    hello = _seg(doc, None, "Hello %(name)s, you have <b>{0}</b> mail")
+    f1 = _seg(doc, None, "%d file", 1)
+    tr = {
+        menu.key: Translation(TaggedText("Öffnen…"), "confirmed"),
+        fz.key: Translation(TaggedText(fz.source.text.replace("Delete", "Jetzt") + "!", fz.source.tags), "confirmed"),
+        hello.key: Translation(hello.target or TaggedText(
+            hello.source.text.replace("Hello", "Hallo").replace("you have", "du hast").replace("mail", "Post"),
+            hello.source.tags), "draft"),
+        f1.key: Translation(TaggedText(f1.source.text.replace("files", "Dateien!"), f1.source.tags), "confirmed"),
+    }
+    out = tmp_path / "out.po"
+    FORMAT.write(po_file, out, tr)
+    text = out.read_text("utf-8")
+    assert 'msgstr "Jetzt %s now?!"' in text
+    assert "#| msgid" not in text and "#, c-format\nmsgid \"Delete" in text  # fuzzy cleared
+    assert '#, fuzzy, python-format\nmsgid "Hello' in text                    # draft -> fuzzy
+    assert 'msgstr "Hallo %(name)s, du hast <b>{0}</b> Post"' in text
+    assert 'msgstr[0] "%d Datei"\nmsgstr[1] "%d Dateien!"' in text
+    assert '#~ msgid "Old message"\n#~ msgstr "Alte Nachricht"' in text      # obsolete survives
+    assert text.startswith(PO[:PO.index('msgctxt "toolbar"')])              # header, comments
+    assert 'msgid "A very long message that translate-toolkit would wrap differently "\n"from' in text
+
+    again = FORMAT.read(out)
+    assert [(s.key, s.source) for s in again.segments] == [(s.key, s.source) for s in doc.segments]
+    by_key = {s.key: s for s in again.segments}
+    for key, t in tr.items():
+        assert by_key[key].target.text == t.target.text
+        assert by_key[key].status == t.status
+    assert by_key[_seg(doc, "toolbar", "Open").key].target.text == "Öffnen"
+
+
+def test_draft_for_one_plural_form_makes_the_entry_fuzzy(po_file, tmp_path):
+    doc = FORMAT.read(po_file)
+    f0 = _seg(doc, None, "%d file", 0)
+    out = tmp_path / "out.po"
+    FORMAT.write(po_file, out, {f0.key: Translation(f0.target, "draft")})
+    again = FORMAT.read(out)
+    assert {s.status for s in again.segments if s.meta.get("plural_forms")} == {"draft"}
+
+
+def test_translation_outside_a_legacy_charset_switches_the_file_to_utf8(tmp_path):
+    p = tmp_path / "latin.po"
+    p.write_bytes(PO.replace("charset=UTF-8", "charset=ISO-8859-1").encode("latin-1"))
+    doc = FORMAT.read(p)
+    assert doc.meta["encoding"].lower() == "iso-8859-1"
+    menu = _seg(doc, "menu", "Open")
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {menu.key: Translation(TaggedText("打开"))})
+    again = FORMAT.read(out)
+    assert again.meta["encoding"].lower() == "utf-8"
+    assert _seg(again, "menu", "Open").target.text == "打开"
+    assert _seg(again, "toolbar", "Open").target.text == "Öffnen"
+
+
+def test_utf16_with_bom_round_trips(tmp_path):
+    p = tmp_path / "u16.po"
+    p.write_bytes(b"\xff\xfe" + PO.replace("\n", "\r\n").encode("utf-16-le"))
+    doc = FORMAT.read(p)
+    assert _seg(doc, "toolbar", "Open").target.text == "Öffnen"
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {})
+    assert out.read_bytes() == p.read_bytes()
+    FORMAT.write(p, out, {_seg(doc, "menu", "Open").key: Translation(TaggedText("Öffnen…"))})
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xff\xfe") and "msgstr \"Öffnen…\"\r\n".encode("utf-16-le") in raw
+
+
+def test_declared_charset_wrong_for_utf8_body_is_read_as_utf8_and_reported(tmp_path):
+    p = tmp_path / "mislabelled.po"
+    p.write_bytes(PO.replace("charset=UTF-8", "charset=CP1251").encode("utf-8"))
+    doc = FORMAT.read(p)
+    assert _seg(doc, "toolbar", "Open").target.text == "Öffnen"
+    assert any("CP1251" in pr for pr in doc.problems)
+
+
+def test_detected_by_content_without_extension(po_file, tmp_path):
+    other = tmp_path / "messages.strings"
+    other.write_bytes(po_file.read_bytes())
+    assert detect(other).name == "po"
+
+
+def test_domain_directive_is_kept_and_keys_the_entries(tmp_path):
+    p = tmp_path / "dom.po"
+    p.write_text('msgid "A"\nmsgstr "a"\n\ndomain "other"\n\nmsgid "A"\nmsgstr ""\n', "utf-8")
+    doc = FORMAT.read(p)
+    assert len(doc.segments) == 2 and doc.segments[0].key != doc.segments[1].key
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {doc.segments[0].key: Translation(TaggedText("b")),
+                          doc.segments[1].key: Translation(TaggedText("c"))})
+    assert out.read_text("utf-8") == 'msgid "A"\nmsgstr "b"\n\ndomain "other"\n\nmsgid "A"\nmsgstr "c"\n'
+
+
+# ----------------------------------------------------------------- bad input
+def test_wrong_encoding_names_file_and_line(tmp_path):
+    p = tmp_path / "bad.po"
+    p.write_bytes(PO.encode("utf-8").replace("Öffnen".encode("utf-8"), "Öffnen".encode("latin-1")))
+    with pytest.raises(FormatError) as ei:
+        FORMAT.read(p)
+    assert "bad.po" in str(ei.value) and ei.value.location == f"line {PO[:PO.index('Öffnen')].count(chr(10)) + 1}"
+
+
+def test_truncated_po_is_a_format_error_with_line(tmp_path):
+    p = tmp_path / "cut.po"
+    p.write_bytes(PO[: PO.index("%d Dateien") + 3].encode("utf-8"))
+    with pytest.raises(FormatError) as ei:
+        FORMAT.read(p)
+    assert "cut.po" in str(ei.value) and ei.value.location.startswith("line ")
+
+
+def test_syntax_error_names_the_line(tmp_path):
+    p = tmp_path / "syntax.po"
+    p.write_text('msgid "A"\nmsgstr "a"\n\nmsgid "B"\nmsgfoo "b"\n', "utf-8")
+    with pytest.raises(FormatError) as ei:
+        FORMAT.read(p)
+    assert "syntax.po" in str(ei.value) and ei.value.location == "line 5"
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n", b"\xef\xbb\xbf"])
+def test_empty_file_is_a_format_error(tmp_path, content):
+    p = tmp_path / "empty.po"
+    p.write_bytes(content)
+    with pytest.raises(FormatError, match="empty.po"):
+        FORMAT.read(p)
+
+
+# -------------------------------------------------------------- real samples
+def _sample_files():
+    roots = [SHARED_DATA / "format-samples", SHARED_DATA / "kde4-l10n-de" / "po-samples",
+             SHARED_DATA / "python-docs-fr" / "po-samples"]
+    files = sorted({f for r in roots if r.is_dir() for pat in ("*.po", "*.pot") for f in r.rglob(pat)})
+    return [pytest.param(f, id=str(f.relative_to(SHARED_DATA))) for f in files] or \
+        [pytest.param(None, id="no-shared-data")]
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("path", _sample_files())
+def test_every_sample_imports_or_raises_format_error_and_round_trips(path, tmp_path):
+    if path is None:
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    try:
+        doc = FORMAT.read(path)
+    except FormatError as e:
+        assert path.name in str(e)
+        return
+    out = tmp_path / "out.po"
+    FORMAT.write(path, out, {})
+    assert out.read_bytes() == path.read_bytes()
+    # Every segment translated; entries with a draft form become fuzzy as a whole.
+    draft_lines = {s.meta["line"] for s in doc.segments if s.meta["line"] % 3 == 0}
+    tr = {s.key: Translation(TaggedText("«" + s.source.text + "»", s.source.tags),
+                             "draft" if s.meta["line"] in draft_lines else "confirmed")
+          for s in doc.segments}
+    FORMAT.write(path, out, tr)
+    again = FORMAT.read(out)
+    assert [(s.key, s.source.text) for s in again.segments] == [(s.key, s.source.text) for s in doc.segments]
+    for s in again.segments:
+        assert s.target.text == tr[s.key].target.text
+        assert s.status == tr[s.key].status
+
+
+def test_cp1251_sample_decodes_to_cyrillic():
+    doc = FORMAT.read(data_file("format-samples", "okapi", "filters", "po", "src", "test", "resources",
+                                "Test_DrupalRussianCP1251.po"))
+    targets = "".join(s.target.text for s in doc.segments if s.target)
+    assert any("а" <= c <= "я" for c in targets) and "\ufffd" not in targets
