@@ -41,8 +41,8 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.xliffcommon import (
-    XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, fill_content,
-    inner_text, load, localname, min_status, normalize, preserve_space, remap_target,
+    XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, code_label,
+    fill_content, inner_text, load, localname, min_status, normalize, preserve_space, remap_target,
     root_of, sniff_version, where, write_tree,
 )
 from engine.inline import TaggedText
@@ -92,16 +92,16 @@ class _Inline12(Extractor):
         if name in ("g", "mrk"):
             if name == "mrk":
                 attrs["mtype"] = el.get("mtype", "")
-            self.wrap(el, f"{name}{ident}", attrs)
+            self.wrap(el, code_label(name, ident), attrs)
         elif name in ("bx", "bpt"):
-            self.ph(el, f"{name}{ident}", attrs, kind="open",
+            self.ph(el, code_label(name, ident), attrs, kind="open",
                     pair=f"{name}:{el.get('rid') or ident}")
         elif name in ("ex", "ept"):
             opener = "bx" if name == "ex" else "bpt"
-            self.ph(el, f"{name}{ident}", attrs, kind="close",
+            self.ph(el, code_label(name, ident), attrs, kind="close",
                     pair=f"{opener}:{el.get('rid') or ident}")
         elif name in ("x", "ph", "it"):
-            self.ph(el, f"{name}{ident}", attrs)
+            self.ph(el, code_label(name, ident), attrs)
         else:
             return False
         return True

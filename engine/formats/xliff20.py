@@ -34,8 +34,8 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.xliffcommon import (
-    XML_SPACE, Extracted, Extractor, KeyMaker, append_text, fill_content, inner_text, load,
-    localname, normalize, preserve_space, remap_target, root_of, sniff_version, where,
+    XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, fill_content, inner_text,
+    load, localname, normalize, preserve_space, remap_target, root_of, sniff_version, where,
     write_tree,
 )
 from engine.inline import TaggedText
@@ -67,16 +67,16 @@ class _Inline20(Extractor):
         if name == "cp":
             self.text(_code_point(self.path, el))
         elif name in ("pc", "mrk"):
-            self.wrap(el, f"{name}{ident}", attrs)
+            self.wrap(el, code_label(name, ident), attrs)
         elif name == "ph":
-            self.ph(el, f"ph{ident}", attrs)
+            self.ph(el, code_label("ph", ident), attrs)
         elif name in ("sc", "sm"):
-            self.ph(el, f"{name}{ident}", attrs, kind="open", pair=f"{name}:{ident}")
+            self.ph(el, code_label(name, ident), attrs, kind="open", pair=f"{name}:{ident}")
         elif name in ("ec", "em"):
             opener = "sc" if name == "ec" else "sm"
             ref = el.get("startRef")
             pair = f"{opener}:{ref}" if ref else f"{name}:{ident}"
-            label = f"{opener}{ref}" if ref else f"{name}{ident}"
+            label = code_label(opener, ref) if ref else code_label(name, ident)
             self.ph(el, label, attrs, kind="close", pair=pair)
         else:
             return False

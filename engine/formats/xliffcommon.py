@@ -281,6 +281,13 @@ class Extractor:
         return Extracted(self.b.build(), self.codes)
 
 
+def code_label(name: str, ident: str | None) -> str:
+    """Chip label of an inline code: ``g1``, ``x2``, ``mrk-m1``."""
+    if not ident:
+        return name
+    return f"{name}{ident}" if ident[0].isdigit() else f"{name}-{ident}"
+
+
 def _opaque_label(node) -> str:
     if isinstance(node, etree._Comment):
         return "!--"
@@ -504,30 +511,46 @@ def _signature(code: Code) -> tuple[str, str, str]:
 
 def remap_target(src: Extracted, tgt: Extracted) -> TaggedText:
     """A target read from the file, renumbered so that tag ``n`` is the
-    source's code ``n`` (matched by element name, id and role, then by
-    identical markup); codes only the target has get numbers after the source's."""
+    source's code ``n``.
+
+    Codes are matched by element name, id and role, then by identical markup
+    (an ``<mrk>``, whose id may differ in a target, by name alone); the closing
+    half of a wrapping element follows its opening half.  Codes only the target
+    has get numbers after the source's.
+    """
     src_tags = {t.n: t for t in src.text.tags}
     free: dict[tuple, list[int]] = {}
+    loose: dict[tuple, list[int]] = {}
     for n in sorted(src.codes):
-        free.setdefault(_signature(src.codes[n]), []).append(n)
+        sig = _signature(src.codes[n])
+        free.setdefault(sig, []).append(n)
+        if sig[0] == "mrk" and sig[2] == "open":
+            loose.setdefault(sig[0], []).append(n)
     by_original: dict[str, list[int]] = {}
     for t in src.text.tags:
-        by_original.setdefault(t.original, []).append(t.n)
+        if src.codes.get(t.n) is None or src.codes[t.n].role == "copy":
+            by_original.setdefault(t.original, []).append(t.n)
     used: set[int] = set()
     mapping: dict[int, int] = {}
     extra: list[Tag] = []
     next_n = max(src_tags, default=0) + 1
-    tgt_tags = {t.n: t for t in tgt.text.tags}
-    for n in sorted(tgt_tags):
-        cand = [m for m in free.get(_signature(tgt.codes[n]), []) if m not in used] if n in tgt.codes else []
-        if not cand:
-            cand = [m for m in by_original.get(tgt_tags[n].original, []) if m not in used]
+    for t in sorted(tgt.text.tags, key=lambda t: t.n):
+        code = tgt.codes.get(t.n)
+        if code is not None and code.role == "close" and code.partner in mapping:
+            opener = src.codes.get(mapping[code.partner])
+            cand = [opener.partner] if opener is not None and opener.role == "open" else []
+        elif code is not None and code.role != "copy":
+            sig = _signature(code)
+            cand = free.get(sig, []) + (loose.get(sig[0], []) if sig[2] == "open" else [])
+        else:
+            cand = (free.get(_signature(code), []) if code is not None else []) + \
+                by_original.get(t.original, [])
+        cand = [m for m in cand if m not in used]
         if cand:
-            mapping[n] = cand[0]
+            mapping[t.n] = cand[0]
             used.add(cand[0])
         else:
-            t = tgt_tags[n]
-            mapping[n] = next_n
+            mapping[t.n] = next_n
             extra.append(Tag(next_n, t.kind, t.original, t.label, f"t{t.pair}" if t.pair else "",
                              dict(t.attrs)))
             next_n += 1
