@@ -1,0 +1,229 @@
+"""Candidate stage: which TM units are worth re-ranking for a query.
+
+The stage reads posting lists of the query's terms from *leaves* -- the
+segments of the Whoosh index (:class:`engine.tm.whoosh_index.LeafView`) and
+the in-memory overlay of units added since the last index commit
+(:class:`MemoryLeaf`) -- rarest term first, until a budget of postings is
+spent.  It scores nothing the re-rank redoes: for each document seen it
+keeps only the *mass* of query tokens it is known to share, and ranks by an
+**upper bound** of the fuzzy score (Eq. 3 of Gu et al. 2018)::
+
+    s(X, X') <= (shared + unread) / max(|X|, |X'|)
+
+where ``unread`` is the mass of query tokens whose postings were not read
+(and of tags, which are not indexed).  The same bound for a document never
+seen is ``unread / |X|``; when the k-th re-ranked score beats both bounds,
+the top k are exact (prefix filtering), and the search says so.
+
+Everything Whoosh-specific sits behind the small :class:`Leaf` protocol.
+"""
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from engine.tm.tokens import TAG, index_terms
+
+
+class Leaf(Protocol):
+    """One searchable slice of the TM (an index segment or the overlay)."""
+
+    base: int            # first global document key of this leaf
+    count: int           # documents in this leaf (keys base .. base+count-1)
+    uids: array          # local doc -> unit id
+    lengths: array       # local doc -> core-token count of the source (capped at 255)
+    deleted: frozenset   # local docs deleted in this leaf
+    overlay: bool        # True for the in-memory overlay (not subject to ``dead_uids``)
+
+    def postings(self, field: str, term: str) -> array:
+        """Local doc numbers containing ``term`` in ``field``."""
+
+    def doc_frequency(self, field: str, term: str) -> int:
+        ...
+
+
+class MemoryLeaf:
+    """Units added since the last index commit, held in memory."""
+
+    overlay = True
+
+    def __init__(self, base: int = 0):
+        self.base = base
+        self.uids = array("I")
+        self.lengths = array("B")
+        self.deleted: set[int] = set()
+        self._local: dict[int, int] = {}
+        self._post: dict[str, dict[str, array]] = {"src": {}, "tgt": {}}
+
+    @property
+    def count(self) -> int:
+        return len(self.uids)
+
+    def add(self, uid: int, source: str, target: str, length: int) -> None:
+        self.remove(uid)
+        d = len(self.uids)
+        self._local[uid] = d
+        self.uids.append(uid)
+        self.lengths.append(min(255, length))
+        for field, text in (("src", source), ("tgt", target)):
+            post = self._post[field]
+            for t in index_terms(text):
+                lst = post.get(t)
+                if lst is None:
+                    post[t] = array("I", [d])
+                else:
+                    lst.append(d)
+
+    def remove(self, uid: int) -> None:
+        """Forget ``uid`` (deleted, or about to be re-added with new text)."""
+        d = self._local.pop(uid, None)
+        if d is not None:
+            self.deleted.add(d)
+
+    def postings(self, field: str, term: str) -> array:
+        return self._post[field].get(term) or array("I")
+
+    def doc_frequency(self, field: str, term: str) -> int:
+        return len(self._post[field].get(term, ()))
+
+
+@dataclass
+class Retrieval:
+    """What the candidate stage found.
+
+    ``uids``: candidate unit ids, best bound first.
+    ``bound_unseen``: no document outside ``uids`` and never seen can score
+    above this; ``bound_rest``: the best bound among seen documents left out.
+    ``postings``: how many postings were read.
+    """
+
+    uids: list[int]
+    bound_unseen: float
+    bound_rest: float
+    postings: int
+    complete: bool  # every query term's postings were read
+
+    def proves(self, kth_score: float) -> bool:
+        """True when a k-th best re-ranked score of ``kth_score`` is exact."""
+        return kth_score > max(self.bound_unseen, self.bound_rest) - 1e-9
+
+
+class CandidateStage:
+    """Candidate retrieval over a fixed set of leaves."""
+
+    def __init__(self, leaves: Sequence[Leaf], dead_uids: set[int] | frozenset = frozenset(),
+                 field: str = "src"):
+        self.leaves = list(leaves)
+        self.dead = dead_uids
+        self.field = field
+        self.total = sum(leaf.count for leaf in self.leaves)
+        self._lengths = None
+        self._df_cache: dict[str, int] = {}
+
+    def _all_lengths(self) -> np.ndarray:
+        if self._lengths is None:
+            parts = [np.frombuffer(leaf.lengths, dtype=np.uint8) if len(leaf.lengths)
+                     else np.zeros(0, np.uint8) for leaf in self.leaves]
+            self._lengths = (np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+                             ).astype(np.float32)
+        return self._lengths
+
+    def doc_frequency(self, term: str) -> int:
+        df = self._df_cache.get(term)
+        if df is None:
+            df = sum(leaf.doc_frequency(self.field, term) for leaf in self.leaves)
+            if len(self._df_cache) > 100_000:
+                self._df_cache.clear()
+            self._df_cache[term] = df
+        return df
+
+    def retrieve(self, core: Sequence[str], limit: int = 100, budget: int = 60_000,
+                 min_terms: int = 1) -> Retrieval:
+        """Up to ``limit`` candidates for a query given as its core tokens.
+
+        Postings are read rarest term first while the total stays within
+        ``budget`` (at least ``min_terms`` terms are always read).
+        """
+        qlen = len(core)
+        counts = Counter(t for t in core if t != TAG)
+        if qlen == 0 or not counts or self.total == 0:
+            return Retrieval([], 1.0 if qlen else 0.0, 0.0, 0, not counts)
+        terms = sorted(counts, key=lambda t: (self.doc_frequency(t), t))
+        unread = float(qlen)
+        read = 0
+        keys: list[np.ndarray] = []
+        weights: list[np.ndarray] = []
+        n_read_terms = 0
+        for t in terms:
+            df = self.doc_frequency(t)
+            if df == 0:
+                unread -= counts[t]  # no document has it: it can be shared by none
+                n_read_terms += 1
+                continue
+            if read + df > budget and n_read_terms >= min_terms:
+                break
+            c = counts[t]
+            for leaf in self.leaves:
+                ids = leaf.postings(self.field, t)
+                if len(ids):
+                    a = np.frombuffer(ids, dtype=np.uint32).astype(np.int64)
+                    if leaf.base:
+                        a += leaf.base
+                    keys.append(a)
+                    weights.append(np.full(len(a), c, dtype=np.float32))
+            read += df
+            unread -= c
+            n_read_terms += 1
+        complete = n_read_terms == len(terms)
+        # expected shared mass of the unread terms for an average document
+        expect = sum(counts[t] * min(1.0, self.doc_frequency(t) / self.total)
+                     for t in terms[n_read_terms:])
+        bound_unseen = unread / qlen
+        if not keys:
+            return Retrieval([], bound_unseen, 0.0, read, complete)
+        k = np.concatenate(keys)
+        w = np.concatenate(weights)
+        docs, inv = np.unique(k, return_inverse=True)
+        shared = np.bincount(inv, weights=w).astype(np.float32)
+        lengths = self._all_lengths()[docs]
+        denom = np.maximum(lengths, np.float32(qlen))
+        bound = np.minimum(shared + np.float32(unread), np.minimum(lengths, np.float32(qlen))) / denom
+        # rank by the expected score, best first (the bound proves, it does not rank well)
+        est = np.minimum(shared + np.float32(expect), np.minimum(lengths, np.float32(qlen))) / denom
+        order = np.lexsort((-shared, -est))
+        out: list[int] = []
+        rest = 0.0
+        leaves = self.leaves
+        bases = [leaf.base for leaf in leaves]
+        li = 0
+        for pos in order:
+            key = int(docs[pos])
+            # find the leaf of key (leaves are few; keys sorted by bound, not key)
+            li = _leaf_of(bases, key)
+            leaf = leaves[li]
+            local = key - leaf.base
+            if local in leaf.deleted:
+                continue
+            uid = leaf.uids[local]
+            if not leaf.overlay and uid in self.dead:
+                continue
+            if len(out) >= limit:
+                rest = float(bound[pos])
+                break
+            out.append(uid)
+        return Retrieval(out, bound_unseen, rest, read, complete)
+
+
+def _leaf_of(bases: list[int], key: int) -> int:
+    lo, hi = 0, len(bases) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if bases[mid] <= key:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
