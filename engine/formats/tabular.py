@@ -72,11 +72,18 @@ class _Parsed:
     decoded: Decoded
     rows: list[_Row]
     layout: _Layout
+    problems: list[str]
 
 
 # ------------------------------------------------------------------- reading
-def _records(path: Path, text: str, delimiter: str) -> list[_Row]:
-    """Parse ``text``, keeping the raw text of each record."""
+def _records(path: Path, text: str, delimiter: str, problems: list[str]) -> list[_Row]:
+    """Parse ``text``, keeping the raw text of each record.
+
+    Parsing is lenient (as spreadsheets are: ``"a\\"b"`` from PHP exports
+    reads as text); a record that a strict parse refuses is reported in
+    ``problems``, and a quoted field still open at the end of the file
+    (a truncated file) is an error.
+    """
     lines = _LINE.findall(text)
     consumed: list[str] = []
 
@@ -92,13 +99,22 @@ def _records(path: Path, text: str, delimiter: str) -> list[_Row]:
         for n, fields in enumerate(reader, 1):
             raw = "".join(consumed)
             consumed.clear()
+            if _QUOTE in raw:
+                _check_strict(path, raw, delimiter, line_no, problems)
             rows.append(_Row(n, line_no, fields, raw))
             line_no += len(_LINE.findall(raw))
     except csv.Error as e:
         raise FormatError(path, f"CSV error: {e}", f"line {line_no}") from None
-    if consumed:  # a quote opened and never closed
-        raise FormatError(path, "a quoted field is never closed (truncated file?)", f"line {line_no}")
     return rows
+
+
+def _check_strict(path: Path, raw: str, delimiter: str, line_no: int, problems: list[str]) -> None:
+    try:
+        list(csv.reader([raw], delimiter=delimiter, quotechar=_QUOTE, doublequote=True, strict=True))
+    except csv.Error as e:
+        if "unexpected end of data" in str(e):
+            raise FormatError(path, "a quoted field is never closed (truncated file?)", f"line {line_no}") from None
+        problems.append(f"line {line_no}: irregular quoting ({e}); read as a spreadsheet would")
 
 
 def _sniff_delimiter(path: Path, text: str) -> str:
@@ -166,8 +182,9 @@ def _parse(path: Path, src_lang: str, tgt_lang: str) -> _Parsed:
     if not dec.text.strip():
         raise FormatError(path, "the file is empty (no rows)")
     delimiter = _sniff_delimiter(path, dec.text)
-    rows = _records(path, dec.text, delimiter)
-    return _Parsed(dec, rows, _layout(rows, delimiter, src_lang, tgt_lang))
+    problems: list[str] = []
+    rows = _records(path, dec.text, delimiter, problems)
+    return _Parsed(dec, rows, _layout(rows, delimiter, src_lang, tgt_lang), problems)
 
 
 def _cell(row: _Row, i: int | None) -> str:
@@ -259,6 +276,7 @@ class TabularFormat:
             tgt_lang=tgt_lang or (normalize_lang(header[lay.target]) if header and _is_lang(header[lay.target]) else ""),
             meta={"encoding": p.decoded.encoding, "bom": bool(p.decoded.bom), "delimiter": lay.delimiter,
                   "header": header, "source_column": lay.source, "target_column": lay.target},
+            problems=p.problems,
         )
         named = {lay.source, lay.target, lay.context, lay.note}
         for row, src_text in _segment_rows(p):

@@ -1,0 +1,185 @@
+"""Bilingual CSV/TSV: dialect and header detection, placeholders, exact export, bad input."""
+from __future__ import annotations
+
+import codecs
+
+import pytest
+
+from conftest import data_file
+from engine.errors import FormatError
+from engine.formats import detect
+from engine.formats.base import Translation
+from engine.formats.tabular import FORMAT
+from engine.inline import TaggedText
+
+CSV = (
+    '"All","Alle",module,Magento_Catalog\r\n'
+    '"Delete %1 items?","",module,Magento_Catalog\r\n'
+    '"<b>Bold</b> text","<b>Fett</b>er Text",module,Magento_Sales\r\n'
+    '\r\n'
+    '"Line one\nline two","",module,Magento_Sales\r\n'
+    '"Only source"\r\n'
+)
+
+
+def _write(tmp_path, text, name="pack.csv", encoding="utf-8", bom=b""):
+    p = tmp_path / name
+    p.write_bytes(bom + text.encode(encoding))
+    return p
+
+
+def test_headerless_csv_rows_become_segments(tmp_path):
+    doc = FORMAT.read(_write(tmp_path, CSV))
+    assert [s.key for s in doc.segments] == ["r1", "r2", "r3", "r5", "r6"]  # blank row r4 skipped
+    r1 = doc.segments[0]
+    assert (r1.source.text, r1.target.text, r1.status) == ("All", "Alle", "confirmed")
+    assert r1.context == "module, Magento_Catalog" and r1.meta["extra"] == ["module", "Magento_Catalog"]
+    r2 = doc.segments[1]
+    assert r2.target is None and r2.status == "new"
+    assert doc.segments[3].source.text == "Line one\nline two"
+    assert doc.meta["delimiter"] == ","
+
+
+def test_placeholders_and_html_are_protected(tmp_path):
+    doc = FORMAT.read(_write(tmp_path, CSV))
+    assert doc.segments[1].source.display() == "Delete <%1/> items?"
+    r3 = doc.segments[2]
+    assert r3.source.display() == "<b>Bold</b> text"
+    assert r3.target.tag_numbers() == r3.source.tag_numbers() == [1, 2]
+
+
+def test_export_without_translations_is_byte_identical(tmp_path):
+    src = _write(tmp_path, CSV)
+    out = tmp_path / "out.csv"
+    FORMAT.write(src, out, {})
+    assert out.read_bytes() == src.read_bytes()
+
+
+def test_export_writes_targets_and_keeps_other_columns_and_quoting(tmp_path):
+    src = _write(tmp_path, CSV)
+    doc = FORMAT.read(src)
+    r2, r3, r6 = doc.segments[1], doc.segments[2], doc.segments[4]
+    tr = {
+        "r2": Translation(TaggedText(r2.source.text.replace("Delete", "Löschen:").replace("items?", 'Artikel, "alle"?'),
+                                     r2.source.tags)),
+        "r3": Translation(TaggedText(r3.source.text.replace("Bold", "Dick"), r3.source.tags)),
+        "r6": Translation(TaggedText("Nur Quelle")),
+    }
+    out = tmp_path / "out.csv"
+    FORMAT.write(src, out, tr)
+    lines = out.read_bytes().decode("utf-8").split("\r\n")
+    assert lines[0] == '"All","Alle",module,Magento_Catalog'
+    assert lines[1] == '"Delete %1 items?","Löschen: %1 Artikel, ""alle""?",module,Magento_Catalog'
+    assert lines[2] == '"<b>Bold</b> text","<b>Dick</b> text",module,Magento_Sales'
+    assert lines[-2] == '"Only source","Nur Quelle"'
+    again = FORMAT.read(out)
+    assert [(s.key, s.source) for s in again.segments] == [(s.key, s.source) for s in doc.segments]
+    for s in again.segments:
+        if s.key in tr:
+            assert s.target.text == tr[s.key].target.text
+
+
+def test_tsv_with_named_header_columns(tmp_path):
+    src = _write(tmp_path, "ID\tSource\tTarget\tNote\nbtn.ok\tOK\t\tbutton label\nbtn.no\tCancel\tAbbrechen\t\n",
+                 name="ui.tsv")
+    doc = FORMAT.read(src)
+    assert doc.meta["delimiter"] == "\t" and doc.meta["header"] == ["ID", "Source", "Target", "Note"]
+    assert [s.key for s in doc.segments] == ["r2", "r3"]
+    ok = doc.segments[0]
+    assert (ok.source.text, ok.context, ok.note, ok.target) == ("OK", "btn.ok", "button label", None)
+    out = tmp_path / "out.tsv"
+    FORMAT.write(src, out, {"r2": Translation(TaggedText("OK!"))})
+    assert out.read_text("utf-8").splitlines()[1] == "btn.ok\tOK\tOK!\tbutton label"
+
+
+def test_language_code_header_picks_columns_by_language(tmp_path):
+    src = _write(tmp_path, "en;de;fr\nSave;Speichern;\nOpen;Öffnen;Ouvrir\n", name="multi.csv")
+    doc = FORMAT.read(src, src_lang="en", tgt_lang="fr")
+    assert doc.meta["delimiter"] == ";" and doc.tgt_lang == "fr"
+    assert [(s.source.text, s.target.text if s.target else None) for s in doc.segments] == \
+        [("Save", None), ("Open", "Ouvrir")]
+    out = tmp_path / "out.csv"
+    FORMAT.write(src, out, {"r2": Translation(TaggedText("Enregistrer"))}, tgt_lang="fr")
+    assert out.read_text("utf-8") == "en;de;fr\nSave;Speichern;Enregistrer\nOpen;Öffnen;Ouvrir\n"
+
+
+def test_first_row_of_plain_words_is_not_a_header(tmp_path):
+    doc = FORMAT.read(_write(tmp_path, "No,Nein\nYes,Ja\n"))
+    assert [s.key for s in doc.segments] == ["r1", "r2"]
+
+
+def test_utf16_with_bom_round_trips(tmp_path):
+    src = _write(tmp_path, CSV, encoding="utf-16-le", bom=codecs.BOM_UTF16_LE)
+    doc = FORMAT.read(src)
+    assert doc.segments[0].target.text == "Alle"
+    out = tmp_path / "out.csv"
+    FORMAT.write(src, out, {"r2": Translation(TaggedText("Weg"))})
+    raw = out.read_bytes()
+    assert raw.startswith(codecs.BOM_UTF16_LE)
+    assert FORMAT.read(out).segments[1].target.text == "Weg"
+
+
+def test_detected_by_extension(tmp_path):
+    assert detect(_write(tmp_path, CSV)).name == "tabular"
+
+
+def test_magento_pack_imports_and_round_trips(tmp_path):
+    src = data_file("magento2-de", "de_DE.csv")
+    doc = FORMAT.read(src, src_lang="en", tgt_lang="de")
+    assert len(doc.segments) > 10000
+    with_ph = [s for s in doc.segments if "%1" in s.source.original()]
+    assert with_ph and all(s.source.tag_count >= 1 and "%1" not in s.source.text for s in with_ph)
+    assert all(s.context.startswith("module") for s in doc.segments[:50])
+    out = tmp_path / "out.csv"
+    FORMAT.write(src, out, {})
+    assert out.read_bytes() == src.read_bytes()
+    tr = {s.key: Translation(TaggedText("DE " + s.source.text, s.source.tags)) for s in doc.segments[::7]}
+    FORMAT.write(src, out, tr)
+    again = FORMAT.read(out)
+    assert [(s.key, s.source.text, s.context) for s in again.segments] == \
+        [(s.key, s.source.text, s.context) for s in doc.segments]
+    for a, b in zip(doc.segments, again.segments):
+        expected = tr[a.key].target.text if a.key in tr else (a.target.text if a.target else None)
+        assert (b.target.text if b.target else None) == expected
+
+
+# ----------------------------------------------------------------- bad input
+def test_truncated_file_inside_a_quoted_field_is_a_format_error_with_line(tmp_path):
+    src = _write(tmp_path, '"a","b"\n"c","d\nmore text', name="cut.csv")
+    with pytest.raises(FormatError) as ei:
+        FORMAT.read(src)
+    assert "cut.csv" in str(ei.value) and ei.value.location == "line 2"
+
+
+def test_irregular_quoting_is_read_leniently_and_reported(tmp_path):
+    # PHP's fputcsv writes a backslash before a quote: "..\" is not valid RFC 4180.
+    src = _write(tmp_path, '"a","b"\n"Path (""..\\").","Pfad",module\n"c","d"\n', name="php.csv")
+    doc = FORMAT.read(src)
+    assert [s.key for s in doc.segments] == ["r1", "r2", "r3"]
+    assert doc.segments[1].target.text == "Pfad"
+    assert len(doc.problems) == 1 and doc.problems[0].startswith("line 2")
+    out = tmp_path / "out.csv"
+    FORMAT.write(src, out, {"r3": Translation(TaggedText("D"))})
+    assert out.read_text("utf-8").splitlines()[1] == '"Path (""..\\").","Pfad",module'
+
+
+def test_wrong_encoding_names_file_and_line(tmp_path):
+    p = tmp_path / "latin.csv"
+    p.write_bytes('"a","b"\n"Café","Kaffee"\n'.encode("latin-1"))
+    with pytest.raises(FormatError) as ei:
+        FORMAT.read(p)
+    assert "latin.csv" in str(ei.value) and ei.value.location == "line 2"
+
+
+@pytest.mark.parametrize("content", [b"", b"\r\n\r\n", codecs.BOM_UTF8])
+def test_empty_file_is_a_format_error(tmp_path, content):
+    p = tmp_path / "empty.csv"
+    p.write_bytes(content)
+    with pytest.raises(FormatError, match="empty.csv"):
+        FORMAT.read(p)
+
+
+def test_translation_for_unknown_row_is_refused(tmp_path):
+    src = _write(tmp_path, CSV)
+    with pytest.raises(FormatError, match="pack.csv"):
+        FORMAT.write(src, tmp_path / "out.csv", {"r99": Translation(TaggedText("x"))})
