@@ -81,7 +81,14 @@ def load(path: Path) -> etree._ElementTree:
     still name an external DTD and use entities defined there; the DTD is never
     loaded, so such a reference would silently lose text: refuse it instead.
     """
-    tree = xmlsafe.parse_file(path)
+    try:
+        tree = xmlsafe.parse_file(path)
+    except UnsafeXMLError:
+        raise
+    except FormatError as e:
+        if e.location is None:
+            _explain_encoding(path)
+        raise
     for ent in tree.getroot().iter(etree.Entity):
         raise UnsafeXMLError(path, f"refused: the document uses the entity {ent.text} "
                                    "(entities are never expanded)", _line(ent))
@@ -98,6 +105,31 @@ def load(path: Path) -> etree._ElementTree:
             raise UnsafeXMLError(path, f"refused: the document uses the entity {m.group(0)} "
                                        "of an external DTD (DTDs are never loaded)", f"line {line}")
     return tree
+
+
+_ENC_DECL = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+def _explain_encoding(path: Path) -> None:
+    """Raise a FormatError naming the line of the first byte that is not in
+    the file's declared (or default UTF-8) encoding; return if there is none."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        return
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return  # UTF-16 with a BOM: libxml2 reported something else
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    m = _ENC_DECL.match(body)
+    enc = m.group(1).decode("ascii") if m else "utf-8"
+    try:
+        body.decode(enc)
+    except LookupError:
+        raise FormatError(path, f"unknown encoding {enc!r} in the XML declaration", "line 1") from None
+    except UnicodeDecodeError as e:
+        line = body.count(b"\n", 0, e.start) + 1
+        raise FormatError(path, f"byte 0x{body[e.start]:02X} is not valid {enc} "
+                                "(is the declared encoding wrong?)", f"line {line}") from None
 
 
 def _line(el) -> str | None:
