@@ -70,6 +70,7 @@ def sniff_version(head: bytes) -> str | None:
 
 
 # ------------------------------------------------------------------- loading
+_QUOTED = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>", re.S)
 _NON_PREDEFINED_ENTITY = re.compile(
     r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)[A-Za-z_:][\w:.-]*;")
 
@@ -99,6 +100,7 @@ def load(path: Path) -> etree._ElementTree:
             text = raw.decode(di.encoding or "utf-8", errors="replace")
         except LookupError:
             text = raw.decode("utf-8", errors="replace")
+        text = _QUOTED.sub(lambda m: "\n" * m.group(0).count("\n"), text)  # keep line numbers
         m = _NON_PREDEFINED_ENTITY.search(text)
         if m:
             line = text.count("\n", 0, m.start()) + 1

@@ -97,9 +97,10 @@ def test_entity_from_external_dtd_refused_and_dtd_never_read(fmt, where, tmp_pat
 def test_public_doctype_without_entities_reads_offline(fmt, tmp_path):
     prolog = ('<!DOCTYPE xliff PUBLIC "-//XLIFF//DTD XLIFF//EN" '
               '"http://127.0.0.1:9/xliff.dtd">\n')
-    p = _file(tmp_path, _doc(fmt, text="Plain &amp; simple", prolog=prolog))
+    text = "Plain &amp; simple <![CDATA[&nbsp;]]><!-- &copy; -->"
+    p = _file(tmp_path, _doc(fmt, text=text, prolog=prolog))
     seg, = FORMATS[fmt].read(p).segments
-    assert seg.source.text == "Plain & simple"
+    assert seg.source.text.startswith("Plain & simple &nbsp;")
 
 
 @both
