@@ -169,26 +169,29 @@ class _parse_errors:
         return False
 
 
+def _check_root(path: Path) -> None:
+    """Parse up to the root element: refuse entity declarations and non-TMX files."""
+    for _ev, root in iterparse(path, events=("start",)):
+        dtd = root.getroottree().docinfo.internalDTD
+        if dtd is not None and any(True for _ in dtd.iterentities()):
+            raise UnsafeXMLError(path, "refused: the document declares XML entities "
+                                       "(entity expansion is disabled for safety)", "prolog")
+        if localname(root) != "tmx":
+            raise FormatError(path, f"not a TMX file (root element <{localname(root)}>)",
+                              f"line {root.sourceline or 1}")
+        return
+
+
 def _events(path: Path) -> Iterator:
-    """Ends of elements; checks the root and refuses entity declarations first."""
+    """Finished ``<header>`` and ``<tu>`` elements, after checking the root."""
     try:
         size = path.stat().st_size
     except OSError as e:
         raise FormatError(path, f"cannot read: {e.strerror or e}") from None
     if size == 0:
         raise FormatError(path, "the file is empty (no TMX content)", "line 1")
-    first = True
-    for _ev, el in iterparse(path, events=("end",)):
-        if first:
-            first = False
-            root = el.getroottree().getroot()
-            dtd = el.getroottree().docinfo.internalDTD
-            if dtd is not None and any(True for _ in dtd.iterentities()):
-                raise UnsafeXMLError(path, "refused: the document declares XML entities "
-                                           "(entity expansion is disabled for safety)", "prolog")
-            if localname(root) != "tmx":
-                raise FormatError(path, f"not a TMX file (root element <{localname(root)}>)",
-                                  f"line {root.sourceline or 1}")
+    _check_root(path)
+    for _ev, el in iterparse(path, events=("end",), tag=("header", "tu")):
         yield el
 
 
@@ -308,6 +311,9 @@ def align_tags(ref: TaggedText, other: TaggedText) -> TaggedText:
     """
     if not other.tags:
         return other
+    if [(t.n, t.kind, t.original, t.pair) for t in other.tags] == \
+            [(t.n, t.kind, t.original, t.pair) for t in ref.tags]:
+        return other  # the same codes in the same order: numbers agree already
     ref_tags = list(ref.tags)
     used: set[int] = set()
     pair_map: dict[str, str] = {}
