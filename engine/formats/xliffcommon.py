@@ -506,6 +506,9 @@ def write_tree(tree: etree._ElementTree, original: Path, out: Path) -> None:
         if start is not None:
             body = etree.tostring(tree.getroot(), encoding=enc, xml_declaration=False,
                                   with_tail=False)
+            crlf = raw.count(b"\r\n")
+            if crlf and crlf == raw.count(b"\n"):  # a CRLF file stays CRLF
+                body = body.replace(b"\n", b"\r\n")
             suffix = raw[ends[-1].end():] if ends else b"\n"
             data = raw[:start] + body + suffix
     if data is None:
