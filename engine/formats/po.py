@@ -295,8 +295,7 @@ class PoFormat:
         chunks: list[str] = ["".join(parsed.lines[: parsed.entries[0].first_line])]
         changed: dict[int, str] = {}
         for idx, e in enumerate(parsed.entries):
-            if any(k in translations for k in e.keys):
-                _apply(e, translations)
+            if any(k in translations for k in e.keys) and _apply(e, translations):
                 changed[idx] = _replace_chunk(parsed, e, e.unit._getoutput())
             chunks.append(changed[idx] if idx in changed else "".join(parsed.lines[e.first_line:e.end_line]))
         text = "".join(chunks)
@@ -305,12 +304,14 @@ class PoFormat:
             fh.write(data)
 
 
-def _apply(e: _Entry, translations: dict[str, Translation]) -> None:
-    """Put the translations of ``e``'s keys into its unit and set its fuzzy flag."""
+def _apply(e: _Entry, translations: dict[str, Translation]) -> bool:
+    """Put the translations of ``e``'s keys into its unit and set its fuzzy
+    flag; False (unit untouched) when that changes nothing."""
     u = e.unit
     was_fuzzy = u.isfuzzy()
     plural = u.hasplural()
     forms = _forms(u, len(e.keys)) if plural else [_forms(u, 1)[0]]
+    before = list(forms)
     confirmed: set[int] = set()
     draft = False
     for i, (key, src) in enumerate(zip(e.keys, e.sources)):
@@ -322,12 +323,15 @@ def _apply(e: _Entry, translations: dict[str, Translation]) -> None:
             confirmed.add(i)
         elif forms[i]:
             draft = True
-    u.target = forms if plural else forms[0]
     fuzzy = draft or (was_fuzzy and any(f and i not in confirmed for i, f in enumerate(forms)))
+    if forms == before and fuzzy == was_fuzzy:
+        return False
+    u.target = forms if plural else forms[0]
     if fuzzy != was_fuzzy:
         u.settypecomment("fuzzy", fuzzy)
     if was_fuzzy and not fuzzy:  # "#| previous msgid" only means something on a fuzzy entry
         u.prev_msgctxt, u.prev_msgid, u.prev_msgid_plural = [], [], []
+    return True
 
 
 def _replace_chunk(parsed: _Parsed, e: _Entry, new_text: str) -> str:

@@ -310,7 +310,8 @@ class TabularFormat:
                 out_rows.append(row.raw)
                 continue
             value = render(tr.target, protect_text(sources[f"r{row.number}"][1])) if tr.target else ""
-            out_rows.append(_rewrite(row, p.layout, value))
+            unchanged = value == _cell(row, p.layout.target)
+            out_rows.append(row.raw if unchanged else _rewrite(row, p.layout, value))
         text = "".join(out_rows)
         try:
             data = p.decoded.encode(text)

@@ -144,6 +144,13 @@ def test_export_writes_msgstr_and_fuzzy_and_keeps_the_rest(po_file, tmp_path):
     assert by_key[_seg(doc, "toolbar", "Open").key].target.text == "Öffnen"
 
 
+def test_export_of_unchanged_translations_is_byte_identical(po_file, tmp_path):
+    doc = FORMAT.read(po_file)
+    out = tmp_path / "out.po"
+    FORMAT.write(po_file, out, {s.key: Translation(s.target, s.status) for s in doc.segments if s.target})
+    assert out.read_bytes() == po_file.read_bytes()
+
+
 def test_draft_for_one_plural_form_makes_the_entry_fuzzy(po_file, tmp_path):
     doc = FORMAT.read(po_file)
     f0 = _seg(doc, None, "%d file", 0)
@@ -260,6 +267,8 @@ def test_every_sample_imports_or_raises_format_error_and_round_trips(path, tmp_p
     out = tmp_path / "out.po"
     FORMAT.write(path, out, {})
     assert out.read_bytes() == path.read_bytes()
+    FORMAT.write(path, out, {s.key: Translation(s.target, s.status) for s in doc.segments if s.target})
+    assert out.read_bytes() == path.read_bytes()  # what the store exports for an untouched document
     # Every segment translated; entries with a draft form become fuzzy as a whole.
     draft_lines = {s.meta["line"] for s in doc.segments if s.meta["line"] % 3 == 0}
     tr = {s.key: Translation(TaggedText("«" + s.source.text + "»", s.source.tags),

@@ -133,6 +133,8 @@ def test_magento_pack_imports_and_round_trips(tmp_path):
     out = tmp_path / "out.csv"
     FORMAT.write(src, out, {})
     assert out.read_bytes() == src.read_bytes()
+    FORMAT.write(src, out, {s.key: Translation(s.target) for s in doc.segments if s.target})
+    assert out.read_bytes() == src.read_bytes()  # what the store exports for an untouched document
     tr = {s.key: Translation(TaggedText("DE " + s.source.text, s.source.tags)) for s in doc.segments[::7]}
     FORMAT.write(src, out, tr)
     again = FORMAT.read(out)

@@ -147,3 +147,10 @@ def test_empty_file_is_a_format_error(tmp_path, content):
 def test_missing_file_is_a_format_error(tmp_path):
     with pytest.raises(FormatError, match="nothere.txt"):
         FORMAT.read(tmp_path / "nothere.txt")
+
+
+def test_private_use_characters_in_the_file_are_reported(tmp_path):
+    doc = FORMAT.read(_write(tmp_path, "Hello.\n\nA \ue001 glyph.\n"), src_lang="en")
+    assert len(doc.segments) == 2
+    assert doc.problems and doc.problems[0].startswith("line 3")
+    assert doc.segments[1].source.tag_count == 0  # not mistaken for a tag
