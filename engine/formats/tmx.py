@@ -10,8 +10,11 @@ What a :class:`~engine.formats.base.TMUnit` read from TMX carries:
 
 * ``variants``: language (normalised, :func:`engine.langs.normalize_lang`)
   -> :class:`~engine.inline.TaggedText`.  Inline ``<bpt>/<ept>/<ph>/<it>/<ut>``
-  become one protected tag each whose ``original`` is the element's XML;
-  ``<hi>`` becomes an open/close pair around its (translatable) content.
+  become one protected tag each whose ``original`` is the element's XML
+  (``<sub>`` stays inside its code's XML): ``<bpt>``/``<ept>`` paired by
+  ``i`` are open/close, ``<it pos="begin|end">`` an open or close without
+  partner, the others standalone; ``<hi>`` becomes an open/close pair around
+  its (translatable) content.
   Tags of every variant are numbered like those of the reference variant
   (the source language), so tag ``n`` is the same code in each language.
 * ``meta``: ``tuid``, ``creationdate`` / ``changedate`` / ``lastusagedate``
