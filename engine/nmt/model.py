@@ -331,7 +331,7 @@ class RNNSearch(nn.Module):
     def direct_bridging_loss(self, attn: Tensor, enc: EncoderOutput, src: Tensor,
                              tgt_out: Tensor, tgt_mask: Tensor) -> Tensor:
         """Auxiliary loss of direct bridging: mean over target tokens of
-        ||W e(x_{a(i)}) - e(y_i)||^2 / E, where a(i) = argmax_j attn_ij is the
+        ||W e(x_{a(i)}) - e(y_i)||^2 (squared L2 over the E dimensions), where a(i) = argmax_j attn_ij is the
         most-attended (aligned) source word of target word y_i.
 
         ``attn`` (B, T, S), ``src`` (B, S), ``tgt_out`` (B, T), ``tgt_mask`` (B, T).
@@ -339,7 +339,7 @@ class RNNSearch(nn.Module):
         aligned = src.gather(1, attn.argmax(dim=-1))                  # (B, T) source ids
         x = self.bridge_W(self.src_emb(aligned))                      # (B, T, E)
         y = self.tgt_emb(tgt_out)                                     # (B, T, E)
-        d = ((x - y) ** 2).mean(-1)                                   # (B, T)
+        d = ((x - y) ** 2).sum(-1)                                   # (B, T)
         m = tgt_mask.to(d.dtype)
         return (d * m).sum() / m.sum().clamp(min=1.0)
 

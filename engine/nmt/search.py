@@ -6,8 +6,8 @@ All searches share one definition, so they can be tested against each other:
   token log-probabilities, normalised by ``len(tokens) ** alpha`` (``</s>``
   counted);
 * every step keeps the ``beam`` best unfinished continuations (fairseq
-  style: of the ``2 * beam`` best candidates, ``</s>`` ones are set aside
-  as finished, the rest fill the beam);
+  style: of the ``2 * beam`` best candidates, ``</s>`` ones ranked within
+  the first ``beam`` are set aside as finished, the others fill the beam);
 * a sentence is done when it has ``beam`` finished hypotheses; at
   ``max_ratio * source length`` tokens only ``</s>`` is allowed;
 * ``prefix``: the first target tokens are forced (interactive completion).
@@ -111,13 +111,13 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         for b in range(B):
             alive: list[tuple[int, int, float]] = []
             if not done[b]:
-                for v, i in zip(top_v[b], top_i[b]):
+                for rank, (v, i) in enumerate(zip(top_v[b], top_i[b])):
                     if v == NEG_INF:
                         break
                     k, tok = divmod(i, V)
                     row = b * K + k
                     if tok == EOS:
-                        if len(finished[b]) < K:
+                        if rank < K and len(finished[b]) < K:
                             n = src_lens[b]
                             toks = seqs[row].tolist() + [EOS]
                             att = torch.cat([attn_hist[row], attn_now[row].unsqueeze(0)], 0)[:, :n]
@@ -218,12 +218,12 @@ def reference_beam(model: RNNSearch, src_ids: list[int], *, beam: int = 5, alpha
                     cands.append((sc + float(lp[v]), k, v, out, new_st))
         cands.sort(key=lambda c: -c[0])
         new_alive = []
-        for total, k, v, out, new_st in cands[:2 * beam]:
+        for rank, (total, k, v, out, new_st) in enumerate(cands[:2 * beam]):
             toks, _, _, at, gt = alive[k]
             at2 = at + [out.attn[0].float()]
             gt2 = gt + ([out.gate[0].float()] if out.gate is not None else [])
             if v == EOS:
-                if len(finished) < beam:
+                if rank < beam and len(finished) < beam:
                     t = toks + [EOS]
                     finished.append(Hypothesis(t, total, _norm(total, len(t), alpha), torch.stack(at2),
                                                torch.stack(gt2) if gt2 else None))

@@ -321,7 +321,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             st["step"] += 1
             st["batch"] += 1
             st["tokens"] += n * world
-            loss_sum += float(nll) * n
+            loss_sum += nll.item() * n
             loss_tok += n
             if st["step"] % tc.log_every == 0 or st["step"] == total_steps:
                 el = max(time.time() - t0, 1e-9)
@@ -331,7 +331,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
                       "total_steps": total_steps,
                       "eta_s": round((total_steps - st["step"]) / sps, 1) if sps > 0 else None}
                 if "bridge_loss" in res:
-                    ev["bridge_loss"] = round(float(res["bridge_loss"]), 4)
+                    ev["bridge_loss"] = round(res["bridge_loss"].item(), 4)
                 loss_sum, loss_tok = 0.0, 0
                 if not emit(ev):
                     reason = "cancelled"
