@@ -147,7 +147,7 @@ def _parse(path: Path) -> _Parsed:
     except (ValueError, IndexError, KeyError, TypeError, AttributeError) as e:
         raise FormatError(path, f"PO syntax error ({type(e).__name__}: {e}) near {_near(state)!r}",
                           f"line {state.lineno}") from None
-    units = [u for u in store.units]
+    units = list(store.units)
     if not units:
         raise FormatError(path, "no PO entry found (is this a PO file?)")
     header = next((u for u in units if u.isheader()), None)
@@ -156,6 +156,9 @@ def _parse(path: Path) -> _Parsed:
         m = _NPLURALS.search(header.target or "")
         nplurals = int(m.group(1)) if m else 0
     starts = [max(int(getattr(u, "_line_number", 0) or 0) - 1, 0) for u in units]
+    if any(b <= a for a, b in zip(starts, starts[1:])):  # pragma: no cover - library contract
+        raise RuntimeError("translate-toolkit did not report entry line numbers; "
+                           "PO export needs them to keep untouched entries")
     ends = starts[1:] + [len(lines)]
     entries = [_Entry(u, s, e, next((d for at, d in reversed(domains) if at < s), ""))
                for u, s, e in zip(units, starts, ends)]
