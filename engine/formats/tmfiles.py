@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from engine.errors import FormatError
+from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.base import TMUnit
 from engine.formats.textutil import protect_like, protect_text, sniff_bom
 from engine.formats.tmx import read_tmx
@@ -52,6 +52,9 @@ def read_tm_file(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
     if not path.is_file():
         raise FormatError(path, "cannot read: no such file")
     if target_file is not None:
+        if is_tmx(path):
+            raise FormatError(path, "a TMX file carries its own translations; "
+                                    "a second, line-aligned file goes only with plain text")
         return read_aligned_text(path, Path(target_file), src_lang=src_lang, tgt_lang=tgt_lang,
                                  problems=problems)
     if is_tmx(path):
@@ -75,7 +78,12 @@ def _read_bilingual_document(path: Path, src_lang: str, tgt_lang: str,
                              problems: list[str]) -> Iterator[TMUnit]:
     from engine.formats import detect  # the registry imports every reader
 
-    fmt = detect(path)
+    try:
+        fmt = detect(path)
+    except UnsupportedFormatError:
+        raise UnsupportedFormatError(path, "not a translation memory file (Verso reads TM units from "
+                                           "TMX, bilingual TSV/CSV, PO and XLIFF 1.2/2.0, or from two "
+                                           "line-aligned text files)") from None
     if fmt.name == "txt":
         raise FormatError(path, "plain text holds no translations: give the translated text "
                                 "as a second, line-aligned file")
