@@ -222,7 +222,7 @@ PLACEHOLDER_PATTERNS: tuple[tuple[str, str], ...] = (
     # XML/HTML character entities left in text: &nbsp; &amp; &#160;
     ("entity", r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});"),
     # Python %(name)s, printf %s %d %1$s %.2f, Qt/Magento %1, %L1
-    ("printf", r"%(?:\([A-Za-z_]\w*\))?[-+ #0]*\d*(?:\.\d+)?[sdifuxXoeEgGcr]|%\d+\$[sdif]|%L?\d+"),
+    ("printf", r"%(?:\([A-Za-z_]\w*\))?[-+#0]*\d*(?:\.\d+)?[sdifuxXoeEgGcr]|%\d+\$[sdif]|%L?\d+"),
     # ICU / .NET / Python format fields: {0}, {name}, {0:N2}, {{ and }} excluded
     ("brace", r"(?<!\{)\{[A-Za-z0-9_]+(?:[:,][^{}]*)?\}(?!\})"),
 )

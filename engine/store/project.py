@@ -350,7 +350,8 @@ class Project:
         original = self.folder / info.original
         if not original.exists():
             raise ProjectError(f"{self.folder}: the kept original of {info.name!r} is missing ({original})")
-        write_document(original, out, self.translations(info.id), format=info.format, tgt_lang=info.tgt_lang)
+        write_document(original, out, self.translations(info.id), format=info.format,
+                       tgt_lang=info.tgt_lang, src_lang=info.src_lang)
         return Path(out)
 
 
