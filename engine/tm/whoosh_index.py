@@ -153,15 +153,16 @@ class SourceIndex:
         self._leaves: list[LeafView] | None = None
 
     # ----------------------------------------------------------- state
-    def state(self) -> dict | None:
-        """The committed state, or None when the index is missing or unreadable."""
+    def state(self, check: bool = False) -> dict | None:
+        """The committed state, or None when the index is missing or unreadable
+        (``check``: also look for the Whoosh table of contents)."""
         try:
             st = json.loads(self.state_path.read_text("utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(st, dict) or st.get("format") != FORMAT:
             return None
-        if not index.exists_in(str(self.dir)):
+        if check and not index.exists_in(str(self.dir)):
             return None
         return st
 
@@ -246,7 +247,8 @@ class SourceIndex:
             if self._ix is None:
                 self.open()
             self._reader = self._ix.reader()
-            self._leaves = [LeafView(r, base) for r, base in self._reader.leaf_readers()]
+            self._leaves = [LeafView(r, base) for r, base in self._reader.leaf_readers()
+                            if r.doc_count_all() > 0]
         return self._leaves
 
     def doc_frequency(self, field: str, term: str) -> int:

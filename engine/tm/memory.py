@@ -1,0 +1,686 @@
+"""``TranslationMemory``: a TM folder (SQLite truth + derived Whoosh index).
+
+Consistency: every change is one SQLite transaction that also appends the
+changed unit ids to the ``journal``.  The Whoosh index records the last
+journal ``seq`` it reflects (``index/state.json``).  Units changed since
+then live in an in-memory overlay searched together with the index, so a
+pair added now is found by the very next search (also from another process:
+each search first reads the journal's tail).  The overlay is committed to
+Whoosh every ``FLUSH_AT`` changes and on :meth:`close`.  On open, a missing,
+unreadable or foreign index is rebuilt from SQLite; a stale one is caught up
+from the journal.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from rapidfuzz.distance import Levenshtein
+
+from engine.errors import TMError
+from engine.formats.base import TMUnit
+from engine.inline import TaggedText
+from engine.langs import normalize_lang, same_language
+from engine.tm import store
+from engine.tm.candidates import CandidateStage, MemoryLeaf, Retrieval
+from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
+from engine.tm.scoring import Encoded, Vocab, char_score, edit_ops, score_encoded
+from engine.tm.select import coverage_select
+from engine.tm.tokens import analyse, tokenize
+from engine.tm.whoosh_index import SourceIndex, new_index_id
+
+#: Search rounds: (postings budget, candidates re-ranked).  The second round
+#: runs only when the first cannot prove its top k exact.
+ROUNDS = ((20_000, 100), (150_000, 1000))
+_MAX_ERRORS = 1000
+_COLS = ("id, source, source_tags, target, target_tags, src_lang, tgt_lang, origin, created, "
+         "changed, creator, changer, usage_count, last_used, meta")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _tt(x: str | TaggedText) -> TaggedText:
+    return x if isinstance(x, TaggedText) else TaggedText(str(x))
+
+
+class TranslationMemory:
+    """A translation memory stored in ``folder`` (created when missing)."""
+
+    DB_NAME = "tm.sqlite"
+    FLUSH_AT = 2000
+
+    def __init__(self, folder: str | Path, *, create: bool = True, src_lang: str = "",
+                 tgt_lang: str = ""):
+        self.folder = Path(folder)
+        db_path = self.folder / self.DB_NAME
+        if self.folder.exists() and not self.folder.is_dir():
+            raise TMError(f"{self.folder}: not a folder")
+        if not db_path.exists():
+            if not create:
+                raise TMError(f"{self.folder}: not a translation memory (no {self.DB_NAME})")
+            self.folder.mkdir(parents=True, exist_ok=True)
+        self.conn = store.connect(db_path)
+        try:
+            self._begin()
+            store.create_schema(self.conn)
+            version = int(store.get_meta(self.conn, "schema", "0") or 0)
+            if version > store.SCHEMA_VERSION:
+                raise TMError(f"{self.folder}: made by a newer Verso (TM schema {version})")
+            if not store.get_meta(self.conn, "created"):
+                store.set_meta(self.conn, "created", _now())
+            for key, lang in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
+                if lang and not store.get_meta(self.conn, key):
+                    store.set_meta(self.conn, key, normalize_lang(lang))
+            self.conn.execute("COMMIT")
+        except sqlite3.DatabaseError as e:
+            self._rollback()
+            self.conn.close()
+            raise TMError(f"{db_path}: not a readable TM database ({e})") from None
+        except BaseException:
+            self._rollback()
+            self.conn.close()
+            raise
+        self.vocab = store.VocabCache(self.conn)
+        self.index = SourceIndex(self.folder)
+        self._overlay = MemoryLeaf()
+        self._dead: set[int] = set()
+        self._index_seq = 0
+        self._seen_seq = 0
+        self._index_id = ""
+        self._stage_cache: CandidateStage | None = None
+        self._open_index()
+
+    # ------------------------------------------------------------ basics
+    @property
+    def src_lang(self) -> str:
+        return store.get_meta(self.conn, "src_lang")
+
+    @property
+    def tgt_lang(self) -> str:
+        return store.get_meta(self.conn, "tgt_lang")
+
+    def __len__(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM units").fetchone()[0]
+
+    def __enter__(self) -> "TranslationMemory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Commit pending index changes and release the folder."""
+        if self.conn is None:
+            return
+        with contextlib.suppress(Exception):
+            self.flush()
+        self.index.close()
+        self.conn.close()
+        self.conn = None  # type: ignore[assignment]
+
+    def _begin(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def _rollback(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+
+    # ------------------------------------------------------------ index upkeep
+    def _open_index(self) -> None:
+        self._index_id = store.get_meta(self.conn, "index_id")
+        st = self.index.state(check=True)
+        if st is None or not self._index_id or st.get("index_id") != self._index_id:
+            self.rebuild_index()
+            return
+        try:
+            self.index.open()
+            self.index.leaves()
+        except Exception:
+            self.rebuild_index()
+            return
+        self._reset_overlay(int(st.get("seq", 0)))
+        self._catch_up()
+
+    def rebuild_index(self) -> None:
+        """Build the search index again from SQLite (used when it is missing,
+        unreadable or belongs to another database)."""
+        row = self.conn.execute("SELECT max(seq) FROM journal").fetchone()
+        seq = row[0] or 0
+        index_id = new_index_id()
+        cur = self.conn.cursor()
+        docs = cur.execute("SELECT id, source, target FROM units ORDER BY id")
+        self.index.rebuild(docs, index_id, seq)
+        self._begin()
+        store.set_meta(self.conn, "index_id", index_id)
+        self.conn.execute("DELETE FROM journal WHERE seq <= ?", (seq,))
+        self.conn.execute("COMMIT")
+        self._index_id = index_id
+        self._reset_overlay(seq)
+        self._catch_up()
+
+    def _reset_overlay(self, seq: int) -> None:
+        self._overlay = MemoryLeaf()
+        self._dead = set()
+        self._index_seq = self._seen_seq = seq
+        self._stage_cache = None
+
+    def _catch_up(self) -> None:
+        """Take in changes made since we last looked (by us or another process)."""
+        st = self.index.state()
+        if st is None or st.get("index_id") != self._index_id:
+            self._open_index()
+            return
+        if int(st.get("seq", 0)) != self._index_seq:  # another process committed the index
+            self.index.open()
+            self._reset_overlay(int(st.get("seq", 0)))
+        n = self.conn.execute("SELECT count(*) FROM journal WHERE seq > ?",
+                              (self._seen_seq,)).fetchone()[0]
+        if n == 0:
+            return
+        if self._overlay.count + n > self.FLUSH_AT:
+            if self.flush():
+                return
+        self._load_journal(self._seen_seq)
+
+    def _load_journal(self, after: int) -> None:
+        rows = self.conn.execute("SELECT seq, uid FROM journal WHERE seq > ? ORDER BY seq",
+                                 (after,)).fetchall()
+        if not rows:
+            return
+        uids = list(dict.fromkeys(uid for _, uid in rows))
+        texts = {}
+        for chunk in _chunks(uids, 500):
+            q = "SELECT id, source, target FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
+            for uid, s, t in self.conn.execute(q, chunk):
+                texts[uid] = (s, t)
+        for uid in uids:
+            self._dead.add(uid)
+            self._overlay.remove(uid)
+            if uid in texts:
+                s, t = texts[uid]
+                self._overlay.add(uid, s, t, len(analyse(s).core))
+        self._seen_seq = rows[-1][0]
+        self._stage_cache = None
+
+    def flush(self) -> bool:
+        """Commit journal changes to the Whoosh index; False when another
+        process holds the index lock (the overlay keeps serving them)."""
+        rows = self.conn.execute("SELECT seq, uid FROM journal WHERE seq > ? ORDER BY seq",
+                                 (self._index_seq,)).fetchall()
+        if not rows:
+            return True
+        last = rows[-1][0]
+        uids = list(dict.fromkeys(uid for _, uid in rows))
+        indexed = sum(leaf.count for leaf in self.index.leaves())
+        if len(uids) > max(50_000, indexed // 2):
+            self.rebuild_index()
+            return True
+        texts = {}
+        for chunk in _chunks(uids, 500):
+            q = "SELECT id, source, target FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
+            for uid, s, t in self.conn.execute(q, chunk):
+                texts[uid] = (s, t)
+        changes = [(uid, *texts.get(uid, (None, None))) for uid in uids]
+        try:
+            self.index.apply(changes, self._index_id, last)
+        except Exception as e:  # lock held elsewhere: keep serving from the overlay
+            if "lock" in type(e).__name__.lower() or "lock" in str(e).lower():
+                self._load_journal(self._seen_seq)
+                return False
+            raise
+        self._begin()
+        self.conn.execute("DELETE FROM journal WHERE seq <= ?", (last,))
+        self.conn.execute("COMMIT")
+        self._reset_overlay(last)
+        self._load_journal(last)
+        return True
+
+    def _stage(self, field: str = "src") -> CandidateStage:
+        if field == "src" and self._stage_cache is not None:
+            return self._stage_cache
+        leaves = list(self.index.leaves())
+        self._overlay.base = sum(leaf.count for leaf in leaves)
+        stage = CandidateStage(leaves + [self._overlay], self._dead, field=field)
+        if field == "src":
+            self._stage_cache = stage
+        return stage
+
+    # ------------------------------------------------------------ writing
+    def add(self, source: str | TaggedText, target: str | TaggedText, *, src_lang: str = "",
+            tgt_lang: str = "", origin: str = "human", creator: str = "",
+            meta: dict | None = None) -> int:
+        """Store one pair (or refresh the metadata of its exact duplicate);
+        return its unit id.  The pair is searchable as soon as this returns."""
+        self._begin()
+        try:
+            uid, _ = self._put(_tt(source), _tt(target), src_lang or self.src_lang,
+                               tgt_lang or self.tgt_lang,
+                               {"origin": origin, "creationid": creator, **(meta or {})})
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            self.vocab.reset()
+            raise
+        self._catch_up()
+        return uid
+
+    def add_many(self, pairs: Iterable[tuple], *, src_lang: str = "", tgt_lang: str = "",
+                 origin: str = "import") -> ImportResult:
+        """Store many (source, target[, meta]) pairs in one transaction."""
+        def units():
+            s, t = src_lang or self.src_lang or "und", tgt_lang or self.tgt_lang or "und"
+            for p in pairs:
+                meta = dict(p[2]) if len(p) > 2 and p[2] else {}
+                yield TMUnit({s: _tt(p[0]), t: _tt(p[1])} if s != t else {s: _tt(p[0])}, meta)
+        s, t = src_lang or self.src_lang or "und", tgt_lang or self.tgt_lang or "und"
+        if s == t:
+            raise TMError("source and target language are the same")
+        return self.import_units(units(), src_lang=s, tgt_lang=t, origin=origin)
+
+    def import_units(self, units: Iterable[TMUnit], *, src_lang: str = "", tgt_lang: str = "",
+                     origin: str = "", problems: list[str] | None = None) -> ImportResult:
+        """Import TM units as ONE transaction: if ``units`` raises half way
+        (e.g. a :class:`~engine.errors.FormatError`), the TM is as before.
+
+        ``problems``: the reader's list of skip reasons, copied into the
+        result's ``errors`` (each counts as skipped).
+        """
+        res = ImportResult()
+        want_s = normalize_lang(src_lang) or self.src_lang
+        want_t = normalize_lang(tgt_lang) or self.tgt_lang
+        self._begin()
+        self.vocab.limit = 10_000_000
+        try:
+            for i, unit in enumerate(units, 1):
+                picked = _pick(unit, want_s, want_t)
+                if isinstance(picked, str):
+                    res.skipped += 1
+                    _note(res, f"unit {i}" + (f" (line {unit.line})" if unit.line else "")
+                          + f": {picked}")
+                    continue
+                (sl, src), (tl, tgt) = picked
+                if not want_s:
+                    want_s = sl
+                    store.set_meta(self.conn, "src_lang", sl)
+                if not want_t:
+                    want_t = tl
+                    store.set_meta(self.conn, "tgt_lang", tl)
+                meta = dict(unit.meta or {})
+                if origin and not meta.get("origin"):
+                    meta["origin"] = origin
+                _, new = self._put(src, tgt, sl, tl, meta)
+                if new:
+                    res.added += 1
+                else:
+                    res.updated += 1
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            self.vocab.reset()
+            raise
+        finally:
+            self.vocab.limit = 200_000
+        for p in problems or ():
+            res.skipped += 1
+            _note(res, p)
+        self._catch_up()
+        return res
+
+    def _put(self, source: TaggedText, target: TaggedText, src_lang: str, tgt_lang: str,
+             meta: dict) -> tuple[int, bool]:
+        """Insert or merge one unit inside the current transaction."""
+        if not source.text.strip() or not target.text.strip():
+            raise TMError("a TM unit needs a source and a target text")
+        src_lang, tgt_lang = normalize_lang(src_lang), normalize_lang(tgt_lang)
+        key = store.dup_key(source.text, target.text, src_lang, tgt_lang)
+        cols = _meta_columns(meta)
+        row = self.conn.execute("SELECT id, meta, usage_count, created FROM units WHERE dkey=?",
+                                (key,)).fetchone()
+        if row is not None:
+            uid, old_meta, old_usage, created = row
+            merged = _merge_meta(json.loads(old_meta or "{}"), cols["meta"])
+            self.conn.execute(
+                "UPDATE units SET changed=?, changer=?, usage_count=?, last_used=coalesce(?, last_used), "
+                "meta=?, source_tags=?, target_tags=? WHERE id=?",
+                (cols["changed"] or _now(), cols["changer"] or cols["creator"],
+                 max(old_usage or 0, cols["usage_count"]), cols["last_used"],
+                 json.dumps(merged, ensure_ascii=False), source.tags_json(), target.tags_json(), uid))
+            return uid, False
+        a = analyse(source.text)
+        ids = self.vocab.ids_for_write(a.core)
+        enc = "".join(store.token_char(ids[t]) for t in a.core)
+        cur = self.conn.execute(
+            "INSERT INTO units(source, source_tags, target, target_tags, src_lang, tgt_lang, enc, "
+            "origin, created, changed, creator, changer, usage_count, last_used, meta, dkey) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (source.text, source.tags_json(), target.text, target.tags_json(), src_lang, tgt_lang,
+             enc, cols["origin"], cols["created"], cols["changed"], cols["creator"],
+             cols["changer"], cols["usage_count"], cols["last_used"],
+             json.dumps(cols["meta"], ensure_ascii=False), key))
+        uid = cur.lastrowid
+        self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
+        return uid, True
+
+    def update(self, uid: int, *, source: str | TaggedText | None = None,
+               target: str | TaggedText | None = None, meta: dict | None = None) -> int:
+        """Change a unit's text and/or metadata; returns the id now holding
+        the pair (another one when the change made it a duplicate)."""
+        e = self.get(uid)
+        self._begin()
+        try:
+            new_meta = {**_export_meta(e), **(meta or {}), "changedate_iso": _now()}
+            self.conn.execute("DELETE FROM units WHERE id=?", (uid,))
+            self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
+            s = _tt(source) if source is not None else e.source
+            t = _tt(target) if target is not None else e.target
+            new_id, created = self._put(s, t, e.src_lang, e.tgt_lang, new_meta)
+            if created and new_id != uid:
+                self.conn.execute("UPDATE units SET id=? WHERE id=?", (uid, new_id))
+                self.conn.execute("UPDATE journal SET uid=? WHERE uid=?", (uid, new_id))
+                new_id = uid
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            self.vocab.reset()
+            raise
+        self._catch_up()
+        return new_id
+
+    def delete(self, uid: int) -> bool:
+        """Delete a unit; False when there was none."""
+        self._begin()
+        try:
+            n = self.conn.execute("DELETE FROM units WHERE id=?", (uid,)).rowcount
+            if n:
+                self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+        self._catch_up()
+        return bool(n)
+
+    def record_use(self, uid: int) -> None:
+        """Count one use of a unit (a match inserted by the translator)."""
+        self._begin()
+        self.conn.execute("UPDATE units SET usage_count=coalesce(usage_count,0)+1, last_used=? "
+                          "WHERE id=?", (_now(), uid))
+        self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------ reading
+    def get(self, uid: int) -> TMEntry:
+        row = self.conn.execute(f"SELECT {_COLS} FROM units WHERE id=?", (uid,)).fetchone()
+        if row is None:
+            raise TMError(f"{self.folder}: no unit {uid}")
+        return _entry(row)
+
+    def _entries(self, uids: list[int]) -> dict[int, TMEntry]:
+        out = {}
+        for chunk in _chunks(uids, 500):
+            q = f"SELECT {_COLS} FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
+            for row in self.conn.execute(q, chunk):
+                out[row[0]] = _entry(row)
+        return out
+
+    def entries(self) -> Iterator[TMEntry]:
+        """Every unit, oldest first."""
+        cur = self.conn.cursor()
+        for row in cur.execute(f"SELECT {_COLS} FROM units ORDER BY id"):
+            yield _entry(row)
+
+    __iter__ = entries
+
+    def tm_units(self) -> Iterator[TMUnit]:
+        """Every unit as a :class:`TMUnit` (for TMX export)."""
+        for e in self.entries():
+            yield TMUnit({e.src_lang: e.source, e.tgt_lang: e.target}, _export_meta(e))
+
+    def stats(self) -> dict:
+        self._catch_up()
+        origins = dict(self.conn.execute(
+            "SELECT coalesce(origin, ''), count(*) FROM units GROUP BY 1 ORDER BY 2 DESC LIMIT 20"))
+        size = sum(p.stat().st_size for p in self.folder.glob(self.DB_NAME + "*"))
+        return {
+            "path": str(self.folder), "units": len(self), "src_lang": self.src_lang,
+            "tgt_lang": self.tgt_lang, "created": store.get_meta(self.conn, "created"),
+            "indexed": sum(leaf.count - len(leaf.deleted) for leaf in self.index.leaves()),
+            "pending": self._overlay.count - len(self._overlay.deleted),
+            "index_segments": len(self.index.leaves()),
+            "size_bytes": {"database": size, "index": self.index.size_on_disk()},
+            "origins": origins,
+        }
+
+    # ------------------------------------------------------------ search
+    def search(self, query: str | TaggedText, k: int = 5, min_score: float = 0.0,
+               coverage: bool = False) -> list[Match]:
+        """The best ``k`` fuzzy matches of ``query`` (score >= ``min_score``),
+        best first; with ``coverage`` the pairs Algorithm 1 selects from all
+        re-ranked candidates instead."""
+        text = query.text if isinstance(query, TaggedText) else str(query)
+        qa = analyse(text)
+        if not qa.core or k <= 0:
+            return []
+        self._catch_up()
+        qenc = self.vocab.encode_known(qa.core)
+        stage = self._stage()
+        cores: dict[int, float] = {}
+        fulls: dict[int, float] = {}
+        vocab = Vocab()
+        qe = Encoded.of(qa, vocab)
+        ranked: list[tuple[float, int]] = []
+        for budget, limit in ROUNDS:
+            r = stage.retrieve(qa.core, limit=limit, budget=budget)
+            self._core_scores(qenc, r.uids, cores)
+            ranked = self._full_top(qe, vocab, cores, fulls, k)
+            kth = ranked[k - 1][0] if len(ranked) >= k else 0.0
+            if r.proves(kth) or (r.complete and len(r.uids) < limit):
+                break
+        if coverage:
+            ranked = self._full_top(qe, vocab, cores, fulls, len(cores), floor=min_score)
+        ranked = [(s, u) for s, u in ranked if s >= min_score and s > 0.0]
+        entries = self._entries([u for _, u in ranked])
+        matches = [Match(entries[u], s, char_score(text, entries[u].source.text),
+                         edit_ops(text, entries[u].source.text))
+                   for s, u in ranked if u in entries]
+        if coverage:
+            return coverage_select(qa.core, matches, lambda m: analyse(m.source.text).core)
+        return matches[:k]
+
+    def last_retrieval(self) -> Retrieval | None:  # pragma: no cover - debugging aid
+        return None
+
+    def _core_scores(self, qenc: str, uids: list[int], cores: dict[int, float]) -> None:
+        new = [u for u in uids if u not in cores]
+        sim = Levenshtein.normalized_similarity
+        for chunk in _chunks(new, 900):
+            q = "SELECT id, enc FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
+            for uid, enc in self.conn.execute(q, chunk):
+                cores[uid] = sim(qenc, enc)
+
+    def _full_top(self, qe: Encoded, vocab: Vocab, cores: dict[int, float],
+                  fulls: dict[int, float], k: int, floor: float = 0.0) -> list[tuple[float, int]]:
+        """Top ``k`` by full score; full scores are computed (from the source
+        text) only while a core score can still beat the k-th full score."""
+        order = sorted(cores.items(), key=lambda kv: -kv[1])
+        best: list[tuple[float, int]] = []
+        i = 0
+        while i < len(order):
+            kth = best[k - 1][0] if len(best) >= k else floor
+            if order[i][1] < kth or order[i][1] <= 0.0:
+                break
+            batch = [u for u, _ in order[i:i + 20] if u not in fulls]
+            if batch:
+                q = "SELECT id, source FROM units WHERE id IN (%s)" % ",".join("?" * len(batch))
+                for uid, src in self.conn.execute(q, batch):
+                    fulls[uid] = score_encoded(qe, Encoded.of(analyse(src), vocab))
+            for u, c in order[i:i + 20]:
+                if u in fulls:
+                    best.append((fulls[u], u))
+            best.sort(key=lambda x: (-x[0], x[1]))
+            i += 20
+        return best[:k]
+
+    # ------------------------------------------------------------ concordance
+    def concordance(self, phrase: str, side: str = "source", limit: int = 50,
+                    max_checked: int = 20_000) -> list[ConcordanceHit]:
+        """Units whose ``side`` (``source``/``target``) contains ``phrase``
+        (case-insensitive, punctuation ignored), most occurrences first, then
+        shorter texts; each with the character spans of the occurrences."""
+        if side not in ("source", "target"):
+            raise TMError(f"concordance side must be 'source' or 'target', not {side!r}")
+        words = [t.norm for t in tokenize(phrase) if t.kind in ("word", "cjk")]
+        if not words:
+            return []
+        self._catch_up()
+        stage = self._stage("src" if side == "source" else "tgt")
+        terms = sorted(set(words), key=stage.doc_frequency)
+        if stage.doc_frequency(terms[0]) == 0:
+            return []
+        uids: list[int] = []
+        for leaf in stage.leaves:
+            docs = set(leaf.postings(stage.field, terms[0]))
+            for t in terms[1:3]:
+                if not docs:
+                    break
+                docs &= set(leaf.postings(stage.field, t))
+            for d in sorted(docs):
+                if d in leaf.deleted:
+                    continue
+                uid = leaf.uids[d]
+                if not leaf.overlay and uid in self._dead:
+                    continue
+                uids.append(uid)
+        uids = uids[:max_checked]
+        hits: list[ConcordanceHit] = []
+        n = len(words)
+        for chunk in _chunks(uids, 500):
+            for e in self._entries(chunk).values():
+                text = (e.source if side == "source" else e.target).text
+                toks = [t for t in tokenize(text) if t.kind in ("word", "cjk")]
+                norms = [t.norm for t in toks]
+                spans = [(toks[i].start, toks[i + n - 1].end) for i in range(len(toks) - n + 1)
+                         if norms[i:i + n] == words]
+                if spans:
+                    hits.append(ConcordanceHit(e, side, spans))
+        hits.sort(key=lambda h: (-len(h.spans), len(h.text.text), -h.entry.id))
+        return hits[:limit]
+
+
+# ------------------------------------------------------------------ helpers
+def _chunks(seq: list, n: int):
+    for i in range(0, len(seq), n):
+        yield seq[i:i + n]
+
+
+def _note(res: ImportResult, msg: str) -> None:
+    if len(res.errors) < _MAX_ERRORS:
+        res.errors.append(msg)
+    elif len(res.errors) == _MAX_ERRORS:
+        res.errors.append("... (more problems not listed)")
+
+
+def _pick(unit: TMUnit, want_s: str, want_t: str):
+    """((src_lang, text), (tgt_lang, text)) of a unit, or a reason to skip it."""
+    v = unit.variants
+    def find(want: str, exclude: str = ""):
+        for lang, tt in v.items():
+            if lang != exclude and same_language(lang, want):
+                return lang, tt
+        return None
+    if want_s:
+        s = find(want_s)
+    else:
+        ref = normalize_lang((unit.meta or {}).get("srclang") or "")
+        s = find(ref) if ref and ref != "*all*" else None
+        if s is None and len(v) == 2 and want_t:
+            s = next(((lang, tt) for lang, tt in v.items() if not same_language(lang, want_t)), None)
+    if s is None:
+        return (f"no source text in {want_s}" if want_s else
+                "cannot tell the source language; give --src-lang")
+    if want_t:
+        t = find(want_t, exclude=s[0])
+    else:
+        others = [(lang, tt) for lang, tt in v.items() if lang != s[0]]
+        t = others[0] if len(others) == 1 else None
+        if t is None:
+            return "cannot tell the target language; give --tgt-lang"
+    if t is None:
+        return f"no target text in {want_t}"
+    if not s[1].text.strip() or not t[1].text.strip():
+        return "empty source or target"
+    return s, t
+
+
+_COLUMN_KEYS = {"origin", "creationdate", "creationdate_iso", "changedate", "changedate_iso",
+                "creationid", "changeid", "usagecount", "lastusagedate", "lastusagedate_iso"}
+
+
+def _meta_columns(meta: dict) -> dict:
+    now = _now()
+    created = meta.get("creationdate_iso") or meta.get("created") or now
+    try:
+        usage = int(meta.get("usagecount") or meta.get("usage_count") or 0)
+    except (TypeError, ValueError):
+        usage = 0
+    rest = {k: v for k, v in meta.items()
+            if k not in _COLUMN_KEYS and k not in ("created", "changed", "creator", "changer",
+                                                   "usage_count", "last_used")}
+    return {
+        "origin": str(meta.get("origin") or ""), "created": created,
+        "changed": meta.get("changedate_iso") or meta.get("changed") or created,
+        "creator": str(meta.get("creationid") or meta.get("creator") or ""),
+        "changer": str(meta.get("changeid") or meta.get("changer") or ""),
+        "usage_count": usage,
+        "last_used": meta.get("lastusagedate_iso") or meta.get("last_used"),
+        "meta": rest,
+    }
+
+
+def _merge_meta(old: dict, new: dict) -> dict:
+    out = dict(old)
+    for k, v in new.items():
+        if k in ("props", "notes") and isinstance(v, list):
+            seen = list(out.get(k) or [])
+            for item in v:
+                if item not in seen:
+                    seen.append(item)
+            out[k] = seen
+        else:
+            out[k] = v
+    return out
+
+
+def _entry(row) -> TMEntry:
+    (uid, s, stags, t, ttags, sl, tl, origin, created, changed, creator, changer, usage,
+     last_used, meta) = row
+    m = {"origin": origin or "", "created": created, "changed": changed,
+         "creator": creator or "", "changer": changer or "", "usage_count": usage or 0,
+         "last_used": last_used}
+    m.update(json.loads(meta or "{}"))
+    return TMEntry(uid, TaggedText.from_parts(s, stags), TaggedText.from_parts(t, ttags), sl, tl, m)
+
+
+def _export_meta(e: TMEntry) -> dict:
+    m = {k: v for k, v in e.meta.items()
+         if k not in ("origin", "created", "changed", "creator", "changer", "usage_count",
+                      "last_used")}
+    m["creationdate_iso"] = e.meta.get("created")
+    m["changedate_iso"] = e.meta.get("changed")
+    if e.meta.get("creator"):
+        m["creationid"] = e.meta["creator"]
+    if e.meta.get("changer"):
+        m["changeid"] = e.meta["changer"]
+    if e.meta.get("usage_count"):
+        m["usagecount"] = e.meta["usage_count"]
+    if e.meta.get("last_used"):
+        m["lastusagedate_iso"] = e.meta["last_used"]
+    if e.meta.get("origin"):
+        m["origin"] = e.meta["origin"]
+    return m
