@@ -1,0 +1,108 @@
+"""The ``verso`` NMT commands as other tools call them (a stable contract)."""
+import io
+import json
+import sys
+
+import pytest
+
+from conftest import toy_config_dict
+from engine.cli import main
+from engine.nmt.data import read_lines
+
+
+def run(args, stdin: str = "", monkeypatch=None, capsys=None):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    rc = main(args)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_info_prints_languages_options_and_parameters(trained_model, monkeypatch, capsys):
+    rc, out, _ = run(["info", "--model", str(trained_model)], monkeypatch=monkeypatch, capsys=capsys)
+    info = json.loads(out)
+    assert rc == 0 and info["src_lang"] == "en" and info["tgt_lang"] == "de"
+    assert info["options"]["context_gate"] == "both" and info["parameters"] > 1000
+
+
+def test_translate_reads_stdin_and_writes_one_line_each(trained_model, toy_corpus, monkeypatch, capsys):
+    src = read_lines(toy_corpus["dev_en"])[:4]
+    rc, out, _ = run(["translate", "--model", str(trained_model), "--beam", "3"],
+                     "\n".join(src[:2]) + "\n\n" + "\n".join(src[2:]) + "\n", monkeypatch, capsys)
+    lines = out.split("\n")[:-1]
+    assert rc == 0 and len(lines) == 5 and lines[2] == ""  # an empty line stays empty
+    assert all("▁" not in ln for ln in lines)  # no subwords shown
+
+
+def test_translate_json_has_tokens_attention_and_gates(trained_model, toy_corpus, monkeypatch, capsys):
+    src = read_lines(toy_corpus["dev_en"])[:2]
+    rc, out, _ = run(["translate", "--model", str(trained_model), "--json"], "\n".join(src) + "\n",
+                     monkeypatch, capsys)
+    objs = [json.loads(x) for x in out.splitlines()]
+    assert rc == 0 and len(objs) == 2
+    for o in objs:
+        assert len(o["attention"]) == len(o["tokens"]) == len(o["token_gates"])
+        assert all(len(row) == len(o["src_tokens"]) for row in o["attention"])
+        assert len(o["words"]) == len(o["links"]) == len(o["gates"]) == len(o["alignment"])
+        assert " ".join(o["words"]) == o["translation"]
+        assert all(0 < g < 1 for g in o["token_gates"])
+
+
+def test_eval_prints_scores_signature_and_length_bins(trained_model, toy_corpus, monkeypatch, capsys):
+    rc, out, _ = run(["eval", "--model", str(trained_model), "--src", str(toy_corpus["dev_en"]),
+                      "--ref", str(toy_corpus["dev_de"]), "--beam", "2"], monkeypatch=monkeypatch, capsys=capsys)
+    res = json.loads(out)
+    assert rc == 0
+    assert {"bleu", "chrf", "ter", "bleu_lowercase", "signature", "bleu_by_source_length"} <= set(res)
+    assert "tok:13a" in res["signature"]["bleu"] and "case:lc" in res["signature"]["bleu_lowercase"]
+    assert sum(b["sentences"] for b in res["bleu_by_source_length"]) == res["sentences"] == 40
+
+
+def test_align_prints_pharaoh_links(trained_model, toy_corpus, monkeypatch, capsys):
+    rc, out, _ = run(["align", "--model", str(trained_model), "--src", str(toy_corpus["dev_en"]),
+                      "--tgt", str(toy_corpus["dev_de"])], monkeypatch=monkeypatch, capsys=capsys)
+    lines = out.splitlines()
+    src, tgt = read_lines(toy_corpus["dev_en"]), read_lines(toy_corpus["dev_de"])
+    assert rc == 0 and len(lines) == len(src)
+    for ln, s, t in zip(lines, src, tgt):
+        pairs = [tuple(map(int, x.split("-"))) for x in ln.split()]
+        assert len(pairs) == len(t.split())  # one link per target word
+        assert all(0 <= i < len(s.split()) and 0 <= j < len(t.split()) for i, j in pairs)
+
+
+def test_score_ranks_the_reference_above_a_shuffled_one(trained_model, toy_corpus, tmp_path, monkeypatch, capsys):
+    src = read_lines(toy_corpus["dev_en"])[:5]
+    ref = read_lines(toy_corpus["dev_de"])[:5]
+    bad = [" ".join(reversed(r.split())) for r in ref]
+    (tmp_path / "s").write_text("\n".join(src + src) + "\n")
+    (tmp_path / "h").write_text("\n".join(ref + bad) + "\n")
+    rc, out, _ = run(["score", "--model", str(trained_model), "--src", str(tmp_path / "s"),
+                      "--hyp", str(tmp_path / "h")], monkeypatch=monkeypatch, capsys=capsys)
+    lp = [float(x.split("\t")[-1]) for x in out.splitlines()]
+    assert rc == 0 and len(lp) == 10
+    assert all(lp[i] > lp[i + 5] for i in range(5))
+
+
+def test_train_from_a_toml_config(toy_corpus, tmp_path, monkeypatch, capsys):
+    d = toy_config_dict(toy_corpus, train={"max_steps": 10, "eval_every": 10, "dev_max_sentences": 3})
+    lines = []
+    for sec, kv in d.items():
+        lines.append(f"[{sec}]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in kv.items()]
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text("\n".join(lines) + "\n")
+    rc, out, _ = run(["train", "--config", str(cfg), "--out", str(tmp_path / "m"), "--events"],
+                     monkeypatch=monkeypatch, capsys=capsys)
+    events = [json.loads(x) for x in out.splitlines()]
+    assert rc == 0 and events[0]["event"] == "start" and events[-1]["event"] == "done"
+    assert any(e["event"] == "eval" for e in events)
+    rc, out, _ = run(["info", "--model", str(tmp_path / "m")], monkeypatch=monkeypatch, capsys=capsys)
+    assert json.loads(out)["tgt_lang"] == "de"
+
+
+def test_user_mistakes_are_one_line_errors(tmp_path, monkeypatch, capsys):
+    rc, _, err = run(["info", "--model", str(tmp_path / "nope")], monkeypatch=monkeypatch, capsys=capsys)
+    assert rc == 2 and "nope" in err and "Traceback" not in err
+    (tmp_path / "bad.json").write_text('{"model": {"layers": 2}}')
+    rc, _, err = run(["train", "--config", str(tmp_path / "bad.json"), "--out", str(tmp_path / "m")],
+                     monkeypatch=monkeypatch, capsys=capsys)
+    assert rc == 2 and "layers" in err
