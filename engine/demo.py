@@ -37,7 +37,7 @@ def ensure_demo_project(folder: str | Path | None = None) -> Path:
             from engine.formats.tmfiles import read_tm_file
         except ImportError:  # TM component absent: the project still opens
             return folder
-        tm = TranslationMemory.create(tm_dir, src_lang=SRC, tgt_lang=TGT)
+        tm = TranslationMemory(tm_dir, src_lang=SRC, tgt_lang=TGT)
         try:
             tm.import_units(read_tm_file(src / DEMO_TM, src_lang=SRC, tgt_lang=TGT), origin=DEMO_TM)
         finally:
