@@ -187,24 +187,57 @@ class CandidateStage:
             return Retrieval([], bound_unseen, 0.0, read, complete)
         k = np.concatenate(keys)
         w = np.concatenate(weights)
-        docs, inv = np.unique(k, return_inverse=True)
-        shared = np.bincount(inv, weights=w).astype(np.float32)
+        if len(k) * 8 > self.total:  # dense: count over the whole key space
+            acc = np.bincount(k, weights=w, minlength=self.total)
+            docs = np.flatnonzero(acc)
+            shared = acc[docs].astype(np.float32)
+        else:
+            docs, inv = np.unique(k, return_inverse=True)
+            shared = np.bincount(inv, weights=w).astype(np.float32)
         lengths = self._all_lengths()[docs]
         denom = np.maximum(lengths, np.float32(qlen))
         bound = np.minimum(shared + np.float32(unread), np.minimum(lengths, np.float32(qlen))) / denom
         # rank by the expected score, best first (the bound proves, it does not rank well)
         est = np.minimum(shared + np.float32(expect), np.minimum(lengths, np.float32(qlen))) / denom
+        m = len(docs)
+        take = min(m, 2 * limit + 64)
+        if take < m:  # partial selection: sorting every seen document costs too much
+            part = np.argpartition(-est, take - 1)[:take]
+        else:
+            part = np.arange(m)
+        order = part[np.lexsort((-shared[part], -est[part]))]
+        out: list[int] = []
+        chosen = np.zeros(m, dtype=bool)
+        leaves = self.leaves
+        bases = [leaf.base for leaf in leaves]
+        for pos in order:
+            if len(out) >= limit:
+                break
+            key = int(docs[pos])
+            leaf = leaves[_leaf_of(bases, key)]
+            local = key - leaf.base
+            chosen[pos] = True  # deleted documents are "chosen" too: they need no bound
+            if local in leaf.deleted:
+                continue
+            uid = leaf.uids[local]
+            if not leaf.overlay and uid in self.dead:
+                continue
+            out.append(uid)
+        if len(out) < limit and take < m:  # many deletions: fall back to a full sort
+            return self._retrieve_sorted(docs, bound, est, shared, limit, bound_unseen, read,
+                                         complete)
+        left = bound[~chosen]
+        rest = float(left.max()) if len(left) else 0.0
+        return Retrieval(out, bound_unseen, rest, read, complete)
+
+    def _retrieve_sorted(self, docs, bound, est, shared, limit, bound_unseen, read, complete):
         order = np.lexsort((-shared, -est))
         out: list[int] = []
         rest = 0.0
-        leaves = self.leaves
-        bases = [leaf.base for leaf in leaves]
-        li = 0
+        bases = [leaf.base for leaf in self.leaves]
         for pos in order:
             key = int(docs[pos])
-            # find the leaf of key (leaves are few; keys sorted by bound, not key)
-            li = _leaf_of(bases, key)
-            leaf = leaves[li]
+            leaf = self.leaves[_leaf_of(bases, key)]
             local = key - leaf.base
             if local in leaf.deleted:
                 continue
@@ -212,8 +245,8 @@ class CandidateStage:
             if not leaf.overlay and uid in self.dead:
                 continue
             if len(out) >= limit:
-                rest = float(bound[pos])
-                break
+                rest = max(rest, float(bound[pos]))
+                continue
             out.append(uid)
         return Retrieval(out, bound_unseen, rest, read, complete)
 

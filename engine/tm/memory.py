@@ -19,16 +19,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from rapidfuzz.distance import Levenshtein
-
 from engine.errors import TMError
 from engine.formats.base import TMUnit
 from engine.inline import TaggedText
 from engine.langs import normalize_lang, same_language
 from engine.tm import store
-from engine.tm.candidates import CandidateStage, MemoryLeaf, Retrieval
+from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
-from engine.tm.scoring import Encoded, Vocab, char_score, edit_ops, score_encoded
+from engine.tm.scoring import Encoded, char_score, edit_ops, score_encoded
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
 from engine.tm.whoosh_index import SourceIndex, new_index_id
@@ -354,14 +352,15 @@ class TranslationMemory:
                  json.dumps(merged, ensure_ascii=False), source.tags_json(), target.tags_json(), uid))
             return uid, False
         a = analyse(source.text)
-        ids = self.vocab.ids_for_write(a.core)
-        enc = "".join(store.token_char(ids[t]) for t in a.core)
+        ids = self.vocab.ids_for_write(a.core + a.surface + a.punct)
+        tc = store.token_char
+        encs = ["".join(tc(ids[t]) for t in seq) for seq in (a.core, a.surface, a.punct)]
         cur = self.conn.execute(
             "INSERT INTO units(source, source_tags, target, target_tags, src_lang, tgt_lang, enc, "
-            "origin, created, changed, creator, changer, usage_count, last_used, meta, dkey) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "senc, penc, origin, created, changed, creator, changer, usage_count, last_used, meta, "
+            "dkey) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (source.text, source.tags_json(), target.text, target.tags_json(), src_lang, tgt_lang,
-             enc, cols["origin"], cols["created"], cols["changed"], cols["creator"],
+             *encs, cols["origin"], cols["created"], cols["changed"], cols["creator"],
              cols["changer"], cols["usage_count"], cols["last_used"],
              json.dumps(cols["meta"], ensure_ascii=False), key))
         uid = cur.lastrowid
@@ -468,64 +467,36 @@ class TranslationMemory:
         if not qa.core or k <= 0:
             return []
         self._catch_up()
-        qenc = self.vocab.encode_known(qa.core)
+        enc = self.vocab.encode_known
+        qe = Encoded(enc(qa.core), enc(qa.surface), enc(qa.punct))
         stage = self._stage()
-        cores: dict[int, float] = {}
-        fulls: dict[int, float] = {}
-        vocab = Vocab()
-        qe = Encoded.of(qa, vocab)
+        scores: dict[int, float] = {}
         ranked: list[tuple[float, int]] = []
         for budget, limit in ROUNDS:
             r = stage.retrieve(qa.core, limit=limit, budget=budget)
-            self._core_scores(qenc, r.uids, cores)
-            ranked = self._full_top(qe, vocab, cores, fulls, k)
+            self._score(qe, r.uids, scores)
+            ranked = sorted(((s, u) for u, s in scores.items()), key=lambda x: (-x[0], x[1]))
             kth = ranked[k - 1][0] if len(ranked) >= k else 0.0
             if r.proves(kth) or (r.complete and len(r.uids) < limit):
                 break
-        if coverage:
-            ranked = self._full_top(qe, vocab, cores, fulls, len(cores), floor=min_score)
         ranked = [(s, u) for s, u in ranked if s >= min_score and s > 0.0]
+        if not coverage:
+            ranked = ranked[:k]
         entries = self._entries([u for _, u in ranked])
         matches = [Match(entries[u], s, char_score(text, entries[u].source.text),
                          edit_ops(text, entries[u].source.text))
                    for s, u in ranked if u in entries]
         if coverage:
             return coverage_select(qa.core, matches, lambda m: analyse(m.source.text).core)
-        return matches[:k]
+        return matches
 
-    def last_retrieval(self) -> Retrieval | None:  # pragma: no cover - debugging aid
-        return None
-
-    def _core_scores(self, qenc: str, uids: list[int], cores: dict[int, float]) -> None:
-        new = [u for u in uids if u not in cores]
-        sim = Levenshtein.normalized_similarity
+    def _score(self, qe: Encoded, uids: list[int], scores: dict[int, float]) -> None:
+        """Token scores of the units ``uids`` from their stored encodings."""
+        new = [u for u in uids if u not in scores]
         for chunk in _chunks(new, 900):
-            q = "SELECT id, enc FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
-            for uid, enc in self.conn.execute(q, chunk):
-                cores[uid] = sim(qenc, enc)
-
-    def _full_top(self, qe: Encoded, vocab: Vocab, cores: dict[int, float],
-                  fulls: dict[int, float], k: int, floor: float = 0.0) -> list[tuple[float, int]]:
-        """Top ``k`` by full score; full scores are computed (from the source
-        text) only while a core score can still beat the k-th full score."""
-        order = sorted(cores.items(), key=lambda kv: -kv[1])
-        best: list[tuple[float, int]] = []
-        i = 0
-        while i < len(order):
-            kth = best[k - 1][0] if len(best) >= k else floor
-            if order[i][1] < kth or order[i][1] <= 0.0:
-                break
-            batch = [u for u, _ in order[i:i + 20] if u not in fulls]
-            if batch:
-                q = "SELECT id, source FROM units WHERE id IN (%s)" % ",".join("?" * len(batch))
-                for uid, src in self.conn.execute(q, batch):
-                    fulls[uid] = score_encoded(qe, Encoded.of(analyse(src), vocab))
-            for u, c in order[i:i + 20]:
-                if u in fulls:
-                    best.append((fulls[u], u))
-            best.sort(key=lambda x: (-x[0], x[1]))
-            i += 20
-        return best[:k]
+            q = "SELECT id, enc, senc, penc FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
+            for uid, e, se, pe in self.conn.execute(q, chunk):
+                scores[uid] = score_encoded(qe, Encoded(e, se, pe))
 
     # ------------------------------------------------------------ concordance
     def concordance(self, phrase: str, side: str = "source", limit: int = 50,

@@ -2,9 +2,10 @@
 
 Tables (one database ``tm.sqlite`` in WAL mode, created with sqlite-utils):
 
-* ``units``: source/target text and tag tables, languages, ``enc`` (the
-  source's core tokens, one character per token through ``vocab``, so the
-  re-rank compares stored strings without re-tokenising), metadata columns
+* ``units``: source/target text and tag tables, languages, ``enc`` /
+  ``senc`` / ``penc`` (the source's core tokens, the same tokens as
+  written, and its punctuation; one character per token through ``vocab``,
+  so the re-rank compares stored strings without re-tokenising), metadata columns
   and ``meta`` (JSON: props, notes, tuid, ...), ``dkey`` (unique key of
   source + target + languages: an exact duplicate updates metadata).
 * ``vocab``: core token -> integer id (append-only).
@@ -64,7 +65,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
     if "units" not in db.table_names():
         db["units"].create({
             "id": int, "source": str, "source_tags": str, "target": str, "target_tags": str,
-            "src_lang": str, "tgt_lang": str, "enc": str, "origin": str,
+            "src_lang": str, "tgt_lang": str, "enc": str, "senc": str, "penc": str, "origin": str,
             "created": str, "changed": str, "creator": str, "changer": str,
             "usage_count": int, "last_used": str, "meta": str, "dkey": str,
         }, pk="id", not_null={"source", "target", "enc", "dkey"})

@@ -1,0 +1,247 @@
+"""TM search benchmark: build time, size, latency, memory and recall@5 vs
+exhaustive search, at several TM sizes, on real segments of ../shared/data.
+
+    nice .venv/bin/python benchmarks/tm_search.py --sizes 10000 100000 1000000 \
+        --work /tmp/verso-tm-bench --json benchmarks/tm_search_results.json
+
+TM pool: every line pair of every corpus (both directions; JRC-Acquis also
+fr->en), minus held-out documents (3 % of the documents of each corpus with
+document ids, by CRC32 of the id).  A size-N TM is the first N pairs of the
+shuffled pool (seed 0); the largest size takes the whole pool.  Queries: 500
+source segments of the held-out documents, the same number from each corpus
+(seed 1).  Recall@5 is tie-aware: a returned match counts when its score
+reaches the 5th best exhaustive score (exhaustive = Eq. 3 + penalties over
+the whole TM with rapidfuzz); it is given for the true top 5 with score > 0,
+>= 0.3 (the CLI default threshold) and >= 0.5.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import sys
+import time
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DATA = Path(os.environ.get("VERSO_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+CORPORA = [  # name, {lang: file}, document-id file, directions
+    ("kde-docs", {"en": "kde4-l10n-de/docs.en", "de": "kde4-l10n-de/docs.de"}, "kde4-l10n-de/docs.doc"),
+    ("kde-ui", {"en": "kde4-l10n-de/ui.en", "de": "kde4-l10n-de/ui.de"}, "kde4-l10n-de/ui.doc"),
+    ("jrc", {"en": "jrc-acquis-endefr/common.en", "de": "jrc-acquis-endefr/common.de",
+             "fr": "jrc-acquis-endefr/common.fr"}, "jrc-acquis-endefr/common.docid"),
+    ("magento", {"en": "magento2-de/ui.en", "de": "magento2-de/ui.de"}, "magento2-de/ui.module"),
+    ("pydocs", {"en": "python-docs-fr/docs.en", "fr": "python-docs-fr/docs.fr"}, "python-docs-fr/docs.doc"),
+    ("hansards", {"en": "hansards-senate-enfr/senate.en", "fr": "hansards-senate-enfr/senate.fr"},
+     "hansards-senate-enfr/senate.docid"),
+    ("multi30k", {"en": "multi30k/train.en", "de": "multi30k/train.de", "fr": "multi30k/train.fr"}, None),
+] + [
+    (f"doclevel-{c}-{part}", {"en": f"doclevel-maruf-ende-devtest/{c}/{part}.en",
+                              "de": f"doclevel-maruf-ende-devtest/{c}/{part}.de"}, "<d>")
+    for c in ("Europarl7", "IWSLT2017", "NC-2016") for part in ("dev", "test")
+]
+
+
+def _lines(rel: str) -> list[str]:
+    p = DATA / rel
+    return p.read_text("utf-8").split("\n")[:-1] if p.exists() else []
+
+
+def load_pool():
+    """(tm_pairs, held_out) lists of (source, target, corpus)."""
+    tm, held = [], []
+    for name, files, docf in CORPORA:
+        cols = {lang: _lines(f) for lang, f in files.items()}
+        if not all(cols.values()):
+            continue
+        n = min(len(c) for c in cols.values())
+        first = cols[next(iter(cols))]
+        if docf == "<d>":
+            docs, d = [], 0
+            for line in first[:n]:
+                d += line.strip() == "<d>"
+                docs.append(f"{name}:{d}")
+        else:
+            docs = _lines(docf) if docf else [""] * n
+        langs = list(cols)
+        dirs = [(langs[0], langs[1]), (langs[1], langs[0])]
+        if len(langs) > 2:
+            dirs.append((langs[2], langs[0]))
+        for i in range(n):
+            hold = docf is not None and zlib.crc32(docs[i].encode()) % 100 < 3
+            for a, b in dirs:
+                s, t = cols[a][i].strip(), cols[b][i].strip()
+                if not s or not t or s == "<d>":
+                    continue
+                (held if hold else tm).append((s, t, name))
+    return tm, held
+
+
+def pick_queries(held, n: int, seed: int = 1) -> list[str]:
+    from engine.tm.tokens import analyse
+    rng = random.Random(seed)
+    by = {}
+    for s, _, c in held:
+        by.setdefault(c.split("-")[0] if c.startswith("doclevel") else c, []).append(s)
+    names = sorted(by)
+    out, seen = [], set()
+    per = {c: n // len(names) + (1 if i < n % len(names) else 0) for i, c in enumerate(names)}
+    for c in names:
+        pool = by[c]
+        rng.shuffle(pool)
+        got = 0
+        for s in pool:
+            if got >= per[c]:
+                break
+            if s in seen or not analyse(s).core:
+                continue
+            seen.add(s)
+            out.append(s)
+            got += 1
+    return out
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def exhaustive_top(tm, qtext: str, encs, sencs, pencs, k: int = 5) -> list[float]:
+    """True top-k scores by the TM's own score, over the whole TM."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+    from engine.tm.scoring import Encoded, score_encoded
+    from engine.tm.tokens import analyse
+    qa = analyse(qtext)
+    enc = tm.vocab.encode_known
+    qe = Encoded(enc(qa.core), enc(qa.surface), enc(qa.punct))
+    limit = 50
+    while True:
+        res = process.extract(qe.core, encs, scorer=Levenshtein.normalized_similarity,
+                              limit=limit, score_cutoff=1e-9)
+        full = sorted((score_encoded(qe, Encoded(encs[i], sencs[i], pencs[i])) for _, _, i in res),
+                      reverse=True)
+        kth = full[k - 1] if len(full) >= k else 0.0
+        # full <= core: stop once the last core score cannot beat the k-th full score
+        if len(res) < limit or res[-1][1] < kth:
+            return full[:k]
+        limit *= 4
+
+
+def recall(found: list[float], true: list[float], threshold: float) -> float | None:
+    rel = [s for s in true if (s >= threshold if threshold > 0 else s > 0)]
+    if not rel:
+        return None
+    kth = rel[-1]
+    return min(len(rel), sum(1 for s in found if s >= kth - 1e-9)) / len(rel)
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    if not xs:
+        return 0.0
+    i = min(len(xs) - 1, max(0, int(round(p / 100 * (len(xs) - 1)))))
+    return xs[i]
+
+
+def run_size(size: int, pool, queries, work: Path, held) -> dict:
+    from engine.tm import TranslationMemory
+    folder = work / f"tm-{size}"
+    shutil.rmtree(folder, ignore_errors=True)
+    pairs = pool[:size]
+    t0 = time.perf_counter()
+    tm = TranslationMemory(folder, src_lang="en", tgt_lang="de")
+    res = tm.add_many(((s, t, {"origin": c}) for s, t, c in pairs))
+    tm.flush()
+    build_s = time.perf_counter() - t0
+    tm.close()
+    db = sum(p.stat().st_size for p in folder.glob("tm.sqlite*"))
+    ix = sum(p.stat().st_size for p in (folder / "index").iterdir())
+    rss0 = current_rss_mb()
+    t0 = time.perf_counter()
+    tm = TranslationMemory(folder, create=False)
+    open_s = time.perf_counter() - t0
+    lat, found = [], []
+    for q in queries:
+        t = time.perf_counter()
+        ms = tm.search(q, k=5)
+        lat.append((time.perf_counter() - t) * 1000)
+        found.append([m.score for m in ms])
+    rss1 = current_rss_mb()
+    # exhaustive ground truth
+    rows = tm.conn.execute("SELECT enc, senc, penc FROM units ORDER BY id").fetchall()
+    encs, sencs, pencs = (list(c) for c in zip(*rows))
+    del rows
+    t0 = time.perf_counter()
+    truth = [exhaustive_top(tm, q, encs, sencs, pencs) for q in queries]
+    exh_ms = (time.perf_counter() - t0) * 1000 / len(queries)
+    del encs, sencs, pencs
+    recalls = {}
+    for th in (0.0, 0.3, 0.5):
+        vals = [r for r in (recall(f, t, th) for f, t in zip(found, truth)) if r is not None]
+        recalls[th] = (sum(vals) / len(vals) if vals else None, len(vals))
+    # incremental add: one pair, then the very next search must find it
+    adds, first_hits = [], 0
+    for s, t, _ in held[:50]:
+        s2 = s + " (rev. 2)"
+        t0 = time.perf_counter()
+        uid = tm.add(s2, t)
+        adds.append((time.perf_counter() - t0) * 1000)
+        ms = tm.search(s2, k=1)
+        first_hits += bool(ms and ms[0].entry.id == uid)
+    tm.close()
+    return {
+        "size": size, "units": res.added, "duplicates_merged": res.updated, "build_s": build_s,
+        "open_s": open_s, "db_mb": db / 1e6, "index_mb": ix / 1e6,
+        "p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95), "p99_ms": pct(lat, 99),
+        "mean_ms": sum(lat) / len(lat), "rss_before_queries_mb": rss0,
+        "rss_after_queries_mb": rss1, "peak_rss_mb": rss_mb(),
+        "recall5_all": recalls[0.0][0], "n_all": recalls[0.0][1],
+        "recall5_ge03": recalls[0.3][0], "n_ge03": recalls[0.3][1],
+        "recall5_ge05": recalls[0.5][0], "n_ge05": recalls[0.5][1],
+        "exhaustive_ms_per_query": exh_ms,
+        "add_ms_p50": pct(adds, 50), "add_ms_p95": pct(adds, 95),
+        "added_found_by_next_search": f"{first_hits}/{len(adds)}",
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--queries", type=int, default=500)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/verso-tm-bench"))
+    ap.add_argument("--json", type=Path, default=None, help="append results here (JSON lines)")
+    args = ap.parse_args()
+    if not DATA.is_dir():
+        sys.exit(f"shared data not found at {DATA}")
+    pool, held = load_pool()
+    random.Random(0).shuffle(pool)
+    queries = pick_queries(held, args.queries)
+    random.Random(2).shuffle(held)
+    print(f"pool {len(pool)} pairs, held out {len(held)}, {len(queries)} queries", flush=True)
+    args.work.mkdir(parents=True, exist_ok=True)
+    for size in args.sizes:
+        r = run_size(min(size, len(pool)), pool, queries, args.work, held)
+        r["requested_size"] = size
+        print(json.dumps(r), flush=True)
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()
