@@ -1,0 +1,154 @@
+"""``verso tm ...``: translation memories (import, export, stats, search, concordance)."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from engine.errors import TMError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    tm = sub.add_parser("tm", help="translation memories: import, export, stats, search, concordance",
+                        description="Work with a translation memory folder (SQLite + search index).")
+    tsub = tm.add_subparsers(dest="tm_command", metavar="ACTION")
+
+    p = tsub.add_parser(
+        "import", help="import TM units from TMX, CSV/TSV, PO, XLIFF or two aligned text files",
+        description="Import translation units into a TM (created when missing). The whole file is "
+                    "one transaction: a file that breaks half way leaves the TM as it was. Prints "
+                    'JSON {"added": n, "skipped": n, "errors": [...]}; exit 0 when the file was '
+                    "read, non-zero with a one-line reason when it was refused.")
+    p.add_argument("file", type=Path, metavar="FILE", help="TMX, CSV/TSV, PO, XLIFF, or plain text "
+                                                          "(with --target-file)")
+    p.add_argument("--tm", type=Path, required=True, metavar="DIR", help="TM folder")
+    p.add_argument("--src-lang", default="", metavar="L", help="source language (e.g. en)")
+    p.add_argument("--tgt-lang", default="", metavar="L", help="target language (e.g. de)")
+    p.add_argument("--target-file", type=Path, default=None, metavar="TGT",
+                   help="line-aligned translation of FILE (both plain text, one segment a line)")
+    p.set_defaults(handler=_import)
+
+    p = tsub.add_parser("export", help="write the whole TM as TMX 1.4b",
+                        description="Write every unit of the TM to a TMX 1.4b file (UTF-8).")
+    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.tmx")
+    p.set_defaults(handler=_export)
+
+    p = tsub.add_parser("stats", help="unit count, languages, index state, size (JSON)")
+    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.set_defaults(handler=_stats)
+
+    p = tsub.add_parser(
+        "search", help="fuzzy matches for a segment (or for every line of a file)",
+        description="Fuzzy matches, best first. The score is the token-level score "
+                    "1 - D_edit/max(|X|,|X'|) with small case/punctuation penalties (the editor "
+                    "shows it as the match percentage); char_score is the character-level "
+                    "similarity. With --queries every line of FILE is answered in one process, "
+                    'one JSON line per query: {"query": ..., "ms": ..., "matches": [...]}.')
+    p.add_argument("text", nargs="?", metavar="TEXT", help="the segment to look up")
+    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.add_argument("--k", type=int, default=5, help="number of matches (default 5)")
+    p.add_argument("--min-score", type=float, default=0.3, help="lowest score shown (default 0.3)")
+    p.add_argument("--coverage", action="store_true",
+                   help="select pairs by greedy source coverage (Algorithm 1 of Gu et al. 2018) "
+                        "instead of top-k")
+    p.add_argument("--queries", type=Path, default=None, metavar="FILE",
+                   help="answer every line of FILE (UTF-8) instead of TEXT")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(handler=_search)
+
+    p = tsub.add_parser("concordance", help="units containing a word or phrase",
+                        description="Units whose source (or target) contains PHRASE, ranked, with "
+                                    "the character spans of each occurrence.")
+    p.add_argument("phrase", metavar="PHRASE")
+    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.add_argument("--side", choices=("source", "target"), default="source")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(handler=_concordance)
+
+
+def _open(folder: Path, create: bool = False, **kw):
+    from engine.tm import TranslationMemory
+
+    if not create and not (folder / TranslationMemory.DB_NAME).exists():
+        raise TMError(f"{folder}: not a translation memory (import something into it first)")
+    return TranslationMemory(folder, create=create, **kw)
+
+
+def _import(a) -> int:
+    from engine.cli import print_json
+    from engine.formats.tmfiles import read_tm_file
+
+    with _open(a.tm, create=True) as tm:
+        src = a.src_lang or tm.src_lang
+        tgt = a.tgt_lang or tm.tgt_lang
+        problems: list[str] = []
+        units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems,
+                             target_file=a.target_file)
+        res = tm.import_units(units, src_lang=src, tgt_lang=tgt, origin=a.file.name,
+                              problems=problems)
+    print_json(res.to_json())
+    return 0
+
+
+def _export(a) -> int:
+    from engine.cli import print_json
+    from engine.formats.tmx import write_tmx
+
+    with _open(a.tm) as tm:
+        n = write_tmx(a.out, tm.tm_units(), src_lang=tm.src_lang or "*all*")
+    print_json({"exported": n, "out": str(a.out)})
+    return 0
+
+
+def _stats(a) -> int:
+    from engine.cli import print_json
+
+    with _open(a.tm) as tm:
+        print_json(tm.stats())
+    return 0
+
+
+def _search(a) -> int:
+    from engine.cli import print_json
+
+    if (a.text is None) == (a.queries is None):
+        raise TMError("give either TEXT or --queries FILE")
+    if a.k < 1:
+        raise TMError("--k must be at least 1")
+    with _open(a.tm) as tm:
+        if a.queries is not None:
+            try:
+                lines = a.queries.read_text("utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as e:
+                raise TMError(f"{a.queries}: cannot read queries ({e})") from None
+            for q in lines:
+                t0 = time.perf_counter()
+                ms = tm.search(q, k=a.k, min_score=a.min_score, coverage=a.coverage)
+                dt = (time.perf_counter() - t0) * 1000
+                print_json({"query": q, "ms": round(dt, 3), "matches": [m.to_json() for m in ms]},
+                           lines=True)
+            return 0
+        ms = tm.search(a.text, k=a.k, min_score=a.min_score, coverage=a.coverage)
+        if a.json:
+            print_json([m.to_json() for m in ms])
+        else:
+            for m in ms:
+                sys.stdout.write(f"{m.score * 100:5.1f}%  {m.source.display()}\n"
+                                 f"        {m.target.display()}\n")
+    return 0
+
+
+def _concordance(a) -> int:
+    from engine.cli import print_json
+
+    with _open(a.tm) as tm:
+        hits = tm.concordance(a.phrase, side=a.side, limit=a.limit)
+        if a.json:
+            print_json([h.to_json() for h in hits])
+        else:
+            for h in hits:
+                sys.stdout.write(f"{h.entry.source.display()}\n    {h.entry.target.display()}\n")
+    return 0
