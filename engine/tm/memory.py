@@ -296,6 +296,9 @@ class TranslationMemory:
         self._begin()
         self.vocab.limit = 10_000_000
         try:
+            for key, lang in (("src_lang", want_s), ("tgt_lang", want_t)):
+                if lang and not store.get_meta(self.conn, key):
+                    store.set_meta(self.conn, key, lang)
             for i, unit in enumerate(units, 1):
                 picked = _pick(unit, want_s, want_t)
                 if isinstance(picked, str):
