@@ -5,7 +5,7 @@ import threading
 import pytest
 import torch
 
-from conftest import toy_config_dict
+from nmt.toydata import toy_config_dict
 from engine.errors import ConfigError, ModelError
 from engine.nmt.checkpoint import load_model
 from engine.nmt.config import ExperimentConfig

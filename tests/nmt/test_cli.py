@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from conftest import toy_config_dict
+from nmt.toydata import toy_config_dict
 from engine.cli import main
 from engine.nmt.data import read_lines
 

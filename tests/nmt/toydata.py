@@ -49,3 +49,14 @@ def write_corpus(folder: Path, n_train: int = 400, n_dev: int = 40, seed: int = 
             p.write_text("\n".join(x[k] for x in pairs) + "\n", encoding="utf-8")
             files[f"{split}_{side}"] = p
     return files
+
+
+def toy_config_dict(corpus: dict[str, Path], *, model: dict | None = None, train: dict | None = None) -> dict:
+    return {
+        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(corpus["train_en"]),
+                 "train_tgt": str(corpus["train_de"]), "dev_src": str(corpus["dev_en"]),
+                 "dev_tgt": str(corpus["dev_de"]), "vocab_size": 80},
+        "model": {"emb_dim": 32, "hidden": 48, "dropout": 0.0, "emb_dropout": 0.0, **(model or {})},
+        "train": {"batch_tokens": 400, "lr": 0.01, "max_epochs": 50, "max_steps": 200, "eval_every": 100,
+                  "log_every": 50, "label_smoothing": 0.0, "patience": 0, **(train or {})},
+    }
