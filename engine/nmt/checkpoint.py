@@ -174,3 +174,26 @@ def load_model(folder: str | Path, *, device: str | torch.device = "cpu", verify
     apply_tensors(model, load_tensors(best), best)
     model.to(device).eval()
     return LoadedModel(folder, cfg, model, src_vocab, tgt_vocab, man)
+
+
+def export_model(src: str | Path, dst: str | Path, *, dtype: str = "float16") -> Path:
+    """Copy what a translator needs (config, subword models, the best weights,
+    history) into a fresh folder, weights stored as ``dtype``; no resumable state."""
+    import shutil
+
+    src, dst = Path(src), Path(dst)
+    loaded = load_model(src)
+    if dst.exists() and any(dst.iterdir()):
+        raise ModelError(f"{dst}: export folder is not empty")
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in ["config.json", "history.jsonl", *sorted(set(vocab_files(loaded.cfg)))]:
+        if (src / name).is_file():
+            shutil.copyfile(src / name, dst / name)
+    best = "model.safetensors"
+    save_weights(loaded.model, dst / best, dtype=torch.float16 if dtype == "float16" else None)
+    man = loaded.manifest
+    from engine.nmt.model import count_parameters
+
+    write_manifest(dst, best=best, best_step=man.get("best_step", 0), best_bleu=man.get("best_dev_bleu"),
+                   params=count_parameters(loaded.model), extra={"exported_from": str(src)})
+    return dst

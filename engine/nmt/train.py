@@ -279,7 +279,8 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             if tc.patience and st["bad_evals"] >= tc.patience:
                 stop = "early_stop"
         if world > 1:  # every rank learns rank 0's decision and learning rate
-            flag = torch.tensor([1.0 if stop else 0.0, opt.param_groups[0]["lr"]], device=device)
+            flag = torch.tensor([1.0 if stop else 0.0, opt.param_groups[0]["lr"]], device=device,
+                                dtype=torch.float64)
             dist.broadcast(flag, 0)
             stop = "early_stop" if flag[0] > 0 else None
             for g in opt.param_groups:

@@ -118,3 +118,24 @@ def test_early_stopping_on_dev_bleu(toy_corpus, tmp_path):
                            "dev_max_sentences": 4}))
     last = train(cfg, tmp_path / "m")
     assert last["reason"] == "early_stop" and last["step"] < 50
+
+
+def test_export_keeps_translations_and_drops_training_state(trained_model, translator, toy_corpus, tmp_path):
+    from engine.nmt.checkpoint import export_model
+
+    dst = export_model(trained_model, tmp_path / "demo", dtype="float32")
+    assert not (dst / "last").exists() and (dst / "model.safetensors").is_file()
+    src = read_lines(toy_corpus["dev_en"])[:4]
+    assert [r.text for r in Translator.load(dst).translate(src)] == [r.text for r in translator.translate(src)]
+    half = export_model(trained_model, tmp_path / "half")  # float16 weights: half the size
+    assert (half / "model.safetensors").stat().st_size < 0.6 * (dst / "model.safetensors").stat().st_size
+    assert Translator.load(half).translate(src[:1])[0].text
+
+
+def test_int8_quantised_model_translates_like_fp32(trained_model, translator, toy_corpus):
+    src = read_lines(toy_corpus["dev_en"])[:10]
+    q = Translator.load(trained_model, quantize=True)
+    assert q.quantized
+    fp = [r.text for r in translator.translate(src, beam=3)]
+    i8 = [r.text for r in q.translate(src, beam=3)]
+    assert sum(a == b for a, b in zip(fp, i8)) >= 7
