@@ -207,7 +207,13 @@ class Translator:
 def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
     """Dynamic int8 quantisation of linear and recurrent layers (CPU inference)."""
     import copy
-    from torch.ao.quantization import quantize_dynamic as qd
+    import warnings
 
-    m = copy.deepcopy(model).cpu().eval()
-    return qd(m, {torch.nn.Linear, torch.nn.GRU, torch.nn.GRUCell}, dtype=torch.qint8)
+    # torch.ao.quantization is deprecated in favour of torchao, but still works with the
+    # pinned torch; the user cannot act on the warning, so it is not shown.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from torch.ao.quantization import quantize_dynamic as qd
+
+        m = copy.deepcopy(model).cpu().eval()
+        return qd(m, {torch.nn.Linear, torch.nn.GRU, torch.nn.GRUCell}, dtype=torch.qint8)
