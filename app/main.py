@@ -1,6 +1,8 @@
 """Start the Qt application and open the main window."""
 from __future__ import annotations
 
+import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
+
 import sys
 from pathlib import Path
 

@@ -1,140 +1,269 @@
-"""The main window: a segment grid over one document of a project."""
+"""The main window: the segment grid of one document, the dockable panels
+(TM matches, suggestion, alignment, concordance), menus and dialogs.
+
+Nothing slow runs on the UI thread: TM calls go to :class:`~app.tmservice.TMService`
+(one TM thread, in order), translations to :class:`~app.suggest.NMTService`
+(one NMT thread, stale answers dropped).
+"""
 from __future__ import annotations
 
+import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
+
+import json
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
+    QDockWidget,
     QFileDialog,
     QHeaderView,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPlainTextEdit,
-    QStyledItemDelegate,
-    QTableView,
     QToolBar,
+    QVBoxLayout,
+    QWidget,
 )
 
 from engine.errors import VersoError
+from engine.inline import TaggedText
 from engine.store import Project
 
-from app.segment_model import COL_SOURCE, COL_STATUS, COL_TARGET, SegmentTableModel
+from app import keymap
+from app.findbar import FindBar
+from app.grid import SegmentGrid, TargetEditor
+from app.panels.alignment import AlignmentPanel
+from app.panels.concordance import ConcordancePanel
+from app.panels.matches import MatchesPanel
+from app.panels.suggestion import SuggestionPanel
+from app.segment_model import (
+    COL_NUM,
+    COL_SOURCE,
+    COL_STATUS,
+    COL_TARGET,
+    FILTERS,
+    SegmentFilter,
+    SegmentTableModel,
+    compile_find,
+    replace_in_target,
+)
+from app.suggest import NMTService, default_model_dir
+from app.tmservice import TMService, adapt_tags
+
+AUTOSAVE_MS = 1500
+MAX_RECENT = 8
 
 
-class TargetDelegate(QStyledItemDelegate):
-    """Edits a target in a multi-line box; Enter inserts nothing (Ctrl+Enter confirms)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.editor: QPlainTextEdit | None = None
-
-    def createEditor(self, parent, option, index):  # noqa: N802
-        ed = QPlainTextEdit(parent)
-        ed.setTabChangesFocus(True)
-        ed.installEventFilter(self)
-        self.editor = ed
-        ed.destroyed.connect(lambda *_: setattr(self, "editor", None))
-        return ed
-
-    def setEditorData(self, editor, index):  # noqa: N802
-        editor.setPlainText(index.data(Qt.EditRole) or "")
-        editor.moveCursor(editor.textCursor().MoveOperation.End)
-
-    def setModelData(self, editor, model, index):  # noqa: N802
-        model.setData(index, editor.toPlainText(), Qt.EditRole)
-
-    def eventFilter(self, obj, event):  # noqa: N802
-        if event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Return, Qt.Key_Enter):
-            if event.modifiers() & Qt.ControlModifier:
-                return False  # let the window's Confirm action take it
-            if not event.modifiers() & Qt.ShiftModifier:
-                self.commitData.emit(obj)
-                self.closeEditor.emit(obj)
-                return True
-        return super().eventFilter(obj, event)
-
-    def commit_open_editor(self) -> None:
-        """Write what is typed in an open editor to the model (before confirming)."""
-        if self.editor is not None:
-            self.commitData.emit(self.editor)
+def settings() -> QSettings:
+    return QSettings("Verso", "Verso")
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, project: Project | None = None):
+    #: Emitted when the panels have been filled for a row: (row, what) with what in
+    #: "matches", "suggestion", "forced".  Tests and the latency benchmark wait on it.
+    panelUpdated = Signal(int, str)
+
+    def __init__(self, project: Project | None = None, *, nmt: bool = True):
         super().__init__()
         self.project: Project | None = None
         self.model: SegmentTableModel | None = None
-        self.resize(1200, 760)
+        self.proxy = SegmentFilter(self)
+        self.tm: TMService | None = None
+        self.nmt: NMTService | None = None
+        self.use_nmt = nmt
+        self.actions_by_id: dict[str, QAction] = {}
+        self._history: dict[int, list[str]] = {}   # segment id -> earlier targets (undo across visits)
+        self._redo: dict[int, list[str]] = {}
+        self._row: int | None = None
+        self.resize(1280, 800)
+        self.setDockNestingEnabled(True)
 
-        self.table = QTableView(self)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setWordWrap(True)
-        self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
-                                   | QAbstractItemView.AnyKeyPressed)
-        self.table.verticalHeader().setVisible(False)
-        self.delegate = TargetDelegate(self.table)
-        self.table.setItemDelegateForColumn(COL_TARGET, self.delegate)
-        self.setCentralWidget(self.table)
+        self.grid = SegmentGrid(self, reserved=self.reserved_shortcuts)
+        self.delegate = self.grid.delegate
+        self.table = self.grid  # the first window's name, kept for tests and scripts
+        self.delegate.editorCreated.connect(self._editor_created)
+        self.findbar = FindBar(self)
+        self.findbar.hide()
+        self.findbar.findChanged.connect(self._apply_find)
+        self.findbar.replaceAllRequested.connect(self.replace_all)
+        self.findbar.replaceOneRequested.connect(self.replace_current)
+        self.findbar.closed.connect(lambda: self.go_to(self.current_row()))
+        central = QWidget(self)
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.findbar)
+        lay.addWidget(self.grid)
+        self.setCentralWidget(central)
 
         self.doc_combo = QComboBox(self)
         self.doc_combo.currentIndexChanged.connect(self._on_document_chosen)
+        self.filter_combo = QComboBox(self)
+        for key, label in FILTERS.items():
+            self.filter_combo.addItem(label, key)
+        self.filter_combo.currentIndexChanged.connect(
+            lambda i: self.set_filter(self.filter_combo.itemData(i)))
         self.counts_label = QLabel(self)
         self.statusBar().addPermanentWidget(self.counts_label)
 
+        self._autosave = QTimer(self)
+        self._autosave.setSingleShot(True)
+        self._autosave.setInterval(AUTOSAVE_MS)
+        self._autosave.timeout.connect(self.autosave)
+
+        self._build_panels()
         self._build_actions()
+        self.apply_preset(str(settings().value("keys/preset", keymap.DEFAULT_PRESET)))
         if project is not None:
             self.set_project(project)
         else:
             self.setWindowTitle("Verso")
 
+    # ------------------------------------------------------------ panels
+    def _dock(self, title: str, widget: QWidget, area, name: str) -> QDockWidget:
+        d = QDockWidget(title, self)
+        d.setObjectName(name)
+        d.setWidget(widget)
+        self.addDockWidget(area, d)
+        return d
+
+    def _build_panels(self) -> None:
+        self.matches = MatchesPanel(self)
+        self.matches.insertRequested.connect(self.insert_match)
+        self.suggestion = SuggestionPanel(self)
+        self.suggestion.insertRequested.connect(self.insert_suggestion)
+        self.alignment = AlignmentPanel(self)
+        self.alignment.wordClicked.connect(self._alignment_clicked)
+        self.alignment.choice.currentIndexChanged.connect(lambda i: i == 1 and self._score_own_target())
+        self.concordance = ConcordancePanel(self)
+        self.concordance.searchRequested.connect(self._concordance_search)
+        self.dock_matches = self._dock("TM matches", self.matches, Qt.RightDockWidgetArea, "dockMatches")
+        self.dock_suggestion = self._dock("Suggestion", self.suggestion, Qt.RightDockWidgetArea, "dockSuggestion")
+        self.dock_alignment = self._dock("Alignment", self.alignment, Qt.BottomDockWidgetArea, "dockAlignment")
+        self.dock_concordance = self._dock("Concordance", self.concordance, Qt.BottomDockWidgetArea,
+                                           "dockConcordance")
+        self.tabifyDockWidget(self.dock_alignment, self.dock_concordance)
+        self.dock_alignment.raise_()
+        self.resizeDocks([self.dock_matches, self.dock_suggestion], [420, 420], Qt.Horizontal)
+        self.resizeDocks([self.dock_alignment], [230], Qt.Vertical)
+
     # ------------------------------------------------------------ actions
-    def _action(self, text: str, slot, shortcut=None, menu=None) -> QAction:
+    def _action(self, text: str, slot, action_id: str | None = None, shortcut=None, menu=None) -> QAction:
         a = QAction(text, self)
         if shortcut:
             a.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
-            a.setShortcutContext(Qt.WindowShortcut)
-        a.triggered.connect(slot)
+        a.setShortcutContext(Qt.WindowShortcut)
+        a.triggered.connect(lambda *_: slot())
         if menu is not None:
             menu.addAction(a)
         self.addAction(a)
+        if action_id:
+            self.actions_by_id[action_id] = a
         return a
 
     def _build_actions(self) -> None:
         mb = self.menuBar()
-        file_menu = mb.addMenu("&File")
-        self.act_open = self._action("&Open Project…", self.open_project_dialog, QKeySequence.Open, file_menu)
-        self.act_import = self._action("&Import Document…", self.import_document_dialog, "Ctrl+Shift+O", file_menu)
-        self.act_export = self._action("&Export Translated Document…", self.export_document_dialog,
-                                       "Ctrl+Shift+E", file_menu)
-        file_menu.addSeparator()
-        self._action("&Quit", self.close, QKeySequence.Quit, file_menu)
+        f = mb.addMenu("&File")
+        self.act_new = self._action("&New Project…", self.new_project_dialog, None, QKeySequence.New, f)
+        self.act_open = self._action("&Open Project…", self.open_project_dialog, None, QKeySequence.Open, f)
+        self.recent_menu = f.addMenu("Open &Recent")
+        self._refresh_recent()
+        f.addSeparator()
+        self.act_import = self._action("&Import Document…", self.import_document_dialog, None, "Ctrl+Shift+O", f)
+        self.act_export = self._action("&Export Translated Document…", self.export_document_dialog, None,
+                                       "Ctrl+Shift+E", f)
+        f.addSeparator()
+        self.act_import_tm = self._action("Import &TMX / TM File…", self.import_tm_dialog, None, "Ctrl+Shift+T", f)
+        self.act_export_tm = self._action("Export TM as TM&X…", self.export_tm_dialog, None, None, f)
+        f.addSeparator()
+        self._action("&Quit", self.close, None, QKeySequence.Quit, f)
 
-        seg_menu = mb.addMenu("&Segment")
-        self.act_confirm = self._action(
-            "&Confirm and Go to Next Unconfirmed", self.confirm_and_next,
-            [QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")], seg_menu)
-        self.act_prev = self._action("&Previous Segment", lambda: self.move(-1), "Ctrl+Up", seg_menu)
-        self.act_next = self._action("&Next Segment", lambda: self.move(+1), "Ctrl+Down", seg_menu)
-        self.act_copy_source = self._action("Copy &Source to Target", self.copy_source, "Ctrl+Insert", seg_menu)
+        e = mb.addMenu("&Edit")
+        self._action("&Undo", self.undo, "undo", None, e)
+        self._action("&Redo", self.redo, "redo", None, e)
+        e.addSeparator()
+        self._action("&Find…", lambda: self.open_find(False), "find", None, e)
+        self._action("Find and &Replace…", lambda: self.open_find(True), "replace", None, e)
+        e.addSeparator()
+        self._action("&Settings…", self.settings_dialog, None, None, e)
+
+        s = mb.addMenu("&Segment")
+        self.act_confirm = self._action("&Confirm and Go to Next Unconfirmed", self.confirm_and_next, "confirm",
+                                        None, s)
+        self.act_prev = self._action("&Previous Segment", lambda: self.move(-1), "prev", None, s)
+        self.act_next = self._action("&Next Segment", lambda: self.move(+1), "next", None, s)
+        self._action("Next &Unconfirmed Segment", self.go_next_unconfirmed, "next_unconfirmed", None, s)
+        s.addSeparator()
+        self.act_copy_source = self._action("Copy &Source to Target", self.copy_source, "copy_source", None, s)
+        self._action("Insert Next Missing &Tag", self.insert_next_tag, "next_tag", None, s)
+        self._action("Insert &Machine Suggestion", self.insert_suggestion, "insert_suggestion", None, s)
+        mm = s.addMenu("Insert TM &Match")
+        for n in range(1, 10):
+            self._action(f"Match {n}", lambda n=n: self.insert_match(n - 1), f"match_{n}", None, mm)
+
+        v = mb.addMenu("&View")
+        fm = v.addMenu("&Filter")
+        for key, label in FILTERS.items():
+            self._action(label, lambda key=key: self.set_filter(key), None, None, fm)
+        v.addSeparator()
+        for d in (self.dock_matches, self.dock_suggestion, self.dock_alignment, self.dock_concordance):
+            v.addAction(d.toggleViewAction())
+
+        t = mb.addMenu("&Tools")
+        self._action("&Concordance…", self.open_concordance, "concordance", None, t)
+        self._action("&Statistics…", self.statistics_dialog, None, None, t)
+        self._action("&QA Check…", self.qa_dialog, None, "F8", t)
+        t.addSeparator()
+        self._action("&Fine-tune the Model…", self.finetune_dialog, None, None, t)
 
         tb = QToolBar("Document", self)
         tb.setObjectName("documentToolbar")
         tb.addWidget(QLabel(" Document: "))
         tb.addWidget(self.doc_combo)
+        tb.addSeparator()
+        tb.addWidget(QLabel(" Show: "))
+        tb.addWidget(self.filter_combo)
+        tb.addSeparator()
         tb.addAction(self.act_confirm)
         self.addToolBar(tb)
 
+    def apply_preset(self, preset: str) -> None:
+        """Bind every action to the shortcuts of ``preset`` (``trados`` or ``omegat``); menus show them."""
+        self.preset = preset if preset in keymap.PRESETS else keymap.DEFAULT_PRESET
+        for aid, act in self.actions_by_id.items():
+            act.setShortcuts([QKeySequence(k) for k in keymap.shortcuts(self.preset, aid)])
+
+    def reserved_shortcuts(self) -> set[str]:
+        """Shortcuts the target editor must let through to the window's actions."""
+        out = set()
+        for aid, act in self.actions_by_id.items():
+            if aid in ("undo", "redo"):
+                continue  # the editor's own undo comes first
+            out.update(k.toString() for k in act.shortcuts())
+        return out
+
     # ------------------------------------------------------------ project
     def set_project(self, project: Project) -> None:
+        self._close_services()
         if self.project is not None and self.project is not project:
             self.project.close()
         self.project = project
         self.setWindowTitle(f"{project.name} [{project.src_lang} → {project.tgt_lang}] — Verso")
+        self._remember_recent(project.folder)
+        self.tm = TMService(project, self)
+        self.tm.lookups.ready.connect(self._on_matches)
+        self.tm.lookups.failed.connect(lambda key, msg: self.matches.show_message(f"TM search failed: {msg}"))
+        self.tm.concordances.ready.connect(lambda key, hits: self.concordance.show_hits(hits))
+        self.tm.failed.connect(lambda msg: self.statusBar().showMessage(f"TM: {msg}", 8000))
+        self.tm.opened.connect(lambda n: self._segment_entered(self.current_row()) if self.model else None)
+        if not self.tm.infos:
+            self.matches.show_message("No TM attached to this project (File ▸ Import TMX adds one).")
+        if self.use_nmt:
+            self._start_nmt(default_model_dir(project))
+        else:
+            self.suggestion.show_message("Machine suggestions are off.")
         self.doc_combo.blockSignals(True)
         self.doc_combo.clear()
         for d in project.documents():
@@ -144,6 +273,16 @@ class MainWindow(QMainWindow):
             self.doc_combo.setCurrentIndex(0)
             self._on_document_chosen(0)
 
+    def _close_services(self) -> None:
+        if self.tm is not None:
+            self.tm.close()
+            self.tm.deleteLater()
+            self.tm = None
+        if self.nmt is not None:
+            self.nmt.close()
+            self.nmt.deleteLater()
+            self.nmt = None
+
     def _on_document_chosen(self, i: int) -> None:
         if self.project is None or i < 0:
             return
@@ -152,15 +291,19 @@ class MainWindow(QMainWindow):
     def show_document(self, document_id: int) -> None:
         self.model = SegmentTableModel(self.project, document_id, self)
         self.model.segmentChanged.connect(lambda _row: self._update_counts())
-        self.table.setModel(self.model)
-        hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        self.proxy.setSourceModel(self.model)
+        if self.grid.model() is not self.proxy:
+            self.grid.setModel(self.proxy)
+            self.grid.selectionModel().currentRowChanged.connect(self._current_changed)
+        hh = self.grid.horizontalHeader()
+        hh.setSectionResizeMode(COL_NUM, QHeaderView.ResizeToContents)
         hh.setSectionResizeMode(COL_SOURCE, QHeaderView.Stretch)
         hh.setSectionResizeMode(COL_TARGET, QHeaderView.Stretch)
         hh.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeToContents)
-        self.table.resizeRowsToContents()
+        self._row = None
         first = self.model.next_unconfirmed(-1)
         self.go_to(first if first is not None else 0)
+        self.grid.fit_visible_rows()
         self._update_counts()
 
     def _update_counts(self) -> None:
@@ -172,55 +315,380 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------- navigation
     def current_row(self) -> int:
-        idx = self.table.currentIndex()
-        return idx.row() if idx.isValid() else 0
+        """The current segment's row in the document (not in the filtered view)."""
+        idx = self.grid.currentIndex()
+        if not idx.isValid():
+            return self._row or 0
+        return self.proxy.mapToSource(idx).row()
 
     def go_to(self, row: int, edit: bool = True) -> None:
         if self.model is None or not self.model.rowCount():
             return
         row = max(0, min(row, self.model.rowCount() - 1))
-        idx = self.model.index(row, COL_TARGET)
-        self.table.setCurrentIndex(idx)
-        self.table.scrollTo(idx)
+        pidx = self.proxy.mapFromSource(self.model.index(row, COL_TARGET))
+        if not pidx.isValid():  # filtered out: show everything again
+            self.set_filter("all", clear_find=True)
+            pidx = self.proxy.mapFromSource(self.model.index(row, COL_TARGET))
+        self.grid.setCurrentIndex(pidx)
+        self.grid.scrollTo(pidx)
         if edit:
-            self.table.edit(idx)
+            self.grid.edit(pidx)
+        if self._row != row:
+            self._segment_entered(row)
 
     def move(self, delta: int) -> None:
-        self.delegate.commit_open_editor()
-        self.go_to(self.current_row() + delta)
+        """Previous/next segment among the rows the filter shows."""
+        self.commit_editor()
+        idx = self.grid.currentIndex()
+        prow = (idx.row() if idx.isValid() else 0) + delta
+        if 0 <= prow < self.proxy.rowCount():
+            self.go_to(self.proxy.mapToSource(self.proxy.index(prow, COL_TARGET)).row())
 
-    def confirm_and_next(self) -> None:
-        """Ctrl+Enter: save what is typed, confirm, go to the next unconfirmed segment."""
+    def go_next_unconfirmed(self) -> None:
+        self.commit_editor()
+        if self.model is not None:
+            nxt = self.model.next_unconfirmed(self.current_row())
+            if nxt is not None:
+                self.go_to(nxt)
+
+    def _current_changed(self, cur, prev) -> None:
+        if cur.isValid():
+            row = self.proxy.mapToSource(cur).row()
+            if row != self._row:
+                self._segment_entered(row)
+
+    def editor(self) -> TargetEditor | None:
+        return self.delegate.editor
+
+    def commit_editor(self) -> None:
+        self._autosave.stop()
+        self.delegate.commit_open_editor()
+
+    def _editor_created(self, ed: TargetEditor) -> None:
+        ed.textChanged.connect(self._autosave.start)
+
+    def autosave(self) -> None:
+        """Write what is typed to the project as a draft (also done on every move)."""
+        self.delegate.commit_open_editor()
+
+    # --------------------------------------------------------- segment entered
+    def _segment_entered(self, row: int) -> None:
+        if self.model is None or not (0 <= row < self.model.rowCount()):
+            return
+        self._row = row
+        seg = self.model.segment(row)
+        key = (self.model.document_id, row)
+        self.suggestion.working() if self.nmt and self.nmt.translator else None
+        if self.tm is not None and self.tm.infos:
+            self.matches.searching()
+            self.tm.lookup(key, seg.source, k=int(settings().value("tm/matches", 5)))
+        else:
+            self._request_suggestion(row, [])
+        self._score_own_target()
+
+    def _on_matches(self, key, found) -> None:
+        if self.model is None or key != (self.model.document_id, self._row):
+            return
+        row = key[1]
+        self.matches.show_matches(self.model.segment(row).source, found)
+        self.panelUpdated.emit(row, "matches")
+        self._request_suggestion(row, found)
+
+    def _request_suggestion(self, row: int, found) -> None:
+        if self.nmt is None or self.nmt.error:
+            return
+        seg = self.model.segment(row)
+        memories = found[:4]
+        self.nmt.suggest((self.model.document_id, row), seg.source.text, memories)
+        if row + 1 < self.model.rowCount():
+            self._prefetch(row + 1)
+
+    def _prefetch(self, row: int) -> None:
+        """Look the next segment up in the TM and translate it ahead, both in the background."""
+        if self.nmt is None or self.model is None:
+            return
+        src = self.model.segment(row).source
+        if self.tm is not None and self.tm.infos:
+            k = int(settings().value("tm/matches", 5))
+            self.tm.run(lambda c: self.tm.search_now(c, src, k),
+                        on_result=lambda found, src=src: self.nmt and self.nmt.prefetch(src.text, found[:4]))
+        else:
+            self.nmt.prefetch(src.text, [])
+
+    def _on_suggestion(self, key, view) -> None:
+        if self.model is None or key != (self.model.document_id, self._row):
+            return
+        seg = self.model.segment(key[1])
+        self.suggestion.show_view(view, seg.source.tags)
+        self.alignment.set_suggestion(view)
+        self.panelUpdated.emit(key[1], "suggestion")
+        self._score_own_target()
+
+    def _score_own_target(self) -> None:
+        """Second alignment view: the translator's own target, scored by forced decoding."""
+        if self.nmt is None or self.nmt.translator is None or self.model is None or self._row is None:
+            return
+        seg = self.model.segment(self._row)
+        if seg.target.text.strip():
+            self.nmt.score_target((self.model.document_id, self._row), seg.source.text, seg.target.text)
+
+    def _on_forced(self, key, view) -> None:
+        if self.model is None or key != (self.model.document_id, self._row):
+            return
+        self.alignment.set_forced(view)
+        self.panelUpdated.emit(key[1], "forced")
+
+    def _alignment_clicked(self, i: int, src_idx: list) -> None:
+        view = self.alignment.heat.view
+        if view is None:
+            return
+        words = [view.src_words[j] for j in src_idx if j < len(view.src_words)]
+        self.statusBar().showMessage(f"“{view.words[i]}” ← " + ", ".join(f"“{w}”" for w in words), 6000)
+        self.grid.delegate.set_highlight(self._row, words) if hasattr(self.grid.delegate, "set_highlight") else None
+
+    # --------------------------------------------------------- editing actions
+    def _put_in_editor(self, text: str, *, origin: str, score: float | None) -> None:
+        row = self.current_row()
+        seg = self.model.segment(row)
+        self._remember(seg.id, seg.target.text)
+        self.model.set_target(row, seg.source.with_text(text), origin=origin, origin_score=score)
+        ed = self.editor()
+        if ed is None:
+            self.go_to(row)
+            ed = self.editor()
+        if ed is not None:
+            ed.blockSignals(True)
+            ed.replace_text(text)
+            ed.blockSignals(False)
+            ed.setFocus()
+
+    def insert_match(self, n: int) -> None:
+        """Ctrl+N: put TM match N (0-based here) into the target."""
+        if self.model is None or not (0 <= n < len(self.matches.matches)):
+            self.statusBar().showMessage(f"There is no match {n + 1}.", 3000)
+            return
+        fm = self.matches.matches[n]
+        seg = self.model.segment(self.current_row())
+        self._put_in_editor(adapt_tags(fm.match, seg.source), origin="tm", score=fm.match.score)
+        self.tm.record_use(fm.match.entry.id, fm.tm)
+
+    def insert_suggestion(self) -> None:
+        view = self.suggestion.current
+        if self.model is None or view is None:
+            self.statusBar().showMessage("No machine suggestion for this segment yet.", 3000)
+            return
+        self._put_in_editor(view.text, origin="mt", score=None)
+
+    def copy_source(self) -> None:
         if self.model is None:
             return
-        self.delegate.commit_open_editor()
+        seg = self.model.segment(self.current_row())
+        self._put_in_editor(seg.source.text, origin="human", score=None)
+
+    def insert_next_tag(self) -> None:
+        ed = self.editor()
+        if ed is not None and not ed.insert_next_tag():
+            self.statusBar().showMessage("Every tag of the source is already in the target.", 3000)
+
+    def _remember(self, seg_id: int, text: str) -> None:
+        h = self._history.setdefault(seg_id, [])
+        if not h or h[-1] != text:
+            h.append(text)
+        self._redo.pop(seg_id, None)
+
+    def undo(self) -> None:
+        """Undo typing in the open editor; past that, earlier targets of this segment."""
+        ed = self.editor()
+        if ed is not None and ed.document().isUndoAvailable():
+            ed.undo()
+            return
+        if self.model is None:
+            return
+        row = self.current_row()
+        seg = self.model.segment(row)
+        hist = self._history.get(seg.id)
+        if not hist:
+            self.statusBar().showMessage("Nothing to undo for this segment.", 3000)
+            return
+        prev = hist.pop()
+        self._redo.setdefault(seg.id, []).append(seg.target.text)
+        self.model.set_target(row, prev)
+        self.go_to(row)
+
+    def redo(self) -> None:
+        ed = self.editor()
+        if ed is not None and ed.document().isRedoAvailable():
+            ed.redo()
+            return
+        if self.model is None:
+            return
+        row = self.current_row()
+        seg = self.model.segment(row)
+        stack = self._redo.get(seg.id)
+        if not stack:
+            return
+        self._history.setdefault(seg.id, []).append(seg.target.text)
+        self.model.set_target(row, stack.pop())
+        self.go_to(row)
+
+    def confirm_and_next(self) -> None:
+        """Ctrl+Enter: save what is typed, confirm (project + writable TM), go to the next unconfirmed."""
+        if self.model is None:
+            return
+        self.commit_editor()
         row = self.current_row()
         seg = self.model.segment(row)
         if not seg.target.plain().strip() and not seg.target.tag_count:
             self.statusBar().showMessage(f"Segment {row + 1} has no translation to confirm.", 4000)
             return
         try:
-            self.model.confirm(row)
+            seg = self.model.confirm(row)
         except VersoError as e:
             QMessageBox.critical(self, "Verso", str(e))
             return
-        self.table.resizeRowToContents(row)
+        if self.tm is not None:
+            self.tm.add(seg.source, seg.target, {"origin": self.project.name, "creator": "translator",
+                                                 "document": self.doc_combo.currentText()})
+        propagated = self._propagate(row) if settings().value("edit/propagate", "true") == "true" else 0
+        self.grid.fit_rows([row])
         nxt = self.model.next_unconfirmed(row)
+        if propagated:
+            self.statusBar().showMessage(f"Propagated to {propagated} identical segment(s) as drafts.", 5000)
         if nxt is None:
             self.statusBar().showMessage("All segments are confirmed.", 5000)
             self.go_to(row, edit=False)
         else:
             self.go_to(nxt)
 
-    def copy_source(self) -> None:
-        if self.model is None:
+    def _propagate(self, row: int) -> int:
+        seg = self.model.segment(row)
+        n = 0
+        for r in self.model.same_source_rows(row):
+            other = self.model.segment(r)
+            if other.status == "new" or not other.target.text.strip():
+                self.model.set_target(r, seg.target, origin="tm", origin_score=1.0)
+                n += 1
+        return n
+
+    # --------------------------------------------------------- filter, find, replace
+    def set_filter(self, mode: str, clear_find: bool = False) -> None:
+        self.commit_editor()
+        keep = self.current_row() if self.model else 0
+        if clear_find and self.findbar.find_edit.text():
+            self.findbar.find_edit.blockSignals(True)
+            self.findbar.find_edit.clear()
+            self.findbar.find_edit.blockSignals(False)
+            self.proxy.set_find("")
+        self.proxy.set_mode(mode)
+        i = self.filter_combo.findData(mode)
+        if i >= 0 and self.filter_combo.currentIndex() != i:
+            self.filter_combo.blockSignals(True)
+            self.filter_combo.setCurrentIndex(i)
+            self.filter_combo.blockSignals(False)
+        self.grid.fit_visible_rows()
+        if self.model is not None and self.proxy.rowCount():
+            pidx = self.proxy.mapFromSource(self.model.index(keep, COL_TARGET))
+            if pidx.isValid():
+                self.grid.setCurrentIndex(pidx)
+            else:
+                self.grid.setCurrentIndex(self.proxy.index(0, COL_TARGET))
+
+    def open_find(self, replace: bool) -> None:
+        ed = self.editor()
+        sel = ed.textCursor().selectedText() if ed is not None else ""
+        self.findbar.open(replace, sel)
+
+    def _find_pattern(self):
+        text = self.findbar.find_edit.text()
+        return compile_find(text, case=self.findbar.case.isChecked(), regex=self.findbar.regex.isChecked()) \
+            if text else None
+
+    def _apply_find(self) -> None:
+        self.commit_editor()
+        self.proxy.set_find(self.findbar.find_edit.text(), case=self.findbar.case.isChecked(),
+                            regex=self.findbar.regex.isChecked())
+        n = self.proxy.rowCount()
+        self.findbar.result.setText(f"{n} segment{'s' if n != 1 else ''}" if self.findbar.find_edit.text() else "")
+        self.grid.fit_visible_rows()
+        if n:
+            self.grid.setCurrentIndex(self.proxy.index(0, COL_TARGET))
+
+    def replace_all(self) -> int:
+        """Replace in every target of the document (tags untouched); returns the number of segments changed."""
+        pat = self._find_pattern()
+        if pat is None or self.model is None:
+            return 0
+        self.commit_editor()
+        rep = self.findbar.replace_edit.text()
+        n = 0
+        for r in range(self.model.rowCount()):
+            seg = self.model.segment(r)
+            new = replace_in_target(seg, pat, rep, regex=self.findbar.regex.isChecked())
+            if new is not None:
+                self._remember(seg.id, seg.target.text)
+                self.model.set_target(r, new)
+                n += 1
+        self.findbar.result.setText(f"replaced in {n} segment{'s' if n != 1 else ''}")
+        self.proxy.invalidateFilter()
+        return n
+
+    def replace_current(self) -> None:
+        pat = self._find_pattern()
+        if pat is None or self.model is None:
             return
+        self.commit_editor()
         row = self.current_row()
         seg = self.model.segment(row)
-        self.model.setData(self.model.index(row, COL_TARGET), seg.source.display())
-        self.go_to(row)
+        new = replace_in_target(seg, pat, self.findbar.replace_edit.text(), regex=self.findbar.regex.isChecked())
+        if new is not None:
+            self._remember(seg.id, seg.target.text)
+            self.model.set_target(row, new)
+        self.move(+1)
+
+    # --------------------------------------------------------- concordance
+    def open_concordance(self) -> None:
+        ed = self.editor()
+        sel = ed.textCursor().selectedText().strip() if ed is not None else ""
+        self.dock_concordance.show()
+        self.dock_concordance.raise_()
+        self.concordance.edit.setFocus()
+        if sel:
+            self.concordance.search(sel)
+
+    def _concordance_search(self, phrase: str, side: str) -> None:
+        if self.tm is None or not self.tm.infos:
+            self.concordance.show_hits([])
+            return
+        self.tm.concordance(phrase, phrase, side)
 
     # ------------------------------------------------------------ dialogs
+    def _remember_recent(self, folder) -> None:
+        s = settings()
+        items = [str(Path(folder).resolve())] + [p for p in (s.value("recent", []) or []) if
+                                                 p != str(Path(folder).resolve())]
+        s.setValue("recent", items[:MAX_RECENT])
+        self._refresh_recent()
+
+    def _refresh_recent(self) -> None:
+        if not hasattr(self, "recent_menu"):
+            return
+        self.recent_menu.clear()
+        for p in settings().value("recent", []) or []:
+            a = self.recent_menu.addAction(p)
+            a.triggered.connect(lambda *_, p=p: self.open_project(Path(p)))
+
+    def new_project_dialog(self) -> None:
+        from app.dialogs.project import NewProjectDialog
+
+        dlg = NewProjectDialog(self)
+        if dlg.exec():
+            try:
+                project = dlg.create()
+            except VersoError as e:
+                QMessageBox.critical(self, "Verso", str(e))
+                return
+            self.set_project(project)
+
     def open_project_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open Verso project")
         if folder:
@@ -253,6 +721,7 @@ class MainWindow(QMainWindow):
     def export_document_dialog(self) -> None:
         if self.project is None or self.model is None:
             return
+        self.commit_editor()
         info = self.project.document(self.model.document_id)
         path, _ = QFileDialog.getSaveFileName(self, "Export translated document", info.name)
         if path:
@@ -262,12 +731,98 @@ class MainWindow(QMainWindow):
             except VersoError as e:
                 QMessageBox.critical(self, "Verso", str(e))
 
+    def import_tm_dialog(self):
+        from app.dialogs.import_tm import ImportTMDialog
+
+        if self.project is None:
+            return None
+        dlg = ImportTMDialog(self, self.project, self.tm)
+        dlg.show()
+        return dlg
+
+    def export_tm_dialog(self) -> None:
+        from app.dialogs.export_tm import export_tm
+
+        if self.tm is None or self.tm.writable_info() is None:
+            QMessageBox.information(self, "Verso", "This project has no writable TM to export.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export TM as TMX", "memory.tmx", "TMX (*.tmx)")
+        if path:
+            export_tm(self, self.tm, Path(path))
+
+    def statistics_dialog(self):
+        from app.dialogs.stats import StatisticsDialog
+
+        if self.project is None:
+            return None
+        dlg = StatisticsDialog(self, self.project, self.tm)
+        dlg.show()
+        return dlg
+
+    def qa_dialog(self):
+        from app.dialogs.qa import QADialog
+
+        if self.model is None:
+            return None
+        self.commit_editor()
+        dlg = QADialog(self, self.model.segments())
+        dlg.segmentActivated.connect(lambda idx: self.go_to(idx))
+        dlg.show()
+        return dlg
+
+    def finetune_dialog(self):
+        from app.dialogs.finetune import FinetuneDialog
+
+        if self.project is None:
+            return None
+        dlg = FinetuneDialog(self, self.project, default_model_dir(self.project))
+        dlg.modelChosen.connect(self.use_model)
+        dlg.show()
+        return dlg
+
+    def use_model(self, folder: str) -> None:
+        """Make ``folder`` the project's model and reload the suggestion engine."""
+        if self.project is None:
+            return
+        self.project.set_setting("model", str(folder))
+        if self.use_nmt:
+            self._start_nmt(Path(folder))
+            self._row = None
+
+    def _start_nmt(self, model_dir: Path | None) -> None:
+        if self.nmt is not None:
+            self.nmt.close()
+            self.nmt.deleteLater()
+        s = settings()
+        self.nmt = NMTService(model_dir, self, beam=int(s.value("nmt/beam", 5)),
+                              threads=int(s.value("nmt/threads", 0)))
+        self.nmt.ready.connect(self._on_suggestion)
+        self.nmt.forced_ready.connect(self._on_forced)
+        self.nmt.unavailable.connect(self.suggestion.show_message)
+        self.nmt.failed.connect(lambda key, msg: self.suggestion.show_message(f"Translation failed: {msg}"))
+        self.nmt.loaded.connect(self._nmt_loaded)
+
+    def _nmt_loaded(self, folder: str) -> None:
+        self.suggestion.show_message(f"Model loaded: {Path(folder).name}")
+        if self.model is not None:
+            self._row = None
+            self._segment_entered(self.current_row())
+
+    def settings_dialog(self):
+        from app.dialogs.settings import SettingsDialog
+
+        dlg = SettingsDialog(self)
+        if dlg.exec():
+            self.apply_preset(str(settings().value("keys/preset", keymap.DEFAULT_PRESET)))
+        return dlg
+
     def closeEvent(self, event) -> None:  # noqa: N802
-        self.delegate.commit_open_editor()
+        self.commit_editor()
+        self._close_services()
         if self.project is not None:
             self.project.close()
             self.project = None
         super().closeEvent(event)
 
 
-__all__ = ["MainWindow"]
+__all__ = ["MainWindow", "settings"]

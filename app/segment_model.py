@@ -1,19 +1,32 @@
-"""The segment grid's Qt model: a thin view over :class:`engine.store.Project`."""
+"""The segment grid's Qt model: a thin view over :class:`engine.store.Project`,
+and the filter proxy behind the grid's status filter and find box."""
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+import re
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
-from engine.inline import from_display
+from engine.inline import TaggedText, from_display, strip_tags
 from engine.store import Project, Segment
 
 COLUMNS = ("#", "Source", "Target", "Status")
 COL_NUM, COL_SOURCE, COL_TARGET, COL_STATUS = range(4)
+#: Role giving the :class:`TaggedText` of the source/target cell (chips are drawn from it).
+ROLE_TAGGED = Qt.UserRole + 1
+#: Role of setData taking segment text with tag characters as they are (the chip editor).
+ROLE_RAW = Qt.UserRole + 2
 
 STATUS_COLOURS = {
     "new": QColor("#ffffff"),
     "draft": QColor("#fff6d5"),
     "confirmed": QColor("#e3f4e1"),
+}
+FILTERS = {
+    "all": "All segments",
+    "untranslated": "Untranslated",
+    "fuzzy": "Fuzzy / draft",
+    "confirmed": "Confirmed",
 }
 
 
@@ -74,36 +87,59 @@ class SegmentTableModel(QAbstractTableModel):
                 return seg.target.display()
             if col == COL_STATUS:
                 return status_text(seg)
+        if role == ROLE_TAGGED:
+            if col == COL_SOURCE:
+                return seg.source
+            if col == COL_TARGET:
+                return TaggedText(seg.target.text, seg.source.tags + tuple(
+                    t for t in seg.target.tags if t.n not in {s.n for s in seg.source.tags}))
         if role == Qt.BackgroundRole and col in (COL_TARGET, COL_STATUS):
             return QBrush(STATUS_COLOURS.get(seg.status, QColor("#ffffff")))
         if role == Qt.ToolTipRole and col == COL_SOURCE:
             parts = [p for p in (seg.context, seg.note) if p]
             return "\n".join(parts) or None
         if role == Qt.TextAlignmentRole and col == COL_NUM:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
+            return int(Qt.AlignRight | Qt.AlignTop)
         return None
 
     def setData(self, index, value, role=Qt.EditRole):  # noqa: N802
-        if role != Qt.EditRole or index.column() != COL_TARGET:
+        if role not in (Qt.EditRole, ROLE_RAW) or index.column() != COL_TARGET:
             return False
         seg = self._rows[index.row()]
-        text = from_display(str(value), seg.source.tags)
+        text = str(value) if role == ROLE_RAW else from_display(str(value), seg.source.tags)
         if text == seg.target.text:
             return False
-        self._rows[index.row()] = self.project.set_target(seg.id, text, status="draft", origin="human")
-        self._emit_row(index.row())
+        self.set_target(index.row(), text)
         return True
 
     # -- helpers -------------------------------------------------------------
     def segment(self, row: int) -> Segment:
         return self._rows[row]
 
-    def confirm(self, row: int) -> Segment:
-        """Confirm the segment of ``row`` (durable on return)."""
+    def segments(self) -> list[Segment]:
+        return list(self._rows)
+
+    def set_target(self, row: int, text: str | TaggedText, *, origin: str = "human",
+                   origin_score: float | None = None, status: str = "draft") -> Segment:
+        """Store a target for ``row`` (a draft by default; committed on return)."""
         seg = self._rows[row]
-        self._rows[row] = self.project.confirm(seg.id, seg.target)
+        tt = text if isinstance(text, TaggedText) else seg.source.with_text(text)
+        self._rows[row] = self.project.set_target(seg.id, tt, status=status, origin=origin,
+                                                  origin_score=origin_score)
         self._emit_row(row)
         return self._rows[row]
+
+    def confirm(self, row: int) -> Segment:
+        """Confirm the segment of ``row`` (durable on return); keeps where the target came from."""
+        seg = self._rows[row]
+        self._rows[row] = self.project.confirm(seg.id, seg.target, origin=seg.origin or "human",
+                                               origin_score=seg.origin_score)
+        self._emit_row(row)
+        return self._rows[row]
+
+    def reload_row(self, row: int) -> None:
+        self._rows[row] = self.project.segment(self._rows[row].id)
+        self._emit_row(row)
 
     def next_unconfirmed(self, after: int) -> int | None:
         n = len(self._rows)
@@ -113,6 +149,82 @@ class SegmentTableModel(QAbstractTableModel):
                 return r
         return None
 
+    def same_source_rows(self, row: int) -> list[int]:
+        """Other unconfirmed rows whose source is identical to ``row``'s (auto-propagation)."""
+        src = self._rows[row].source.text
+        return [r for r, s in enumerate(self._rows)
+                if r != row and s.source.text == src and s.status != "confirmed"]
+
     def _emit_row(self, row: int) -> None:
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
         self.segmentChanged.emit(row)
+
+
+def matches_filter(seg: Segment, mode: str) -> bool:
+    if mode == "untranslated":
+        return seg.status == "new" or not seg.target.text.strip()
+    if mode == "fuzzy":
+        return seg.status == "draft"
+    if mode == "confirmed":
+        return seg.status == "confirmed"
+    return True
+
+
+class SegmentFilter(QSortFilterProxyModel):
+    """Status filter (all / untranslated / fuzzy-draft / confirmed) and a find text.
+
+    The find text matches source or target (tags ignored), case-insensitive
+    unless ``case`` is set; ``regex`` takes it as a regular expression.
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.mode = "all"
+        self.pattern: re.Pattern | None = None
+        self.in_source = True
+        self.in_target = True
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in FILTERS:
+            raise ValueError(f"unknown filter {mode!r}")
+        self.mode = mode
+        self.invalidateFilter()
+
+    def set_find(self, text: str, *, case: bool = False, regex: bool = False,
+                 source: bool = True, target: bool = True) -> None:
+        self.pattern = compile_find(text, case=case, regex=regex) if text else None
+        self.in_source, self.in_target = source, target
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, row, parent):  # noqa: N802
+        m = self.sourceModel()
+        seg = m.segment(row)
+        if not matches_filter(seg, self.mode):
+            return False
+        if self.pattern is None:
+            return True
+        return bool((self.in_source and self.pattern.search(strip_tags(seg.source.text)))
+                    or (self.in_target and self.pattern.search(strip_tags(seg.target.text))))
+
+
+def compile_find(text: str, *, case: bool = False, regex: bool = False) -> re.Pattern:
+    flags = 0 if case else re.IGNORECASE
+    try:
+        return re.compile(text if regex else re.escape(text), flags)
+    except re.error:
+        return re.compile(re.escape(text), flags)
+
+
+def replace_in_target(seg: Segment, pattern: re.Pattern, replacement: str, *, regex: bool = False) -> str | None:
+    """The segment's target text with every match replaced (tags untouched), or None if nothing matched.
+
+    Matching runs over the text *between* tags so a replacement never eats a tag.
+    """
+    parts = re.split("([\ue001-\uf8ff])", seg.target.text)
+    changed = False
+    for i in range(0, len(parts), 2):
+        new, n = pattern.subn(replacement if regex else replacement.replace("\\", "\\\\"), parts[i])
+        if n:
+            parts[i] = new
+            changed = True
+    return "".join(parts) if changed else None

@@ -10,6 +10,8 @@
 """
 from __future__ import annotations
 
+import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
+
 import threading
 import traceback
 from typing import Any, Callable

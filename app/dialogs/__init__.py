@@ -1,0 +1,1 @@
+"""Dialogs of the editor: new project, TM import/export, statistics, QA, fine-tune, settings."""

@@ -1,0 +1,246 @@
+"""Import a TMX (or bilingual CSV/TSV, PO, XLIFF) file into the project's writable TM.
+
+1. pick a file; 2. a dry run reads it in the background and reports the
+languages found, how many units are usable and why others would be
+skipped; 3. map the file's languages to the project's when the codes differ;
+4. import on the TM thread with progress.  The import is one transaction:
+cancel (or a broken file) leaves the TM exactly as it was.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.formats.base import TMUnit
+from engine.formats.tmfiles import read_tm_file
+from engine.langs import normalize_lang, same_language
+from app.workers import Worker, start
+
+FILE_FILTER = "TM files (*.tmx *.csv *.tsv *.po *.xlf *.xliff *.sdlxliff *.mqxliff);;All files (*)"
+
+
+def dry_run(control, path: Path, src: str, tgt: str) -> dict:
+    """Read ``path`` without importing: languages seen, usable units, problems."""
+    problems: list[str] = []
+    langs: Counter = Counter()
+    usable = units = 0
+    try:
+        it = read_tm_file(path, src_lang=src, tgt_lang=tgt, problems=problems)
+        for u in it:
+            control.check()
+            units += 1
+            langs.update(u.variants)
+            if _find(u, src) and _find(u, tgt, exclude=_find(u, src)):
+                usable += 1
+            if units % 500 == 0:
+                control.progress(units=units)
+    except Exception as e:  # noqa: BLE001 - a broken file is a result of the dry run
+        if not getattr(e, "__module__", "").startswith("engine"):
+            raise
+        problems.append(str(e))
+        return {"units": units, "usable": usable, "languages": dict(langs), "problems": problems, "fatal": str(e)}
+    return {"units": units, "usable": usable, "languages": dict(langs), "problems": problems, "fatal": None}
+
+
+def _find(unit: TMUnit, lang: str, exclude: str | None = None) -> str | None:
+    for k in unit.variants:
+        if k != exclude and same_language(k, lang):
+            return k
+    return None
+
+
+def remapped(units, file_src: str, file_tgt: str, src: str, tgt: str):
+    """Units with the file's language codes renamed to the project's."""
+    for u in units:
+        v = {}
+        for k, tt in u.variants.items():
+            if same_language(k, file_src):
+                v[src] = tt
+            elif same_language(k, file_tgt):
+                v[tgt] = tt
+            else:
+                v[k] = tt
+        yield TMUnit(v, u.meta, u.line)
+
+
+class ImportTMDialog(QDialog):
+    finished_import = Signal(object)   # ImportResult
+
+    def __init__(self, parent, project, tm_service):
+        super().__init__(parent)
+        self.setWindowTitle("Import TMX / TM file")
+        self.resize(640, 460)
+        self.project, self.tm = project, tm_service
+        self.report: dict | None = None
+        self.result = None
+        self._job: Worker | None = None
+        self.path = QLineEdit(self)
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._browse)
+        row = QWidget(self)
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(self.path)
+        h.addWidget(browse)
+        self.src = QComboBox(self)
+        self.tgt = QComboBox(self)
+        for c in (self.src, self.tgt):
+            c.setEditable(True)
+        self.src.setEditText(project.src_lang)
+        self.tgt.setEditText(project.tgt_lang)
+        self.dry_button = QPushButton("Dry run", self)
+        self.dry_button.clicked.connect(self.start_dry_run)
+        self.import_button = QPushButton("Import", self)
+        self.import_button.setEnabled(False)
+        self.import_button.clicked.connect(self.start_import)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.summary = QLabel("Choose a file, then run a dry run.", self)
+        self.summary.setWordWrap(True)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 1)
+        self.errors = QPlainTextEdit(self)
+        self.errors.setReadOnly(True)
+        self.errors.setPlaceholderText("Units that cannot be imported are listed here, with the reason.")
+        form = QFormLayout()
+        form.addRow("File", row)
+        form.addRow(f"File language → {project.src_lang}", self.src)
+        form.addRow(f"File language → {project.tgt_lang}", self.tgt)
+        buttons = QDialogButtonBox(self)
+        buttons.addButton(self.dry_button, QDialogButtonBox.ActionRole)
+        buttons.addButton(self.import_button, QDialogButtonBox.AcceptRole)
+        buttons.addButton(self.cancel_button, QDialogButtonBox.RejectRole)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.errors, 1)
+        lay.addWidget(buttons)
+
+    # -- steps ----------------------------------------------------------------------
+    def _browse(self) -> None:
+        p, _ = QFileDialog.getOpenFileName(self, "TM file", "", FILE_FILTER)
+        if p:
+            self.set_file(Path(p))
+
+    def set_file(self, path: Path) -> None:
+        self.path.setText(str(path))
+        self.start_dry_run()
+
+    def langs(self) -> tuple[str, str]:
+        return normalize_lang(self.src.currentText()), normalize_lang(self.tgt.currentText())
+
+    def start_dry_run(self) -> None:
+        path = Path(self.path.text())
+        src, tgt = self.langs()
+        self.import_button.setEnabled(False)
+        self.summary.setText("Reading the file (dry run)…")
+        self.progress.setRange(0, 0)
+        w = Worker(dry_run, path, src, tgt)
+        w.signals.result.connect(self._dry_done)
+        w.signals.error.connect(self._failed)
+        w.signals.progress.connect(lambda ev: self.summary.setText(f"Reading… {ev.get('units', 0)} units"))
+        self._job = start(w)
+
+    def _dry_done(self, rep: dict) -> None:
+        self._job = None
+        self.report = rep
+        self.progress.setRange(0, max(1, rep["usable"]))
+        self.progress.setValue(0)
+        src, tgt = self.langs()
+        found = ", ".join(f"{k} ({n})" for k, n in sorted(rep["languages"].items(), key=lambda kv: -kv[1]))
+        for combo in (self.src, self.tgt):
+            cur = combo.currentText()
+            combo.clear()
+            combo.addItems(sorted(rep["languages"]))
+            combo.setEditText(cur)
+        hint = ""
+        if rep["units"] and not rep["usable"]:
+            hint = (" None has both languages: pick the file's codes that mean "
+                    f"{self.project.src_lang} and {self.project.tgt_lang} above and run the dry run again.")
+        skipped = rep["units"] - rep["usable"] + len(rep["problems"])
+        self.summary.setText(
+            f"Dry run: {rep['units']} units read, {rep['usable']} can be imported ({src} → {tgt}), "
+            f"{skipped} would be skipped. Languages in the file: {found or 'none'}.{hint}"
+            + (f"\nThe file cannot be read to the end: {rep['fatal']}" if rep["fatal"] else ""))
+        self.errors.setPlainText("\n".join(rep["problems"]))
+        self.import_button.setEnabled(rep["usable"] > 0 and not rep["fatal"])
+
+    def start_import(self) -> None:
+        if self.tm is None:
+            return
+        path = Path(self.path.text())
+        file_src, file_tgt = self.langs()
+        src, tgt = self.project.src_lang, self.project.tgt_lang
+        self.tm.ensure_writable(self.project)
+        self.import_button.setEnabled(False)
+        self.dry_button.setEnabled(False)
+        self.summary.setText("Importing…")
+        total = max(1, (self.report or {}).get("usable", 1))
+        self.progress.setRange(0, total)
+
+        def job(control):
+            problems: list[str] = []
+
+            def units():
+                for i, u in enumerate(remapped(read_tm_file(path, src_lang=file_src, tgt_lang=file_tgt,
+                                                            problems=problems), file_src, file_tgt, src, tgt)):
+                    control.check()  # cancel: the import transaction rolls back
+                    if i % 200 == 0:
+                        control.progress(units=i)
+                    yield u
+
+            return self.tm.writable().import_units(units(), src_lang=src, tgt_lang=tgt, origin=path.name,
+                                                   problems=problems)
+
+        self._job = self.tm.run(job, on_result=self._imported, on_error=self._failed,
+                                on_progress=lambda ev: self.progress.setValue(min(total, ev.get("units", 0))))
+        self._job.signals.cancelled.connect(self._cancelled)
+
+    def _imported(self, res) -> None:
+        self._job = None
+        self.result = res
+        self.progress.setValue(self.progress.maximum())
+        self.summary.setText(f"Imported: {res.added} added, {res.updated} updated (already there), "
+                             f"{res.skipped} skipped.")
+        self.errors.setPlainText("\n".join(res.errors))
+        self.cancel_button.setText("Close")
+        self.dry_button.setEnabled(True)
+        self.finished_import.emit(res)
+
+    def _failed(self, msg: str) -> None:
+        self._job = None
+        self.progress.setRange(0, 1)
+        self.summary.setText(f"Nothing was imported: {msg}")
+        self.dry_button.setEnabled(True)
+
+    def _cancelled(self) -> None:
+        self._job = None
+        self.summary.setText("Cancelled: the TM is unchanged.")
+        self.dry_button.setEnabled(True)
+
+    def busy(self) -> bool:
+        return self._job is not None
+
+    def cancel(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+        else:
+            self.reject()

@@ -1,0 +1,49 @@
+"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads (QSettings)."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QSpinBox
+
+from app import keymap
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, parent=None):
+        from app.main_window import settings
+
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.s = settings()
+        self.preset = QComboBox(self)
+        for key, name in keymap.PRESET_NAMES.items():
+            self.preset.addItem(name, key)
+        self.preset.setCurrentIndex(max(0, self.preset.findData(self.s.value("keys/preset", keymap.DEFAULT_PRESET))))
+        self.matches = QSpinBox(self)
+        self.matches.setRange(1, 9)
+        self.matches.setValue(int(self.s.value("tm/matches", 5)))
+        self.propagate = QCheckBox("Fill identical unconfirmed segments when one is confirmed", self)
+        self.propagate.setChecked(self.s.value("edit/propagate", "true") == "true")
+        self.beam = QSpinBox(self)
+        self.beam.setRange(1, 12)
+        self.beam.setValue(int(self.s.value("nmt/beam", 5)))
+        self.threads = QSpinBox(self)
+        self.threads.setRange(0, 64)
+        self.threads.setSpecialValueText("automatic")
+        self.threads.setValue(int(self.s.value("nmt/threads", 0)))
+        form = QFormLayout(self)
+        form.addRow("Keyboard preset", self.preset)
+        form.addRow("TM matches shown", self.matches)
+        form.addRow("Auto-propagation", self.propagate)
+        form.addRow("NMT beam width", self.beam)
+        form.addRow("NMT CPU threads", self.threads)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def accept(self) -> None:
+        self.s.setValue("keys/preset", self.preset.currentData())
+        self.s.setValue("tm/matches", self.matches.value())
+        self.s.setValue("edit/propagate", "true" if self.propagate.isChecked() else "false")
+        self.s.setValue("nmt/beam", self.beam.value())
+        self.s.setValue("nmt/threads", self.threads.value())
+        super().accept()

@@ -1,0 +1,59 @@
+"""Find / replace bar above the grid: the find text filters the grid, replace
+works on targets only and never touches a tag."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
+
+
+class FindBar(QWidget):
+    findChanged = Signal()
+    replaceAllRequested = Signal()
+    replaceOneRequested = Signal()
+    closed = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.find_edit = QLineEdit(self)
+        self.find_edit.setPlaceholderText("Find in source and target")
+        self.find_edit.setClearButtonEnabled(True)
+        self.replace_edit = QLineEdit(self)
+        self.replace_edit.setPlaceholderText("Replace in target with")
+        self.case = QCheckBox("Match case", self)
+        self.regex = QCheckBox("Regex", self)
+        self.replace_one = QPushButton("Replace", self)
+        self.replace_all = QPushButton("Replace all", self)
+        self.result = QLabel(self)
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAutoRaise(True)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        lay.addWidget(QLabel("Find:"))
+        lay.addWidget(self.find_edit, 2)
+        lay.addWidget(self.case)
+        lay.addWidget(self.regex)
+        lay.addWidget(QLabel("Replace:"))
+        lay.addWidget(self.replace_edit, 2)
+        lay.addWidget(self.replace_one)
+        lay.addWidget(self.replace_all)
+        lay.addWidget(self.result)
+        lay.addWidget(close)
+        self.find_edit.textChanged.connect(lambda *_: self.findChanged.emit())
+        self.case.toggled.connect(lambda *_: self.findChanged.emit())
+        self.regex.toggled.connect(lambda *_: self.findChanged.emit())
+        self.replace_all.clicked.connect(self.replaceAllRequested.emit)
+        self.replace_one.clicked.connect(self.replaceOneRequested.emit)
+        close.clicked.connect(self._close)
+
+    def open(self, replace: bool = False, text: str = "") -> None:
+        self.show()
+        if text:
+            self.find_edit.setText(text)
+        (self.replace_edit if replace and self.find_edit.text() else self.find_edit).setFocus()
+        self.find_edit.selectAll()
+
+    def _close(self) -> None:
+        self.find_edit.clear()
+        self.hide()
+        self.closed.emit()

@@ -1,0 +1,265 @@
+"""The segment grid: cells drawn with tag chips, a chip-aware target editor,
+and row heights that fit the text after a column resize.
+
+Row heights are fitted lazily -- only the rows on screen, again whenever the
+view scrolls or a column is resized -- so a 10,000-segment document never
+blocks the UI thread measuring rows nobody looks at.
+"""
+from __future__ import annotations
+
+import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
+
+from collections import OrderedDict
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAbstractTextDocumentLayout, QKeySequence, QPalette, QTextDocument, QTextOption
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QTextEdit,
+)
+
+from engine.inline import Tag, TaggedText, tag_char
+from app.chips import fill, install, insert_tag, read_tagged
+from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_RAW, ROLE_TAGGED
+
+PAD_X, PAD_Y = 4, 3
+
+
+class TargetEditor(QTextEdit):
+    """The target box: tags are chips, paste is plain text, Enter commits.
+
+    ``reserved``: key sequences (as strings) the window's actions own; the
+    editor lets them through instead of consuming them (Ctrl+Insert, Ctrl+1..9).
+    """
+
+    committed = Signal()
+
+    def __init__(self, parent=None, reserved: Callable[[], set[str]] | None = None):
+        super().__init__(parent)
+        install(self.document())
+        self.setAcceptRichText(False)
+        self.setTabChangesFocus(True)
+        self.setFrameStyle(0)
+        self.document().setDocumentMargin(PAD_Y)
+        self.source_tags: tuple[Tag, ...] = ()
+        self._reserved = reserved or (lambda: set())
+
+    def set_segment_text(self, text: str, tags) -> None:
+        self.source_tags = tuple(tags)
+        fill(self.document(), text, self.source_tags)
+        self.document().clearUndoRedoStacks()
+        self.moveCursor(self.textCursor().MoveOperation.End)
+
+    def segment_text(self) -> str:
+        return read_tagged(self.document(), self.source_tags)
+
+    def replace_text(self, text: str) -> None:
+        """Replace everything (one undo step): inserting a match or a suggestion."""
+        cur = self.textCursor()
+        cur.beginEditBlock()
+        cur.select(cur.SelectionType.Document)
+        cur.removeSelectedText()
+        by_n = {t.n: t for t in self.source_tags}
+        for ch in text:
+            n = ord(ch) - 0xE000
+            if 0 < n <= 6399 and n in by_n:
+                insert_tag(cur, by_n[n])
+            elif not (0xE000 < ord(ch) <= 0xF8FF):
+                cur.insertText(ch)
+        cur.endEditBlock()
+        self.setTextCursor(cur)
+
+    def missing_tags(self) -> list[Tag]:
+        present = set(self.segment_text())
+        return [t for t in self.source_tags if tag_char(t.n) not in present]
+
+    def insert_next_tag(self) -> bool:
+        """Insert the first source tag the target lacks (F9); False when none is missing."""
+        missing = self.missing_tags()
+        if not missing:
+            return False
+        insert_tag(self.textCursor(), missing[0])
+        return True
+
+    def insertFromMimeData(self, source):  # noqa: N802 - plain text only
+        if source.hasText():
+            self.textCursor().insertText(source.text())
+
+    def event(self, e):
+        if e.type() == QEvent.ShortcutOverride:
+            seq = QKeySequence(e.keyCombination()).toString()
+            if seq in self._reserved():
+                e.ignore()
+                return True
+        return super().event(e)
+
+    def keyPressEvent(self, e):  # noqa: N802
+        if e.key() in (Qt.Key_Return, Qt.Key_Enter) and not e.modifiers() & (Qt.ControlModifier | Qt.ShiftModifier):
+            self.committed.emit()
+            return
+        super().keyPressEvent(e)
+
+
+class ChipDelegate(QStyledItemDelegate):
+    """Draws source/target cells with chips; edits targets with :class:`TargetEditor`."""
+
+    editorCreated = Signal(object)
+
+    def __init__(self, parent=None, reserved: Callable[[], set[str]] | None = None):
+        super().__init__(parent)
+        self.editor: TargetEditor | None = None
+        self._reserved = reserved
+        self._cache: OrderedDict = OrderedDict()
+
+    # -- drawing ----------------------------------------------------------------
+    def _doc(self, tt: TaggedText, width: int, font) -> QTextDocument:
+        key = (tt.text, width, font.toString())
+        doc = self._cache.get(key)
+        if doc is not None:
+            self._cache.move_to_end(key)
+            return doc
+        doc = QTextDocument()
+        doc.setDefaultFont(font)
+        doc.setDocumentMargin(PAD_Y)
+        opt = QTextOption()
+        opt.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+        doc.setDefaultTextOption(opt)
+        fill(doc, tt.text, tt.tags)
+        doc.setTextWidth(max(20, width))
+        self._cache[key] = doc
+        if len(self._cache) > 600:
+            self._cache.popitem(last=False)
+        return doc
+
+    def paint(self, painter, option, index):
+        tt = index.data(ROLE_TAGGED)
+        if tt is None:
+            return super().paint(painter, option, index)
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        style = opt.widget.style() if opt.widget else QApplication.style()
+        style.drawControl(QStyle.CE_ItemViewItem, opt, painter, opt.widget)
+        doc = self._doc(tt, option.rect.width(), option.font)
+        painter.save()
+        painter.translate(option.rect.topLeft())
+        painter.setClipRect(0, 0, option.rect.width(), option.rect.height())
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        if option.state & QStyle.State_Selected:
+            ctx.palette.setColor(QPalette.Text, option.palette.color(QPalette.HighlightedText))
+        doc.documentLayout().draw(painter, ctx)
+        painter.restore()
+
+    def sizeHint(self, option, index):  # noqa: N802
+        tt = index.data(ROLE_TAGGED)
+        if tt is None:
+            return super().sizeHint(option, index)
+        view = self.parent()
+        width = view.columnWidth(index.column()) if isinstance(view, QTableView) else option.rect.width()
+        doc = self._doc(tt, width, option.font)
+        return QSize(width, int(doc.size().height()) + 1)
+
+    # -- editing ----------------------------------------------------------------
+    def createEditor(self, parent, option, index):  # noqa: N802
+        if index.column() != COL_TARGET:
+            return None
+        ed = TargetEditor(parent, self._reserved)
+        ed.committed.connect(lambda ed=ed: (self.commitData.emit(ed), self.closeEditor.emit(ed)))
+        ed.textChanged.connect(lambda ed=ed, index=index: self._grow(ed, index))
+        self.editor = ed
+        ed.destroyed.connect(lambda *_: self.editor is ed and setattr(self, "editor", None))
+        self.editorCreated.emit(ed)
+        return ed
+
+    def setEditorData(self, editor, index):  # noqa: N802
+        seg = index.model().data(index, ROLE_TAGGED)
+        src = index.model().index(index.row(), COL_SOURCE).data(ROLE_TAGGED)
+        editor.set_segment_text(seg.text if seg else "", src.tags if src else ())
+
+    def setModelData(self, editor, model, index):  # noqa: N802
+        model.setData(index, editor.segment_text(), ROLE_RAW)
+
+    def updateEditorGeometry(self, editor, option, index):  # noqa: N802
+        editor.setGeometry(option.rect)
+
+    def _grow(self, ed: TargetEditor, index: QModelIndex) -> None:
+        view = self.parent()
+        if not isinstance(view, QTableView) or not index.isValid():
+            return
+        need = int(ed.document().size().height()) + 2
+        if need > view.rowHeight(index.row()):
+            view.setRowHeight(index.row(), need)
+
+    def commit_open_editor(self) -> None:
+        """Write what is typed in an open editor to the model (before confirming)."""
+        if self.editor is not None:
+            self.commitData.emit(self.editor)
+
+
+class SegmentGrid(QTableView):
+    """The table of segments with lazily fitted row heights."""
+
+    def __init__(self, parent=None, reserved: Callable[[], set[str]] | None = None):
+        super().__init__(parent)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setWordWrap(True)
+        self.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
+                             | QAbstractItemView.AnyKeyPressed)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setMinimumSectionSize(self.fontMetrics().height() + 2 * PAD_Y + 2)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 2 * PAD_Y + 2)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.delegate = ChipDelegate(self, reserved)
+        self.setItemDelegateForColumn(COL_SOURCE, self.delegate)
+        self.setItemDelegateForColumn(COL_TARGET, self.delegate)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(30)
+        self._fit_timer.timeout.connect(self.fit_visible_rows)
+        self.horizontalHeader().sectionResized.connect(lambda *_: self._fit_timer.start())
+        self.verticalScrollBar().valueChanged.connect(lambda *_: self._fit_timer.start())
+
+    def setModel(self, model) -> None:  # noqa: N802
+        super().setModel(model)
+        if model is not None:
+            model.modelReset.connect(self._fit_timer.start)
+            model.layoutChanged.connect(self._fit_timer.start)
+            model.dataChanged.connect(lambda a, b, *_: self.fit_rows(range(a.row(), b.row() + 1)))
+        self._fit_timer.start()
+
+    def resizeEvent(self, e):  # noqa: N802
+        super().resizeEvent(e)
+        self._fit_timer.start()
+
+    def visible_rows(self, margin: int = 5) -> range:
+        m = self.model()
+        if m is None or not m.rowCount():
+            return range(0)
+        top = self.rowAt(0)
+        bottom = self.rowAt(self.viewport().height() - 1)
+        top = 0 if top < 0 else top
+        bottom = m.rowCount() - 1 if bottom < 0 else bottom
+        return range(max(0, top - margin), min(m.rowCount(), bottom + margin + 1))
+
+    def fit_rows(self, rows) -> None:
+        editing = self.currentIndex().row() if self.state() == QAbstractItemView.EditingState else -1
+        for r in rows:
+            if r != editing:
+                self.resizeRowToContents(r)
+
+    def fit_visible_rows(self) -> None:
+        """Fit the rows on screen; again while fitting brings other rows into view."""
+        done: set[int] = set()
+        for _ in range(4):
+            rows = [r for r in self.visible_rows() if r not in done]
+            if not rows:
+                break
+            self.fit_rows(rows)
+            done.update(rows)

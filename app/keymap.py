@@ -1,0 +1,45 @@
+"""Keyboard presets.  Every editor action has an id; a preset maps ids to
+shortcuts.  The choice is kept in QSettings (``keys/preset``)."""
+from __future__ import annotations
+
+DEFAULT_PRESET = "trados"
+
+PRESETS: dict[str, dict[str, list[str]]] = {
+    # Trados Studio / memoQ conventions.
+    "trados": {
+        "confirm": ["Ctrl+Return", "Ctrl+Enter"],
+        "prev": ["Ctrl+Up"],
+        "next": ["Ctrl+Down"],
+        "next_unconfirmed": ["Ctrl+Shift+Down"],
+        "copy_source": ["Ctrl+Insert"],
+        "insert_suggestion": ["Ctrl+0"],
+        "concordance": ["Ctrl+K"],
+        "next_tag": ["F9"],
+        "find": ["Ctrl+F"],
+        "replace": ["Ctrl+H"],
+        "undo": ["Ctrl+Z"],
+        "redo": ["Ctrl+Y"],
+        **{f"match_{n}": [f"Ctrl+{n}"] for n in range(1, 10)},
+    },
+    # OmegaT conventions.
+    "omegat": {
+        "confirm": ["Ctrl+U"],
+        "prev": ["Ctrl+P"],
+        "next": ["Ctrl+N"],
+        "next_unconfirmed": ["Ctrl+Shift+U"],
+        "copy_source": ["Ctrl+Shift+R"],
+        "insert_suggestion": ["Ctrl+M"],
+        "concordance": ["Ctrl+Shift+K"],
+        "next_tag": ["Ctrl+Shift+T"],
+        "find": ["Ctrl+F"],
+        "replace": ["Ctrl+Shift+H"],
+        "undo": ["Ctrl+Z"],
+        "redo": ["Ctrl+Y"],
+        **{f"match_{n}": [f"Ctrl+{n}"] for n in range(1, 10)},
+    },
+}
+PRESET_NAMES = {"trados": "Trados Studio / memoQ", "omegat": "OmegaT"}
+
+
+def shortcuts(preset: str, action: str) -> list[str]:
+    return PRESETS.get(preset, PRESETS[DEFAULT_PRESET]).get(action, [])

@@ -1,0 +1,1 @@
+"""The dockable panels: TM matches, suggestion, alignment, concordance."""

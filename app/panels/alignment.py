@@ -1,0 +1,169 @@
+"""Attention heat map: source words (columns) x target words (rows), with the
+context-gate value of each target word as a strip on the right.  Two views:
+the suggestion, and the translator's own target scored by forced decoding."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from engine.inline import strip_tags
+from app.suggest import SuggestionView
+
+CELL = 22
+GATE_W = 16
+
+
+def _label(w: str) -> str:
+    w = strip_tags(w) or "‹tag›"
+    return w if len(w) <= 14 else w[:13] + "…"
+
+
+class HeatMap(QWidget):
+    """Paints one :class:`SuggestionView`'s alignment; ``wordClicked(i, [source indices])``."""
+
+    wordClicked = Signal(int, list)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.view: SuggestionView | None = None
+        self.selected: int | None = None
+        self.setMouseTracking(True)
+
+    def set_view(self, view: SuggestionView | None) -> None:
+        self.view, self.selected = view, None
+        self.updateGeometry()
+        self.adjustSize()
+        self.update()
+
+    def _margins(self) -> tuple[int, int]:
+        fm = QFontMetrics(self.font())
+        if not self.view:
+            return 0, 0
+        left = max([fm.horizontalAdvance(_label(w)) for w in self.view.words] + [20]) + 8
+        top = max([fm.horizontalAdvance(_label(w)) for w in self.view.src_words] + [20]) + 8
+        return left, top
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        if not self.view:
+            return QSize(200, 100)
+        left, top = self._margins()
+        return QSize(left + CELL * len(self.view.src_words) + GATE_W + 60, top + CELL * len(self.view.words) + 8)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self.sizeHint()
+
+    def aligned(self, i: int, threshold: float = 0.25) -> list[int]:
+        """Source words holding at least ``threshold`` of target word ``i``'s attention (best first)."""
+        row = self.view.alignment[i] if self.view and i < len(self.view.alignment) else []
+        order = sorted(range(len(row)), key=lambda j: -row[j])
+        return [j for j in order if row[j] >= threshold] or order[:1]
+
+    def mousePressEvent(self, e):  # noqa: N802
+        if not self.view:
+            return
+        left, top = self._margins()
+        i = int((e.position().y() - top) // CELL)
+        if 0 <= i < len(self.view.words):
+            self.selected = i
+            self.update()
+            self.wordClicked.emit(i, self.aligned(i))
+
+    def paintEvent(self, e):  # noqa: N802
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor("white"))
+        if not self.view or not self.view.words:
+            p.drawText(self.rect(), Qt.AlignCenter, "No alignment yet")
+            return
+        v = self.view
+        left, top = self._margins()
+        fm = QFontMetrics(self.font())
+        # source words, rotated, along the top
+        for j, w in enumerate(v.src_words):
+            p.save()
+            p.translate(left + j * CELL + CELL / 2 + fm.ascent() / 2, top - 4)
+            p.rotate(-90)
+            p.drawText(0, 0, _label(w))
+            p.restore()
+        sel_src = set(self.aligned(self.selected)) if self.selected is not None else set()
+        for i, w in enumerate(v.words):
+            y = top + i * CELL
+            if i == self.selected:
+                p.fillRect(QRectF(0, y, left - 2, CELL), QColor("#fff3bf"))
+            p.setPen(QColor("black"))
+            p.drawText(QRectF(0, y, left - 6, CELL), Qt.AlignRight | Qt.AlignVCenter, _label(w))
+            row = v.alignment[i] if i < len(v.alignment) else []
+            for j in range(len(v.src_words)):
+                a = row[j] if j < len(row) else 0.0
+                c = QColor(30, 70, 160)
+                c.setAlphaF(max(0.0, min(1.0, a)))
+                r = QRectF(left + j * CELL, y, CELL - 1, CELL - 1)
+                p.fillRect(r, QColor("#f4f6fb"))
+                p.fillRect(r, c)
+                if i == self.selected and j in sel_src:
+                    p.setPen(QPen(QColor("#e8590c"), 2))
+                    p.drawRect(r.adjusted(1, 1, -1, -1))
+            if v.gates is not None and i < len(v.gates):
+                g = v.gates[i]
+                gx = left + len(v.src_words) * CELL + 8
+                gc = QColor(200, 90, 20)
+                gc.setAlphaF(max(0.05, min(1.0, g)))
+                p.fillRect(QRectF(gx, y, GATE_W, CELL - 1), gc)
+                p.setPen(QColor("#444444"))
+                p.drawText(QRectF(gx + GATE_W + 3, y, 50, CELL), Qt.AlignVCenter, f"{g:.2f}")
+        if v.gates is not None:
+            gx = left + len(v.src_words) * CELL + 8
+            p.save()
+            p.translate(gx + GATE_W / 2 + fm.ascent() / 2, top - 4)
+            p.rotate(-90)
+            p.drawText(0, 0, "gate z")
+            p.restore()
+
+
+class AlignmentPanel(QWidget):
+    """Two views of the alignment (suggestion / your translation) in one heat map."""
+
+    wordClicked = Signal(int, list)
+
+    VIEWS = ("Suggestion", "Your translation (forced decoding)")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.views: dict[str, SuggestionView | None] = {k: None for k in self.VIEWS}
+        self.choice = QComboBox(self)
+        self.choice.addItems(self.VIEWS)
+        self.choice.currentTextChanged.connect(lambda *_: self._show())
+        self.info = QLabel(self)
+        self.heat = HeatMap(self)
+        self.heat.wordClicked.connect(self.wordClicked.emit)
+        scroll = QScrollArea(self)
+        scroll.setWidget(self.heat)
+        scroll.setWidgetResizable(False)
+        top = QHBoxLayout()
+        top.addWidget(self.choice)
+        top.addWidget(self.info, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addLayout(top)
+        lay.addWidget(scroll, 1)
+
+    def set_suggestion(self, view: SuggestionView | None) -> None:
+        self.views[self.VIEWS[0]] = view
+        self.views[self.VIEWS[1]] = None
+        self._show()
+
+    def set_forced(self, view: SuggestionView | None) -> None:
+        self.views[self.VIEWS[1]] = view
+        self._show()
+
+    def show_forced(self) -> None:
+        self.choice.setCurrentIndex(1)
+
+    def _show(self) -> None:
+        v = self.views[self.choice.currentText()]
+        self.heat.set_view(v)
+        if v is None:
+            self.info.setText("")
+        else:
+            gate = "" if v.gates is None else " · strip: context gate z per word"
+            self.info.setText(f"attention of each target word over the source{gate} · log-prob {v.score:.1f}")

@@ -1,0 +1,251 @@
+"""Machine suggestions off the UI thread, and the one adapter from the
+engine's :class:`~engine.nmt.translator.TranslationResult` to what the
+Suggestion and Alignment panels draw.
+
+Search-engine guided NMT (issue 5) reports, per output word, the copy weight
+ζ·p_copy and the memory entry/token it was copied from.  :func:`view_of` is
+the only place that reads it: ``result.memory`` is expected to be a list with
+one item per word, each ``None`` or a mapping (or object) with ``weight``,
+``entry_index`` (index into the TM pairs given to the translator) and
+``token_index`` (index of the word in that entry's target).  Without it the
+suggestion is shown plain.  :func:`call_translator` is the one place that
+passes TM pairs to the translator, once its API takes them.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+
+from engine.resources import resources_dir
+from app.workers import LatestOnly, Worker, start
+
+
+@dataclass
+class MemoryRef:
+    """Where a copied word came from."""
+
+    weight: float                 # ζ·p_copy in [0, 1]
+    entry_index: int
+    token_index: int
+    entry_source: str = ""
+    entry_target: str = ""
+    word: str = ""
+    entry_id: int | None = None
+    tm: str = ""
+
+    def tooltip(self) -> str:
+        head = f"copied from memory (ζ·p_copy = {self.weight:.2f})"
+        where = f"TM entry {self.entry_index + 1}" + (f" (#{self.entry_id}, {self.tm})" if self.entry_id else "")
+        lines = [head, f"{where}, word {self.token_index + 1}: “{self.word}”"]
+        if self.entry_source:
+            lines += [f"source: {self.entry_source}", f"target: {self.entry_target}"]
+        return "\n".join(lines)
+
+
+@dataclass
+class SuggestionView:
+    """What the panels show for one segment."""
+
+    source: str
+    text: str
+    words: list[str]
+    src_words: list[str]
+    alignment: list[list[float]]
+    gates: list[float] | None
+    memory: list[MemoryRef | None] | None = None
+    score: float = 0.0
+    forced: bool = False
+    used_memory: int = 0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def has_memory(self) -> bool:
+        return self.memory is not None and any(m is not None for m in self.memory)
+
+
+def _get(item: Any, name: str, default=None):
+    if isinstance(item, dict):
+        return item.get(name, default)
+    return getattr(item, name, default)
+
+
+def view_of(source: str, result, memories: Sequence | None = None, *, forced: bool = False) -> SuggestionView:
+    """Map an engine result (plus the TM pairs it read, :class:`~app.tmservice.FoundMatch`) to the panels."""
+    mem_raw = getattr(result, "memory", None)
+    memory: list[MemoryRef | None] | None = None
+    if mem_raw is not None:
+        memory = []
+        for item in mem_raw:
+            if item is None or _get(item, "weight") is None:
+                memory.append(None)
+                continue
+            ei, ti = int(_get(item, "entry_index", -1)), int(_get(item, "token_index", -1))
+            ref = MemoryRef(float(_get(item, "weight")), ei, ti)
+            if memories and 0 <= ei < len(memories):
+                fm = memories[ei]
+                m = getattr(fm, "match", fm)
+                ref.entry_source = m.source.display()
+                ref.entry_target = m.target.display()
+                ref.entry_id = getattr(getattr(m, "entry", None), "id", None)
+                ref.tm = getattr(fm, "tm", "")
+                tw = m.target.display().split()
+                ref.word = tw[ti] if 0 <= ti < len(tw) else ""
+            memory.append(ref)
+    return SuggestionView(source=source, text=result.text, words=list(result.words),
+                          src_words=list(result.src_words), alignment=[list(r) for r in result.alignment],
+                          gates=list(result.gates) if result.gates is not None else None,
+                          memory=memory, score=float(result.score), forced=forced,
+                          used_memory=len(memories or ()))
+
+
+def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = ""):
+    """Translate one sentence, giving the TM pairs to the translator when it reads memory."""
+    kw: dict = {"beam": beam}
+    if prefix:
+        kw["prefixes"] = [prefix]
+    params = inspect.signature(translator.translate).parameters
+    if memories and "memories" in params:  # search-engine guided NMT (issue 5)
+        kw["memories"] = [[(getattr(m, "match", m).source.text, getattr(m, "match", m).target.text)
+                           for m in memories]]
+    return translator.translate([text], **kw)[0]
+
+
+def default_model_dir(project=None) -> Path | None:
+    """The project's model (setting ``model``), else ``$VERSO_MODEL``, else the bundled demo model."""
+    cands = []
+    if project is not None and project.setting("model"):
+        p = Path(project.setting("model"))
+        cands.append(p if p.is_absolute() else Path(project.folder) / p)
+    if os.environ.get("VERSO_MODEL"):
+        cands.append(Path(os.environ["VERSO_MODEL"]))
+    cands.append(resources_dir() / "models" / "demo")
+    for c in cands:
+        if (c / "manifest.json").is_file():
+            return c
+    return None
+
+
+class NMTService(QObject):
+    """Loads a model in the background and answers suggestion requests.
+
+    ``suggest(key, text, memories)`` answers with ``ready(key, SuggestionView)``
+    (newest request only); ``prefetch(text, memories)`` fills a small cache
+    so the next segment's suggestion is there when it is entered.
+    """
+
+    loaded = Signal(str)        # model folder
+    unavailable = Signal(str)   # why there is no suggestion
+    ready = Signal(object, object)
+    forced_ready = Signal(object, object)
+    failed = Signal(object, str)
+
+    def __init__(self, model_dir: Path | None, parent=None, *, beam: int = 5, threads: int = 0):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.pool.setExpiryTimeout(-1)
+        self.model_dir = model_dir
+        self.beam = beam
+        self.threads = threads
+        self.translator = None
+        self.error: str | None = None
+        self.cache: dict[str, SuggestionView] = {}
+        self._latest = LatestOnly(self.pool, self)
+        self._latest.ready.connect(self._on_ready)
+        self._latest.failed.connect(self.failed.emit)
+        self._forced = LatestOnly(self.pool, self)
+        self._forced.ready.connect(self.forced_ready.emit)
+        self._forced.failed.connect(self.failed.emit)
+        self._keep: set[Worker] = set()
+        if model_dir is None:
+            self.error = "No NMT model: choose one in Settings, or fine-tune one (Tools ▸ Fine-tune)."
+            QTimer.singleShot(0, lambda: self.unavailable.emit(self.error))
+        else:
+            w = Worker(self._load)
+            w.signals.result.connect(self._on_loaded)
+            w.signals.error.connect(self._on_load_error)
+            start(w, self.pool)
+
+    @property
+    def dropped(self) -> int:
+        return self._latest.dropped
+
+    def _load(self, control):
+        import torch
+
+        from engine.nmt.translator import Translator
+
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        self.translator = Translator.load(self.model_dir)  # seen at once by jobs queued behind
+        return self.translator
+
+    def _on_loaded(self, tr) -> None:
+        self.translator = tr
+        self.loaded.emit(str(self.model_dir))
+
+    def _on_load_error(self, msg: str) -> None:
+        self.error = f"The model could not be loaded: {msg}"
+        self.unavailable.emit(self.error)
+
+    # -- requests ----------------------------------------------------------------
+    def _key(self, text: str, memories) -> str:
+        return text + "\x00" + "\x00".join(getattr(m, "match", m).target.text for m in (memories or ()))
+
+    def suggest(self, key, text: str, memories: Sequence | None = None) -> None:
+        if self.error and self.translator is None:
+            return
+        hit = self.cache.get(self._key(text, memories))
+        if hit is not None:
+            self._latest.invalidate()
+            QTimer.singleShot(0, lambda: self.ready.emit(key, hit))
+            return
+        self._latest.request(key, self._translate, text, list(memories or ()))
+
+    def prefetch(self, text: str, memories: Sequence | None = None) -> None:
+        """Translate ``text`` ahead (kept in the cache; never cancels the current request)."""
+        if self.error or not text.strip() or self._key(text, memories) in self.cache:
+            return
+        w = Worker(self._translate, text, list(memories or ()))
+        w.signals.result.connect(lambda view: self._store(view))
+        start(w, self.pool)
+
+    def _translate(self, control, text: str, memories: list):
+        control.check()
+        if self.translator is None:  # loading failed after the request was queued
+            raise RuntimeError(self.error or "no model")
+        res = call_translator(self.translator, text, memories, beam=self.beam)
+        view = view_of(text, res, memories)
+        view.extra["key"] = self._key(text, memories)
+        return view
+
+    def _store(self, view: SuggestionView) -> None:
+        self.cache[view.extra.get("key", view.source)] = view
+        if len(self.cache) > 500:
+            self.cache.pop(next(iter(self.cache)))
+
+    def _on_ready(self, key, view: SuggestionView) -> None:
+        self._store(view)
+        self.ready.emit(key, view)
+
+    def score_target(self, key, source: str, target: str) -> None:
+        """Forced decoding of the translator's own target (second alignment view)."""
+        if self.translator is None or not target.strip():
+            return
+
+        def job(control):
+            control.check()
+            res = self.translator.forced([source], [target])[0]
+            return view_of(source, res, None, forced=True)
+
+        self._forced.request(key, job)
+
+    def close(self) -> None:
+        self._latest.invalidate()
+        self._forced.invalidate()
+        self.pool.waitForDone(10_000)
