@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("VERSO_SHARED_DATA", ROOT.parent / "shared" / "data"))
+from datafiles import ROOT, SHARED_DATA, data_file  # noqa: F401  (re-exported for fixtures)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -18,11 +17,3 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
-
-
-def data_file(*parts: str) -> Path:
-    """A file under shared data, or skip."""
-    p = SHARED_DATA.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"shared data file not found: {p}")
-    return p

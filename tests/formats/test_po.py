@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import SHARED_DATA, data_file
+from datafiles import SHARED_DATA, data_file
 from engine.errors import FormatError
 from engine.formats import detect
 from engine.formats.base import Translation

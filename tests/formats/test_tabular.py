@@ -5,7 +5,7 @@ import codecs
 
 import pytest
 
-from conftest import data_file
+from datafiles import data_file
 from engine.errors import FormatError
 from engine.formats import detect
 from engine.formats.base import Translation

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import data_file
+from datafiles import data_file
 from engine.errors import FormatError, UnsafeXMLError, UnsupportedFormatError
 from engine.formats.tmfiles import is_tmx, read_tm_file
 from engine.inline import tag_char

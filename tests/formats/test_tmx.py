@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from conftest import SHARED_DATA, data_file
+from datafiles import SHARED_DATA, data_file
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats.base import TMUnit
 from engine.formats.tmx import (

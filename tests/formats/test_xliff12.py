@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from conftest import SHARED_DATA, data_file
+from datafiles import SHARED_DATA, data_file
 
 from engine.errors import FormatError
 from engine.formats.base import Translation

@@ -2,7 +2,7 @@ import pytest
 
 from engine.errors import FormatError
 from engine.nmt.align import aer, parse_pharaoh, read_pharaoh, read_wpt
-from conftest import data_file
+from datafiles import data_file
 
 
 def test_aer_is_zero_for_the_sure_links_and_grows_with_errors():

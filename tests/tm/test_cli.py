@@ -4,7 +4,7 @@ import json
 import pytest
 
 from engine.cli import main
-from conftest import data_file
+from datafiles import data_file
 
 
 @pytest.fixture
