@@ -48,10 +48,12 @@ class TargetEditor(QTextEdit):
         self.setFrameStyle(0)
         self.document().setDocumentMargin(PAD_Y)
         self.source_tags: tuple[Tag, ...] = ()
+        self.loaded = False
         self._reserved = reserved or (lambda: set())
 
     def set_segment_text(self, text: str, tags) -> None:
         self.source_tags = tuple(tags)
+        self.loaded = True
         fill(self.document(), text, self.source_tags)
         self.document().clearUndoRedoStacks()
         self.moveCursor(self.textCursor().MoveOperation.End)
@@ -180,7 +182,10 @@ class ChipDelegate(QStyledItemDelegate):
     def setEditorData(self, editor, index):  # noqa: N802
         seg = index.model().data(index, ROLE_TAGGED)
         src = index.model().index(index.row(), COL_SOURCE).data(ROLE_TAGGED)
-        editor.set_segment_text(seg.text if seg else "", src.tags if src else ())
+        text = seg.text if seg else ""
+        if editor.loaded and editor.segment_text() == text:
+            return  # the model caught up with the editor: keep its undo history
+        editor.set_segment_text(text, src.tags if src else ())
 
     def setModelData(self, editor, model, index):  # noqa: N802
         model.setData(index, editor.segment_text(), ROLE_RAW)
@@ -249,10 +254,11 @@ class SegmentGrid(QTableView):
         return range(max(0, top - margin), min(m.rowCount(), bottom + margin + 1))
 
     def fit_rows(self, rows) -> None:
-        editing = self.currentIndex().row() if self.state() == QAbstractItemView.EditingState else -1
         for r in rows:
-            if r != editing:
-                self.resizeRowToContents(r)
+            self.resizeRowToContents(r)
+        ed = self.delegate.editor
+        if ed is not None and self.currentIndex().isValid():  # the open editor may hold more text
+            self.delegate._grow(ed, self.currentIndex())
 
     def fit_visible_rows(self) -> None:
         """Fit the rows on screen; again while fitting brings other rows into view."""

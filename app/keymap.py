@@ -7,6 +7,8 @@ DEFAULT_PRESET = "trados"
 PRESETS: dict[str, dict[str, list[str]]] = {
     # Trados Studio / memoQ conventions.
     "trados": {
+        "new_project": ["Ctrl+N"],
+        "open_project": ["Ctrl+O"],
         "confirm": ["Ctrl+Return", "Ctrl+Enter"],
         "prev": ["Ctrl+Up"],
         "next": ["Ctrl+Down"],
@@ -23,6 +25,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
     },
     # OmegaT conventions.
     "omegat": {
+        "new_project": ["Ctrl+Shift+N"],
+        "open_project": ["Ctrl+O"],
         "confirm": ["Ctrl+U"],
         "prev": ["Ctrl+P"],
         "next": ["Ctrl+N"],

@@ -60,6 +60,13 @@ def settings() -> QSettings:
     return QSettings("Verso", "Verso")
 
 
+def _as_list(v) -> list[str]:
+    """QSettings gives a one-item list back as a plain string (INI format)."""
+    if not v:
+        return []
+    return [v] if isinstance(v, str) else [str(x) for x in v]
+
+
 class MainWindow(QMainWindow):
     #: Emitted when the panels have been filled for a row: (row, what) with what in
     #: "matches", "suggestion", "forced".  Tests and the latency benchmark wait on it.
@@ -77,6 +84,8 @@ class MainWindow(QMainWindow):
         self._history: dict[int, list[str]] = {}   # segment id -> earlier targets (undo across visits)
         self._redo: dict[int, list[str]] = {}
         self._row: int | None = None
+        self.shown_for: dict[str, int] = {}  # panel -> row it last showed (tests, benchmark)
+        self.panelUpdated.connect(lambda row, what: self.shown_for.__setitem__(what, row))
         self.resize(1280, 800)
         self.setDockNestingEnabled(True)
 
@@ -166,8 +175,8 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         mb = self.menuBar()
         f = mb.addMenu("&File")
-        self.act_new = self._action("&New Project…", self.new_project_dialog, None, QKeySequence.New, f)
-        self.act_open = self._action("&Open Project…", self.open_project_dialog, None, QKeySequence.Open, f)
+        self.act_new = self._action("&New Project…", self.new_project_dialog, "new_project", None, f)
+        self.act_open = self._action("&Open Project…", self.open_project_dialog, "open_project", None, f)
         self.recent_menu = f.addMenu("Open &Recent")
         self._refresh_recent()
         f.addSeparator()
@@ -376,6 +385,7 @@ class MainWindow(QMainWindow):
         if self.model is None or not (0 <= row < self.model.rowCount()):
             return
         self._row = row
+        self.shown_for.clear()
         seg = self.model.segment(row)
         key = (self.model.document_id, row)
         self.suggestion.working() if self.nmt and self.nmt.translator else None
@@ -448,10 +458,10 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------- editing actions
     def _put_in_editor(self, text: str, *, origin: str, score: float | None) -> None:
+        """Replace the target (one undo step in the editor) and record where it came from."""
         row = self.current_row()
         seg = self.model.segment(row)
         self._remember(seg.id, seg.target.text)
-        self.model.set_target(row, seg.source.with_text(text), origin=origin, origin_score=score)
         ed = self.editor()
         if ed is None:
             self.go_to(row)
@@ -461,6 +471,14 @@ class MainWindow(QMainWindow):
             ed.replace_text(text)
             ed.blockSignals(False)
             ed.setFocus()
+            text = ed.segment_text()
+        self.model.set_target(row, seg.source.with_text(text), origin=origin, origin_score=score)
+
+    def _refresh_editor(self, row: int) -> None:
+        ed = self.editor()
+        if ed is not None and self.current_row() == row:
+            seg = self.model.segment(row)
+            ed.set_segment_text(seg.target.text, seg.source.tags)
 
     def insert_match(self, n: int) -> None:
         """Ctrl+N: put TM match N (0-based here) into the target."""
@@ -513,7 +531,7 @@ class MainWindow(QMainWindow):
         prev = hist.pop()
         self._redo.setdefault(seg.id, []).append(seg.target.text)
         self.model.set_target(row, prev)
-        self.go_to(row)
+        self._refresh_editor(row)
 
     def redo(self) -> None:
         ed = self.editor()
@@ -529,7 +547,7 @@ class MainWindow(QMainWindow):
             return
         self._history.setdefault(seg.id, []).append(seg.target.text)
         self.model.set_target(row, stack.pop())
-        self.go_to(row)
+        self._refresh_editor(row)
 
     def confirm_and_next(self) -> None:
         """Ctrl+Enter: save what is typed, confirm (project + writable TM), go to the next unconfirmed."""
@@ -627,9 +645,10 @@ class MainWindow(QMainWindow):
             if new is not None:
                 self._remember(seg.id, seg.target.text)
                 self.model.set_target(r, new)
+                self._refresh_editor(r)
                 n += 1
         self.findbar.result.setText(f"replaced in {n} segment{'s' if n != 1 else ''}")
-        self.proxy.invalidateFilter()
+        self.proxy.refilter()
         return n
 
     def replace_current(self) -> None:
@@ -664,7 +683,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ dialogs
     def _remember_recent(self, folder) -> None:
         s = settings()
-        items = [str(Path(folder).resolve())] + [p for p in (s.value("recent", []) or []) if
+        items = [str(Path(folder).resolve())] + [p for p in _as_list(s.value("recent", [])) if
                                                  p != str(Path(folder).resolve())]
         s.setValue("recent", items[:MAX_RECENT])
         self._refresh_recent()
@@ -673,7 +692,7 @@ class MainWindow(QMainWindow):
         if not hasattr(self, "recent_menu"):
             return
         self.recent_menu.clear()
-        for p in settings().value("recent", []) or []:
+        for p in _as_list(settings().value("recent", [])):
             a = self.recent_menu.addAction(p)
             a.triggered.connect(lambda *_, p=p: self.open_project(Path(p)))
 
@@ -775,7 +794,8 @@ class MainWindow(QMainWindow):
 
         if self.project is None:
             return None
-        dlg = FinetuneDialog(self, self.project, default_model_dir(self.project))
+        dlg = FinetuneDialog(self, self.project, default_model_dir(self.project),
+                             threads=int(settings().value("nmt/threads", 0)))
         dlg.modelChosen.connect(self.use_model)
         dlg.show()
         return dlg

@@ -187,14 +187,21 @@ class SegmentFilter(QSortFilterProxyModel):
     def set_mode(self, mode: str) -> None:
         if mode not in FILTERS:
             raise ValueError(f"unknown filter {mode!r}")
+        self.beginFilterChange()
         self.mode = mode
-        self.invalidateFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def set_find(self, text: str, *, case: bool = False, regex: bool = False,
                  source: bool = True, target: bool = True) -> None:
+        self.beginFilterChange()
         self.pattern = compile_find(text, case=case, regex=regex) if text else None
         self.in_source, self.in_target = source, target
-        self.invalidateFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def refilter(self) -> None:
+        """Filter again after targets changed (replace)."""
+        self.beginFilterChange()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, row, parent):  # noqa: N802
         m = self.sourceModel()

@@ -1,0 +1,83 @@
+"""Fixtures of the editor tests: offscreen Qt, settings in a temporary folder,
+the demo project, a small project with an empty writable TM, and a tiny NMT
+model trained once per session (a few seconds, one thread)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+NMT_TESTS = Path(__file__).resolve().parents[1] / "nmt"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_settings(tmp_path_factory):
+    """QSettings (presets, recent projects) and VERSO_HOME never touch the user's own."""
+    from PySide6.QtCore import QSettings
+
+    base = tmp_path_factory.mktemp("settings")
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(base))
+    os.environ["VERSO_HOME"] = str(base / "home")
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_settings():
+    from PySide6.QtCore import QSettings
+
+    QSettings("Verso", "Verso").clear()
+    yield
+
+
+@pytest.fixture
+def demo_dir(tmp_path) -> Path:
+    from engine.demo import ensure_demo_project
+
+    return ensure_demo_project(tmp_path / "demo")
+
+
+from editor_helpers import make_project  # noqa: E402,F401  (used by fixtures and tests)
+
+
+@pytest.fixture(scope="session")
+def toy_corpus(tmp_path_factory) -> dict[str, Path]:
+    sys.path.insert(0, str(NMT_TESTS))
+    from toydata import write_corpus
+
+    return write_corpus(tmp_path_factory.mktemp("toy"), n_train=300, n_dev=30)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(toy_corpus, tmp_path_factory) -> Path:
+    """A tiny GRU with context gates (both), 60 steps on the toy corpus: real weights, real attention."""
+    import torch
+
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+
+    torch.set_num_threads(1)
+    c = toy_corpus
+    cfg = ExperimentConfig.from_dict({
+        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(c["train_en"]), "train_tgt": str(c["train_de"]),
+                 "dev_src": str(c["dev_en"]), "dev_tgt": str(c["dev_de"]), "vocab_size": 80},
+        "model": {"emb_dim": 24, "hidden": 32, "dropout": 0.0, "emb_dropout": 0.0, "context_gate": "both"},
+        "train": {"batch_tokens": 600, "lr": 0.01, "max_epochs": 50, "max_steps": 60, "eval_every": 60,
+                  "log_every": 20, "label_smoothing": 0.0, "patience": 0, "threads": 1},
+    })
+    out = tmp_path_factory.mktemp("tiny") / "model"
+    train(cfg, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_translator(tiny_model):
+    from engine.nmt.translator import Translator
+
+    return Translator.load(tiny_model)

@@ -1,0 +1,21 @@
+"""Helpers shared by the editor tests (a uniquely named module, not conftest,
+so imports resolve the same way whatever else pytest collected)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def make_project(folder: Path, sources: list[str], *, tm: bool = True) -> Path:
+    """A project with one plain-text document of ``sources`` and an empty writable TM."""
+    from engine.formats.base import ParsedDocument, ParsedSegment
+    from engine.inline import protect
+    from engine.store import Project
+
+    original = folder.parent / f"{folder.name}-doc.txt"
+    original.write_text("\n\n".join(sources), encoding="utf-8")
+    segs = [ParsedSegment(f"k{i}", protect(s)) for i, s in enumerate(sources)]
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        p.import_parsed(ParsedDocument(original.name, "txt", "en", "de", segs), original)
+        if tm:
+            p.set_setting("tms", '[{"path": "tm", "writable": true}]')
+    return folder
