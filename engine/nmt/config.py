@@ -28,6 +28,7 @@ GateKind = Literal["none", "source", "target", "both"]
 CellKind = Literal["gru", "tanh"]
 ReadoutKind = Literal["maxout", "tanh"]
 TieKind = Literal["none", "decoder", "all"]
+MemoryKind = Literal["none", "shallow", "deep"]
 BRIDGING_KINDS = ("source", "target", "direct")
 
 
@@ -81,6 +82,11 @@ class ModelConfig:
     emb_dropout: float = 0.1
     src_vocab: int = 0
     tgt_vocab: int = 0
+    # search-engine guided NMT (Gu et al. 2018; engine.nmt.memory): key-value memory of
+    # retrieved TM pairs, mixed into the output ("shallow", Eq. 6) or the readout ("deep", Eq. 5)
+    memory: MemoryKind = "none"
+    memory_coverage: bool = True     # coverage penalty lambda * beta (Eq. 7)
+    memory_gate_bias: float = -1.0   # initial bias of the gate zeta (sigmoid(-1) = 0.27)
 
     def validate(self) -> None:
         for b in self.bridging:
@@ -127,6 +133,11 @@ class TrainConfig:
     amp: bool = True             # bf16 autocast on CUDA (ignored on CPU)
     threads: int = 0             # CPU threads (0: torch default)
     save_dtype: Literal["float32", "float16"] = "float32"
+    # search-engine guided NMT (model.memory != "none"; Algorithm 2 of Gu et al. 2018)
+    memory_k_train: int = 1      # retrieved pairs per training pair (never the pair itself)
+    memory_cache: str = ""       # training TM + retrieval cache folder ("" = OUT/memory)
+    init_from: str = ""          # model folder or .safetensors to start from (matching tensors)
+    memory_only: bool = False    # with init_from: train only the memory parts
 
 
 @dataclass

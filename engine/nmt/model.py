@@ -85,13 +85,15 @@ class DecoderState:
 @dataclass
 class StepOutput:
     """One decoder step: ``hidden`` (B, H) t_i, ``ctx`` (B, A) c_i,
-    ``attn`` (B, S) a_i, ``gate`` (B, H) z_i or None, ``prev_emb`` (B, E)."""
+    ``attn`` (B, S) a_i, ``gate`` (B, H) z_i or None, ``prev_emb`` (B, E);
+    ``extras``: per-step values of context sources (e.g. memory weights and gate)."""
 
     hidden: Tensor
     ctx: Tensor
     attn: Tensor
     gate: Tensor | None
     prev_emb: Tensor
+    extras: dict = field(default_factory=dict)
 
 
 class ContextSource(nn.Module):
@@ -174,6 +176,10 @@ class RNNSearch(nn.Module):
         if self.bridge_direct:
             self.bridge_W = nn.Linear(E, E, bias=False)     # W x ~ y for aligned words
         self.context_sources = nn.ModuleList()
+        if getattr(cfg, "memory", "none") != "none":  # search-engine guided NMT (issue 5)
+            from engine.nmt.memory import MemorySource
+
+            self.context_sources.append(MemorySource(self))
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
