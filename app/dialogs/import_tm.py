@@ -46,7 +46,7 @@ def dry_run(control, path: Path, src: str, tgt: str) -> dict:
         for u in it:
             control.check()
             units += 1
-            langs.update(u.variants)
+            langs.update(list(u.variants))
             if _find(u, src) and _find(u, tgt, exclude=_find(u, src)):
                 usable += 1
             if units % 500 == 0:
@@ -55,8 +55,11 @@ def dry_run(control, path: Path, src: str, tgt: str) -> dict:
         if not getattr(e, "__module__", "").startswith("engine"):
             raise
         problems.append(str(e))
-        return {"units": units, "usable": usable, "languages": dict(langs), "problems": problems, "fatal": str(e)}
-    return {"units": units, "usable": usable, "languages": dict(langs), "problems": problems, "fatal": None}
+        return {"units": units + len(problems) - 1, "usable": usable, "languages": dict(langs),
+                "problems": problems, "fatal": str(e)}
+    # Units the reader skipped (a TU with one language, ...) are in ``problems``.
+    return {"units": units + len(problems), "usable": usable, "languages": dict(langs), "problems": problems,
+            "fatal": None}
 
 
 def _find(unit: TMUnit, lang: str, exclude: str | None = None) -> str | None:
@@ -175,7 +178,7 @@ class ImportTMDialog(QDialog):
         if rep["units"] and not rep["usable"]:
             hint = (" None has both languages: pick the file's codes that mean "
                     f"{self.project.src_lang} and {self.project.tgt_lang} above and run the dry run again.")
-        skipped = rep["units"] - rep["usable"] + len(rep["problems"])
+        skipped = rep["units"] - rep["usable"]
         self.summary.setText(
             f"Dry run: {rep['units']} units read, {rep['usable']} can be imported ({src} → {tgt}), "
             f"{skipped} would be skipped. Languages in the file: {found or 'none'}.{hint}"
