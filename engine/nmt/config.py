@@ -47,6 +47,10 @@ class DataConfig:
     train_tgt: str = ""
     dev_src: str = ""
     dev_tgt: str = ""
+    # document ids (one per line of train_src / dev_src) for cross-sentence context;
+    # without them, '<d>' marker lines in the text files start documents
+    train_docs: str = ""
+    dev_docs: str = ""
     vocab_size: int = 8000
     joint_vocab: bool = True
     tag_symbols: int = 32
@@ -87,8 +91,18 @@ class ModelConfig:
     memory: MemoryKind = "none"
     memory_coverage: bool = True     # coverage penalty lambda * beta (Eq. 7)
     memory_gate_bias: float = -1.0   # initial bias of the gate zeta (sigmoid(-1) = 0.27)
+    # cross-sentence context (Wang et al. 2017; engine.nmt.doccontext): a hierarchical summary D
+    # of the doc_k previous source sentences of the document, used by any of the strategies
+    # "init-enc", "init-dec", "aux", "gated-aux" (aux and gated-aux exclude each other)
+    doc_context: list[str] = field(default_factory=list)
+    doc_k: int = 3
+    doc_hidden: int = 0              # size of the sentence and document GRUs (0: hidden)
 
     def validate(self) -> None:
+        if self.doc_context:
+            from engine.nmt.documents import validate_doc_config
+
+            validate_doc_config(self.doc_context, self.doc_k, self.doc_hidden)
         for b in self.bridging:
             if b not in BRIDGING_KINDS:
                 raise ConfigError(f"model.bridging: unknown kind {b!r} (use {', '.join(BRIDGING_KINDS)})")
@@ -186,7 +200,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"{path}: not valid {'TOML' if path.suffix.lower() == '.toml' else 'JSON'}: {e}") from None
     cfg = ExperimentConfig.from_dict(d, where=str(path))
     base = path.resolve().parent
-    for name in ("train_src", "train_tgt", "dev_src", "dev_tgt"):
+    for name in ("train_src", "train_tgt", "dev_src", "dev_tgt", "train_docs", "dev_docs"):
         v = getattr(cfg.data, name)
         if v:
             p = Path(os.path.expanduser(os.path.expandvars(v)))

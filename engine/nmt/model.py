@@ -103,6 +103,12 @@ class ContextSource(nn.Module):
     module docstring.
     """
 
+    def encoder_init(self, src: Tensor, src_mask: Tensor, extras: dict, **inputs) -> Tensor | None:
+        """Before encoding: (2, B, H) added to the bi-GRU encoder's initial state
+        (zeros otherwise).  ``extras`` becomes ``EncoderOutput.extras``: data
+        computed here (e.g. a document summary) can be kept for later hooks."""
+        return None
+
     def prepare(self, enc: EncoderOutput, **inputs) -> None:
         """Put per-sentence data into ``enc.extras`` (e.g. memory keys/values)."""
 
@@ -114,6 +120,13 @@ class ContextSource(nn.Module):
                    ctx: Tensor) -> Tensor | None:
         """(B, H) added to the source part S_i of the decoder update."""
         return None
+
+    def update_input(self, enc: EncoderOutput, state: DecoderState, y_emb: Tensor, query: Tensor,
+                     ctx: Tensor) -> Tensor | None:
+        """Like :meth:`step_input`, also given ``y_emb`` = e(y_{i-1}).  (B, H), or with the
+        GRU cell (B, 3H): source-side input of the reset, update and candidate
+        pre-activations.  By default it is :meth:`step_input`."""
+        return self.step_input(enc, state, query, ctx)
 
     def readout_input(self, enc: EncoderOutput, out: StepOutput) -> Tensor | None:
         """(B, readout pre-activation) added to the readout (deep fusion)."""
@@ -180,6 +193,10 @@ class RNNSearch(nn.Module):
             from engine.nmt.memory import MemorySource
 
             self.context_sources.append(MemorySource(self))
+        if getattr(cfg, "doc_context", None):  # cross-sentence context (issue 7)
+            from engine.nmt.doccontext import DocContext
+
+            self.context_sources.append(DocContext(self))
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -199,12 +216,18 @@ class RNNSearch(nn.Module):
         emb = self.emb_drop(self.src_emb(src))                      # (B, S, E)
         lengths = src_mask.sum(1).clamp(min=1).cpu()
         packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=False)
-        out, _ = self.encoder(packed)
+        extras: dict = {}
+        h0 = None
+        for cs in self.context_sources:
+            h = cs.encoder_init(src, src_mask, extras, **inputs)
+            if h is not None:
+                h0 = h if h0 is None else h0 + h
+        out, _ = self.encoder(packed, h0)
         ann, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))  # (B, S, 2H)
         if self.bridge_source:
             ann = torch.cat([ann, emb], dim=-1)                     # (B, S, 2H + E)
         ann = self.drop(ann)
-        enc = EncoderOutput(ann, src_mask, self.att_keys(ann), emb)
+        enc = EncoderOutput(ann, src_mask, self.att_keys(ann), emb, extras)
         for cs in self.context_sources:
             cs.prepare(enc, **inputs)
         return enc
@@ -254,11 +277,16 @@ class RNNSearch(nn.Module):
             z = torch.sigmoid(self.gate_lin(torch.cat([y_emb, t_prev, ctx], dim=-1)))
         extra = None
         for cs in self.context_sources:
-            x = cs.step_input(enc, state, query, ctx)
+            x = cs.update_input(enc, state, y_emb, query, ctx)
             if x is not None:
+                if self.cfg.cell == "gru" and x.size(-1) == H:  # candidate only
+                    x = F.pad(x, (2 * H, 0))
                 extra = x if extra is None else extra + x
         if self.cfg.cell == "gru":
             sr, su, sc = self.t2_src(src_in).split(H, dim=-1)
+            if extra is not None:
+                er, eu, ec = extra.split(H, dim=-1)
+                sr, su, sc, extra = sr + er, su + eu, sc, ec
             hr, hu, hc = self.t2_hid(query).split(H, dim=-1)
             r = torch.sigmoid(sr + hr)
             u = torch.sigmoid(su + hu)
@@ -300,6 +328,12 @@ class RNNSearch(nn.Module):
             lp = cs.fuse_output(enc, out, lp)
         return lp
 
+    def fuses_output(self) -> bool:
+        """True when a context source changes the readout or the output distribution
+        (then training needs per-step log-probabilities instead of logits)."""
+        return any(type(cs).readout_input is not ContextSource.readout_input
+                   or type(cs).fuse_output is not ContextSource.fuse_output for cs in self.context_sources)
+
     def embed_target(self, ids: Tensor) -> Tensor:
         return self.emb_drop(self.tgt_emb(ids))
 
@@ -328,7 +362,7 @@ class RNNSearch(nn.Module):
         res = {"attn": attn, "gates": gates, "enc": enc}
         if self.bridge_direct and tgt_out is not None:
             res["bridge_loss"] = self.direct_bridging_loss(attn, enc, src, tgt_out, tgt_out != PAD)
-        if len(self.context_sources):
+        if self.fuses_output():
             res["log_probs"] = torch.stack([self.step_log_probs(o, enc) for o in outs], 1)
         else:
             res["logits"] = self.logits(hid, y, ctx)
