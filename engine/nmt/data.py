@@ -8,7 +8,7 @@ epoch`` so an interrupted run resumes with exactly the same batches.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -66,6 +66,7 @@ class Batch:
     ``src``: (B, S) ids, ``src_mask``: (B, S) bool (True = real token),
     ``tgt_in``: (B, T) ``<s> y1 .. y_{T-1}``, ``tgt_out``: (B, T) ``y1 .. </s>``,
     ``tgt_mask``: (B, T) bool.  ``n_tgt``: real target tokens.
+    ``inputs``: extra keyword inputs of the model (e.g. ``doc``: document context).
     """
 
     src: torch.Tensor
@@ -74,6 +75,7 @@ class Batch:
     tgt_out: torch.Tensor
     tgt_mask: torch.Tensor
     indices: list[int]
+    inputs: dict = field(default_factory=dict)
 
     @property
     def n_tgt(self) -> int:
@@ -81,7 +83,8 @@ class Batch:
 
     def to(self, device) -> "Batch":
         return Batch(self.src.to(device), self.src_mask.to(device), self.tgt_in.to(device),
-                     self.tgt_out.to(device), self.tgt_mask.to(device), self.indices)
+                     self.tgt_out.to(device), self.tgt_mask.to(device), self.indices,
+                     {k: v.to(device) if hasattr(v, "to") else v for k, v in self.inputs.items()})
 
 
 def pad_sources(seqs: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
