@@ -121,8 +121,9 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                             n = src_lens[b]
                             toks = seqs[row].tolist() + [EOS]
                             att = torch.cat([attn_hist[row], attn_now[row].unsqueeze(0)], 0)[:, :n]
-                            gts = (torch.cat([gate_hist[row], gate_now[row].unsqueeze(0)], 0)
-                                   if gate_now is not None else None)
+                            gts = (None if gate_now is None else gate_now[row].unsqueeze(0)
+                                   if gate_hist is None else  # </s> as the very first token
+                                   torch.cat([gate_hist[row], gate_now[row].unsqueeze(0)], 0))
                             finished[b].append(Hypothesis(toks, v, _norm(v, len(toks), alpha), att, gts))
                     elif len(alive) < K:
                         alive.append((row, tok, v))
