@@ -37,6 +37,7 @@ from engine.errors import ConfigError, ModelError
 from engine.nmt import checkpoint as ckpt
 from engine.nmt.config import ExperimentConfig
 from engine.nmt.data import collate, encode_corpus, make_batches, pad_sources, read_lines, read_parallel
+from engine.nmt.documents import parallel_layout
 from engine.nmt.evaluate import bleu
 from engine.nmt.model import RNNSearch, count_parameters
 from engine.nmt.search import beam_search, greedy
@@ -83,15 +84,18 @@ def build_vocabs(cfg: ExperimentConfig, folder: Path, src_lines: list[str],
 
 
 def translate_ids(model: RNNSearch, src_ids: list[list[int]], *, beam: int, device: torch.device,
-                  batch_size: int = 64) -> list[list[int]]:
-    """Target ids (no ``</s>``) for source id lists (each ending in ``</s>``), input order."""
+                  batch_size: int = 64, inputs_fn: Callable[[list[int]], dict] | None = None) -> list[list[int]]:
+    """Target ids (no ``</s>``) for source id lists (each ending in ``</s>``), input order.
+    ``inputs_fn(indices)``: extra model inputs of a chunk of sentences (e.g. document context)."""
     order = sorted(range(len(src_ids)), key=lambda i: len(src_ids[i]))
     out: list[list[int]] = [[] for _ in src_ids]
     for k in range(0, len(order), batch_size):
         chunk = order[k:k + batch_size]
         src, mask = pad_sources([src_ids[i] for i in chunk])
         src, mask = src.to(device), mask.to(device)
-        hyps = (greedy(model, src, mask) if beam <= 1 else beam_search(model, src, mask, beam=beam))
+        extra = {k: v.to(device) for k, v in inputs_fn(chunk).items()} if inputs_fn else {}
+        hyps = (greedy(model, src, mask, **extra) if beam <= 1
+                else beam_search(model, src, mask, beam=beam, **extra))
         for i, h in zip(chunk, hyps):
             out[i] = [t for t in h.tokens if t != EOS]
     return out
@@ -190,6 +194,11 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
                               "use another --out folder")
     src_lines, tgt_lines = read_parallel(d.train_src, d.train_tgt)
     dev_src, dev_ref = read_parallel(d.dev_src, d.dev_tgt)
+    # documents: id files or '<d>' marker lines (stripped here); plain corpora are unchanged
+    train_lay, tgt_lines = parallel_layout(src_lines, tgt_lines, docs=d.train_docs, src_path=d.train_src,
+                                           tgt_path=d.train_tgt)
+    dev_lay, dev_ref = parallel_layout(dev_src, dev_ref, docs=d.dev_docs, src_path=d.dev_src, tgt_path=d.dev_tgt)
+    src_lines, dev_src = train_lay.sentences, dev_lay.sentences
     if tc.dev_max_sentences:
         dev_src, dev_ref = dev_src[:tc.dev_max_sentences], dev_ref[:tc.dev_max_sentences]
     if is_main:
@@ -207,6 +216,13 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     if not examples:
         raise ConfigError(f"{d.train_src}: no usable training pairs (empty, or all longer than data.max_len)")
     dev_ids = [sv.encode(s) + [EOS] for s in dev_src]
+    doc_table = dev_table = None
+    if cfg.model.doc_context:  # cross-sentence context: previous sentences of each document
+        from engine.nmt.doccontext import ContextTable
+
+        k = cfg.model.doc_k
+        doc_table = ContextTable.build(src_lines, train_lay.contexts(k), sv, k, d.max_len)
+        dev_table = ContextTable.build(dev_lay.sentences, dev_lay.contexts(k)[:len(dev_src)], sv, k, d.max_len)
 
     # -- 3. model and optimizer
     torch.manual_seed(tc.seed)
@@ -239,7 +255,8 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
 
     # -- 4. evaluation, checkpointing
     def evaluate() -> dict:
-        hyp_ids = translate_ids(model, dev_ids, beam=tc.dev_beam, device=device)
+        hyp_ids = translate_ids(model, dev_ids, beam=tc.dev_beam, device=device,
+                                inputs_fn=(lambda rows: {"doc": dev_table.batch(rows)}) if dev_table else None)
         hyps = [tv.decode(h) for h in hyp_ids]
         model.train()
         return {"bleu": round(bleu(hyps, dev_ref), 2), "sample": hyps[:1]}
@@ -304,9 +321,12 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             if cancel is not None and cancel.is_set():
                 reason = "cancelled"
                 break
-            b = collate(batches[st["batch"]]).to(device)
+            b = collate(batches[st["batch"]])
+            if doc_table is not None:
+                b.inputs["doc"] = doc_table.batch(b.indices)
+            b = b.to(device)
             with autocast():
-                res = train_model(b.src, b.src_mask, b.tgt_in, tgt_out=b.tgt_out)
+                res = train_model(b.src, b.src_mask, b.tgt_in, tgt_out=b.tgt_out, **b.inputs)
                 logits = res["logits"]
             n = b.n_tgt
             nll = F.cross_entropy(logits.float().reshape(-1, logits.size(-1)), b.tgt_out.reshape(-1),
