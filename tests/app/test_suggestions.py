@@ -1,0 +1,114 @@
+"""Suggestion and alignment panels get the engine's real values (a tiny model
+trained in this session), and the memory shading maps the engine's per-word
+copy information."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from app.main_window import MainWindow
+from app.suggest import view_of
+from app.tmservice import FoundMatch
+from engine.store import Project
+from engine.tm import TranslationMemory
+
+from conftest import make_project
+from test_editor import wait_panel
+
+SENTENCES = ["The red dog sees a small cat.", "A big man has the blue car.", "The child likes the ball."]
+
+
+@pytest.fixture
+def model_project(tmp_path, tiny_model) -> Path:
+    folder = make_project(tmp_path / "p", SENTENCES)
+    with Project.open(folder) as p:
+        p.set_setting("model", str(tiny_model))
+    return folder
+
+
+@pytest.fixture
+def win(qtbot, model_project) -> MainWindow:
+    from app.main_window import settings
+
+    settings().setValue("nmt/threads", 1)
+    w = MainWindow(Project.open(model_project))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    return w
+
+
+def test_suggestion_and_alignment_show_the_engines_values(qtbot, win, tiny_translator):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    expected = tiny_translator.translate([SENTENCES[0]], beam=5)[0]
+    view = win.suggestion.current
+    assert view.text == expected.text and view.words == expected.words
+    assert np.allclose(view.alignment, expected.alignment)
+    heat = win.alignment.heat.view
+    assert heat is view and heat.gates == pytest.approx(expected.gates)  # the gate strip: z per target word
+    assert all(0.0 <= g <= 1.0 for g in heat.gates)
+    # Without memory information the suggestion is plain: nothing shaded.
+    assert not view.has_memory and win.suggestion.copy_formats() == []
+    # One key inserts it, marked as machine translation.
+    qtbot.keyClick(win.editor(), Qt.Key_0, Qt.ControlModifier)
+    seg = win.model.segment(0)
+    assert seg.target.text == expected.text and seg.origin == "mt"
+
+
+def test_alignment_second_view_scores_the_translators_own_target(qtbot, win, tiny_translator):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    own = "Der rot Hund ein klein Katze sieht."
+    qtbot.keyClicks(win.editor(), own)
+    win.move(+1)
+    wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
+    win.move(-1)
+    wait_panel(qtbot, win, 0, "forced", timeout=60_000)
+    forced = tiny_translator.forced([SENTENCES[0]], [own])[0]
+    fv = win.alignment.views[win.alignment.VIEWS[1]]
+    assert fv.forced and fv.words == forced.words
+    assert np.allclose(fv.alignment, forced.alignment, atol=1e-5)
+    assert fv.score == pytest.approx(forced.score, rel=1e-4)
+    win.alignment.show_forced()
+    assert win.alignment.heat.view is fv
+
+
+def test_next_segment_is_prefetched(qtbot, win):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: any(k.startswith(SENTENCES[1]) for k in win.nmt.cache), timeout=60_000)
+
+
+def test_stale_suggestion_is_dropped(qtbot, win):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    for row in (1, 2, 1, 2):
+        win.go_to(row)
+    wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
+    assert win.suggestion.current.source == SENTENCES[2]
+
+
+def test_memory_shading_follows_the_engines_copy_weights(qtbot, tiny_translator, tmp_path):
+    """Search-engine guided NMT reports per word a copy weight and its memory
+    entry/token; the panel shades exactly those words, with the entry in the tooltip."""
+    from app.panels.suggestion import SuggestionPanel, shading
+
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add("The red dog sees a big cat.", "Der rot Hund ein groß Katze sieht.")
+        found = [FoundMatch(m, "tm") for m in tm.search("The red dog sees a small cat.", k=1)]
+    res = tiny_translator.translate(["The red dog sees a small cat."], beam=5)[0]
+    # What the engine attaches per output word once memory is read (issue 5's contract).
+    res.memory = [{"weight": 0.9, "entry_index": 0, "token_index": 2} if i == 2 else None
+                  for i in range(len(res.words))]
+    view = view_of("The red dog sees a small cat.", res, found)
+    assert view.has_memory and view.memory[2].word == "Hund" and view.memory[2].entry_id == found[0].match.entry.id
+    panel = SuggestionPanel()
+    qtbot.addWidget(panel)
+    panel.show_view(view)
+    shaded = panel.copy_formats()
+    assert [w for w, _ in shaded] == [res.words[2]]
+    assert "Hund" in shaded[0][1] and "0.90" in shaded[0][1] and "Der rot Hund" in shaded[0][1]
+    assert shading(0.9).alpha() > shading(0.2).alpha()
+    assert panel.legend.isVisibleTo(panel)
