@@ -1,0 +1,337 @@
+"""Key-value memory of retrieved translation pairs: search-engine guided NMT.
+
+Gu, Wang, Cho, Li, *Search Engine Guided Neural Machine Translation* (AAAI 2018),
+as a :class:`~engine.nmt.model.ContextSource` of :class:`~engine.nmt.model.RNNSearch`
+(``model.memory = "shallow" | "deep"``).
+
+Memory (per sentence, any number of retrieved pairs (X', Y'), batched and masked):
+the same attention model runs teacher-forced over each pair; for every target
+token y'_tau it stores the key c'_tau (its context vector) and the value
+(z'_tau, y'_tau) (decoder state, token).  :func:`pack_memory` packs the pairs of a
+batch; :meth:`MemorySource.prepare` runs the model over them.
+
+Each decoder step t (``update_state``), with c_t the context vector, z_t the
+decoder state and beta the coverage of the memory slots::
+
+    q_t,tau  = softmax_tau( c_t^T M c'_tau - lambda * beta_{t-1,tau} )      (Eq. 4, 7)
+    z~_t     = sum_tau q_t,tau z'_tau
+    zeta_t   = sigmoid(w^T tanh(W [c_t; z_t; z~_t] + b) + b')               (f_gate)
+    beta_t   = beta_{t-1} + q_t * zeta_t
+    p_copy(y)= sum_{tau: y'_tau = y} q_t,tau
+
+M is diagonal (initialised to the identity), lambda is trainable (initialised
+to 0).  Shallow fusion (Eq. 6, the default) mixes the output distribution,
+in log space::
+
+    p(y) = zeta_t p_copy(y) + (1 - zeta_t) p_model(y)
+
+deep fusion (Eq. 5) replaces z_t by zeta_t z~_t + (1 - zeta_t) z_t in the readout.
+A sentence with no retrieved pair gets exactly the plain model's output
+(zeta = 0 and the fused values are bypassed).
+
+Per-step values (q, zeta, ...) ride in ``StepOutput.extras["memory"]``; the
+coverage beta in ``DecoderState.extras["mem_beta"]`` (beam search reorders it).
+:func:`trace_copies` reports, per output token, the copy mass zeta * p_copy(y)
+and the memory slot (pair, position) that contributed most.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from engine.nmt.model import ContextSource, DecoderState, EncoderOutput, StepOutput
+from engine.nmt.vocab import BOS, EOS, PAD
+
+#: longest retrieved source/target kept (subwords, ``</s>`` included)
+MAX_PAIR_LEN = 100
+
+PairIds = tuple[list[int], list[int]]  # (source ids ending in </s>, target ids ending in </s>)
+
+
+# ------------------------------------------------------------------ packing
+@dataclass
+class MemoryBatch:
+    """The retrieved pairs of a batch of B sentences, packed.
+
+    ``src`` (P, S') / ``src_mask``: the P pairs' sources; ``tgt_in`` / ``tgt_out``
+    (P, T'): their targets for teacher forcing.  Memory slot n of sentence b is
+    token ``slot_pos[b, n]`` of pair ``slot_pair[b, n]`` (index among that
+    sentence's pairs, as given); ``slot_index[b, n]`` = row * T' + position in
+    the flattened (P * T') pair outputs; ``slot_mask`` (B, N) marks real slots.
+    """
+
+    src: Tensor
+    src_mask: Tensor
+    tgt_in: Tensor
+    tgt_out: Tensor
+    slot_index: Tensor
+    slot_mask: Tensor
+    slot_pair: Tensor
+    slot_pos: Tensor
+
+    def to(self, device) -> "MemoryBatch":
+        return MemoryBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
+
+    @property
+    def pairs(self) -> int:
+        return self.src.size(0)
+
+
+def _clip(ids: list[int]) -> list[int]:
+    ids = [i for i in ids if i != PAD]
+    if not ids or ids[-1] != EOS:
+        ids = ids + [EOS]
+    if len(ids) > MAX_PAIR_LEN:
+        ids = ids[:MAX_PAIR_LEN - 1] + [EOS]
+    return ids
+
+
+def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str | None = None
+                ) -> MemoryBatch | None:
+    """Pack ``pairs[b]`` (the retrieved pairs of sentence b, as subword ids)
+    for a batch; None when no sentence has a pair."""
+    flat: list[tuple[int, int, list[int], list[int]]] = []  # (sentence, k, src, tgt)
+    for b, plist in enumerate(pairs):
+        for k, (s, t) in enumerate(plist):
+            flat.append((b, k, _clip(list(s)), _clip(list(t))))
+    if not flat:
+        return None
+    P = len(flat)
+    S = max(len(f[2]) for f in flat)
+    T = max(len(f[3]) for f in flat)
+    src = torch.full((P, S), PAD, dtype=torch.long)
+    tgt_in = torch.full((P, T), PAD, dtype=torch.long)
+    tgt_out = torch.full((P, T), PAD, dtype=torch.long)
+    slots: list[list[tuple[int, int, int]]] = [[] for _ in pairs]  # (flat index, k, pos)
+    for row, (b, k, s, t) in enumerate(flat):
+        src[row, :len(s)] = torch.tensor(s)
+        tgt_out[row, :len(t)] = torch.tensor(t)
+        tgt_in[row, :len(t)] = torch.tensor([BOS] + t[:-1])
+        slots[b].extend((row * T + pos, k, pos) for pos in range(len(t)))
+    N = max(len(x) for x in slots)
+    B = len(pairs)
+    idx = torch.zeros((B, N), dtype=torch.long)
+    pair = torch.full((B, N), -1, dtype=torch.long)
+    pos = torch.full((B, N), -1, dtype=torch.long)
+    mask = torch.zeros((B, N), dtype=torch.bool)
+    for b, sl in enumerate(slots):
+        if sl:
+            t = torch.tensor(sl)
+            idx[b, :len(sl)], pair[b, :len(sl)], pos[b, :len(sl)] = t[:, 0], t[:, 1], t[:, 2]
+            mask[b, :len(sl)] = True
+    mb = MemoryBatch(src, src != PAD, tgt_in, tgt_out, idx, mask, pair, pos)
+    return mb.to(device) if device is not None else mb
+
+
+# ------------------------------------------------------------------ the context source
+class MemorySource(ContextSource):
+    """The key-value memory with its matching metric, coverage and gate."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        cfg = model.cfg
+        A, H = model.ann_dim, cfg.hidden
+        object.__setattr__(self, "_owner", model)  # a back reference, not a submodule
+        self.kind = cfg.memory
+        self.use_coverage = cfg.memory_coverage
+        self.metric = nn.Parameter(torch.ones(A))          # diagonal of M (Eq. 4)
+        self.coverage_weight = nn.Parameter(torch.zeros(()))  # lambda (Eq. 7)
+        G = cfg.att_dim or H
+        self.gate_hidden = nn.Linear(A + 2 * H, G)         # f_gate(c_t, z_t, z~_t)
+        self.gate_out = nn.Linear(G, 1)
+        with torch.no_grad():
+            self.gate_out.bias.fill_(cfg.memory_gate_bias)
+
+    # ---------------------------------------------------------------- memory
+    def prepare(self, enc: EncoderOutput, memory: MemoryBatch | None = None, **_) -> None:
+        """Run the model teacher-forced over the retrieved pairs; store keys c'
+        (times M), values z' and tokens y' per sentence in ``enc.extras``."""
+        if memory is None:
+            return
+        m = self._owner
+        menc = m.encode(memory.src, memory.src_mask)         # no memory here: no recursion
+        state = m.init_state(menc)
+        y = m.embed_target(memory.tgt_in)
+        keys, vals = [], []
+        for i in range(memory.tgt_in.size(1)):
+            out, state = m.step(y[:, i], state, menc)
+            keys.append(out.ctx)
+            vals.append(out.hidden)
+        P, T = memory.tgt_in.shape
+        k = torch.stack(keys, 1).reshape(P * T, -1)
+        v = torch.stack(vals, 1).reshape(P * T, -1)
+        idx = memory.slot_index
+        enc.extras["memory"] = {
+            "keys": k[idx] * self.metric.to(k.dtype),            # (B, N, A): M c'
+            "values": v[idx],                                     # (B, N, H): z'
+            "tokens": memory.tgt_out.reshape(-1)[idx],            # (B, N): y'
+            "mask": memory.slot_mask,                             # (B, N)
+            "pair": memory.slot_pair, "pos": memory.slot_pos,     # (B, N): provenance
+        }
+
+    def update_state(self, enc: EncoderOutput, state: DecoderState, out: StepOutput) -> None:
+        """Match, read, gate; advance the coverage beta (Algorithm 2, lines 16-20)."""
+        mem = enc.extras.get("memory")
+        if mem is None:
+            return
+        mask = mem["mask"]
+        e = torch.bmm(mem["keys"], out.ctx.unsqueeze(-1)).squeeze(-1).float()   # (B, N)
+        beta = state.extras.get("mem_beta")
+        if self.use_coverage and beta is not None:
+            e = e - self.coverage_weight * beta
+        e = e.masked_fill(~mask, torch.finfo(e.dtype).min)
+        q = torch.softmax(e, dim=-1) * mask                                      # (B, N)
+        has = mask.any(-1, keepdim=True)                                         # (B, 1)
+        z_mem = torch.bmm(q.unsqueeze(1).to(mem["values"].dtype), mem["values"]).squeeze(1)  # (B, H)
+        g = self.gate_out(torch.tanh(self.gate_hidden(torch.cat([out.ctx, out.hidden, z_mem], -1)))).float()
+        zeta = torch.sigmoid(g) * has
+        state.extras["mem_beta"] = q * zeta if beta is None else beta + q * zeta
+        out.extras["memory"] = {"q": q, "gate_logit": g, "zeta": zeta, "z_mem": z_mem, "has": has}
+
+    # ---------------------------------------------------------------- fusion
+    def readout_input(self, enc: EncoderOutput, out: StepOutput) -> Tensor | None:
+        """Deep fusion (Eq. 5): the readout sees zeta z~ + (1 - zeta) z instead of z."""
+        if self.kind != "deep":
+            return None
+        step = out.extras.get("memory")
+        if step is None:
+            return None
+        delta = step["zeta"].to(out.hidden.dtype) * (step["z_mem"] - out.hidden)
+        w = self._owner.readout.weight
+        w = w() if callable(w) else w          # a dynamically quantised Linear keeps it packed
+        if w.is_quantized:
+            w = w.dequantize()
+        return F.linear(delta, w[:, :delta.size(-1)].to(delta.dtype))
+
+    def fuse_output(self, enc: EncoderOutput, out: StepOutput, log_probs: Tensor) -> Tensor:
+        """Shallow fusion (Eq. 6): log(zeta p_copy + (1 - zeta) p_model), computed
+        stably in log space; rows without memory are returned untouched."""
+        step = out.extras.get("memory")
+        if self.kind != "shallow" or step is None:
+            return log_probs
+        p_copy = copy_distribution(step["q"], enc.extras["memory"]["tokens"], log_probs.size(-1))
+        g = step["gate_logit"].to(log_probs.dtype)
+        model_part = log_probs + F.logsigmoid(-g)
+        copy_part = F.logsigmoid(g) + torch.log(p_copy.to(log_probs.dtype).clamp_min(1e-30))
+        mixed = torch.where(p_copy > 0, torch.logaddexp(model_part, copy_part), model_part)
+        return torch.where(step["has"], mixed, log_probs)
+
+
+def copy_distribution(q: Tensor, tokens: Tensor, vocab: int) -> Tensor:
+    """p_copy (B, V): the match weights q (B, N) summed per memory token (B, N)."""
+    return torch.zeros(q.size(0), vocab, dtype=q.dtype, device=q.device).scatter_add_(1, tokens, q)
+
+
+def memory_source(model: nn.Module) -> MemorySource | None:
+    for cs in getattr(model, "context_sources", ()):
+        if isinstance(cs, MemorySource):
+            return cs
+    return None
+
+
+def memory_parameters(model: nn.Module) -> list[nn.Parameter]:
+    """The memory's own parameters (the parts new to SEG-NMT)."""
+    ms = memory_source(model)
+    return list(ms.parameters()) if ms is not None else []
+
+
+# ------------------------------------------------------------------ reporting
+@dataclass
+class CopyTrace:
+    """Per target token (teacher-forced along a given translation): ``copy`` =
+    zeta * p_copy(token), ``zeta`` the gate, and the memory slot contributing
+    most to that token (``pair`` index, ``pos`` token position in that pair's
+    target; -1 when no memory slot holds the token)."""
+
+    copy: list[float]
+    zeta: list[float]
+    pair: list[int]
+    pos: list[int]
+
+
+@torch.inference_mode()
+def trace_copies(model: nn.Module, src: Tensor, src_mask: Tensor, tgt: list[list[int]],
+                 memory: MemoryBatch) -> list[CopyTrace]:
+    """Run the model teacher-forced over translations ``tgt`` (ids, ``</s>``
+    included) with ``memory`` and report each token's copy mass and source."""
+    model.eval()
+    B = src.size(0)
+    T = max(len(t) for t in tgt)
+    dev = src.device
+    tgt_out = torch.full((B, T), PAD, dtype=torch.long, device=dev)
+    tgt_in = torch.full((B, T), PAD, dtype=torch.long, device=dev)
+    for b, t in enumerate(tgt):
+        if t:
+            tgt_out[b, :len(t)] = torch.tensor(t, device=dev)
+            tgt_in[b, :len(t)] = torch.tensor([BOS] + t[:-1], device=dev)
+    enc = model.encode(src, src_mask, memory=memory)
+    mem = enc.extras.get("memory")
+    state = model.init_state(enc)
+    y = model.embed_target(tgt_in)
+    cols: list[tuple[Tensor, Tensor, Tensor, Tensor]] = []
+    for i in range(T):
+        out, state = model.step(y[:, i], state, enc)
+        step = out.extras.get("memory")
+        if step is None or mem is None:
+            z = torch.zeros(B, device=dev)
+            cols.append((z, z, torch.full((B,), -1, device=dev), torch.full((B,), -1, device=dev)))
+            continue
+        hit = (mem["tokens"] == tgt_out[:, i:i + 1]) & mem["mask"]
+        qm = step["q"] * hit
+        mass = qm.sum(-1)
+        best = qm.argmax(-1, keepdim=True)
+        found = mass > 0
+        pair = torch.where(found, mem["pair"].gather(1, best).squeeze(1), torch.full_like(mass, -1, dtype=torch.long))
+        pos = torch.where(found, mem["pos"].gather(1, best).squeeze(1), torch.full_like(mass, -1, dtype=torch.long))
+        zeta = step["zeta"].squeeze(-1)
+        cols.append((zeta * mass, zeta, pair, pos))
+    out_traces = []
+    for b, t in enumerate(tgt):
+        n = len(t)
+        out_traces.append(CopyTrace(
+            copy=[float(cols[i][0][b]) for i in range(n)], zeta=[float(cols[i][1][b]) for i in range(n)],
+            pair=[int(cols[i][2][b]) for i in range(n)], pos=[int(cols[i][3][b]) for i in range(n)]))
+    return out_traces
+
+
+# ------------------------------------------------------------------ starting from a baseline
+def init_from_checkpoint(model: nn.Module, path, *, strict_shapes: bool = True) -> dict:
+    """Copy the tensors of a baseline (a model folder's best checkpoint, or a
+    ``.safetensors`` file) into ``model``; parameters the baseline lacks (the
+    memory) keep their initial values.  Returns ``{"loaded": n, "new": [names]}``."""
+    from pathlib import Path
+
+    from engine.errors import ModelError
+    from engine.nmt import checkpoint as ckpt
+
+    path = Path(path)
+    if path.is_dir():
+        man = ckpt.read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
+        path = path / man["best"] if man.get("best") else path / "last" / "model.safetensors"
+    tensors = ckpt.load_tensors(path)
+    state = model.state_dict()
+    loaded, new = 0, []
+    done_ptrs = set()
+    with torch.no_grad():
+        for k, v in state.items():
+            if k not in tensors and v.data_ptr() in done_ptrs:
+                continue  # a tied alias of a tensor already copied
+            if k in tensors:
+                done_ptrs.add(v.data_ptr())
+                if tuple(tensors[k].shape) != tuple(v.shape):
+                    if strict_shapes:
+                        raise ModelError(f"{path}: {k} has shape {tuple(tensors[k].shape)}, the model "
+                                         f"needs {tuple(v.shape)} (a different vocabulary or size?)")
+                    continue
+                v.copy_(tensors[k].to(v.dtype))
+                loaded += 1
+            else:
+                new.append(k)
+    unknown = sorted(set(tensors) - set(state))
+    if unknown:
+        raise ModelError(f"{path}: has tensors this model lacks ({unknown[:3]})")
+    return {"loaded": loaded, "new": new}
