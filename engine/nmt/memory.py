@@ -335,3 +335,63 @@ def init_from_checkpoint(model: nn.Module, path, *, strict_shapes: bool = True) 
     if unknown:
         raise ModelError(f"{path}: has tensors this model lacks ({unknown[:3]})")
     return {"loaded": loaded, "new": new}
+
+
+# ------------------------------------------------------------------ training (Algorithm 2)
+class MemoryFeed:
+    """Retrieved pairs of training batches and dev sentences as model inputs.
+
+    Training pairs get their top-K neighbours from a TM of the training set
+    (never themselves nor a same-source pair; cached on disk, see
+    :class:`engine.nmt.retrieval.TrainingRetrieval`); dev sentences their top-K.
+    """
+
+    def __init__(self, retrieval, src_lines: Sequence[str], tgt_lines: Sequence[str], src_vocab, tgt_vocab,
+                 dev_neighbours: list[list[tuple[int, float]]]):
+        self.retrieval = retrieval
+        self.src, self.tgt = src_lines, tgt_lines
+        self.sv, self.tv = src_vocab, tgt_vocab
+        self.dev = dev_neighbours
+        self._ids: dict[int, PairIds] = {}
+
+    @classmethod
+    def for_training(cls, cfg, folder, src_lines, tgt_lines, dev_src, src_vocab, tgt_vocab) -> "MemoryFeed":
+        from pathlib import Path
+
+        from engine.nmt.retrieval import TrainingRetrieval
+
+        d, tc = cfg.data, cfg.train
+        cache = Path(tc.memory_cache) if tc.memory_cache else Path(folder) / "memory"
+        r = TrainingRetrieval(cache, d.train_src, d.train_tgt, src_lines, tgt_lines, k=tc.memory_k_train,
+                              src_lang=d.src_lang, tgt_lang=d.tgt_lang)
+        return cls(r, src_lines, tgt_lines, src_vocab, tgt_vocab, r.query(list(dev_src), k=tc.memory_k_train))
+
+    def pair_ids(self, line: int) -> PairIds:
+        if line not in self._ids:
+            self._ids[line] = (self.sv.encode(self.src[line]) + [EOS], self.tv.encode(self.tgt[line]) + [EOS])
+        return self._ids[line]
+
+    def _inputs(self, neigh: list[list[tuple[int, float]]]) -> dict:
+        mb = pack_memory([[self.pair_ids(j) for j, _ in n] for n in neigh])
+        return {"memory": mb} if mb is not None else {}
+
+    def train_inputs(self, indices: list[int]) -> dict:
+        """``{"memory": MemoryBatch}`` for a batch of training lines (``{}`` if none has a neighbour)."""
+        found = self.retrieval.neighbours(indices)
+        return self._inputs([found[i] for i in indices])
+
+    def dev_inputs(self, rows: list[int]) -> dict:
+        return self._inputs([self.dev[i] for i in rows])
+
+
+def start_from_baseline(model: nn.Module, train_cfg, *, resuming: bool) -> dict | None:
+    """``train.init_from``: copy a baseline's tensors into a fresh model (not on
+    resume); ``train.memory_only``: train only the memory parts."""
+    info = None
+    if train_cfg.init_from and not resuming:
+        info = init_from_checkpoint(model, train_cfg.init_from)
+    if train_cfg.memory_only:
+        keep = {id(p) for p in memory_parameters(model)}
+        for p in model.parameters():
+            p.requires_grad_(id(p) in keep)
+    return info

@@ -223,10 +223,19 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
         k = cfg.model.doc_k
         doc_table = ContextTable.build(src_lines, train_lay.contexts(k), sv, k, d.max_len)
         dev_table = ContextTable.build(dev_lay.sentences, dev_lay.contexts(k)[:len(dev_src)], sv, k, d.max_len)
+    mem_feed = None
+    if cfg.model.memory != "none":  # search-engine guided NMT: retrieved pairs (Algorithm 2)
+        from engine.nmt.memory import MemoryFeed
+
+        mem_feed = MemoryFeed.for_training(cfg, folder, src_lines, tgt_lines, dev_src, sv, tv)
 
     # -- 3. model and optimizer
     torch.manual_seed(tc.seed)
     model = RNNSearch(cfg.model).to(device)
+    if tc.init_from or tc.memory_only:  # start from a baseline's weights / train only the memory
+        from engine.nmt.memory import start_from_baseline
+
+        start_from_baseline(model, tc, resuming=resuming)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr)
     st = {"step": 0, "epoch": 0, "batch": 0, "best_bleu": -1.0, "best_step": 0, "bad_evals": 0,
           "lr_bad_evals": 0, "tokens": 0, "evals": 0, "best_files": []}
@@ -254,9 +263,13 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
           "world_size": world})
 
     # -- 4. evaluation, checkpointing
+    def dev_inputs(rows: list[int]) -> dict:
+        x = {"doc": dev_table.batch(rows)} if dev_table else {}
+        return {**x, **mem_feed.dev_inputs(rows)} if mem_feed else x
+
     def evaluate() -> dict:
         hyp_ids = translate_ids(model, dev_ids, beam=tc.dev_beam, device=device,
-                                inputs_fn=(lambda rows: {"doc": dev_table.batch(rows)}) if dev_table else None)
+                                inputs_fn=dev_inputs if (dev_table or mem_feed) else None)
         hyps = [tv.decode(h) for h in hyp_ids]
         model.train()
         return {"bleu": round(bleu(hyps, dev_ref), 2), "sample": hyps[:1]}
@@ -324,10 +337,13 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             b = collate(batches[st["batch"]])
             if doc_table is not None:
                 b.inputs["doc"] = doc_table.batch(b.indices)
+            if mem_feed is not None:
+                b.inputs.update(mem_feed.train_inputs(b.indices))
             b = b.to(device)
             with autocast():
                 res = train_model(b.src, b.src_mask, b.tgt_in, tgt_out=b.tgt_out, **b.inputs)
-                logits = res["logits"]
+                # context sources that fuse per step give log-probabilities (log_softmax leaves them as they are)
+                logits = res["logits"] if "logits" in res else res["log_probs"]
             n = b.n_tgt
             nll = F.cross_entropy(logits.float().reshape(-1, logits.size(-1)), b.tgt_out.reshape(-1),
                                   ignore_index=0, label_smoothing=tc.label_smoothing, reduction="sum") / n
