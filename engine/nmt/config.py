@@ -205,6 +205,11 @@ def load_config(path: str | Path) -> ExperimentConfig:
         if v:
             p = Path(os.path.expanduser(os.path.expandvars(v)))
             setattr(cfg.data, name, str(p if p.is_absolute() else (base / p).resolve()))
+    for name in ("memory_cache", "init_from"):  # SEG-NMT paths, relative to the config too
+        v = getattr(cfg.train, name)
+        if v:
+            p = Path(os.path.expanduser(os.path.expandvars(v)))
+            setattr(cfg.train, name, str(p if p.is_absolute() else (base / p).resolve()))
     return cfg
 
 
