@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -55,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "instead of top-k")
     p.add_argument("--queries", type=Path, default=None, metavar="FILE",
                    help="answer every line of FILE (UTF-8) instead of TEXT")
+    _pair_args(p)
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(handler=_search)
 
@@ -65,8 +68,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tm", type=Path, required=True, metavar="DIR")
     p.add_argument("--side", choices=("source", "target"), default="source")
     p.add_argument("--limit", type=int, default=50)
+    _pair_args(p)
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(handler=_concordance)
+
+
+def _pair_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--src-lang", default=None, metavar="L",
+                   help="source language of the units to return (default: the TM's; a bare "
+                        "'en' also finds en-US units; '*' = any)")
+    p.add_argument("--tgt-lang", default=None, metavar="L",
+                   help="target language of the units to return (default: the TM's; '*' = any)")
 
 
 def _open(folder: Path, create: bool = False, **kw):
@@ -80,17 +92,40 @@ def _open(folder: Path, create: bool = False, **kw):
 def _import(a) -> int:
     from engine.cli import print_json
     from engine.formats.tmfiles import read_tm_file
+    from engine.tm import TranslationMemory
 
-    with _open(a.tm, create=True) as tm:
-        src = a.src_lang or tm.src_lang
-        tgt = a.tgt_lang or tm.tgt_lang
-        problems: list[str] = []
-        units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems,
-                             target_file=a.target_file)
-        res = tm.import_units(units, src_lang=src, tgt_lang=tgt, origin=a.file.name,
-                              problems=problems)
+    folder_existed = a.tm.exists()
+    new_tm = not (a.tm / TranslationMemory.DB_NAME).exists()
+    try:
+        with _open(a.tm, create=True) as tm:
+            src = a.src_lang or tm.src_lang
+            tgt = a.tgt_lang or tm.tgt_lang
+            problems: list[str] = []
+            units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems,
+                                 target_file=a.target_file)
+            res = tm.import_units(units, src_lang=src, tgt_lang=tgt, origin=a.file.name,
+                                  problems=problems)
+    except BaseException:
+        if new_tm:  # a refused file leaves no empty TM behind
+            _remove_new_tm(a.tm, folder_existed)
+        raise
     print_json(res.to_json())
     return 0
+
+
+def _remove_new_tm(folder: Path, folder_existed: bool) -> None:
+    """Undo the creation of a TM in ``folder`` (the whole folder when this
+    command made it, else only the TM's own files)."""
+    from engine.tm import TranslationMemory
+
+    if not folder_existed:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    for name in ("index", "index.new", "index.old"):
+        shutil.rmtree(folder / name, ignore_errors=True)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            (folder / (TranslationMemory.DB_NAME + suffix)).unlink()
 
 
 def _export(a) -> int:
@@ -126,12 +161,14 @@ def _search(a) -> int:
                 raise TMError(f"{a.queries}: cannot read queries ({e})") from None
             for q in lines:
                 t0 = time.perf_counter()
-                ms = tm.search(q, k=a.k, min_score=a.min_score, coverage=a.coverage)
+                ms = tm.search(q, k=a.k, min_score=a.min_score, coverage=a.coverage,
+                               src_lang=a.src_lang, tgt_lang=a.tgt_lang)
                 dt = (time.perf_counter() - t0) * 1000
                 print_json({"query": q, "ms": round(dt, 3), "matches": [m.to_json() for m in ms]},
                            lines=True)
             return 0
-        ms = tm.search(a.text, k=a.k, min_score=a.min_score, coverage=a.coverage)
+        ms = tm.search(a.text, k=a.k, min_score=a.min_score, coverage=a.coverage,
+                       src_lang=a.src_lang, tgt_lang=a.tgt_lang)
         if a.json:
             print_json([m.to_json() for m in ms])
         else:
@@ -145,7 +182,8 @@ def _concordance(a) -> int:
     from engine.cli import print_json
 
     with _open(a.tm) as tm:
-        hits = tm.concordance(a.phrase, side=a.side, limit=a.limit)
+        hits = tm.concordance(a.phrase, side=a.side, limit=a.limit, src_lang=a.src_lang,
+                              tgt_lang=a.tgt_lang)
         if a.json:
             print_json([h.to_json() for h in hits])
         else:

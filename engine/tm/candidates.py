@@ -22,7 +22,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -45,6 +45,9 @@ class Leaf(Protocol):
     def doc_frequency(self, field: str, term: str) -> int:
         ...
 
+    def terms(self, field: str) -> list[str]:
+        """Every term of ``field`` (used for the few language-pair terms)."""
+
 
 class MemoryLeaf:
     """Units added since the last index commit, held in memory."""
@@ -57,21 +60,23 @@ class MemoryLeaf:
         self.lengths = array("B")
         self.deleted: set[int] = set()
         self._local: dict[int, int] = {}
-        self._post: dict[str, dict[str, array]] = {"src": {}, "tgt": {}}
+        self._post: dict[str, dict[str, array]] = {"src": {}, "tgt": {}, "lp": {}}
 
     @property
     def count(self) -> int:
         return len(self.uids)
 
-    def add(self, uid: int, source: str, target: str, length: int) -> None:
+    def add(self, uid: int, source: str, target: str, length: int, pair: str = "|") -> None:
+        """Add a unit; ``pair`` is its language-pair term (``src|tgt``)."""
         self.remove(uid)
         d = len(self.uids)
         self._local[uid] = d
         self.uids.append(uid)
         self.lengths.append(min(255, length))
-        for field, text in (("src", source), ("tgt", target)):
+        for field, terms in (("src", index_terms(source)), ("tgt", index_terms(target)),
+                             ("lp", [pair])):
             post = self._post[field]
-            for t in index_terms(text):
+            for t in terms:
                 lst = post.get(t)
                 if lst is None:
                     post[t] = array("I", [d])
@@ -89,6 +94,9 @@ class MemoryLeaf:
 
     def doc_frequency(self, field: str, term: str) -> int:
         return len(self._post[field].get(term, ()))
+
+    def terms(self, field: str) -> list[str]:
+        return list(self._post[field])
 
 
 @dataclass
@@ -116,13 +124,45 @@ class CandidateStage:
     """Candidate retrieval over a fixed set of leaves."""
 
     def __init__(self, leaves: Sequence[Leaf], dead_uids: set[int] | frozenset = frozenset(),
-                 field: str = "src"):
+                 field: str = "src", accept_pair: Callable[[str], bool] | None = None):
+        """``accept_pair``: which language-pair terms (``src|tgt``) to keep
+        (None: every unit)."""
         self.leaves = list(leaves)
         self.dead = dead_uids
         self.field = field
         self.total = sum(leaf.count for leaf in self.leaves)
+        self.accept_pair = accept_pair
         self._lengths = None
+        self._mask: np.ndarray | None = None
+        self._mask_done = accept_pair is None
         self._df_cache: dict[str, int] = {}
+
+    def pair_mask(self) -> np.ndarray | None:
+        """Boolean mask over document keys of the accepted language pairs, or
+        None when every document is accepted (the usual one-pair TM)."""
+        if self._mask_done:
+            return self._mask
+        wanted: list[tuple[Leaf, list[str]]] = []
+        every = True
+        for leaf in self.leaves:
+            terms = leaf.terms("lp")
+            ok = [t for t in terms if self.accept_pair(t)]
+            every = every and len(ok) == len(terms)
+            wanted.append((leaf, ok))
+        if not every:
+            mask = np.zeros(self.total, dtype=bool)
+            for leaf, ok in wanted:
+                for t in ok:
+                    ids = np.frombuffer(leaf.postings("lp", t), dtype=np.uint32)
+                    mask[ids.astype(np.int64) + leaf.base] = True
+            self._mask = mask
+        self._mask_done = True
+        return self._mask
+
+    def accepts(self, leaf: Leaf, local: int) -> bool:
+        """True when document ``local`` of ``leaf`` is of an accepted pair."""
+        mask = self.pair_mask()
+        return mask is None or bool(mask[leaf.base + local])
 
     def _all_lengths(self) -> np.ndarray:
         if self._lengths is None:
@@ -194,6 +234,12 @@ class CandidateStage:
         else:
             docs, inv = np.unique(k, return_inverse=True)
             shared = np.bincount(inv, weights=w).astype(np.float32)
+        mask = self.pair_mask()
+        if mask is not None:  # other language pairs are no candidates
+            keep = mask[docs]
+            docs, shared = docs[keep], shared[keep]
+            if not len(docs):
+                return Retrieval([], bound_unseen, 0.0, read, complete)
         lengths = self._all_lengths()[docs]
         denom = np.maximum(lengths, np.float32(qlen))
         bound = np.minimum(shared + np.float32(unread), np.minimum(lengths, np.float32(qlen))) / denom

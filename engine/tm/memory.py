@@ -29,7 +29,7 @@ from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
 from engine.tm.scoring import Encoded, char_score, edit_ops, score_encoded
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
-from engine.tm.whoosh_index import SourceIndex, new_index_id
+from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
 
 #: Search rounds: (postings budget, candidates re-ranked).  The second round
 #: runs only when the first cannot prove its top k exact.
@@ -48,7 +48,13 @@ def _tt(x: str | TaggedText) -> TaggedText:
 
 
 class TranslationMemory:
-    """A translation memory stored in ``folder`` (created when missing)."""
+    """A translation memory stored in ``folder`` (created when missing).
+
+    ``src_lang`` / ``tgt_lang``: the languages of a new TM, and the pair
+    this handle searches by default (a bare ``en`` also finds ``en-US``
+    units); without them, the TM's own pair.  Searches return units of that
+    pair only (see :meth:`search`).
+    """
 
     DB_NAME = "tm.sqlite"
     FLUSH_AT = 2000
@@ -56,6 +62,7 @@ class TranslationMemory:
     def __init__(self, folder: str | Path, *, create: bool = True, src_lang: str = "",
                  tgt_lang: str = ""):
         self.folder = Path(folder)
+        self._want = (_any_lang(src_lang), _any_lang(tgt_lang))
         db_path = self.folder / self.DB_NAME
         if self.folder.exists() and not self.folder.is_dir():
             raise TMError(f"{self.folder}: not a folder")
@@ -91,7 +98,7 @@ class TranslationMemory:
         self._index_seq = 0
         self._seen_seq = 0
         self._index_id = ""
-        self._stage_cache: CandidateStage | None = None
+        self._stages: dict[tuple[str, str, str], CandidateStage] = {}
         self._open_index()
 
     # ------------------------------------------------------------ basics
@@ -153,7 +160,7 @@ class TranslationMemory:
         seq = row[0] or 0
         index_id = new_index_id()
         cur = self.conn.cursor()
-        docs = cur.execute("SELECT id, source, target FROM units ORDER BY id")
+        docs = cur.execute("SELECT id, source, target, src_lang, tgt_lang FROM units ORDER BY id")
         self.index.rebuild(docs, index_id, seq)
         self._begin()
         store.set_meta(self.conn, "index_id", index_id)
@@ -167,7 +174,7 @@ class TranslationMemory:
         self._overlay = MemoryLeaf()
         self._dead = set()
         self._index_seq = self._seen_seq = seq
-        self._stage_cache = None
+        self._stages = {}
 
     def _catch_up(self) -> None:
         """Take in changes made since we last looked (by us or another process)."""
@@ -193,19 +200,25 @@ class TranslationMemory:
         if not rows:
             return
         uids = list(dict.fromkeys(uid for _, uid in rows))
-        texts = {}
-        for chunk in _chunks(uids, 500):
-            q = "SELECT id, source, target FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
-            for uid, s, t in self.conn.execute(q, chunk):
-                texts[uid] = (s, t)
+        texts = self._texts(uids)
         for uid in uids:
             self._dead.add(uid)
             self._overlay.remove(uid)
             if uid in texts:
-                s, t = texts[uid]
-                self._overlay.add(uid, s, t, len(analyse(s).core))
+                s, t, sl, tl = texts[uid]
+                self._overlay.add(uid, s, t, len(analyse(s).core), pair_term(sl, tl))
         self._seen_seq = rows[-1][0]
-        self._stage_cache = None
+        self._stages = {}
+
+    def _texts(self, uids: list[int]) -> dict[int, tuple[str, str, str, str]]:
+        """uid -> (source, target, src_lang, tgt_lang) of the units that exist."""
+        texts = {}
+        for chunk in _chunks(uids, 500):
+            q = ("SELECT id, source, target, src_lang, tgt_lang FROM units WHERE id IN (%s)"
+                 % ",".join("?" * len(chunk)))
+            for uid, s, t, sl, tl in self.conn.execute(q, chunk):
+                texts[uid] = (s, t, sl or "", tl or "")
+        return texts
 
     def flush(self) -> bool:
         """Commit journal changes to the Whoosh index; False when another
@@ -220,12 +233,8 @@ class TranslationMemory:
         if len(uids) > max(50_000, indexed // 2):
             self.rebuild_index()
             return True
-        texts = {}
-        for chunk in _chunks(uids, 500):
-            q = "SELECT id, source, target FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
-            for uid, s, t in self.conn.execute(q, chunk):
-                texts[uid] = (s, t)
-        changes = [(uid, *texts.get(uid, (None, None))) for uid in uids]
+        texts = self._texts(uids)
+        changes = [(uid, *texts.get(uid, (None, None, None, None))) for uid in uids]
         try:
             self.index.apply(changes, self._index_id, last)
         except Exception as e:  # lock held elsewhere: keep serving from the overlay
@@ -240,14 +249,28 @@ class TranslationMemory:
         self._load_journal(last)
         return True
 
-    def _stage(self, field: str = "src") -> CandidateStage:
-        if field == "src" and self._stage_cache is not None:
-            return self._stage_cache
+    def search_pair(self, src_lang: str | None = None,
+                    tgt_lang: str | None = None) -> tuple[str, str]:
+        """The (source, target) languages a search keeps ("" = any): the
+        given ones, else this handle's, else the TM's own pair; ``*`` = any."""
+        out = []
+        for given, mine, declared in ((src_lang, self._want[0], self.src_lang),
+                                      (tgt_lang, self._want[1], self.tgt_lang)):
+            out.append(_any_lang(given) if given is not None else (mine or declared))
+        return out[0], out[1]
+
+    def _stage(self, field: str = "src", pair: tuple[str, str] = ("", "")) -> CandidateStage:
+        key = (field, *pair)
+        stage = self._stages.get(key)
+        if stage is not None:
+            return stage
         leaves = list(self.index.leaves())
         self._overlay.base = sum(leaf.count for leaf in leaves)
-        stage = CandidateStage(leaves + [self._overlay], self._dead, field=field)
-        if field == "src":
-            self._stage_cache = stage
+        stage = CandidateStage(leaves + [self._overlay], self._dead, field=field,
+                               accept_pair=_pair_filter(*pair))
+        if len(self._stages) > 8:
+            self._stages.clear()
+        self._stages[key] = stage
         return stage
 
     # ------------------------------------------------------------ writing
@@ -461,10 +484,15 @@ class TranslationMemory:
 
     # ------------------------------------------------------------ search
     def search(self, query: str | TaggedText, k: int = 5, min_score: float = 0.0,
-               coverage: bool = False) -> list[Match]:
+               coverage: bool = False, src_lang: str | None = None,
+               tgt_lang: str | None = None) -> list[Match]:
         """The best ``k`` fuzzy matches of ``query`` (score >= ``min_score``),
         best first; with ``coverage`` the pairs Algorithm 1 selects from all
-        re-ranked candidates instead."""
+        re-ranked candidates instead.
+
+        Only units of the language pair :meth:`search_pair` gives for
+        ``src_lang`` / ``tgt_lang`` are returned (loose: ``en`` ~ ``en-US``).
+        """
         text = query.text if isinstance(query, TaggedText) else str(query)
         qa = analyse(text)
         if not qa.core or k <= 0:
@@ -472,7 +500,7 @@ class TranslationMemory:
         self._catch_up()
         enc = self.vocab.encode_known
         qe = Encoded(enc(qa.core), enc(qa.surface), enc(qa.punct))
-        stage = self._stage()
+        stage = self._stage("src", self.search_pair(src_lang, tgt_lang))
         scores: dict[int, float] = {}
         ranked: list[tuple[float, int]] = []
         for budget, limit in ROUNDS:
@@ -503,17 +531,20 @@ class TranslationMemory:
 
     # ------------------------------------------------------------ concordance
     def concordance(self, phrase: str, side: str = "source", limit: int = 50,
-                    max_checked: int = 20_000) -> list[ConcordanceHit]:
+                    max_checked: int = 20_000, src_lang: str | None = None,
+                    tgt_lang: str | None = None) -> list[ConcordanceHit]:
         """Units whose ``side`` (``source``/``target``) contains ``phrase``
         (case-insensitive, punctuation ignored), most occurrences first, then
-        shorter texts; each with the character spans of the occurrences."""
+        shorter texts; each with the character spans of the occurrences.
+        Units of other language pairs are left out, as in :meth:`search`."""
         if side not in ("source", "target"):
             raise TMError(f"concordance side must be 'source' or 'target', not {side!r}")
         words = [t.norm for t in tokenize(phrase) if t.kind in ("word", "cjk")]
         if not words:
             return []
         self._catch_up()
-        stage = self._stage("src" if side == "source" else "tgt")
+        stage = self._stage("src" if side == "source" else "tgt",
+                            self.search_pair(src_lang, tgt_lang))
         terms = sorted(set(words), key=stage.doc_frequency)
         if stage.doc_frequency(terms[0]) == 0:
             return []
@@ -525,7 +556,7 @@ class TranslationMemory:
                     break
                 docs &= set(leaf.postings(stage.field, t))
             for d in sorted(docs):
-                if d in leaf.deleted:
+                if d in leaf.deleted or not stage.accepts(leaf, d):
                     continue
                 uid = leaf.uids[d]
                 if not leaf.overlay and uid in self._dead:
@@ -548,6 +579,25 @@ class TranslationMemory:
 
 
 # ------------------------------------------------------------------ helpers
+def _any_lang(code: str | None) -> str:
+    """Normalised code; ``*``, ``*all*`` and empty mean any language ("")."""
+    code = normalize_lang(code)
+    return "" if code in ("*", "*all*") else code
+
+
+def _pair_filter(src: str, tgt: str):
+    """Predicate on language-pair terms for a search of ``src`` -> ``tgt``
+    (None when any pair will do).  A unit without a language matches any."""
+    if not src and not tgt:
+        return None
+
+    def accept(term: str) -> bool:
+        us, ut = split_pair_term(term)
+        return ((not src or not us or same_language(us, src))
+                and (not tgt or not ut or same_language(ut, tgt)))
+    return accept
+
+
 def _chunks(seq: list, n: int):
     for i in range(0, len(seq), n):
         yield seq[i:i + n]

@@ -18,6 +18,8 @@ Schema, built for the candidate stage (:mod:`engine.tm.candidates`):
 * ``uid``: the unit id as a term (for deletes) and ``uidc`` as a column
   (docnum -> unit id), ``n``: the source's core-token count as a byte column
   (for the length bound of the candidate stage).
+* ``lp``: the unit's language pair as one term, ``src|tgt`` (normalised
+  codes; see :func:`pair_term`), so a search keeps only its own pair.
 
 Note: Whoosh keeps its own table of contents and posting blocks in pickle
 format; the index is a cache Verso writes itself and rebuilds from SQLite.
@@ -41,7 +43,7 @@ from engine.errors import TMError
 from engine.fsutil import atomic_write
 from engine.tm.tokens import core_length, index_terms
 
-FORMAT = 1
+FORMAT = 2  # 2: language-pair field ``lp``
 #: Postings per block: large blocks make reading a long posting list cheap.
 BLOCK_LIMIT = 1024
 
@@ -79,12 +81,24 @@ def make_schema() -> fields.Schema:
         uid=fields.ID(unique=True),
         uidc=fields.COLUMN(columns.NumericColumn("I")),
         n=fields.COLUMN(columns.NumericColumn("B")),
+        lp=fields.ID(),
     )
 
 
-def doc_fields(uid: int, source: str, target: str) -> dict:
+def pair_term(src_lang: str | None, tgt_lang: str | None) -> str:
+    """Index term of a language pair (codes as stored: already normalised)."""
+    return f"{src_lang or ''}|{tgt_lang or ''}"
+
+
+def split_pair_term(term: str) -> tuple[str, str]:
+    s, _, t = term.partition("|")
+    return s, t
+
+
+def doc_fields(uid: int, source: str, target: str, src_lang: str = "",
+               tgt_lang: str = "") -> dict:
     return {"src": source, "tgt": target, "uid": str(uid), "uidc": uid,
-            "n": min(255, core_length(source))}
+            "n": min(255, core_length(source)), "lp": pair_term(src_lang, tgt_lang)}
 
 
 class LeafView:
@@ -103,6 +117,11 @@ class LeafView:
 
     def doc_frequency(self, field: str, term: str) -> int:
         return self.reader.doc_frequency(field, term)
+
+    def terms(self, field: str) -> list[str]:
+        """Every term of ``field`` in this segment (used for the few ``lp`` terms)."""
+        return [t.decode("utf-8") if isinstance(t, bytes) else t
+                for t in self.reader.lexicon(field)]
 
     def postings(self, field: str, term: str) -> array:
         """Doc numbers (within this segment) of ``term``; empty when absent."""
@@ -178,10 +197,10 @@ class SourceIndex:
             raise TMError(f"{self.dir}: search index unreadable ({e})") from None
         self._drop_reader()
 
-    def rebuild(self, docs: Iterable[tuple[int, str, str]], index_id: str, seq: int,
+    def rebuild(self, docs: Iterable[tuple[int, str, str, str, str]], index_id: str, seq: int,
                 limitmb: int = 256) -> None:
-        """Build a fresh index from ``docs`` (uid, source, target) beside the
-        old one, then swap it in."""
+        """Build a fresh index from ``docs`` (uid, source, target, src_lang,
+        tgt_lang) beside the old one, then swap it in."""
         self.close()
         new = self.dir.with_name("index.new")
         shutil.rmtree(new, ignore_errors=True)
@@ -189,8 +208,8 @@ class SourceIndex:
         ix = index.create_in(str(new), make_schema())
         w = ix.writer(limitmb=limitmb, codec=W3Codec(blocklimit=BLOCK_LIMIT))
         try:
-            for uid, s, t in docs:
-                w.add_document(**doc_fields(uid, s, t))
+            for uid, s, t, sl, tl in docs:
+                w.add_document(**doc_fields(uid, s, t, sl, tl))
         except BaseException:
             w.cancel()
             shutil.rmtree(new, ignore_errors=True)
@@ -207,18 +226,18 @@ class SourceIndex:
         shutil.rmtree(old, ignore_errors=True)
         self.open()
 
-    def apply(self, changes: list[tuple[int, str | None, str | None]], index_id: str,
-              seq: int) -> None:
-        """Apply journal changes: for each (uid, source, target) delete the
-        unit's document and add it again unless ``source`` is None."""
+    def apply(self, changes: list[tuple], index_id: str, seq: int) -> None:
+        """Apply journal changes: for each (uid, source, target, src_lang,
+        tgt_lang) delete the unit's document and add it again unless
+        ``source`` is None."""
         if self._ix is None:
             self.open()
         w = self._ix.writer(codec=W3Codec(blocklimit=BLOCK_LIMIT), timeout=5.0)
         try:
-            for uid, s, t in changes:
+            for uid, s, t, sl, tl in changes:
                 w.delete_by_term("uid", str(uid))
                 if s is not None:
-                    w.add_document(**doc_fields(uid, s, t or ""))
+                    w.add_document(**doc_fields(uid, s, t or "", sl or "", tl or ""))
         except BaseException:
             w.cancel()
             raise
@@ -262,4 +281,5 @@ def new_index_id() -> str:
     return uuid.uuid4().hex
 
 
-__all__ = ["SourceIndex", "LeafView", "new_index_id", "read_ids", "doc_fields"]
+__all__ = ["SourceIndex", "LeafView", "new_index_id", "read_ids", "doc_fields", "pair_term",
+           "split_pair_term"]

@@ -64,6 +64,7 @@ def test_errors_are_one_line_without_traceback(tmp_path, capsys):
     assert main(["tm", "import", str(tmp_path / "missing.tmx"), "--tm", str(tmp_path / "tm")]) == 2
     err = capsys.readouterr().err
     assert "missing.tmx" in err and "Traceback" not in err
+    assert not (tmp_path / "tm").exists()  # a refused file leaves no TM behind
     (tmp_path / "bad.tmx").write_text('<?xml version="1.0"?><tmx version="1.4"><header srclang="en"/>'
                                       '<body><tu><tuv xml:lang="en"><seg>Hi</seg></tuv>'
                                       '<tuv xml:lang="de"><seg>Hallo</seg></tuv></tu><tu><tuv',
@@ -72,9 +73,54 @@ def test_errors_are_one_line_without_traceback(tmp_path, capsys):
                "--src-lang", "en", "--tgt-lang", "de"])
     err = capsys.readouterr().err
     assert rc == 2 and "bad.tmx" in err
-    # refused as a whole: the unit before the break was not kept
-    assert main(["tm", "stats", "--tm", str(tmp_path / "tm3")]) == 0
-    assert json.loads(capsys.readouterr().out)["units"] == 0
+    # refused as a whole: the unit before the break was not kept, and no empty TM was left
+    assert not (tmp_path / "tm3").exists()
+    assert main(["tm", "stats", "--tm", str(tmp_path / "tm3")]) == 2
+    capsys.readouterr()
+
+
+def test_refused_import_keeps_an_existing_tm_and_foreign_files(tmdir, tmp_path, capsys):
+    bad = tmp_path / "bad.tmx"
+    bad.write_text('<?xml version="1.0"?><tmx version="1.4"><header srclang="en"/><body><tu>',
+                   "utf-8")
+    # into an existing TM: refused as a whole, the TM is kept as it was
+    assert main(["tm", "import", str(bad), "--tm", str(tmdir), "--src-lang", "en",
+                 "--tgt-lang", "de"]) == 2
+    capsys.readouterr()
+    assert main(["tm", "stats", "--tm", str(tmdir)]) == 0
+    assert json.loads(capsys.readouterr().out)["units"] == 3
+    # into an existing folder that held no TM: only the TM's own files go
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "readme.txt").write_text("keep me", "utf-8")
+    assert main(["tm", "import", str(bad), "--tm", str(other), "--src-lang", "en",
+                 "--tgt-lang", "de"]) == 2
+    capsys.readouterr()
+    assert sorted(p.name for p in other.iterdir()) == ["readme.txt"]
+
+
+def test_search_and_concordance_keep_the_language_pair(tmp_path, capsys):
+    (tmp_path / "en.txt").write_text("Save the file\nOpen the file\n", "utf-8")
+    (tmp_path / "de.txt").write_text("Datei speichern\nDatei öffnen\n", "utf-8")
+    (tmp_path / "fr.txt").write_text("Enregistrer le fichier\nOuvrir le fichier\n", "utf-8")
+    tm = str(tmp_path / "tm")
+    for tgt, lang in (("de.txt", "de"), ("fr.txt", "fr")):
+        assert main(["tm", "import", str(tmp_path / "en.txt"), "--target-file",
+                     str(tmp_path / tgt), "--tm", tm, "--src-lang", "en", "--tgt-lang", lang]) == 0
+        capsys.readouterr()
+    # default: the TM's own pair (en -> de, from the first import)
+    assert main(["tm", "search", "--tm", tm, "--json", "Save the file"]) == 0
+    assert [m["target"] for m in json.loads(capsys.readouterr().out)] == ["Datei speichern",
+                                                                           "Datei öffnen"]
+    assert main(["tm", "search", "--tm", tm, "--json", "--tgt-lang", "fr-FR", "Save the file"]) == 0
+    assert [m["target"] for m in json.loads(capsys.readouterr().out)] == [
+        "Enregistrer le fichier", "Ouvrir le fichier"]
+    assert main(["tm", "search", "--tm", tm, "--json", "--tgt-lang", "*", "--k", "10",
+                 "Save the file"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 4
+    assert main(["tm", "concordance", "--tm", tm, "--json", "--tgt-lang", "fr", "file"]) == 0
+    assert {h["target"] for h in json.loads(capsys.readouterr().out)} == {
+        "Enregistrer le fichier", "Ouvrir le fichier"}
 
 
 def test_magento_csv_import_and_placeholder_search(tmp_path, capsys):

@@ -272,3 +272,51 @@ def test_entries_and_tmx_export(tm, tmp_path):
     assert {u.variants["en"].text for u in units} == {s for s, _ in PAIRS}
     with TranslationMemory(tmp_path / "copy") as t2:
         assert t2.import_units(units, src_lang="en", tgt_lang="de").added == len(PAIRS)
+
+
+def _pairs_tm(folder, flush: bool) -> TranslationMemory:
+    """A TM (declared en -> de) that also holds de -> en, en-US -> de-DE and en -> fr units."""
+    t = TranslationMemory(folder, src_lang="en", tgt_lang="de")
+    t.add_many([("Save the file", "Datei speichern")])
+    t.import_units([TMUnit({"de": TaggedText("Datei speichern"), "en": TaggedText("Save the file")}),
+                    TMUnit({"de": TaggedText("Datei öffnen"), "en": TaggedText("Open the file")})],
+                   src_lang="de", tgt_lang="en")
+    if flush:
+        t.flush()  # the units above from the Whoosh index, the ones below from the overlay
+    t.import_units([TMUnit({"en-US": TaggedText("Save the files"),
+                            "de-DE": TaggedText("Dateien speichern")})],
+                   src_lang="en-us", tgt_lang="DE_de")
+    t.add("Save the file", "Enregistrer le fichier", src_lang="en", tgt_lang="fr")
+    return t
+
+
+@pytest.mark.parametrize("flush", [False, True])
+def test_search_returns_only_the_query_language_pair(tmp_path, flush):
+    t = _pairs_tm(tmp_path / "tm", flush)
+    # default: the TM's pair en -> de; en-US -> de-DE units match it loosely
+    ms = t.search("Save the file", k=10)
+    assert [(m.target.text, m.entry.src_lang, m.entry.tgt_lang) for m in ms] == [
+        ("Datei speichern", "en", "de"), ("Dateien speichern", "en-US", "de-DE")]
+    # the reverse direction only when asked for, or by a handle opened for it
+    assert t.search("Datei speichern", k=10) == []
+    ms = t.search("Datei speichern", k=10, src_lang="de", tgt_lang="en")
+    assert [m.target.text for m in ms] == ["Save the file", "Open the file"]
+    with TranslationMemory(tmp_path / "tm", src_lang="DE", tgt_lang="en") as rev:
+        assert [m.target.text for m in rev.search("Datei öffnen", k=1)] == ["Open the file"]
+        assert rev.src_lang == "en"  # the TM's own pair is not changed by a handle
+    # a region asked for excludes another region, not the bare language
+    ms = t.search("Save the file", k=10, src_lang="en-GB", tgt_lang="de")
+    assert [m.target.text for m in ms] == ["Datei speichern"]
+    ms = t.search("Save the file", k=10, src_lang="en-US", tgt_lang="de-DE")
+    assert [m.target.text for m in ms] == ["Datei speichern", "Dateien speichern"]
+    assert [m.target.text for m in t.search("Save the file", k=10, tgt_lang="fr")] == [
+        "Enregistrer le fichier"]
+    assert {m.target.text for m in t.search("Save the file", k=10, src_lang="*", tgt_lang="*")} \
+        == {"Datei speichern", "Dateien speichern", "Enregistrer le fichier"}
+    # concordance keeps the pair too
+    assert {h.entry.target.text for h in t.concordance("save")} == {"Datei speichern",
+                                                                   "Dateien speichern"}
+    assert {h.entry.source.text for h in t.concordance("datei", src_lang="de",
+                                                       tgt_lang="en")} == {
+        "Datei speichern", "Datei öffnen"}
+    t.close()
