@@ -30,6 +30,7 @@ def register(sub) -> None:
                    help="one JSON object a line: tokens, attention matrix, gate per token, word alignment")
     p.add_argument("--prefixes", metavar="FILE",
                    help="one line per input line: the start of the translation to complete")
+    _tm_args(p)
     p.set_defaults(handler=cmd_translate)
 
     p = sub.add_parser("eval", help="translate a test set and score it (JSON: BLEU, chrF, TER, by length)")
@@ -37,6 +38,7 @@ def register(sub) -> None:
     p.add_argument("--src", required=True, metavar="FILE")
     p.add_argument("--ref", required=True, metavar="FILE")
     p.add_argument("--hyp-out", metavar="FILE", help="also write the translations here")
+    _tm_args(p)
     p.set_defaults(handler=cmd_eval)
 
     p = sub.add_parser("align", help="word alignments by forced decoding (Pharaoh 'src-tgt', 0-based)")
@@ -58,6 +60,29 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--quantize", action="store_true", help="dynamic int8 quantisation (CPU)")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch default)")
+
+
+def _tm_args(p: argparse.ArgumentParser) -> None:
+    """Search-engine guided NMT: the TM the model's memory reads (issue 5)."""
+    p.add_argument("--tm", metavar="TM_DIR", help="translation memory to retrieve pairs from (SEG-NMT models; "
+                   "eval: adds BLEU per fuzzy band of TM copy, model without and with memory)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--k", type=int, default=4, help="retrieved pairs per sentence (default 4)")
+    g.add_argument("--coverage", action="store_true", help="greedy coverage selection (Algorithm 1) instead of top-k")
+
+
+def _open_tm(args):
+    if not getattr(args, "tm", None):
+        return None
+    from engine.tm import TranslationMemory
+
+    return TranslationMemory(args.tm, create=False)
+
+
+def _retrieve(tm, lines: list[str], args) -> list:
+    from engine.nmt.retrieval import retrieve
+
+    return [retrieve(tm, s, k=args.k, coverage=args.coverage) for s in lines]
 
 
 def _translator(args):
@@ -112,7 +137,9 @@ def cmd_translate(args) -> int:
         prefixes = _read(args.prefixes)
         if len(prefixes) != len(lines):
             raise FormatError(args.prefixes, f"has {len(prefixes)} lines but stdin had {len(lines)}")
-    for res in tr.translate(lines, beam=args.beam, prefixes=prefixes):
+    tm = _open_tm(args)
+    memory = _retrieve(tm, lines, args) if tm is not None else None
+    for res in tr.translate(lines, beam=args.beam, prefixes=prefixes, memory=memory):
         if args.json:
             print_json(res.to_json(), lines=True)
         else:
@@ -129,11 +156,24 @@ def cmd_eval(args) -> int:
     if len(srcs) != len(refs):
         raise FormatError(args.ref, f"has {len(refs)} lines but {args.src} has {len(srcs)}")
     tr = _translator(args)
+    tm = _open_tm(args)
     t0 = time.time()
-    hyps = [r.text for r in tr.translate(srcs, beam=args.beam)]
+    memory = _retrieve(tm, srcs, args) if tm is not None else None
+    has_memory = tr.info()["options"].get("memory", "none") != "none"
+    plain = [r.text for r in tr.translate(srcs, beam=args.beam)]
+    hyps = [r.text for r in tr.translate(srcs, beam=args.beam, memory=memory)] if memory and has_memory else plain
     out = score_all(hyps, refs, srcs)
     out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized,
                 "seconds": round(time.time() - t0, 1)})
+    if memory is not None:
+        from engine.nmt.retrieval import bleu_by_band
+
+        systems = {"tm_copy": [m[0].target if m else "" for m in memory], "no_memory": plain}
+        if has_memory:
+            systems["memory"] = hyps
+        out["tm"] = {"path": args.tm, "k": None if args.coverage else args.k, "coverage": args.coverage,
+                     "pairs_per_sentence": round(sum(map(len, memory)) / max(1, len(memory)), 2),
+                     **bleu_by_band(systems, refs, [m[0].score if m else 0.0 for m in memory])}
     if args.hyp_out:
         with atomic_write(args.hyp_out, "w", encoding="utf-8") as fh:
             fh.write("".join(h + "\n" for h in hyps))

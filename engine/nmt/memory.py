@@ -395,3 +395,63 @@ def start_from_baseline(model: nn.Module, train_cfg, *, resuming: bool) -> dict 
         for p in model.parameters():
             p.requires_grad_(id(p) in keep)
     return info
+
+
+# ------------------------------------------------------------------ inference helpers (Translator)
+def as_pairs(items) -> list:
+    """Retrieved pairs as :class:`~engine.nmt.retrieval.RetrievedPair` (accepts
+    those, ``(source, target)`` tuples and TM ``Match`` objects)."""
+    from engine.nmt.retrieval import RetrievedPair
+
+    out = []
+    for it in items or ():
+        if isinstance(it, RetrievedPair):
+            out.append(it)
+        elif isinstance(it, (tuple, list)):
+            out.append(RetrievedPair(str(it[0]), str(it[1]), float(it[2]) if len(it) > 2 else 0.0))
+        elif hasattr(it, "entry") and hasattr(it, "score"):  # engine.tm.Match
+            out.append(RetrievedPair(it.source.text, it.target.text, float(it.score), it.entry.id))
+        else:
+            raise TypeError(f"not a retrieved pair: {it!r}")
+    return out
+
+
+def encode_pairs(pairs, src_vocab, tgt_vocab) -> list[PairIds]:
+    return [(src_vocab.encode(p.source) + [EOS], tgt_vocab.encode(p.target) + [EOS]) for p in pairs]
+
+
+def annotate(results, model, src: Tensor, src_mask: Tensor, hyps, memory: MemoryBatch | None,
+             pairs: list[list], pair_ids: list[list[PairIds]], tgt_vocab) -> None:
+    """Add to each :class:`~engine.nmt.translator.TranslationResult` of a batch
+    the retrieved pairs it read (``memory``), per word the copy mass
+    zeta * p_copy (mean over the word's subwords, ``copy``) and where the
+    most-copied subword came from (``copy_from``: pair index, word index and
+    text in that pair's target, TM unit id / corpus line), or None."""
+    from engine.nmt.vocab import word_spans
+
+    traces = (trace_copies(model, src, src_mask, [h.tokens for h in hyps], memory)
+              if memory is not None else [None] * len(hyps))
+    for r, h, tr, plist, pids in zip(results, hyps, traces, pairs, pair_ids):
+        r.memory = [p.to_json() for p in plist]
+        spans = word_spans(r.tokens)
+        r.copy, r.copy_from = [], []
+        for a, b in spans:
+            if tr is None:
+                r.copy.append(0.0)
+                r.copy_from.append(None)
+                continue
+            vals = tr.copy[a:b]
+            r.copy.append(sum(vals) / max(1, len(vals)))
+            best = a + max(range(len(vals)), key=vals.__getitem__) if vals else a
+            k, pos = tr.pair[best], tr.pos[best]
+            if k < 0 or tr.copy[best] <= 0.0:
+                r.copy_from.append(None)
+                continue
+            pieces = tgt_vocab.pieces(pids[k][1][:-1]) + ["</s>"]
+            wspans = word_spans(pieces)
+            wi = next((n for n, (c, d) in enumerate(wspans) if c <= pos < d), -1)
+            text = "".join(p.replace("\u2581", "") for p in pieces[wspans[wi][0]:wspans[wi][1]]) if wi >= 0 else "</s>"
+            src_of = plist[k]
+            r.copy_from.append({"pair": k, "word": wi, "text": text,
+                                **({"id": src_of.uid} if src_of.uid is not None else {}),
+                                **({"line": src_of.line} if src_of.line is not None else {})})

@@ -226,3 +226,37 @@ class TrainingRetrieval:
     def pairs(self, neighbours: list[tuple[int, float]]) -> list[RetrievedPair]:
         """Texts of neighbour lines."""
         return [RetrievedPair(self.src[j], self.tgt[j], s, line=j) for j, s in neighbours]
+
+
+# ------------------------------------------------------------------ evaluation by fuzzy band
+#: bands of the best retrieved pair's fuzzy score (Gu et al. 2018, Fig. 2)
+FUZZY_BANDS = ((0.0, 0.3, "<0.3"), (0.3, 0.5, "0.3-0.5"), (0.5, 0.7, "0.5-0.7"), (0.7, 0.9, "0.7-0.9"),
+               (0.9, float("inf"), ">=0.9"))
+
+
+def band_of(score: float) -> str:
+    for lo, hi, name in FUZZY_BANDS:
+        if lo <= score < hi:
+            return name
+    return FUZZY_BANDS[0][2]
+
+
+def bleu_by_band(systems: dict[str, list[str]], refs: list[str], best_scores: list[float]) -> dict:
+    """Corpus BLEU of each system overall and in each fuzzy band (by the score
+    of the sentence's best retrieved pair; 0 when none): ``{"overall": {...},
+    "bands": [{"band", "sentences", "bleu": {system: BLEU}}]}``; empty bands left out."""
+    from engine.nmt.evaluate import bleu
+
+    for name, hyps in systems.items():
+        if len(hyps) != len(refs):
+            raise ValueError(f"{name}: {len(hyps)} hypotheses but {len(refs)} references")
+    out = {"overall": {"sentences": len(refs),
+                       "bleu": {n: round(bleu(h, refs), 2) for n, h in systems.items()}}, "bands": []}
+    for lo, hi, name in FUZZY_BANDS:
+        idx = [i for i, s in enumerate(best_scores) if lo <= s < hi]
+        if not idx:
+            continue
+        r = [refs[i] for i in idx]
+        out["bands"].append({"band": name, "sentences": len(idx),
+                             "bleu": {n: round(bleu([h[i] for i in idx], r), 2) for n, h in systems.items()}})
+    return out

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 
+from engine.errors import ModelError
 from engine.nmt.checkpoint import LoadedModel, load_model
 from engine.nmt.data import pad_sources
 from engine.nmt.model import count_parameters
@@ -30,6 +31,9 @@ class TranslationResult:
     Subword-level detail for ``--json``: ``tokens``, ``token_attention``
     (tokens x source pieces, ``</s>`` included), ``token_gates`` and
     ``gate_vectors`` (tokens x H).
+    With a translation memory (SEG-NMT models): ``memory`` the retrieved pairs
+    read, per word ``copy`` (zeta * p_copy) and ``copy_from`` (pair index, word
+    and text of that pair's target it came from, or None).
     """
 
     text: str
@@ -44,6 +48,9 @@ class TranslationResult:
     token_attention: list[list[float]] = field(default_factory=list)
     token_gates: list[float] | None = None
     gate_vectors: torch.Tensor | None = None
+    memory: list[dict] | None = None
+    copy: list[float] | None = None
+    copy_from: list[dict | None] | None = None
 
     def to_json(self, *, detail: bool = True) -> dict:
         d = {"translation": self.text, "score": round(self.score, 4), "words": self.words,
@@ -54,6 +61,9 @@ class TranslationResult:
             d.update({"tokens": self.tokens, "src_tokens": self.src_tokens,
                       "attention": [[round(x, 4) for x in row] for row in self.token_attention],
                       "token_gates": None if self.token_gates is None else [round(g, 4) for g in self.token_gates]})
+        if self.memory is not None:
+            d.update({"memory": self.memory, "copy": [round(c, 4) for c in self.copy or []],
+                      "copy_from": self.copy_from})
         return d
 
 
@@ -107,9 +117,27 @@ class Translator:
         return self.loaded.src_vocab.encode(text) + [EOS]
 
     def translate(self, texts: list[str], *, beam: int = 5, alpha: float = 1.0, max_ratio: float = 3.0,
-                  prefixes: list[str] | None = None, batch_size: int = 32) -> list[TranslationResult]:
+                  prefixes: list[str] | None = None, batch_size: int = 32, memory: list | None = None,
+                  tm=None, k: int = 4, coverage: bool = False) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
-        translation the user typed ("" for none); the result begins with it."""
+        translation the user typed ("" for none); the result begins with it.
+        SEG-NMT models: ``memory`` gives per sentence the retrieved pairs the
+        key-value memory reads, or ``tm`` (a TranslationMemory) is searched for
+        them (top-``k``, or Algorithm 1 with ``coverage``)."""
+        if tm is not None and memory is None:
+            from engine.nmt.retrieval import retrieve
+
+            memory = [retrieve(tm, t, k=k, coverage=coverage) for t in texts]
+        if memory is not None:
+            from engine.nmt.memory import annotate, as_pairs, encode_pairs, memory_source, pack_memory
+
+            if memory_source(self.model) is None:
+                raise ModelError(f"{self.loaded.folder}: this model has no translation-memory input "
+                                 "(model.memory = none); translate without a TM")
+            if len(memory) != len(texts):
+                raise ValueError(f"{len(texts)} sentences but {len(memory)} memory lists")
+            memory = [as_pairs(m) for m in memory]
+            mem_ids = [encode_pairs(m, self.loaded.src_vocab, self.loaded.tgt_vocab) for m in memory]
         results: list[TranslationResult | None] = [None] * len(texts)
         todo = []
         for i, t in enumerate(texts):
@@ -126,13 +154,18 @@ class Translator:
             src, mask = pad_sources([ids[i] for i in chunk])
             src, mask = src.to(self.device), mask.to(self.device)
             pfx = [pre[i] for i in chunk] if any(pre[i] for i in chunk) else None
+            mb = pack_memory([mem_ids[i] for i in chunk], self.device) if memory is not None else None
+            kw = {"memory": mb} if mb is not None else {}
             if beam <= 1:
-                hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx)
+                hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx, **kw)
             else:
                 hyps = beam_search(self.model, src, mask, beam=beam, alpha=alpha, max_ratio=max_ratio,
-                                   prefixes=pfx)
+                                   prefixes=pfx, **kw)
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
+            if memory is not None:
+                annotate([results[i] for i in chunk], self.model, src, mask, hyps, mb,
+                         [memory[i] for i in chunk], [mem_ids[i] for i in chunk], self.loaded.tgt_vocab)
         return results  # type: ignore[return-value]
 
     def _result(self, src_ids: list[int], h: Hypothesis) -> TranslationResult:
