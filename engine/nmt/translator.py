@@ -93,6 +93,7 @@ class Translator:
             self.model = quantize_dynamic(self.model)
             self.quantized = True
         self.device = next(loaded.model.parameters()).device
+        self._doc_cache = None  # sentence summaries of document context (built on first use)
 
     @classmethod
     def load(cls, folder: str | Path, *, device: str = "cpu", quantize: bool = False) -> "Translator":
@@ -118,12 +119,16 @@ class Translator:
 
     def translate(self, texts: list[str], *, beam: int = 5, alpha: float = 1.0, max_ratio: float = 3.0,
                   prefixes: list[str] | None = None, batch_size: int = 32, memory: list | None = None,
-                  tm=None, k: int = 4, coverage: bool = False) -> list[TranslationResult]:
+                  tm=None, k: int = 4, coverage: bool = False,
+                  context: list[list[str]] | None = None) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
         SEG-NMT models: ``memory`` gives per sentence the retrieved pairs the
         key-value memory reads, or ``tm`` (a TranslationMemory) is searched for
-        them (top-``k``, or Algorithm 1 with ``coverage``)."""
+        them (top-``k``, or Algorithm 1 with ``coverage``).
+        Document-context models: ``context`` gives per sentence the sources of
+        the previous segments of its document, oldest first (``[]`` at a
+        document start; the last ``doc_k`` are used); other models ignore it."""
         if tm is not None and memory is None:
             from engine.nmt.retrieval import retrieve
 
@@ -156,6 +161,7 @@ class Translator:
             pfx = [pre[i] for i in chunk] if any(pre[i] for i in chunk) else None
             mb = pack_memory([mem_ids[i] for i in chunk], self.device) if memory is not None else None
             kw = {"memory": mb} if mb is not None else {}
+            kw.update(self._doc_inputs(context, chunk))
             if beam <= 1:
                 hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx, **kw)
             else:
@@ -167,6 +173,29 @@ class Translator:
                 annotate([results[i] for i in chunk], self.model, src, mask, hyps, mb,
                          [memory[i] for i in chunk], [mem_ids[i] for i in chunk], self.loaded.tgt_vocab)
         return results  # type: ignore[return-value]
+
+    def _doc_inputs(self, context: list[list[str]] | None, rows: list[int]) -> dict:
+        """``{"doc": DocBatch}`` of the sentences ``rows`` for a document-context model, else ``{}``."""
+        if context is None:
+            return {}
+        if self._doc_cache is None:
+            from engine.nmt.doccontext import SummaryCache, find_doc_context
+
+            source = find_doc_context(self.model)
+            if source is None:
+                return {}
+            self._doc_cache = SummaryCache(source, self.loaded.src_vocab)
+        return {"doc": self._doc_cache.doc_batch([context[i] for i in rows], self.device)}
+
+    def translate_document(self, texts: list[str], doc_ids: list[str] | None = None,
+                           **kw) -> list[TranslationResult]:
+        """Translate sentences in document order; each one's context is the previous
+        sentences of its document (``doc_ids``: one per sentence; None: one document)."""
+        from engine.nmt.documents import context_texts
+
+        k = self.loaded.cfg.model.doc_k
+        ctx = context_texts(texts, doc_ids if doc_ids is not None else [""] * len(texts), k)
+        return self.translate(texts, context=ctx, **kw)
 
     def _result(self, src_ids: list[int], h: Hypothesis) -> TranslationResult:
         sv, tv = self.loaded.src_vocab, self.loaded.tgt_vocab
@@ -194,9 +223,11 @@ class Translator:
         )
 
     # ---------------------------------------------------------------- forced decoding
-    def forced(self, srcs: list[str], tgts: list[str], *, batch_size: int = 32) -> list[TranslationResult]:
+    def forced(self, srcs: list[str], tgts: list[str], *, batch_size: int = 32,
+               context: list[list[str]] | None = None) -> list[TranslationResult]:
         """Teacher-forced "translations" of given targets: attention, gates and
-        total log-probability of each ``tgts[i]`` given ``srcs[i]``."""
+        total log-probability of each ``tgts[i]`` given ``srcs[i]`` (and, for a
+        document-context model, its previous sentences ``context[i]``)."""
         if len(srcs) != len(tgts):
             raise ValueError(f"{len(srcs)} sources but {len(tgts)} targets")
         sv, tv = self.loaded.src_vocab, self.loaded.tgt_vocab
@@ -212,7 +243,8 @@ class Translator:
                 tgt_out[i, :len(t)] = torch.tensor(t)
                 tgt_in[i, :len(t)] = torch.tensor([BOS] + t[:-1])
             res = forced_decode(self.model, src.to(self.device), mask.to(self.device),
-                                tgt_in.to(self.device), tgt_out.to(self.device))
+                                tgt_in.to(self.device), tgt_out.to(self.device),
+                                **self._doc_inputs(context, list(range(k, k + len(S)))))
             for i, (s, t) in enumerate(zip(S, T)):
                 att = res["attn"][i, :len(t), :len(s)]
                 g = res["gates"][i, :len(t)] if res["gates"] is not None else None
@@ -221,9 +253,9 @@ class Translator:
                                        tgts[k + i], total, att, g))
         return out
 
-    def score(self, srcs: list[str], tgts: list[str]) -> list[float]:
-        """Total log-probability of each target given its source."""
-        return [r.score for r in self.forced(srcs, tgts)]
+    def score(self, srcs: list[str], tgts: list[str], *, context: list[list[str]] | None = None) -> list[float]:
+        """Total log-probability of each target given its source (and document context)."""
+        return [r.score for r in self.forced(srcs, tgts, context=context)]
 
     def align(self, srcs: list[str], tgts: list[str]) -> list[list[tuple[int, int]]]:
         """Word alignments (source index, target index), 0-based, one link per
