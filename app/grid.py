@@ -13,7 +13,15 @@ from collections import OrderedDict
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAbstractTextDocumentLayout, QKeySequence, QPalette, QTextDocument, QTextOption
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QKeySequence,
+    QPalette,
+    QTextCharFormat,
+    QTextDocument,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -118,10 +126,34 @@ class ChipDelegate(QStyledItemDelegate):
         self.editor: TargetEditor | None = None
         self._reserved = reserved
         self._cache: OrderedDict = OrderedDict()
+        self.highlight: tuple[str, tuple[str, ...]] | None = None  # (source text, words) from the alignment panel
+
+    def set_highlight(self, source_text: str | None, words) -> None:
+        """Shade ``words`` in the source cell whose text is ``source_text`` (None clears)."""
+        self.highlight = (source_text, tuple(w for w in words if w.strip())) if source_text else None
+        view = self.parent()
+        if isinstance(view, QTableView):
+            view.viewport().update()
 
     # -- drawing ----------------------------------------------------------------
+    def _highlight_formats(self, tt: TaggedText):
+        if not self.highlight or self.highlight[0] != tt.text:
+            return ()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor("#ffd43b"))
+        out, pos = [], 0
+        for w in self.highlight[1]:
+            i = tt.text.find(w, pos)
+            if i < 0:
+                i = tt.text.find(w)
+            if i >= 0:
+                out.append((i, i + len(w), fmt))
+                pos = i + len(w)
+        return tuple(out)
+
     def _doc(self, tt: TaggedText, width: int, font) -> QTextDocument:
-        key = (tt.text, width, font.toString())
+        formats = self._highlight_formats(tt)
+        key = (tt.text, width, font.toString(), tuple((a, b) for a, b, _ in formats))
         doc = self._cache.get(key)
         if doc is not None:
             self._cache.move_to_end(key)
@@ -132,7 +164,7 @@ class ChipDelegate(QStyledItemDelegate):
         opt = QTextOption()
         opt.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(opt)
-        fill(doc, tt.text, tt.tags)
+        fill(doc, tt.text, tt.tags, formats)
         doc.setTextWidth(max(20, width))
         self._cache[key] = doc
         if len(self._cache) > 600:

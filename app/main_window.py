@@ -386,6 +386,7 @@ class MainWindow(QMainWindow):
             return
         self._row = row
         self.shown_for.clear()
+        self.grid.delegate.set_highlight(None, ())
         seg = self.model.segment(row)
         key = (self.model.document_id, row)
         self.suggestion.working() if self.nmt and self.nmt.translator else None
@@ -454,7 +455,8 @@ class MainWindow(QMainWindow):
             return
         words = [view.src_words[j] for j in src_idx if j < len(view.src_words)]
         self.statusBar().showMessage(f"“{view.words[i]}” ← " + ", ".join(f"“{w}”" for w in words), 6000)
-        self.grid.delegate.set_highlight(self._row, words) if hasattr(self.grid.delegate, "set_highlight") else None
+        if self._row is not None:
+            self.grid.delegate.set_highlight(self.model.segment(self._row).source.text, words)
 
     # --------------------------------------------------------- editing actions
     def _put_in_editor(self, text: str, *, origin: str, score: float | None) -> None:

@@ -52,6 +52,16 @@ def test_suggestion_and_alignment_show_the_engines_values(qtbot, win, tiny_trans
     heat = win.alignment.heat.view
     assert heat is view and heat.gates == pytest.approx(expected.gates)  # the gate strip: z per target word
     assert all(0.0 <= g <= 1.0 for g in heat.gates)
+    # Clicking a suggestion word shades its most-attended source words in the grid.
+    from PySide6.QtCore import QPoint
+
+    from app.panels.alignment import CELL
+
+    _, top = win.alignment.heat._margins()
+    qtbot.mouseClick(win.alignment.heat, Qt.LeftButton, pos=QPoint(4, top + CELL // 2))
+    best = max(range(len(expected.src_words)), key=lambda j: expected.alignment[0][j])
+    assert win.grid.delegate.highlight[0] == SENTENCES[0]
+    assert expected.src_words[best] in win.grid.delegate.highlight[1]
     # Without memory information the suggestion is plain: nothing shaded.
     assert not view.has_memory and win.suggestion.copy_formats() == []
     # One key inserts it, marked as machine translation.

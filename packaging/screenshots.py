@@ -1,0 +1,283 @@
+"""Screenshots of the editor for docs/screenshots/, taken on a virtual display.
+
+    .venv/bin/python packaging/screenshots.py [--out docs/screenshots] [--model MODEL_DIR]
+
+Starts ``Xvfb`` on the first free display from ``:99`` (unless ``--no-xvfb`` or ``$DISPLAY`` is already a virtual
+display), runs the real editor on the bundled demo project in a temporary
+``VERSO_HOME``, and saves one PNG of the main window (the whole virtual screen,
+through ``xwd`` + ``convert``) and one of each panel and dialog (``QWidget.grab``).
+
+Suggestion and alignment need a model: ``--model`` (or ``$VERSO_MODEL``, or
+the bundled ``resources/models/demo``).  Without one, the script trains a
+tiny model on a synthetic corpus (a few seconds) and shows it on a small
+document in that corpus' language, so the panels show real engine values.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_display(start: int = 99) -> str:
+    """The first display number from ``start`` with no X server (another one may be in use)."""
+    n = start
+    while Path(f"/tmp/.X11-unix/X{n}").exists() or Path(f"/tmp/.X{n}-lock").exists():
+        n += 1
+    return f":{n}"
+
+
+def start_xvfb() -> tuple[subprocess.Popen, str]:
+    display = free_display()
+    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1440x900x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if Path(f"/tmp/.X11-unix/X{display[1:]}").exists():
+            break
+        if proc.poll() is not None:
+            raise SystemExit(f"Xvfb {display} did not start")
+        time.sleep(0.1)
+    time.sleep(0.3)
+    return proc, display
+
+
+def capture_screen(path: Path) -> bool:
+    """The whole virtual screen with xwd, converted to PNG (False if the tools are missing)."""
+    if not (shutil.which("xwd") and shutil.which("convert")):
+        return False
+    xwd = subprocess.run(["xwd", "-root", "-silent", "-display", os.environ["DISPLAY"]], capture_output=True)
+    if xwd.returncode:
+        return False
+    subprocess.run(["convert", "xwd:-", str(path)], input=xwd.stdout, check=True)
+    return True
+
+
+def tiny_model(folder: Path) -> tuple[Path, list[str]]:
+    """Train a tiny model on the synthetic corpus of the NMT tests; returns it and a few sentences."""
+    sys.path.insert(0, str(ROOT / "tests" / "nmt"))
+    import torch
+    from toydata import write_corpus
+
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+
+    torch.set_num_threads(2)
+    c = write_corpus(folder / "corpus", n_train=400, n_dev=40)
+    cfg = ExperimentConfig.from_dict({
+        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(c["train_en"]), "train_tgt": str(c["train_de"]),
+                 "dev_src": str(c["dev_en"]), "dev_tgt": str(c["dev_de"]), "vocab_size": 80},
+        "model": {"emb_dim": 32, "hidden": 48, "dropout": 0.0, "emb_dropout": 0.0, "context_gate": "both"},
+        "train": {"batch_tokens": 400, "lr": 0.01, "max_epochs": 50, "max_steps": 150, "eval_every": 150,
+                  "log_every": 50, "label_smoothing": 0.0, "patience": 0},
+    })
+    train(cfg, folder / "model")
+    dev = c["dev_en"].read_text(encoding="utf-8").splitlines()
+    return folder / "model", dev[:8], c
+
+
+def pump(app, seconds: float) -> None:
+    end = time.time() + seconds
+    while time.time() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def wait(app, cond, timeout: float = 60.0) -> bool:
+    end = time.time() + timeout
+    while time.time() < end:
+        app.processEvents()
+        if cond():
+            return True
+        time.sleep(0.02)
+    print(f"(gave up waiting after {timeout:.0f} s)", file=sys.stderr, flush=True)
+    return False
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    ap.add_argument("--model", default=os.environ.get("VERSO_MODEL", ""))
+    ap.add_argument("--no-xvfb", action="store_true", help="use the current $DISPLAY")
+    a = ap.parse_args(argv)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    xvfb = None
+    if not a.no_xvfb:
+        xvfb, display = start_xvfb()
+        os.environ["DISPLAY"] = display
+        os.environ["QT_QPA_PLATFORM"] = "xcb"
+    work = Path(tempfile.mkdtemp(prefix="verso-shots-"))
+    os.environ["VERSO_HOME"] = str(work / "home")
+    try:
+        return shoot(out, work, a.model)
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(10)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def shoot(out: Path, work: Path, model: str) -> int:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(["verso"])
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(work / "settings"))
+
+    from app.main_window import MainWindow, settings
+    from app.suggest import default_model_dir
+    from engine.demo import ensure_demo_project
+    from engine.formats.base import ParsedDocument, ParsedSegment
+    from engine.inline import protect
+    from engine.store import Project
+
+    settings().setValue("nmt/threads", 2)
+    saved: list[str] = []
+
+    def save(widget, name: str) -> None:
+        p = out / name
+        widget.grab().save(str(p))
+        saved.append(p.name)
+        print(f"saved {p}", file=sys.stderr, flush=True)
+
+    # -- the demo project: grid, TM matches, concordance, statistics, QA, import
+    demo = ensure_demo_project(work / "demo")
+    model_dir = Path(model) if model else default_model_dir(None)
+    corpus = None
+    toy_sentences: list[str] = []
+    if model_dir is None:
+        model_dir, toy_sentences, corpus = tiny_model(work / "tiny")
+    with Project.open(demo) as p:
+        p.set_setting("model", str(model_dir))
+    win = MainWindow(Project.open(demo))
+    win.resize(1400, 860)
+    win.move(20, 20)
+    win.show()
+    wait(app, lambda: win.shown_for.get("matches") == 0)
+    win.go_to(1)
+    wait(app, lambda: win.shown_for.get("matches") == 1)
+    qs = win.model.segment(1)
+    win.insert_match(0)
+    win.confirm_and_next()
+    wait(app, lambda: win.shown_for.get("matches") == win.current_row())
+    win.go_to(4)
+    wait(app, lambda: win.shown_for.get("matches") == 4)
+    wait(app, lambda: win.shown_for.get("suggestion") == 4, 30)
+    pump(app, 0.5)
+    if not capture_screen(out / "main-window.png"):
+        save(win, "main-window.png")
+    else:
+        saved.append("main-window.png")
+    save(win.dock_matches, "panel-tm-matches.png")
+    win.open_concordance()
+    win.concordance.search("album")
+    wait(app, lambda: bool(win.concordance.hits))
+    pump(app, 0.3)
+    save(win.dock_concordance, "panel-concordance.png")
+
+    win.open_find(True)
+    win.findbar.find_edit.setText("album")
+    win.findbar.replace_edit.setText("Fotoalbum")
+    pump(app, 0.3)
+    save(win.centralWidget(), "find-replace.png")
+    win.findbar._close()
+
+    dlg = win.statistics_dialog()
+    wait(app, lambda: bool(dlg.analyses))
+    pump(app, 0.2)
+    save(dlg, "dialog-statistics.png")
+    dlg.close()
+
+    # QA: a confirmed segment with a tag missing
+    row = next(r for r in range(win.model.rowCount()) if win.model.segment(r).source.tag_count)
+    seg = win.model.segment(row)
+    win.model.set_target(row, seg.source.text[:-2] + ".", status="draft")
+    dlg = win.qa_dialog()
+    pump(app, 0.2)
+    save(dlg, "dialog-qa.png")
+    dlg.close()
+
+    tmx = work / "client-memory.tmx"
+    tmx.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header srclang="en-GB" datatype="plaintext" '
+        'segtype="sentence" adminlang="en" creationtool="x" creationtoolversion="1" o-tmf="x"/><body>\n'
+        '<tu><tuv xml:lang="en-GB"><seg>Open the album in a new window.</seg></tuv>'
+        '<tuv xml:lang="de-DE"><seg>Öffnen Sie das Album in einem neuen Fenster.</seg></tuv></tu>\n'
+        '<tu><tuv xml:lang="en-GB"><seg>This unit lost its translation.</seg></tuv></tu>\n'
+        '<tu><tuv xml:lang="en-GB"><seg>Select all photos.</seg></tuv>'
+        '<tuv xml:lang="de-DE"><seg>Wählen Sie alle Fotos aus.</seg></tuv></tu>\n</body></tmx>\n', encoding="utf-8")
+    dlg = win.import_tm_dialog()
+    dlg.src.setEditText("en-GB")
+    dlg.tgt.setEditText("de-DE")
+    dlg.set_file(tmx)
+    wait(app, lambda: dlg.report is not None)
+    pump(app, 0.2)
+    save(dlg, "dialog-import-tmx.png")
+    dlg.close()
+    win.close()
+
+    # -- suggestion and alignment on text the model knows
+    if toy_sentences:
+        folder = work / "toy-project"
+        original = work / "toy.txt"
+        original.write_text("\n\n".join(toy_sentences), encoding="utf-8")
+        with Project.create(folder, src_lang="en", tgt_lang="de", name="Toy corpus (tiny model)") as p:
+            p.import_parsed(ParsedDocument("toy.txt", "txt", "en", "de",
+                                           [ParsedSegment(f"k{i}", protect(s)) for i, s in enumerate(toy_sentences)]),
+                            original)
+            p.set_setting("model", str(model_dir))
+        shown = folder
+    else:
+        shown = demo
+    win = MainWindow(Project.open(shown))
+    win.resize(1400, 860)
+    win.show()
+    wait(app, lambda: win.shown_for.get("suggestion") == win.current_row(), 60)
+    pump(app, 0.3)
+    save(win.dock_suggestion, "panel-suggestion.png")
+    save(win.dock_alignment, "panel-alignment.png")
+    if toy_sentences:
+        win.insert_suggestion()
+        ed = win.editor()
+        if ed is not None:
+            ed.moveCursor(ed.textCursor().MoveOperation.End)
+        win.commit_editor()
+        win.move(+1)
+        wait(app, lambda: win.shown_for.get("suggestion") == 1, 60)
+        win.move(-1)
+        wait(app, lambda: win.shown_for.get("forced") == 0, 60)
+        win.alignment.show_forced()
+        pump(app, 0.3)
+        save(win.dock_alignment, "panel-alignment-forced.png")
+
+    # -- fine-tune: a short run to the end on the synthetic corpus (or the demo TM)
+    dlg = win.finetune_dialog()
+    dlg.resize(720, 640)
+    dlg.show()
+    if corpus is not None:
+        csv = work / "mine.csv"
+        src = corpus["dev_en"].read_text(encoding="utf-8").splitlines()
+        tgt = corpus["dev_de"].read_text(encoding="utf-8").splitlines()
+        csv.write_text("en,de\n" + "".join(f'"{s}","{t}"\n' for s, t in zip(src, tgt)), encoding="utf-8")
+        dlg.add_file(csv)
+    dlg.epochs.setValue(2)
+    dlg.start_run()
+    wait(app, lambda: dlg.final is not None and not dlg.running(), 300)
+    pump(app, 0.3)
+    save(dlg, "dialog-finetune.png")
+    dlg.close()
+    win.close()
+    print("\n".join(f"{out / n}" for n in saved))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
