@@ -91,6 +91,7 @@ class ModelConfig:
     memory: MemoryKind = "none"
     memory_coverage: bool = True     # coverage penalty lambda * beta (Eq. 7)
     memory_gate_bias: float = -1.0   # initial bias of the gate zeta (sigmoid(-1) = 0.27)
+    memory_metric_init: float = 1.0  # initial diagonal of M (the paper: identity)
     # cross-sentence context (Wang et al. 2017; engine.nmt.doccontext): a hierarchical summary D
     # of the doc_k previous source sentences of the document, used by any of the strategies
     # "init-enc", "init-dec", "aux", "gated-aux" (aux and gated-aux exclude each other)

@@ -138,7 +138,7 @@ class MemorySource(ContextSource):
         object.__setattr__(self, "_owner", model)  # a back reference, not a submodule
         self.kind = cfg.memory
         self.use_coverage = cfg.memory_coverage
-        self.metric = nn.Parameter(torch.ones(A))          # diagonal of M (Eq. 4)
+        self.metric = nn.Parameter(torch.full((A,), float(cfg.memory_metric_init)))  # diagonal of M (Eq. 4)
         self.coverage_weight = nn.Parameter(torch.zeros(()))  # lambda (Eq. 7)
         G = cfg.att_dim or H
         self.gate_hidden = nn.Linear(A + 2 * H, G)         # f_gate(c_t, z_t, z~_t)
