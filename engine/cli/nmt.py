@@ -22,6 +22,8 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="model folder to create or resume")
     p.add_argument("--events", action="store_true", help="print every event as a JSON line on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--docs", metavar="FILE", help="document id of each training line (sets data.train_docs)")
+    p.add_argument("--dev-docs", metavar="FILE", help="document id of each dev line (sets data.dev_docs)")
     p.set_defaults(handler=cmd_train)
 
     p = sub.add_parser("translate", help="translate stdin lines to stdout")
@@ -31,6 +33,7 @@ def register(sub) -> None:
     p.add_argument("--prefixes", metavar="FILE",
                    help="one line per input line: the start of the translation to complete")
     _tm_args(p)
+    _docs_arg(p)
     p.set_defaults(handler=cmd_translate)
 
     p = sub.add_parser("eval", help="translate a test set and score it (JSON: BLEU, chrF, TER, by length)")
@@ -39,6 +42,7 @@ def register(sub) -> None:
     p.add_argument("--ref", required=True, metavar="FILE")
     p.add_argument("--hyp-out", metavar="FILE", help="also write the translations here")
     _tm_args(p)
+    _docs_arg(p)
     p.set_defaults(handler=cmd_eval)
 
     p = sub.add_parser("align", help="word alignments by forced decoding (Pharaoh 'src-tgt', 0-based)")
@@ -51,6 +55,7 @@ def register(sub) -> None:
     _model_args(p)
     p.add_argument("--src", required=True, metavar="FILE")
     p.add_argument("--hyp", required=True, metavar="FILE")
+    _docs_arg(p)
     p.set_defaults(handler=cmd_score)
 
 
@@ -69,6 +74,28 @@ def _tm_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--k", type=int, default=4, help="retrieved pairs per sentence (default 4)")
     g.add_argument("--coverage", action="store_true", help="greedy coverage selection (Algorithm 1) instead of top-k")
+
+
+def _docs_arg(p: argparse.ArgumentParser) -> None:
+    """Documents for models with cross-sentence context (issue 7)."""
+    p.add_argument("--docs", metavar="FILE",
+                   help="document id of each source line (one per line): document-context models read the "
+                        "previous sentences of the same document; without it, '<d>' marker lines start "
+                        "documents (kept in the output), and without either each line stands alone")
+
+
+def _documents(args, tr, src: list[str], other: list[str] | None = None, src_path=None, other_path=None):
+    """(layout, other side without markers, per-sentence context texts or None)."""
+    from engine.nmt.documents import context_texts, layout, parallel_layout
+
+    if other is None:
+        lay = layout(src, docs=args.docs, path=src_path)
+    else:
+        lay, other = parallel_layout(src, other, docs=args.docs, src_path=src_path, tgt_path=other_path)
+    ctx = None
+    if args.docs or lay.marker_lines:
+        ctx = context_texts(lay.sentences, lay.doc_ids, tr.loaded.cfg.model.doc_k)
+    return lay, other, ctx
 
 
 def _open_tm(args):
@@ -114,6 +141,10 @@ def cmd_train(args) -> int:
     from engine.nmt.train import train
 
     cfg = load_config(args.config)
+    if args.docs:
+        cfg.data.train_docs = args.docs
+    if args.dev_docs:
+        cfg.data.dev_docs = args.dev_docs
     bar = _ProgressBar(enabled=not args.quiet and not args.events)
 
     def on_event(ev: dict) -> None:
@@ -137,13 +168,19 @@ def cmd_translate(args) -> int:
         prefixes = _read(args.prefixes)
         if len(prefixes) != len(lines):
             raise FormatError(args.prefixes, f"has {len(prefixes)} lines but stdin had {len(lines)}")
+    lay, _, ctx = _documents(args, tr, lines, src_path="<stdin>")
+    if prefixes is not None and lay.marker_lines:
+        marks = set(lay.marker_lines)
+        prefixes = [p for i, p in enumerate(prefixes) if i not in marks]
+    lines = lay.sentences
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args) if tm is not None else None
-    for res in tr.translate(lines, beam=args.beam, prefixes=prefixes, memory=memory):
+    results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memory=memory, context=ctx)
+    for res in lay.restore(results, marker=None):
         if args.json:
-            print_json(res.to_json(), lines=True)
+            print_json(res.to_json() if res is not None else {"marker": "<d>"}, lines=True)
         else:
-            sys.stdout.write(res.text + "\n")
+            sys.stdout.write((res.text if res is not None else "<d>") + "\n")
     sys.stdout.flush()
     return 0
 
@@ -156,12 +193,15 @@ def cmd_eval(args) -> int:
     if len(srcs) != len(refs):
         raise FormatError(args.ref, f"has {len(refs)} lines but {args.src} has {len(srcs)}")
     tr = _translator(args)
+    lay, refs, ctx = _documents(args, tr, srcs, refs, args.src, args.ref)
+    srcs = lay.sentences
     tm = _open_tm(args)
     t0 = time.time()
     memory = _retrieve(tm, srcs, args) if tm is not None else None
     has_memory = tr.info()["options"].get("memory", "none") != "none"
-    plain = [r.text for r in tr.translate(srcs, beam=args.beam)]
-    hyps = [r.text for r in tr.translate(srcs, beam=args.beam, memory=memory)] if memory and has_memory else plain
+    plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx)]
+    hyps = ([r.text for r in tr.translate(srcs, beam=args.beam, memory=memory, context=ctx)]
+            if memory and has_memory else plain)
     out = score_all(hyps, refs, srcs)
     out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized,
                 "seconds": round(time.time() - t0, 1)})
@@ -176,7 +216,11 @@ def cmd_eval(args) -> int:
                      **bleu_by_band(systems, refs, [m[0].score if m else 0.0 for m in memory])}
     if args.hyp_out:
         with atomic_write(args.hyp_out, "w", encoding="utf-8") as fh:
-            fh.write("".join(h + "\n" for h in hyps))
+            fh.write("".join(h + "\n" for h in lay.restore(hyps)))
+    if ctx is not None:
+        from engine.nmt.documents import document_spans
+
+        out["documents"] = len(document_spans(lay.doc_ids))
     print_json(out)
     return 0
 
@@ -196,7 +240,8 @@ def cmd_score(args) -> int:
     if len(srcs) != len(hyps):
         raise FormatError(args.hyp, f"has {len(hyps)} lines but {args.src} has {len(srcs)}")
     tr = _translator(args)
-    for i, lp in enumerate(tr.score(srcs, hyps)):
+    lay, hyps, ctx = _documents(args, tr, srcs, hyps, args.src, args.hyp)
+    for i, lp in enumerate(tr.score(lay.sentences, hyps, context=ctx)):
         sys.stdout.write(f"{i}\t{lp:.4f}\n")
     return 0
 
