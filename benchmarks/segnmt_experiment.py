@@ -65,6 +65,7 @@ def cmd_seed(a) -> None:
     n_base = len(groups[0]["params"])
     assert n_base + len(info["new"]) == n_all, (n_base, info, n_all)
     groups[0]["params"] = list(range(n_all))
+    groups[0]["lr"] = cfg.train.lr  # the SEG-NMT run's own learning rate
     (out / "last").mkdir(exist_ok=True)
     ckpt.save_weights(model, out / "last" / "model.safetensors")
     save_file(opt_t, str(out / "last" / "optim.safetensors"))

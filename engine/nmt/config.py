@@ -114,6 +114,8 @@ class ModelConfig:
                 raise ConfigError(f"model.{name} must be positive")
         if not 0.0 <= self.dropout < 1.0 or not 0.0 <= self.emb_dropout < 1.0:
             raise ConfigError("model.dropout and model.emb_dropout must be in [0, 1)")
+        if self.memory_metric_init <= 0:
+            raise ConfigError("model.memory_metric_init must be positive")
 
 
 @dataclass

@@ -36,6 +36,7 @@ and the memory slot (pair, position) that contributed most.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Sequence
 
@@ -138,7 +139,11 @@ class MemorySource(ContextSource):
         object.__setattr__(self, "_owner", model)  # a back reference, not a submodule
         self.kind = cfg.memory
         self.use_coverage = cfg.memory_coverage
-        self.metric = nn.Parameter(torch.full((A,), float(cfg.memory_metric_init)))  # diagonal of M (Eq. 4)
+        # diagonal of M (Eq. 4), kept in log space so that Adam changes it by a similar *ratio* whatever
+        # its scale (M = exp(log_metric) > 0; the paper initialises M to the identity)
+        if cfg.memory_metric_init <= 0:
+            raise ValueError("model.memory_metric_init must be positive")
+        self.log_metric = nn.Parameter(torch.full((A,), math.log(cfg.memory_metric_init)))
         self.coverage_weight = nn.Parameter(torch.zeros(()))  # lambda (Eq. 7)
         G = cfg.att_dim or H
         self.gate_hidden = nn.Linear(A + 2 * H, G)         # f_gate(c_t, z_t, z~_t)
@@ -166,7 +171,7 @@ class MemorySource(ContextSource):
         v = torch.stack(vals, 1).reshape(P * T, -1)
         idx = memory.slot_index
         enc.extras["memory"] = {
-            "keys": k[idx] * self.metric.to(k.dtype),            # (B, N, A): M c'
+            "keys": k[idx] * self.log_metric.exp().to(k.dtype),  # (B, N, A): M c'
             "values": v[idx],                                     # (B, N, H): z'
             "tokens": memory.tgt_out.reshape(-1)[idx],            # (B, N): y'
             "mask": memory.slot_mask,                             # (B, N)
