@@ -137,11 +137,11 @@ def cmd_eval(a) -> None:
         timing["seg_no_memory"] = round(time.time() - t0, 1)
         for k in a.k:
             t0 = time.time()
-            systems[f"seg_k{k}"] = [x.text for x in tr.translate(srcs, beam=a.beam, memory=[p[:k] for p in top])]
+            systems[f"seg_k{k}"] = [x.text for x in tr.translate(srcs, beam=a.beam, memories=[p[:k] for p in top])]
             timing[f"seg_k{k}"] = round(time.time() - t0, 1)
         if a.coverage:
             t0 = time.time()
-            systems["seg_coverage"] = [x.text for x in tr.translate(srcs, beam=a.beam, memory=cov)]
+            systems["seg_coverage"] = [x.text for x in tr.translate(srcs, beam=a.beam, memories=cov)]
             timing["seg_coverage"] = round(time.time() - t0, 1)
     res = bleu_by_band(systems, refs, best)
     res.update({"split": a.split, "sentences": len(srcs), "beam": a.beam, "seconds": timing,

@@ -42,13 +42,13 @@ def cmd_latency(a) -> None:
     tm = TranslationMemory(a.tm, create=False)
     sents = [s for s in read_lines(a.src) if 18 <= len(s.split()) <= 22][:a.n]
     for s in sents[:3]:
-        tr.translate([s], beam=a.beam, memory=[retrieve(tm, s, k=a.k)])
+        tr.translate([s], beam=a.beam, memories=[retrieve(tm, s, k=a.k)])
     t_ret, t_tr, t_all, pairs, out_len = [], [], [], [], []
     for s in sents:
         t0 = time.perf_counter()
         mem = [] if a.k == 0 else retrieve(tm, s, k=a.k)
         t1 = time.perf_counter()
-        res = tr.translate([s], beam=a.beam, memory=[mem] if a.k else None)[0]
+        res = tr.translate([s], beam=a.beam, memories=[mem] if a.k else None)[0]
         t2 = time.perf_counter()
         t_ret.append((t1 - t0) * 1000)
         t_tr.append((t2 - t1) * 1000)
@@ -78,7 +78,7 @@ def cmd_adapt(a) -> None:
         t1 = time.perf_counter()
         after = tr.translate([a.query], beam=a.beam, tm=tm, k=4)[0]
         t2 = time.perf_counter()
-    used = [(w, round(c, 3), f["text"]) for w, c, f in zip(after.words, after.copy, after.copy_from)
+    used = [(w, round(c, 3), f["word"]) for w, c, f in zip(after.words, after.copy, after.memory)
             if f is not None and c >= 0.1]
     print(json.dumps({"query": a.query, "added_pair": [a.pair_src, a.pair_tgt], "unit": uid,
                       "before": before.text, "after": after.text,

@@ -175,7 +175,7 @@ def cmd_translate(args) -> int:
     lines = lay.sentences
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args) if tm is not None else None
-    results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memory=memory, context=ctx)
+    results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx)
     for res in lay.restore(results, marker=None):
         if args.json:
             print_json(res.to_json() if res is not None else {"marker": "<d>"}, lines=True)
@@ -200,7 +200,7 @@ def cmd_eval(args) -> int:
     memory = _retrieve(tm, srcs, args) if tm is not None else None
     has_memory = tr.info()["options"].get("memory", "none") != "none"
     plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx)]
-    hyps = ([r.text for r in tr.translate(srcs, beam=args.beam, memory=memory, context=ctx)]
+    hyps = ([r.text for r in tr.translate(srcs, beam=args.beam, memories=memory, context=ctx)]
             if memory and has_memory else plain)
     out = score_all(hyps, refs, srcs)
     out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized,

@@ -428,35 +428,36 @@ def encode_pairs(pairs, src_vocab, tgt_vocab) -> list[PairIds]:
 def annotate(results, model, src: Tensor, src_mask: Tensor, hyps, memory: MemoryBatch | None,
              pairs: list[list], pair_ids: list[list[PairIds]], tgt_vocab) -> None:
     """Add to each :class:`~engine.nmt.translator.TranslationResult` of a batch
-    the retrieved pairs it read (``memory``), per word the copy mass
-    zeta * p_copy (mean over the word's subwords, ``copy``) and where the
-    most-copied subword came from (``copy_from``: pair index, word index and
-    text in that pair's target, TM unit id / corpus line), or None."""
+    the retrieved pairs it read (``memory_pairs``), per word the copy mass
+    zeta * p_copy (mean over the word's subwords, ``copy``) and, in ``memory``,
+    where the most-copied subword came from: ``weight`` (the word's copy),
+    ``entry_index`` (pair), ``token_index`` and ``word`` (word of that pair's
+    target), TM unit ``id`` / corpus ``line``; None when no pair holds it."""
     from engine.nmt.vocab import word_spans
 
     traces = (trace_copies(model, src, src_mask, [h.tokens for h in hyps], memory)
               if memory is not None else [None] * len(hyps))
     for r, h, tr, plist, pids in zip(results, hyps, traces, pairs, pair_ids):
-        r.memory = [p.to_json() for p in plist]
-        spans = word_spans(r.tokens)
-        r.copy, r.copy_from = [], []
-        for a, b in spans:
-            if tr is None:
-                r.copy.append(0.0)
-                r.copy_from.append(None)
+        r.memory_pairs = [p.to_json() for p in plist]
+        r.copy, r.memory = [], []
+        for a, b in word_spans(r.tokens):
+            vals = tr.copy[a:b] if tr is not None else []
+            r.copy.append(sum(vals) / len(vals) if vals else 0.0)
+            if not vals:
+                r.memory.append(None)
                 continue
-            vals = tr.copy[a:b]
-            r.copy.append(sum(vals) / max(1, len(vals)))
-            best = a + max(range(len(vals)), key=vals.__getitem__) if vals else a
+            best = a + max(range(len(vals)), key=vals.__getitem__)
             k, pos = tr.pair[best], tr.pos[best]
             if k < 0 or tr.copy[best] <= 0.0:
-                r.copy_from.append(None)
+                r.memory.append(None)
                 continue
             pieces = tgt_vocab.pieces(pids[k][1][:-1]) + ["</s>"]
             wspans = word_spans(pieces)
             wi = next((n for n, (c, d) in enumerate(wspans) if c <= pos < d), -1)
-            text = "".join(p.replace("\u2581", "") for p in pieces[wspans[wi][0]:wspans[wi][1]]) if wi >= 0 else "</s>"
-            src_of = plist[k]
-            r.copy_from.append({"pair": k, "word": wi, "text": text,
-                                **({"id": src_of.uid} if src_of.uid is not None else {}),
-                                **({"line": src_of.line} if src_of.line is not None else {})})
+            word = "".join(p.replace("\u2581", "") for p in pieces[wspans[wi][0]:wspans[wi][1]]) if wi >= 0 else "</s>"
+            ref = {"weight": r.copy[-1], "entry_index": k, "token_index": wi, "word": word}
+            if plist[k].uid is not None:
+                ref["id"] = plist[k].uid
+            if plist[k].line is not None:
+                ref["line"] = plist[k].line
+            r.memory.append(ref)

@@ -31,9 +31,11 @@ class TranslationResult:
     Subword-level detail for ``--json``: ``tokens``, ``token_attention``
     (tokens x source pieces, ``</s>`` included), ``token_gates`` and
     ``gate_vectors`` (tokens x H).
-    With a translation memory (SEG-NMT models): ``memory`` the retrieved pairs
-    read, per word ``copy`` (zeta * p_copy) and ``copy_from`` (pair index, word
-    and text of that pair's target it came from, or None).
+    With a translation memory (SEG-NMT models): ``memory_pairs`` the retrieved
+    pairs read; per word ``copy`` (zeta * p_copy, mean over its subwords) and
+    ``memory``: None, or where the word was copied from (``weight`` = its copy,
+    ``entry_index`` into the pairs, ``token_index`` of the word in that pair's
+    target, ``word``, and the TM unit ``id`` / corpus ``line`` when known).
     """
 
     text: str
@@ -48,9 +50,9 @@ class TranslationResult:
     token_attention: list[list[float]] = field(default_factory=list)
     token_gates: list[float] | None = None
     gate_vectors: torch.Tensor | None = None
-    memory: list[dict] | None = None
+    memory_pairs: list[dict] | None = None
     copy: list[float] | None = None
-    copy_from: list[dict | None] | None = None
+    memory: list[dict | None] | None = None
 
     def to_json(self, *, detail: bool = True) -> dict:
         d = {"translation": self.text, "score": round(self.score, 4), "words": self.words,
@@ -61,9 +63,9 @@ class TranslationResult:
             d.update({"tokens": self.tokens, "src_tokens": self.src_tokens,
                       "attention": [[round(x, 4) for x in row] for row in self.token_attention],
                       "token_gates": None if self.token_gates is None else [round(g, 4) for g in self.token_gates]})
-        if self.memory is not None:
-            d.update({"memory": self.memory, "copy": [round(c, 4) for c in self.copy or []],
-                      "copy_from": self.copy_from})
+        if self.memory_pairs is not None:
+            d.update({"memory_pairs": self.memory_pairs, "copy": [round(c, 4) for c in self.copy or []],
+                      "memory": self.memory})
         return d
 
 
@@ -118,17 +120,19 @@ class Translator:
         return self.loaded.src_vocab.encode(text) + [EOS]
 
     def translate(self, texts: list[str], *, beam: int = 5, alpha: float = 1.0, max_ratio: float = 3.0,
-                  prefixes: list[str] | None = None, batch_size: int = 32, memory: list | None = None,
+                  prefixes: list[str] | None = None, batch_size: int = 32, memories: list | None = None,
                   tm=None, k: int = 4, coverage: bool = False,
                   context: list[list[str]] | None = None) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
-        SEG-NMT models: ``memory`` gives per sentence the retrieved pairs the
-        key-value memory reads, or ``tm`` (a TranslationMemory) is searched for
-        them (top-``k``, or Algorithm 1 with ``coverage``).
+        SEG-NMT models: ``memories`` gives per sentence the retrieved pairs the
+        key-value memory reads ((source, target) tuples, TM matches or
+        RetrievedPairs), or ``tm`` (a TranslationMemory) is searched for them
+        (top-``k``, or Algorithm 1 with ``coverage``).
         Document-context models: ``context`` gives per sentence the sources of
         the previous segments of its document, oldest first (``[]`` at a
         document start; the last ``doc_k`` are used); other models ignore it."""
+        memory = memories
         if tm is not None and memory is None:
             from engine.nmt.retrieval import retrieve
 
