@@ -201,8 +201,8 @@ class MainWindow(QMainWindow):
         s = mb.addMenu("&Segment")
         self.act_confirm = self._action("&Confirm and Go to Next Unconfirmed", self.confirm_and_next, "confirm",
                                         None, s)
-        self.act_prev = self._action("&Previous Segment", lambda: self.move(-1), "prev", None, s)
-        self.act_next = self._action("&Next Segment", lambda: self.move(+1), "next", None, s)
+        self.act_prev = self._action("&Previous Segment", lambda: self.step(-1), "prev", None, s)
+        self.act_next = self._action("&Next Segment", lambda: self.step(+1), "next", None, s)
         self._action("Next &Unconfirmed Segment", self.go_next_unconfirmed, "next_unconfirmed", None, s)
         s.addSeparator()
         self.act_copy_source = self._action("Copy &Source to Target", self.copy_source, "copy_source", None, s)
@@ -345,7 +345,7 @@ class MainWindow(QMainWindow):
         if self._row != row:
             self._segment_entered(row)
 
-    def move(self, delta: int) -> None:
+    def step(self, delta: int) -> None:
         """Previous/next segment among the rows the filter shows."""
         self.commit_editor()
         idx = self.grid.currentIndex()
@@ -664,7 +664,7 @@ class MainWindow(QMainWindow):
         if new is not None:
             self._remember(seg.id, seg.target.text)
             self.model.set_target(row, new)
-        self.move(+1)
+        self.step(+1)
 
     # --------------------------------------------------------- concordance
     def open_concordance(self) -> None:

@@ -74,9 +74,9 @@ def test_alignment_second_view_scores_the_translators_own_target(qtbot, win, tin
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     own = "Der rot Hund ein klein Katze sieht."
     qtbot.keyClicks(win.editor(), own)
-    win.move(+1)
+    win.step(+1)
     wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
-    win.move(-1)
+    win.step(-1)
     wait_panel(qtbot, win, 0, "forced", timeout=60_000)
     forced = tiny_translator.forced([SENTENCES[0]], [own])[0]
     fv = win.alignment.views[win.alignment.VIEWS[1]]
