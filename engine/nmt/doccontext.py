@@ -4,7 +4,7 @@ For a sentence x_m with previous sentences C = {x_{m-K}, ..., x_{m-1}} of the
 same document (fewer, or none, at a document start)::
 
     sentence RNN   h_{n,k} = GRU_s(h_{n-1,k}, e(x_{n,k}))      S_k = h_{N,k}   (last state)
-    document RNN   h_k     = GRU_d(h_{k-1}, S_k)               D   = h_K       (D = 0 when C is empty)
+    document RNN   h_k     = GRU_d(h_{k-1}, S_k)               D   = h_K + b   (D = 0 when C is empty)
 
 D is used by any combination of the paper's strategies (``model.doc_context``)::
 
@@ -18,7 +18,11 @@ D is used by any combination of the paper's strategies (``model.doc_context``)::
 
 Every projection of D has no bias, so an empty context (D = 0) adds exactly
 nothing: the first sentence of a document is translated as by the same
-network without context.  The strategies combine with context gates,
+network without context.  With a context, D = h_K + b, where b is a learned
+"there is a context" vector, and the two GRUs have no bias terms: with
+biases, training drove them into saturation within a few dozen steps (on the
+toy corpus of the tests), turning D into a constant that says only "this is
+not a document start", and the model never learned to read the sentences.  The strategies combine with context gates,
 bridging and the TM memory (they use separate hooks of
 :class:`~engine.nmt.model.ContextSource`).
 
@@ -134,8 +138,9 @@ class DocContext(ContextSource):
         self.__dict__["_emb"] = model.src_emb          # shared source embeddings (not a submodule)
         self.emb_drop = nn.Dropout(cfg.emb_dropout)
         self.drop = nn.Dropout(cfg.dropout)
-        self.sent_rnn = nn.GRU(E, Hs, batch_first=True)
-        self.doc_rnn = nn.GRUCell(Hs, Hs)
+        self.sent_rnn = nn.GRU(E, Hs, batch_first=True, bias=False)
+        self.doc_rnn = nn.GRUCell(Hs, Hs, bias=False)
+        self.ctx_bias = nn.Parameter(torch.zeros(Hs))                     # b: "there is a context"
         if "init-enc" in self.strategies:
             self.enc_init = nn.Linear(Hs, 2 * H, bias=False)             # W_E (both directions)
         if "init-dec" in self.strategies:
@@ -173,7 +178,8 @@ class DocContext(ContextSource):
         if doc.index.size(0) != batch:
             raise ValueError(f"document context for {doc.index.size(0)} sentences, batch has {batch}")
         S = doc.summaries if doc.summaries is not None else self.summarize(doc.sents, doc.sents_mask)
-        return self.drop(self.document(S, doc.index))
+        has = (doc.index >= 0).any(1, keepdim=True).to(S.dtype)
+        return self.drop(self.document(S, doc.index) + has * self.ctx_bias)
 
     # -------------------------------------------------------------- hooks
     def encoder_init(self, src: Tensor, src_mask: Tensor, extras: dict, doc: DocBatch | None = None,
