@@ -1,0 +1,248 @@
+"""Cross-sentence context experiments (issue 7, Table 1 of Wang et al. 2017) on two document corpora.
+
+Systems (``SYSTEMS``): baseline, init-enc, init-dec, init-both, aux, gated-aux and
+the paper's best combination (init-both + gated-aux); two seeds each; corpora
+KDE manuals En->De and JRC-Acquis En->De split by document (doc_data.py).
+
+    # 1. data (outside the repo) and the contrastive sets
+    .venv/bin/python benchmarks/doc_data.py --out /work/runs/doc-data
+    .venv/bin/python benchmarks/doc_contrastive.py build --data /work/runs/doc-data/kde --out /work/runs/doc-data/kde/contrastive
+    .venv/bin/python benchmarks/doc_contrastive.py build --data /work/runs/doc-data/jrc --out /work/runs/doc-data/jrc/contrastive
+    # 2. configs (committed): benchmarks/configs/doc_{kde,jrc}/SYSTEM-sSEED.toml
+    .venv/bin/python benchmarks/doc_experiments.py configs
+    # 3. train each (GPU session), e.g.
+    .venv/bin/python -m engine train --config benchmarks/configs/doc_kde/gated-aux-s1.toml --out /work/runs/doc/kde/gated-aux-s1 --quiet
+    # 4. test BLEU/chrF, consistency, contrastive accuracy of every trained run, as a table
+    .venv/bin/python benchmarks/doc_experiments.py evaluate --runs /work/runs/doc --data /work/runs/doc-data
+    # smoke test of the whole pipeline on slices with tiny models (CPU, minutes)
+    .venv/bin/python benchmarks/doc_experiments.py smoke --data /work/runs/doc-data --out /work/runs/doc-smoke
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+SYSTEMS = {
+    "baseline": [],
+    "init-enc": ["init-enc"],
+    "init-dec": ["init-dec"],
+    "init-both": ["init-enc", "init-dec"],
+    "aux": ["aux"],
+    "gated-aux": ["gated-aux"],
+    "best": ["init-enc", "init-dec", "gated-aux"],
+}
+CORPORA = ("kde", "jrc")
+SEEDS = (1, 2)
+CONFIG_DIR = ROOT / "benchmarks" / "configs"
+
+MODEL = {"emb_dim": 256, "hidden": 512, "cell": "gru", "readout": "maxout", "tie": "decoder",
+         "context_gate": "none", "dropout": 0.3, "emb_dropout": 0.1, "doc_k": 3}
+TRAIN = {"batch_tokens": 4000, "lr": 0.0005, "clip": 1.0, "label_smoothing": 0.1, "max_epochs": 20,
+         "eval_every": 0, "dev_beam": 1, "patience": 4, "lr_decay": 0.5, "lr_patience": 2, "log_every": 50,
+         "checkpoint_every": 500, "device": "auto"}
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def config_dict(corpus: str, system: str, seed: int, data_dir: str) -> dict:
+    d = data_dir.rstrip("/") + f"/{corpus}"
+    return {
+        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": f"{d}/train.en", "train_tgt": f"{d}/train.de",
+                 "train_docs": f"{d}/train.doc", "dev_src": f"{d}/dev.en", "dev_tgt": f"{d}/dev.de",
+                 "dev_docs": f"{d}/dev.doc", "vocab_size": 8000, "joint_vocab": True, "max_len": 100},
+        "model": {**MODEL, "doc_context": SYSTEMS[system]},
+        "train": {**TRAIN, "seed": seed},
+    }
+
+
+def write_toml(path: Path, cfg: dict, comment: str) -> None:
+    lines = [f"# {comment}"]
+    for section, body in cfg.items():
+        lines.append(f"\n[{section}]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in body.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def cmd_configs(args) -> None:
+    for corpus in CORPORA:
+        folder = CONFIG_DIR / f"doc_{corpus}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for system in SYSTEMS:
+            for seed in SEEDS:
+                cfg = config_dict(corpus, system, seed, "../../../../runs/doc-data")
+                write_toml(folder / f"{system}-s{seed}.toml", cfg,
+                           f"Issue 7, {corpus} En->De by document: {system} (doc_context = {SYSTEMS[system]}), "
+                           f"seed {seed}.  Data: benchmarks/doc_data.py --out /work/runs/doc-data; "
+                           "paths are relative to this file.")
+    print(f"wrote {len(CORPORA) * len(SYSTEMS) * len(SEEDS)} configs under {CONFIG_DIR}/doc_*")
+
+
+# ------------------------------------------------------------------ evaluation
+def _verso(*argv: str) -> str:
+    res = subprocess.run([sys.executable, "-m", "engine", *argv], cwd=ROOT, capture_output=True, text=True)
+    if res.returncode:
+        raise SystemExit(f"verso {' '.join(argv)} failed:\n{res.stderr}")
+    return res.stdout
+
+
+def evaluate_model(model: Path, data: Path, out: Path, *, max_sentences: int, beam: int, threads: int) -> dict:
+    """Test BLEU/chrF with document context (verso eval --docs), hypotheses kept for consistency."""
+    src, ref, docs = data / "test.en", data / "test.de", data / "test.doc"
+    if max_sentences:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, p in (("src", src), ("ref", ref), ("docs", docs)):
+            lines = p.read_text(encoding="utf-8").splitlines()[:max_sentences]
+            (out / f"slice.{name}").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        src, ref, docs = out / "slice.src", out / "slice.ref", out / "slice.docs"
+    hyp = out / "test.hyp"
+    res = json.loads(_verso("eval", "--model", str(model), "--src", str(src), "--ref", str(ref), "--docs", str(docs),
+                            "--beam", str(beam), "--threads", str(threads), "--hyp-out", str(hyp)))
+    return {"bleu": res["bleu"], "chrf": res["chrf"], "sentences": res["sentences"], "hyp": str(hyp),
+            "src": str(src), "docs": str(docs), "ref": str(ref)}
+
+
+def consistency_of(aligner: Path, rows: dict[str, dict], threads: int) -> None:
+    """Adds ``consistency`` (micro agreement, %) to each row, all aligned by ``aligner``."""
+    import torch
+
+    from doc_consistency import consistency
+    from engine.nmt.data import read_lines
+    from engine.nmt.documents import read_doc_ids
+    from engine.nmt.translator import Translator
+
+    torch.set_num_threads(threads)
+    tr = Translator.load(aligner)
+    first = next(iter(rows.values()))
+    srcs = read_lines(first["src"])
+    ids = read_doc_ids(first["docs"], len(srcs))
+    for row in rows.values():
+        hyps = read_lines(row["hyp"])
+        row["consistency"] = consistency(srcs, hyps, ids, tr.align(srcs, hyps))
+    ref = read_lines(first["ref"])
+    rows_ref = consistency(srcs, ref, ids, tr.align(srcs, ref))
+    for row in rows.values():
+        row["consistency_reference"] = rows_ref["agreement_micro"]
+
+
+def table(results: dict) -> str:
+    out = ["| corpus | system | seed | BLEU | chrF | consistency % (ref) | contrastive acc % (items) |",
+           "|---|---|---|---|---|---|---|"]
+    for corpus, rows in results.items():
+        for name, r in rows.items():
+            c = r.get("consistency", {})
+            k = r.get("contrastive", {})
+            out.append(f"| {corpus} | {r['system']} | {r['seed']} | {r['bleu']} | {r['chrf']} | "
+                       f"{c.get('agreement_micro', '-')} ({r.get('consistency_reference', '-')}) | "
+                       f"{k.get('accuracy', '-')} ({k.get('items', '-')}) |")
+    return "\n".join(out)
+
+
+def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: Path, *, max_sentences: int,
+                   beam: int, threads: int) -> dict:
+    from doc_contrastive import score as contrastive_score
+
+    results: dict = {}
+    for corpus, models in runs.items():
+        rows = {}
+        for name, model in models.items():
+            system, _, seed = name.rpartition("-s")
+            row = evaluate_model(model, data_root / corpus, out_root / corpus / name,
+                                 max_sentences=max_sentences, beam=beam, threads=threads)
+            row.update(system=system, seed=int(seed), model=str(model))
+            cset = data_root / corpus / "contrastive"
+            if (cset / "items.jsonl").is_file():
+                row["contrastive"] = contrastive_score(cset, str(model), threads=threads)
+            rows[name] = row
+            print(f"{corpus} {name}: BLEU {row['bleu']} chrF {row['chrf']}", flush=True)
+        aligner = next((m for n, m in models.items() if n.startswith("baseline-")), next(iter(models.values())))
+        consistency_of(aligner, rows, threads)
+        results[corpus] = rows
+    return results
+
+
+def cmd_evaluate(args) -> None:
+    runs_dir, data = Path(args.runs), Path(args.data)
+    runs = {c: {p.name: p for p in sorted((runs_dir / c).iterdir()) if (p / "manifest.json").is_file()}
+            for c in CORPORA if (runs_dir / c).is_dir()}
+    results = run_evaluation(runs, data, Path(args.out or runs_dir / "eval"), max_sentences=args.max_sentences,
+                             beam=args.beam, threads=args.threads)
+    (Path(args.out or runs_dir / "eval") / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(table(results))
+
+
+# ------------------------------------------------------------------ smoke run
+def cmd_smoke(args) -> None:
+    """Every system of both corpora, tiny models on slices: proves the pipeline, says nothing about quality."""
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+
+    data, out = Path(args.data), Path(args.out)
+    runs: dict[str, dict[str, Path]] = {}
+    t0 = time.time()
+    for corpus in CORPORA:
+        sl = out / "slices" / corpus
+        sl.mkdir(parents=True, exist_ok=True)
+        for split, n in (("train", args.train_lines), ("dev", args.dev_lines)):
+            for ext in ("en", "de", "doc"):
+                lines = (data / corpus / f"{split}.{ext}").read_text(encoding="utf-8").splitlines()[:n]
+                (sl / f"{split}.{ext}").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        runs[corpus] = {}
+        for system in SYSTEMS:
+            cfg = config_dict(corpus, system, 1, str(out / "slices"))
+            cfg["data"].update(vocab_size=1000)
+            cfg["model"].update(emb_dim=32, hidden=48, dropout=0.1)
+            cfg["train"].update(batch_tokens=1500, max_steps=args.steps, eval_every=args.steps, log_every=10,
+                                checkpoint_every=0, threads=1, device="cpu", lr=0.002)
+            folder = out / corpus / f"{system}-s1"
+            last = train(ExperimentConfig.from_dict(cfg), folder)
+            runs[corpus][f"{system}-s1"] = folder
+            print(f"trained {corpus} {system}: {last['reason']} at step {last['step']} "
+                  f"({time.time() - t0:.0f} s so far)", flush=True)
+    results = run_evaluation(runs, data, out / "eval", max_sentences=args.test_lines, beam=1, threads=1)
+    (out / "eval" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(table(results))
+    print(f"smoke run: {time.time() - t0:.0f} s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("configs").set_defaults(fn=cmd_configs)
+    e = sub.add_parser("evaluate")
+    e.add_argument("--runs", required=True, help="folder with kde/ and jrc/ model folders named SYSTEM-sSEED")
+    e.add_argument("--data", required=True)
+    e.add_argument("--out")
+    e.add_argument("--beam", type=int, default=5)
+    e.add_argument("--threads", type=int, default=1)
+    e.add_argument("--max-sentences", type=int, default=0)
+    e.set_defaults(fn=cmd_evaluate)
+    s = sub.add_parser("smoke")
+    s.add_argument("--data", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--train-lines", type=int, default=3000)
+    s.add_argument("--dev-lines", type=int, default=40)
+    s.add_argument("--test-lines", type=int, default=120)
+    s.add_argument("--steps", type=int, default=30)
+    s.set_defaults(fn=cmd_smoke)
+    args = ap.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()
