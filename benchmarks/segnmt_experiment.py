@@ -17,8 +17,9 @@ Commands (outputs under /work/runs/segnmt, outside the repo)::
     benchmarks/nmt_run.sh /work/runs/segnmt/seg/run.json /work/runs/segnmt/seg
     # 2. a model folder from any weights file (a baseline snapshot, the SEG run's last state)
     .venv/bin/python benchmarks/segnmt_experiment.py folder --weights SNAP/model.safetensors --config CFG.json --out DIR
-    # 3. test BLEU overall and per fuzzy band: TM copy, baseline, SEG-NMT (K and coverage sweeps)
-    .venv/bin/python benchmarks/segnmt_experiment.py eval --baseline DIR --seg DIR --k 1 2 4 --json OUT.json
+    # 3. translate the test split with each system, then BLEU overall and per fuzzy band (+ TM copy)
+    .venv/bin/python benchmarks/segnmt_experiment.py translate --name seg-k4 --model DIR --memory 4
+    .venv/bin/python benchmarks/segnmt_experiment.py table base-200 base-400 seg-k4 ...
 """
 from __future__ import annotations
 
@@ -106,14 +107,10 @@ def cmd_folder(a) -> None:
     print(out)
 
 
-def cmd_eval(a) -> None:
-    import torch
-
+def _test_retrieval(a):
     from engine.nmt.data import read_parallel
-    from engine.nmt.retrieval import TrainingRetrieval, bleu_by_band
-    from engine.nmt.translator import Translator
+    from engine.nmt.retrieval import TrainingRetrieval
 
-    torch.set_num_threads(a.threads)
     src_train, tgt_train = read_parallel(DATA / "train.en", DATA / "train.de")
     srcs, refs = read_parallel(DATA / f"{a.split}.en", DATA / f"{a.split}.de")
     if a.limit:
@@ -122,37 +119,46 @@ def cmd_eval(a) -> None:
                           src_lang="en", tgt_lang="de")
     top = [r.pairs(n) for n in r.query(srcs, k=16)]
     cov = [r.pairs(n) for n in r.query(srcs, k=16, coverage=True)]
-    best = [p[0].score if p else 0.0 for p in top]
-    systems: dict[str, list[str]] = {"tm_copy": [p[0].target if p else "" for p in top]}
-    timing = {}
-    for name, folder in (("baseline", a.baseline), ("baseline_end", a.baseline_end)):
-        if folder:
-            t0 = time.time()
-            systems[name] = [x.text for x in Translator.load(folder).translate(srcs, beam=a.beam)]
-            timing[name] = round(time.time() - t0, 1)
-    if a.seg:
-        tr = Translator.load(a.seg)
-        t0 = time.time()
-        systems["seg_no_memory"] = [x.text for x in tr.translate(srcs, beam=a.beam)]
-        timing["seg_no_memory"] = round(time.time() - t0, 1)
-        for k in a.k:
-            t0 = time.time()
-            systems[f"seg_k{k}"] = [x.text for x in tr.translate(srcs, beam=a.beam, memories=[p[:k] for p in top])]
-            timing[f"seg_k{k}"] = round(time.time() - t0, 1)
-        if a.coverage:
-            t0 = time.time()
-            systems["seg_coverage"] = [x.text for x in tr.translate(srcs, beam=a.beam, memories=cov)]
-            timing["seg_coverage"] = round(time.time() - t0, 1)
-    res = bleu_by_band(systems, refs, best)
-    res.update({"split": a.split, "sentences": len(srcs), "beam": a.beam, "seconds": timing,
-                "coverage_pairs_mean": round(sum(map(len, cov)) / max(1, len(cov)), 2),
-                "models": {"baseline": a.baseline, "baseline_end": a.baseline_end, "seg": a.seg}})
-    if a.json:
-        Path(a.json).write_text(json.dumps(res, indent=1, ensure_ascii=False))
-        hyp_dir = Path(a.json).with_suffix(".hyps")
-        hyp_dir.mkdir(exist_ok=True)
-        for name, hyps in systems.items():
-            (hyp_dir / f"{name}.de").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    return srcs, refs, top, cov
+
+
+def cmd_translate(a) -> None:
+    """Translate the test split with one system; hypotheses go to HYPS/NAME.de (kept: resumable)."""
+    import torch
+
+    from engine.nmt.translator import Translator
+
+    torch.set_num_threads(a.threads)
+    srcs, refs, top, cov = _test_retrieval(a)
+    out = Path(a.hyps)
+    out.mkdir(parents=True, exist_ok=True)
+    if a.memory == "none":
+        mem = None
+    elif a.memory == "coverage":
+        mem = cov
+    else:
+        mem = [p[:int(a.memory)] for p in top]
+    tr = Translator.load(a.model)
+    t0 = time.time()
+    hyps = [x.text for x in tr.translate(srcs, beam=a.beam, memories=mem)]
+    (out / f"{a.name}.de").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    (out / f"{a.name}.json").write_text(json.dumps({"model": a.model, "memory": a.memory, "beam": a.beam,
+                                                    "sentences": len(srcs), "seconds": round(time.time() - t0, 1)}))
+    print(a.name, round(time.time() - t0, 1), "s")
+
+
+def cmd_table(a) -> None:
+    """BLEU overall and per fuzzy band (of the best retrieved pair) of TM copy and every HYPS/*.de."""
+    from engine.nmt.retrieval import bleu_by_band
+
+    srcs, refs, top, cov = _test_retrieval(a)
+    systems = {"tm_copy": [p[0].target if p else "" for p in top]}
+    for name in a.systems:
+        systems[name] = (Path(a.hyps) / f"{name}.de").read_text(encoding="utf-8").splitlines()
+    res = bleu_by_band(systems, refs, [p[0].score if p else 0.0 for p in top])
+    res.update({"split": a.split, "sentences": len(srcs),
+                "coverage_pairs_mean": round(sum(map(len, cov)) / max(1, len(cov)), 2)})
+    Path(a.hyps, "table.json").write_text(json.dumps(res, indent=1))
     names = list(systems)
     print("| band | sentences | " + " | ".join(names) + " |")
     print("|---|---|" + "---|" * len(names))
@@ -175,18 +181,20 @@ def main() -> None:
     p.add_argument("--config", required=True, help="config.json of the run (its folder holds spm.model)")
     p.add_argument("--out", required=True)
     p.set_defaults(fn=cmd_folder)
-    p = sub.add_parser("eval")
-    p.add_argument("--baseline", help="model folder: the baseline at the SEG-NMT start")
-    p.add_argument("--baseline-end", help="model folder: the baseline after the same extra steps")
-    p.add_argument("--seg", help="SEG-NMT model folder")
-    p.add_argument("--k", type=int, nargs="*", default=[1, 2, 4])
-    p.add_argument("--coverage", action="store_true")
-    p.add_argument("--split", default="test")
-    p.add_argument("--limit", type=int, default=0)
+    p = sub.add_parser("translate")
+    p.add_argument("--name", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--memory", default="none", help="none | coverage | K (top-K retrieved pairs)")
     p.add_argument("--beam", type=int, default=5)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--json")
-    p.set_defaults(fn=cmd_eval)
+    p.set_defaults(fn=cmd_translate)
+    p = sub.add_parser("table")
+    p.add_argument("systems", nargs="*")
+    p.set_defaults(fn=cmd_table)
+    for q in (sub.choices["translate"], sub.choices["table"]):
+        q.add_argument("--hyps", default="/work/runs/segnmt/hyps")
+        q.add_argument("--split", default="test")
+        q.add_argument("--limit", type=int, default=0)
+        q.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     a.fn(a)
 

@@ -1,0 +1,341 @@
+"""Search-engine guided NMT (issue 5): the key-value memory of retrieved TM pairs.
+
+Model-level tests use a tiny random model; training, CLI and online
+adaptation use the toy corpus (tests/nmt/toydata.py) on the CPU.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+
+from engine.nmt.config import ModelConfig
+from engine.nmt.memory import copy_distribution, memory_source, pack_memory
+from engine.nmt.model import RNNSearch
+from engine.nmt.search import beam_search
+from engine.nmt.vocab import BOS, EOS, PAD
+
+V = 40
+
+
+def make(kind: str = "shallow", gate_bias: float = 2.0, **kw) -> RNNSearch:
+    torch.manual_seed(0)
+    cfg = ModelConfig(emb_dim=16, hidden=24, src_vocab=V, tgt_vocab=V, dropout=0.0, emb_dropout=0.0,
+                      context_gate="both", memory=kind, memory_gate_bias=gate_bias, **kw)
+    return RNNSearch(cfg).eval()
+
+
+def plain_twin(m: RNNSearch) -> RNNSearch:
+    """The same weights without the memory."""
+    cfg = ModelConfig(**{**m.cfg.__dict__, "memory": "none"})
+    p = RNNSearch(cfg).eval()
+    p.load_state_dict({k: v for k, v in m.state_dict().items() if not k.startswith("context_sources.")})
+    return p
+
+
+def batch():
+    src = torch.tensor([[5, 6, 7, 8, EOS], [9, 10, 11, EOS, PAD]])
+    tgt_in = torch.tensor([[BOS, 12, 13, 14, 15], [BOS, 16, 17, 18, PAD]])
+    return src, src != PAD, tgt_in
+
+
+# two retrieved pairs for sentence 0, none for sentence 1
+PAIRS = [[([5, 6, 7, EOS], [12, 13, 30, EOS]), ([5, 20, EOS], [31, 13, EOS])], []]
+
+
+# ------------------------------------------------------------------ the model
+@pytest.mark.parametrize("kind", ["shallow", "deep"])
+def test_zero_retrieved_pairs_give_exactly_the_plain_model(kind):
+    m = make(kind)
+    src, mask, tgt_in = batch()
+    with torch.no_grad():
+        with_mem = m(src, mask, tgt_in, memory=pack_memory(PAIRS))["log_probs"]
+        without = m(src, mask, tgt_in)["log_probs"]
+    # sentence 1 has no pair: bit for bit what it gets with no memory at all
+    assert torch.equal(with_mem[1], without[1])
+    # ... while sentence 0's distribution does change (the memory is not a no-op)
+    assert (with_mem[0] - without[0]).abs().max() > 1e-3
+    # and without pairs the memory model translates exactly as the same weights without a memory
+    plain = plain_twin(m)
+    a = beam_search(m, src, mask, beam=3)
+    b = beam_search(plain, src, mask, beam=3)
+    assert [h.tokens for h in a] == [h.tokens for h in b]
+    assert all(math.isclose(x.score, y.score, abs_tol=1e-5) for x, y in zip(a, b))
+    assert pack_memory([[], []]) is None  # a batch without pairs feeds no memory at all
+
+
+def _steps(m: RNNSearch, memory, n: int = 4):
+    src, mask, tgt_in = batch()
+    enc = m.encode(src, mask, memory=memory)
+    state = m.init_state(enc)
+    for i in range(n):
+        out, state = m.step(m.tgt_emb(tgt_in[:, i]), state, enc)
+        yield enc, out, state
+
+
+@pytest.mark.parametrize("gate_bias", [-40.0, 0.0, 40.0])
+def test_mixed_distribution_is_the_mixture_and_sums_to_one(gate_bias):
+    m = make("shallow", gate_bias=gate_bias)
+    with torch.no_grad():
+        for enc, out, _ in _steps(m, pack_memory(PAIRS)):
+            lp = m.step_log_probs(out, enc)
+            assert torch.isfinite(lp).all()
+            p = lp.double().exp()
+            assert torch.allclose(p.sum(-1), torch.ones(2, dtype=torch.float64), atol=1e-5)
+            step = out.extras["memory"]
+            zeta, q = step["zeta"].double(), step["q"].double()
+            p_model = torch.softmax(m.logits(out.hidden, out.prev_emb, out.ctx).double(), -1)
+            p_copy = copy_distribution(q, enc.extras["memory"]["tokens"], V)
+            assert torch.allclose(p_copy[0].sum(), torch.tensor(1.0, dtype=torch.float64))  # q is a distribution
+            expected = zeta * p_copy + (1 - zeta) * p_model        # Eq. 6
+            assert torch.allclose(p, expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("gate_bias", [-60.0, 0.0, 60.0])
+def test_zeta_stays_in_the_unit_interval_and_training_stays_finite(gate_bias):
+    m = make("shallow", gate_bias=gate_bias)
+    m.train()
+    src, mask, tgt_in = batch()
+    tgt_out = torch.roll(tgt_in, -1, 1)
+    res = m(src, mask, tgt_in, memory=pack_memory(PAIRS))
+    zetas = [o for o in _steps(m, pack_memory(PAIRS))]
+    for _, out, _ in zetas:
+        z = out.extras["memory"]["zeta"]
+        assert (z >= 0).all() and (z <= 1).all()
+        assert (z[1] == 0).all()                                  # no pairs: the gate is shut
+    loss = -res["log_probs"].gather(-1, tgt_out.unsqueeze(-1)).sum()
+    loss.backward()
+    assert all(torch.isfinite(p.grad).all() for p in m.parameters() if p.grad is not None)
+    assert memory_source(m).gate_out.weight.grad is not None     # the gate learns
+
+
+def test_coverage_penalty_accumulates():
+    m = make("shallow", gate_bias=1.0)
+    ms = memory_source(m)
+    with torch.no_grad():
+        ms.coverage_weight.fill_(3.0)
+        total = None
+        prev_beta = None
+        for enc, out, state in _steps(m, pack_memory(PAIRS), n=5):
+            st = out.extras["memory"]
+            qz = st["q"] * st["zeta"]
+            total = qz if total is None else total + qz
+            beta = state.extras["mem_beta"]
+            assert torch.allclose(beta, total, atol=1e-6)         # beta_t = sum_t' q_t' * zeta_t'
+            if prev_beta is not None:
+                assert (beta >= prev_beta - 1e-7).all() and (beta[0] > prev_beta[0]).any()
+            prev_beta = beta
+        assert beta[1].abs().sum() == 0                            # no memory, no coverage
+        # the penalty moves weight away from used slots: q with lambda = 3 vs lambda = 0
+        e = torch.bmm(enc.extras["memory"]["keys"], out.ctx.unsqueeze(-1)).squeeze(-1)[0]
+        n = int(enc.extras["memory"]["mask"][0].sum())
+        q0 = torch.softmax(e[:n], -1)
+        # beta before the last step = total - last q*zeta
+        beta_prev = (total - qz)[0, :n]
+        q3 = torch.softmax(e[:n] - 3.0 * beta_prev, -1)
+        assert torch.allclose(st["q"][0, :n], q3, atol=1e-5)
+        assert not torch.allclose(q0, q3, atol=1e-3)
+
+
+def test_deep_fusion_feeds_the_readout_not_the_output_mixture():
+    m = make("deep", gate_bias=3.0)
+    with torch.no_grad():
+        for enc, out, _ in _steps(m, pack_memory(PAIRS), n=2):
+            st = out.extras["memory"]
+            lp = m.step_log_probs(out, enc)
+            z = st["zeta"]
+            fused = z * st["z_mem"] + (1 - z) * out.hidden          # Eq. 5
+            expected = torch.log_softmax(m.logits(fused, out.prev_emb, out.ctx).float(), -1)
+            assert torch.allclose(lp, expected, atol=1e-5)
+
+
+# ------------------------------------------------------------------ retrieval for training
+def test_training_retrieval_never_returns_the_pair_itself_and_is_cached(tmp_path):
+    from engine.nmt.retrieval import TrainingRetrieval
+
+    src = ["The red dog sees a cat.", "The red dog sees a big cat.", "A man throws the ball.",
+           "A man throws the red ball.", "The red dog sees a cat.", "A child likes the house.",
+           "A child likes the old house.", "The woman has a car."]
+    tgt = ["Der rot Hund ein Katze sieht.", "Der rot Hund ein groß Katze sieht.", "Ein Mann der Ball wirft.",
+           "Ein Mann der rot Ball wirft.", "Der rote Hund sieht eine Katze.", "Ein Kind der Haus mag.",
+           "Ein Kind der alt Haus mag.", "Der Frau ein Auto hat."]
+    (tmp_path / "s").write_text("\n".join(src) + "\n", encoding="utf-8")
+    (tmp_path / "t").write_text("\n".join(tgt) + "\n", encoding="utf-8")
+
+    def open_():
+        return TrainingRetrieval(tmp_path / "cache", tmp_path / "s", tmp_path / "t", src, tgt, k=2,
+                                 src_lang="en", tgt_lang="de")
+
+    r = open_()
+    found = r.neighbours(range(len(src)))
+    assert r.searched == len(src)
+    for i, n in found.items():
+        assert len(n) <= 2
+        for j, score in n:
+            assert j != i and src[j] != src[i]                     # never itself, nor a same-source duplicate
+            assert 0 < score < 1
+    assert [j for j, _ in found[1]][0] == 0 or [j for j, _ in found[1]][0] == 4  # the closest other pair
+    assert {j for j, _ in found[0]} & {1}                          # "... big cat." is a neighbour of line 0
+    assert 4 not in {j for j, _ in found[0]} and 0 not in {j for j, _ in found[4]}
+    r.close()
+    again = open_()
+    assert again.neighbours(range(len(src))) == found and again.searched == 0  # second run: no search
+    again.close()
+
+
+# ------------------------------------------------------------------ starting from a baseline
+def test_init_from_a_baseline_copies_its_weights_and_memory_only_freezes_them(tmp_path):
+    from types import SimpleNamespace
+
+    from engine.nmt.checkpoint import save_weights
+    from engine.nmt.memory import memory_parameters, start_from_baseline
+
+    base = plain_twin(make("shallow"))
+    with torch.no_grad():
+        base.src_emb.weight.add_(0.5)                               # a "trained" baseline
+    save_weights(base, tmp_path / "base.safetensors")
+    seg = make("shallow")
+    start_from_baseline(seg, SimpleNamespace(init_from=str(tmp_path / "base.safetensors"), memory_only=True),
+                        resuming=False)
+    assert torch.equal(seg.src_emb.weight, base.src_emb.weight)
+    assert torch.equal(seg.out_proj.weight, base.out_proj.weight)   # tied weights follow
+    ms = memory_source(seg)
+    assert torch.allclose(ms.log_metric.exp(), torch.ones_like(ms.log_metric))  # new parts keep their init
+    trainable = {id(p) for p in seg.parameters() if p.requires_grad}
+    assert trainable == {id(p) for p in memory_parameters(seg)} and trainable
+
+
+# ------------------------------------------------------------------ training, CLI, online adaptation
+def _term_corpus(folder, families: int, seed: int = 3):
+    """Toy pairs whose German word for "dog" is "Hund" or "Bello" at random per
+    family; each family appears twice, differing only in the final punctuation,
+    so that the retrieved neighbour (never the pair itself) tells the term."""
+    import random
+
+    from nmt.toydata import ADJ, LEXICON, NOUN, SUBJ, VERB
+
+    rng = random.Random(seed)
+
+    def pair(words, term, punct):
+        tgt = [LEXICON[w] for w in words]
+        vi = next(i for i, w in enumerate(words) if w in VERB)
+        tgt = [term if t == "Hund" else t for t in tgt[:vi] + tgt[vi + 1:] + [tgt[vi]]]
+        t = " ".join(tgt)
+        return " ".join(words).capitalize() + punct, t[0].upper() + t[1:] + punct
+
+    def make_split(n):
+        out = []
+        for _ in range(n):
+            term = rng.choice(["Hund", "Bello"])
+            det1, det2 = rng.choice(SUBJ), rng.choice(SUBJ)
+            verb, obj = rng.choice(VERB), rng.choice([x for x in NOUN if x != "dog"])
+            a1, a2 = rng.choice([None] + ADJ), rng.choice([None] + ADJ)
+            words = [det1] + ([a1] if a1 else []) + ["dog", verb, det2] + ([a2] if a2 else []) + [obj]
+            out += [pair(words, term, p) for p in rng.sample([".", "!", "?"], 2)]
+        rng.shuffle(out)
+        return out
+
+    files = {}
+    for split, n in (("train", families), ("dev", 10)):
+        pairs = make_split(n)
+        for side, k in (("en", 0), ("de", 1)):
+            f = folder / f"{split}.{side}"
+            f.write_text("".join(x[k] + "\n" for x in pairs), encoding="utf-8")
+            files[f"{split}_{side}"] = f
+    return files
+
+
+@pytest.fixture(scope="module")
+def seg_model(tmp_path_factory):
+    """A toy SEG-NMT model trained with K = 1 retrieved neighbour (Algorithm 2) on
+    pairs whose term only the neighbour tells: it learns to read the memory."""
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+
+    root = tmp_path_factory.mktemp("seg")
+    c = _term_corpus(root, 200)
+    cfg = ExperimentConfig.from_dict({
+        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(c["train_en"]), "train_tgt": str(c["train_de"]),
+                 "dev_src": str(c["dev_en"]), "dev_tgt": str(c["dev_de"]), "vocab_size": 200},
+        "model": {"emb_dim": 32, "hidden": 48, "dropout": 0.0, "emb_dropout": 0.0, "context_gate": "both",
+                  "memory": "shallow", "memory_metric_init": 10.0},
+        "train": {"batch_tokens": 400, "lr": 0.01, "max_epochs": 100, "max_steps": STEPS, "eval_every": STEPS,
+                  "log_every": 50, "label_smoothing": 0.0, "patience": 0, "memory_k_train": 1}})
+    events = []
+    train(cfg, root / "m", on_event=events.append)
+    assert events[-1]["event"] == "done"
+    return root / "m"
+
+
+STEPS = 300
+
+
+def test_seg_training_caches_retrieval_and_saves_a_memory_model(seg_model):
+    from engine.nmt.checkpoint import load_model
+
+    seg = load_model(seg_model)
+    assert memory_source(seg.model) is not None
+    cache = sorted((seg_model / "memory").glob("neighbours-*.jsonl"))
+    assert cache and len(cache[0].read_text().splitlines()) >= 400    # every training pair retrieved once
+    history = [json.loads(x) for x in (seg_model / "history.jsonl").read_text().splitlines()]
+    assert any(e["event"] == "eval" for e in history)                 # dev evaluated with memory
+
+
+def test_adding_a_tm_pair_changes_the_next_suggestion(seg_model, tmp_path):
+    """Online adaptation: the term of a pair just added to the TM is in the very next suggestion."""
+    from engine.nmt.translator import Translator
+    from engine.tm import TranslationMemory
+
+    tr = Translator.load(seg_model)
+    query = "The big dog sees a small tree."
+    seen = {}
+    for term in ("Bello", "Hund"):
+        with TranslationMemory(tmp_path / term, src_lang="en", tgt_lang="de") as tm:
+            empty = tr.translate([query], tm=tm)[0]
+            assert empty.memory_pairs == []
+            uid = tm.add("The big dog sees a small tree!", f"Der groß {term} ein klein Baum sieht!")
+            after = tr.translate([query], tm=tm)[0]
+        assert [m["id"] for m in after.memory_pairs] == [uid]
+        seen[term] = after
+        assert term in after.words                                    # the suggestion uses the TM's term
+        ref = after.memory[after.words.index(term)]
+        assert ref is not None and ref["id"] == uid and ref["word"] == term and ref["weight"] > 0.0
+    assert seen["Bello"].text != seen["Hund"].text                    # ... and changes with it
+    assert all(0.0 <= c <= 1.0 for r in seen.values() for c in r.copy)
+    assert len(seen["Bello"].memory) == len(seen["Bello"].words) == len(seen["Bello"].copy)
+
+
+def test_cli_translate_and_eval_with_a_tm(seg_model, trained_model, tmp_path, capsys, monkeypatch):
+    import io
+
+    from engine.cli import main
+    from engine.tm import TranslationMemory
+
+    folder = seg_model.parent
+    src = (folder / "train.en").read_text(encoding="utf-8").splitlines()[:80]
+    tgt = (folder / "train.de").read_text(encoding="utf-8").splitlines()[:80]
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add_many(zip(src, tgt))
+    lines = (folder / "dev.en").read_text(encoding="utf-8").splitlines()[:3]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    assert main(["translate", "--model", str(seg_model), "--tm", str(tmp_path / "tm"), "--k", "2",
+                 "--json", "--beam", "2"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 3
+    for r in rows:
+        assert 1 <= len(r["memory_pairs"]) <= 2 and len(r["copy"]) == len(r["words"]) == len(r["memory"])
+    # a plain model refuses a TM it cannot read; without --tm it translates as always
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines[0] + "\n"))
+    assert main(["translate", "--model", str(trained_model), "--tm", str(tmp_path / "tm")]) == 2
+    assert "no translation-memory input" in capsys.readouterr().err
+    # eval: BLEU per fuzzy band for TM copy, model without and with memory
+    assert main(["eval", "--model", str(seg_model), "--tm", str(tmp_path / "tm"), "--src",
+                 str(folder / "dev.en"), "--ref", str(folder / "dev.de"), "--beam", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    bands = out["tm"]["bands"]
+    assert sum(b["sentences"] for b in bands) == out["sentences"]
+    assert {b["band"] for b in bands} <= {"<0.3", "0.3-0.5", "0.5-0.7", "0.7-0.9", ">=0.9"}
+    assert set(out["tm"]["overall"]["bleu"]) == {"tm_copy", "no_memory", "memory"}
+    assert out["tm"]["overall"]["bleu"]["memory"] == out["bleu"]
