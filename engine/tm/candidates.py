@@ -1,32 +1,35 @@
 """Candidate stage: which TM units are worth re-ranking for a query.
 
-The stage reads posting lists of the query's terms from *leaves* -- the
+The stage reads the posting lists of the query's terms from *leaves* -- the
 segments of the Whoosh index (:class:`engine.tm.whoosh_index.LeafView`) and
 the in-memory overlay of units added since the last index commit
-(:class:`MemoryLeaf`) -- rarest term first, until a budget of postings is
-spent.  It scores nothing the re-rank redoes: for each document seen it
-keeps only the *mass* of query tokens it is known to share, and ranks by an
-**upper bound** of the fuzzy score (Eq. 3 of Gu et al. 2018)::
+(:class:`MemoryLeaf`) -- and counts, for every document, how many query
+tokens it shares.  Source terms are *occurrence terms*
+(:func:`engine.tm.tokens.occurrence_terms`: the second ``the`` of a segment
+is its own term), so the count is the exact multiset overlap of core tokens.
+It scores nothing the re-rank redoes; the overlap gives an **upper bound**
+of the fuzzy score (Eq. 3 of Gu et al. 2018), since every token the edit
+script keeps is shared::
 
-    s(X, X') <= (shared + unread) / max(|X|, |X'|)
+    s(X, X') <= min(shared + unread, |X|, |X'|) / max(|X|, |X'|)
 
-where ``unread`` is the mass of query tokens whose postings were not read
-(and of tags, which are not indexed).  The same bound for a document never
-seen is ``unread / |X|``; when the k-th re-ranked score beats both bounds,
-the top k are exact (prefix filtering), and the search says so.
+where ``unread`` counts query tokens whose postings were not read (tags,
+which are not indexed, and terms past the postings budget).  Candidates come
+out best bound first, with the bound of everything left out, so the re-rank
+can stop as soon as its k-th score beats the next bound (then the top k is
+exact) or at its verification limit.
 
 Everything Whoosh-specific sits behind the small :class:`Leaf` protocol.
 """
 from __future__ import annotations
 
 from array import array
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from engine.tm.tokens import TAG, index_terms
+from engine.tm.tokens import TAG, index_terms, occurrence_terms
 
 
 class Leaf(Protocol):
@@ -35,18 +38,27 @@ class Leaf(Protocol):
     base: int            # first global document key of this leaf
     count: int           # documents in this leaf (keys base .. base+count-1)
     uids: array          # local doc -> unit id
-    lengths: array       # local doc -> core-token count of the source (capped at 255)
     deleted: frozenset   # local docs deleted in this leaf
     overlay: bool        # True for the in-memory overlay (not subject to ``dead_uids``)
 
-    def postings(self, field: str, term: str) -> array:
-        """Local doc numbers containing ``term`` in ``field``."""
+    def lengths(self) -> np.ndarray:
+        """Local doc -> core-token count of the source (uint16)."""
+
+    def postings(self, field: str, term: str) -> np.ndarray:
+        """Local doc numbers containing ``term`` in ``field`` (int32)."""
 
     def doc_frequency(self, field: str, term: str) -> int:
         ...
 
     def terms(self, field: str) -> list[str]:
         """Every term of ``field`` (used for the few language-pair terms)."""
+
+    def encodings(self, local: np.ndarray, column: str = "e") -> list[str]:
+        """Stored encodings of local docs: core tokens (``e``, one character
+        per token) or surface tokens and punctuation (``x``: ``senc\x01penc``)."""
+
+    def local_of(self, uids: Sequence[int]) -> np.ndarray:
+        """Local doc numbers of the given unit ids (those present)."""
 
 
 class MemoryLeaf:
@@ -57,31 +69,33 @@ class MemoryLeaf:
     def __init__(self, base: int = 0):
         self.base = base
         self.uids = array("I")
-        self.lengths = array("B")
+        self._lengths = array("H")
+        self._enc: dict[str, list[str]] = {"e": [], "x": []}
         self.deleted: set[int] = set()
         self._local: dict[int, int] = {}
-        self._post: dict[str, dict[str, array]] = {"src": {}, "tgt": {}, "lp": {}}
+        self._post: dict[str, dict[str, list[int]]] = {"src": {}, "tgt": {}, "lp": {}}
 
     @property
     def count(self) -> int:
         return len(self.uids)
 
-    def add(self, uid: int, source: str, target: str, length: int, pair: str = "|") -> None:
-        """Add a unit; ``pair`` is its language-pair term (``src|tgt``)."""
+    def add(self, uid: int, source: str, target: str, encs: tuple[str, str, str],
+            core: Sequence[str], pair: str = "|") -> None:
+        """Add a unit: its texts, stored encodings ``encs`` (core, surface,
+        punctuation), normalised core tokens ``core`` and language-pair term
+        ``pair`` (``src|tgt``)."""
         self.remove(uid)
         d = len(self.uids)
         self._local[uid] = d
         self.uids.append(uid)
-        self.lengths.append(min(255, length))
-        for field, terms in (("src", index_terms(source)), ("tgt", index_terms(target)),
+        self._lengths.append(min(65535, len(encs[0])))
+        self._enc["e"].append(encs[0])
+        self._enc["x"].append(f"{encs[1]}\x01{encs[2]}")
+        for field, terms in (("src", occurrence_terms(core)), ("tgt", index_terms(target)),
                              ("lp", [pair])):
             post = self._post[field]
             for t in terms:
-                lst = post.get(t)
-                if lst is None:
-                    post[t] = array("I", [d])
-                else:
-                    lst.append(d)
+                post.setdefault(t, []).append(d)
 
     def remove(self, uid: int) -> None:
         """Forget ``uid`` (deleted, or about to be re-added with new text)."""
@@ -89,8 +103,12 @@ class MemoryLeaf:
         if d is not None:
             self.deleted.add(d)
 
-    def postings(self, field: str, term: str) -> array:
-        return self._post[field].get(term) or array("I")
+    def lengths(self) -> np.ndarray:
+        return np.frombuffer(self._lengths, dtype=np.uint16) if len(self._lengths) \
+            else np.zeros(0, np.uint16)
+
+    def postings(self, field: str, term: str) -> np.ndarray:
+        return np.array(self._post[field].get(term, ()), dtype=np.int32)
 
     def doc_frequency(self, field: str, term: str) -> int:
         return len(self._post[field].get(term, ()))
@@ -98,26 +116,39 @@ class MemoryLeaf:
     def terms(self, field: str) -> list[str]:
         return list(self._post[field])
 
+    def encodings(self, local: np.ndarray, column: str = "e") -> list[str]:
+        col = self._enc[column]
+        return [col[d] for d in local.tolist()]
+
+    def local_of(self, uids: Sequence[int]) -> np.ndarray:
+        return np.array([self._local[u] for u in uids if u in self._local], dtype=np.int64)
+
 
 @dataclass
 class Retrieval:
     """What the candidate stage found.
 
-    ``uids``: candidate unit ids, best bound first.
-    ``bound_unseen``: no document outside ``uids`` and never seen can score
-    above this; ``bound_rest``: the best bound among seen documents left out.
-    ``postings``: how many postings were read.
+    ``keys``: candidate document keys, best bound first, and ``bounds`` their
+    upper bounds of the fuzzy score; ``rest``: no document left out can score
+    above this; ``postings``: how many postings were read; ``complete``: every
+    query term's postings were read.
     """
 
-    uids: list[int]
-    bound_unseen: float
-    bound_rest: float
+    keys: np.ndarray
+    bounds: np.ndarray
+    rest: float
     postings: int
-    complete: bool  # every query term's postings were read
+    complete: bool
 
-    def proves(self, kth_score: float) -> bool:
-        """True when a k-th best re-ranked score of ``kth_score`` is exact."""
-        return kth_score > max(self.bound_unseen, self.bound_rest) - 1e-9
+    def next_bound(self, verified: int) -> float:
+        """Best score any document after the first ``verified`` can reach."""
+        if verified < len(self.keys):
+            return max(float(self.bounds[verified]), self.rest)
+        return self.rest
+
+
+def _empty(rest: float, postings: int = 0, complete: bool = True) -> Retrieval:
+    return Retrieval(np.zeros(0, np.int64), np.zeros(0, np.float32), rest, postings, complete)
 
 
 class CandidateStage:
@@ -125,52 +156,59 @@ class CandidateStage:
 
     def __init__(self, leaves: Sequence[Leaf], dead_uids: set[int] | frozenset = frozenset(),
                  field: str = "src", accept_pair: Callable[[str], bool] | None = None):
-        """``accept_pair``: which language-pair terms (``src|tgt``) to keep
-        (None: every unit)."""
+        """``dead_uids``: units whose index documents are stale (changed or
+        deleted since the index commit); ``accept_pair``: which language-pair
+        terms (``src|tgt``) to keep (None: every unit)."""
         self.leaves = list(leaves)
         self.dead = dead_uids
         self.field = field
-        self.total = sum(leaf.count for leaf in self.leaves)
         self.accept_pair = accept_pair
-        self._lengths = None
-        self._mask: np.ndarray | None = None
-        self._mask_done = accept_pair is None
+        self.bases = np.array([leaf.base for leaf in self.leaves], dtype=np.int64)
+        self.total = sum(leaf.count for leaf in self.leaves)
+        self._lengths: np.ndarray | None = None
+        self._alive: np.ndarray | None = None
+        self._all_alive = False
         self._df_cache: dict[str, int] = {}
 
-    def pair_mask(self) -> np.ndarray | None:
-        """Boolean mask over document keys of the accepted language pairs, or
-        None when every document is accepted (the usual one-pair TM)."""
-        if self._mask_done:
-            return self._mask
-        wanted: list[tuple[Leaf, list[str]]] = []
-        every = True
-        for leaf in self.leaves:
-            terms = leaf.terms("lp")
-            ok = [t for t in terms if self.accept_pair(t)]
-            every = every and len(ok) == len(terms)
-            wanted.append((leaf, ok))
-        if not every:
-            mask = np.zeros(self.total, dtype=bool)
-            for leaf, ok in wanted:
-                for t in ok:
-                    ids = np.frombuffer(leaf.postings("lp", t), dtype=np.uint32)
-                    mask[ids.astype(np.int64) + leaf.base] = True
-            self._mask = mask
-        self._mask_done = True
-        return self._mask
-
-    def accepts(self, leaf: Leaf, local: int) -> bool:
-        """True when document ``local`` of ``leaf`` is of an accepted pair."""
-        mask = self.pair_mask()
-        return mask is None or bool(mask[leaf.base + local])
-
-    def _all_lengths(self) -> np.ndarray:
+    # ------------------------------------------------------------ per-stage arrays
+    def lengths(self) -> np.ndarray:
+        """Core-token count of every document (float32, by key)."""
         if self._lengths is None:
-            parts = [np.frombuffer(leaf.lengths, dtype=np.uint8) if len(leaf.lengths)
-                     else np.zeros(0, np.uint8) for leaf in self.leaves]
-            self._lengths = (np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+            parts = [leaf.lengths() for leaf in self.leaves]
+            self._lengths = (np.concatenate(parts) if parts else np.zeros(0, np.uint16)
                              ).astype(np.float32)
         return self._lengths
+
+    def alive(self) -> np.ndarray | None:
+        """Boolean mask of the documents a search may return (not deleted, not
+        stale, of an accepted language pair); None when all are."""
+        if self._alive is not None or self._all_alive:
+            return self._alive
+        mask = np.ones(self.total, dtype=bool)
+        pairs_ok = True
+        for leaf in self.leaves:
+            seg = mask[leaf.base:leaf.base + leaf.count]
+            if leaf.deleted:
+                seg[np.fromiter(leaf.deleted, dtype=np.int64, count=len(leaf.deleted))] = False
+            if not leaf.overlay and self.dead:
+                seg[leaf.local_of(list(self.dead))] = False
+            if self.accept_pair is not None:
+                terms = leaf.terms("lp")
+                bad = [t for t in terms if not self.accept_pair(t)]
+                if bad:
+                    pairs_ok = False
+                    for t in bad:
+                        seg[leaf.postings("lp", t)] = False
+        if pairs_ok and mask.all():
+            self._all_alive = True
+            return None
+        self._alive = mask
+        return mask
+
+    def accepts(self, leaf: Leaf, local: int) -> bool:
+        """True when document ``local`` of ``leaf`` may be returned."""
+        mask = self.alive()
+        return mask is None or bool(mask[leaf.base + local])
 
     def doc_frequency(self, term: str) -> int:
         df = self._df_cache.get(term)
@@ -181,128 +219,89 @@ class CandidateStage:
             self._df_cache[term] = df
         return df
 
-    def retrieve(self, core: Sequence[str], limit: int = 100, budget: int = 60_000,
-                 min_terms: int = 1) -> Retrieval:
-        """Up to ``limit`` candidates for a query given as its core tokens.
+    # ------------------------------------------------------------ lookups by key
+    def _split(self, keys: np.ndarray):
+        """(leaf, positions in ``keys``, local docs) for each leaf the keys touch."""
+        which = np.searchsorted(self.bases, keys, side="right") - 1
+        for li in np.unique(which).tolist():
+            pos = np.flatnonzero(which == li)
+            leaf = self.leaves[li]
+            yield leaf, pos, keys[pos] - leaf.base
+
+    def encodings(self, keys: np.ndarray, column: str = "e") -> list[str]:
+        """Stored encodings (see :meth:`Leaf.encodings`) of the documents ``keys``."""
+        if len(self.leaves) == 1 or (len(keys) and keys.max() < self.leaves[0].count):
+            return self.leaves[0].encodings(keys - self.leaves[0].base, column)
+        out: list[str] = [""] * len(keys)
+        for leaf, pos, local in self._split(keys):
+            for p, e in zip(pos.tolist(), leaf.encodings(local, column)):
+                out[p] = e
+        return out
+
+    def uids(self, keys: np.ndarray) -> list[int]:
+        """Unit ids of the documents ``keys``."""
+        out = [0] * len(keys)
+        for leaf, pos, local in self._split(keys):
+            u = leaf.uids
+            for p, d in zip(pos.tolist(), local.tolist()):
+                out[p] = u[d]
+        return out
+
+    # ------------------------------------------------------------ retrieval
+    def retrieve(self, core: Sequence[str], limit: int = 4000, budget: int = 4_000_000,
+                 min_bound: float = 0.0) -> Retrieval:
+        """Up to ``limit`` candidates for a query given as its core tokens,
+        best bound first, leaving out bounds below ``min_bound``.
 
         Postings are read rarest term first while the total stays within
-        ``budget`` (at least ``min_terms`` terms are always read).
+        ``budget`` (the rarest term is always read); the rest count as unread.
         """
         qlen = len(core)
-        counts = Counter(t for t in core if t != TAG)
-        if qlen == 0 or not counts or self.total == 0:
-            return Retrieval([], 1.0 if qlen else 0.0, 0.0, 0, not counts)
-        terms = sorted(counts, key=lambda t: (self.doc_frequency(t), t))
-        unread = float(qlen)
+        terms = occurrence_terms(core)
+        if qlen == 0 or not terms or self.total == 0:
+            return _empty(1.0 if qlen and self.total else 0.0, complete=not terms)
+        unread = sum(1 for t in core if t == TAG)
+        dfs = {t: self.doc_frequency(t) for t in terms}
+        terms.sort(key=lambda t: (dfs[t], t))
+        acc = np.zeros(self.total, dtype=np.uint16)
         read = 0
-        keys: list[np.ndarray] = []
-        weights: list[np.ndarray] = []
-        n_read_terms = 0
-        for t in terms:
-            df = self.doc_frequency(t)
+        complete = True
+        for i, t in enumerate(terms):
+            df = dfs[t]
             if df == 0:
-                unread -= counts[t]  # no document has it: it can be shared by none
-                n_read_terms += 1
-                continue
-            if read + df > budget and n_read_terms >= min_terms:
+                continue  # no document has it: shared by none
+            if read + df > budget and i > 0:
+                unread += len(terms) - i - sum(1 for u in terms[i:] if dfs[u] == 0)
+                complete = False
                 break
-            c = counts[t]
             for leaf in self.leaves:
                 ids = leaf.postings(self.field, t)
                 if len(ids):
-                    a = np.frombuffer(ids, dtype=np.uint32).astype(np.int64)
                     if leaf.base:
-                        a += leaf.base
-                    keys.append(a)
-                    weights.append(np.full(len(a), c, dtype=np.float32))
+                        acc[ids + leaf.base] += 1
+                    else:
+                        acc[ids] += 1
             read += df
-            unread -= c
-            n_read_terms += 1
-        complete = n_read_terms == len(terms)
-        # expected shared mass of the unread terms for an average document
-        expect = sum(counts[t] * min(1.0, self.doc_frequency(t) / self.total)
-                     for t in terms[n_read_terms:])
-        bound_unseen = unread / qlen
-        if not keys:
-            return Retrieval([], bound_unseen, 0.0, read, complete)
-        k = np.concatenate(keys)
-        w = np.concatenate(weights)
-        if len(k) * 8 > self.total:  # dense: count over the whole key space
-            acc = np.bincount(k, weights=w, minlength=self.total)
-            docs = np.flatnonzero(acc)
-            shared = acc[docs].astype(np.float32)
-        else:
-            docs, inv = np.unique(k, return_inverse=True)
-            shared = np.bincount(inv, weights=w).astype(np.float32)
-        mask = self.pair_mask()
-        if mask is not None:  # other language pairs are no candidates
-            keep = mask[docs]
-            docs, shared = docs[keep], shared[keep]
-            if not len(docs):
-                return Retrieval([], bound_unseen, 0.0, read, complete)
-        lengths = self._all_lengths()[docs]
-        denom = np.maximum(lengths, np.float32(qlen))
-        bound = np.minimum(shared + np.float32(unread), np.minimum(lengths, np.float32(qlen))) / denom
-        # rank by the expected score, best first (the bound proves, it does not rank well)
-        est = np.minimum(shared + np.float32(expect), np.minimum(lengths, np.float32(qlen))) / denom
-        m = len(docs)
-        take = min(m, 2 * limit + 64)
-        if take < m:  # partial selection: sorting every seen document costs too much
-            part = np.argpartition(-est, take - 1)[:take]
-        else:
-            part = np.arange(m)
-        order = part[np.lexsort((-shared[part], -est[part]))]
-        out: list[int] = []
-        chosen = np.zeros(m, dtype=bool)
-        leaves = self.leaves
-        bases = [leaf.base for leaf in leaves]
-        for pos in order:
-            if len(out) >= limit:
-                break
-            key = int(docs[pos])
-            leaf = leaves[_leaf_of(bases, key)]
-            local = key - leaf.base
-            chosen[pos] = True  # deleted documents are "chosen" too: they need no bound
-            if local in leaf.deleted:
-                continue
-            uid = leaf.uids[local]
-            if not leaf.overlay and uid in self.dead:
-                continue
-            out.append(uid)
-        if len(out) < limit and take < m:  # many deletions: fall back to a full sort
-            return self._retrieve_sorted(docs, bound, est, shared, limit, bound_unseen, read,
-                                         complete)
-        left = bound[~chosen]
-        rest = float(left.max()) if len(left) else 0.0
-        return Retrieval(out, bound_unseen, rest, read, complete)
-
-    def _retrieve_sorted(self, docs, bound, est, shared, limit, bound_unseen, read, complete):
-        order = np.lexsort((-shared, -est))
-        out: list[int] = []
-        rest = 0.0
-        bases = [leaf.base for leaf in self.leaves]
-        for pos in order:
-            key = int(docs[pos])
-            leaf = self.leaves[_leaf_of(bases, key)]
-            local = key - leaf.base
-            if local in leaf.deleted:
-                continue
-            uid = leaf.uids[local]
-            if not leaf.overlay and uid in self.dead:
-                continue
-            if len(out) >= limit:
-                rest = max(rest, float(bound[pos]))
-                continue
-            out.append(uid)
-        return Retrieval(out, bound_unseen, rest, read, complete)
-
-
-def _leaf_of(bases: list[int], key: int) -> int:
-    lo, hi = 0, len(bases) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if bases[mid] <= key:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+        lengths = self.lengths()
+        q = np.float32(qlen)
+        rest_unseen = min(float(unread), float(qlen)) / qlen
+        docs = np.flatnonzero(acc)
+        mask = self.alive()
+        if mask is not None and len(docs):
+            docs = docs[mask[docs]]
+        if not len(docs):
+            return _empty(rest_unseen, read, complete)
+        ln = lengths[docs]
+        bounds = (np.minimum(acc[docs].astype(np.float32) + np.float32(unread),
+                             np.minimum(ln, q)) / np.maximum(ln, q))
+        if min_bound > 0.0:
+            keep = bounds >= np.float32(min_bound) - np.float32(1e-6)
+            docs, bounds = docs[keep], bounds[keep]
+        rest = rest_unseen
+        if len(docs) > limit:
+            part = np.argpartition(-bounds, limit - 1)
+            rest = max(rest, float(bounds[part[limit:]].max()))
+            part = part[:limit]
+            docs, bounds = docs[part], bounds[part]
+        order = np.argsort(-bounds, kind="stable")
+        return Retrieval(docs[order].astype(np.int64), bounds[order], rest, read, complete)

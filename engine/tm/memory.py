@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator
 
+import numpy as np
+
 from engine.errors import TMError
 from engine.formats.base import TMUnit
 from engine.inline import TaggedText
@@ -26,14 +28,18 @@ from engine.langs import normalize_lang, same_language
 from engine.tm import store
 from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
-from engine.tm.scoring import Encoded, char_score, edit_ops, score_encoded
+from engine.tm.rerank import Verified, verify
+from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_encoded
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
 from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
 
-#: Search rounds: (postings budget, candidates re-ranked).  The second round
-#: runs only when the first cannot prove its top k exact.
-ROUNDS = ((20_000, 100), (150_000, 1000))
+#: Most candidates scored per search (in batches; fewer when the top k is proven
+#: exact sooner), postings read per search, and candidates the coverage
+#: selection (Algorithm 1) chooses from.
+VERIFY_LIMIT = 4000
+POSTINGS_BUDGET = 4_000_000
+COVERAGE_POOL = 100
 _MAX_ERRORS = 1000
 _COLS = ("id, source, source_tags, target, target_tags, src_lang, tgt_lang, origin, created, "
          "changed, creator, changer, usage_count, last_used, meta")
@@ -95,6 +101,8 @@ class TranslationMemory:
         self.index = SourceIndex(self.folder)
         self._overlay = MemoryLeaf()
         self._dead: set[int] = set()
+        #: what the last search did (candidates, verified, postings, exact)
+        self.last_search: dict = {}
         self._index_seq = 0
         self._seen_seq = 0
         self._index_id = ""
@@ -160,7 +168,8 @@ class TranslationMemory:
         seq = row[0] or 0
         index_id = new_index_id()
         cur = self.conn.cursor()
-        docs = cur.execute("SELECT id, source, target, src_lang, tgt_lang FROM units ORDER BY id")
+        docs = cur.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
+                           "FROM units ORDER BY id")
         self.index.rebuild(docs, index_id, seq)
         self._begin()
         store.set_meta(self.conn, "index_id", index_id)
@@ -205,19 +214,21 @@ class TranslationMemory:
             self._dead.add(uid)
             self._overlay.remove(uid)
             if uid in texts:
-                s, t, sl, tl = texts[uid]
-                self._overlay.add(uid, s, t, len(analyse(s).core), pair_term(sl, tl))
+                s, t, sl, tl, enc, senc, penc = texts[uid]
+                self._overlay.add(uid, s, t, (enc, senc, penc), analyse(s).core,
+                                  pair_term(sl, tl))
         self._seen_seq = rows[-1][0]
         self._stages = {}
 
-    def _texts(self, uids: list[int]) -> dict[int, tuple[str, str, str, str]]:
-        """uid -> (source, target, src_lang, tgt_lang) of the units that exist."""
+    def _texts(self, uids: list[int]) -> dict[int, tuple]:
+        """uid -> (source, target, src_lang, tgt_lang, enc, senc, penc) of the
+        units that exist."""
         texts = {}
         for chunk in _chunks(uids, 500):
-            q = ("SELECT id, source, target, src_lang, tgt_lang FROM units WHERE id IN (%s)"
-                 % ",".join("?" * len(chunk)))
-            for uid, s, t, sl, tl in self.conn.execute(q, chunk):
-                texts[uid] = (s, t, sl or "", tl or "")
+            q = ("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc FROM units "
+                 "WHERE id IN (%s)" % ",".join("?" * len(chunk)))
+            for uid, s, t, sl, tl, enc, senc, penc in self.conn.execute(q, chunk):
+                texts[uid] = (s, t, sl or "", tl or "", enc, senc or "", penc or "")
         return texts
 
     def flush(self) -> bool:
@@ -234,7 +245,7 @@ class TranslationMemory:
             self.rebuild_index()
             return True
         texts = self._texts(uids)
-        changes = [(uid, *texts.get(uid, (None, None, None, None))) for uid in uids]
+        changes = [(uid, *texts.get(uid, (None,) * 7)) for uid in uids]
         try:
             self.index.apply(changes, self._index_id, last)
         except Exception as e:  # lock held elsewhere: keep serving from the overlay
@@ -501,33 +512,50 @@ class TranslationMemory:
         enc = self.vocab.encode_known
         qe = Encoded(enc(qa.core), enc(qa.surface), enc(qa.punct))
         stage = self._stage("src", self.search_pair(src_lang, tgt_lang))
-        scores: dict[int, float] = {}
-        ranked: list[tuple[float, int]] = []
-        for budget, limit in ROUNDS:
-            r = stage.retrieve(qa.core, limit=limit, budget=budget)
-            self._score(qe, r.uids, scores)
-            ranked = sorted(((s, u) for u, s in scores.items()), key=lambda x: (-x[0], x[1]))
-            kth = ranked[k - 1][0] if len(ranked) >= k else 0.0
-            if r.proves(kth) or (r.complete and len(r.uids) < limit):
-                break
-        ranked = [(s, u) for s, u in ranked if s >= min_score and s > 0.0]
+        r = stage.retrieve(qa.core, limit=VERIFY_LIMIT, budget=POSTINGS_BUDGET,
+                           min_bound=min_score)
+        v = verify(stage, r, qe.core, k, VERIFY_LIMIT)
+        self.last_search = {"candidates": len(r.keys), "verified": len(v.keys),
+                            "postings": r.postings, "exact": v.exact}
+        need = max(k, COVERAGE_POOL) if coverage else k
+        ranked = self._full_scores(qe, stage, v, need, min_score)
         if not coverage:
             ranked = ranked[:k]
         entries = self._entries([u for _, u in ranked])
+        qt = core_tokens(text)
         matches = [Match(entries[u], s, char_score(text, entries[u].source.text),
-                         edit_ops(text, entries[u].source.text))
+                         edit_ops(qt, entries[u].source.text))
                    for s, u in ranked if u in entries]
         if coverage:
             return coverage_select(qa.core, matches, lambda m: analyse(m.source.text).core)
         return matches
 
-    def _score(self, qe: Encoded, uids: list[int], scores: dict[int, float]) -> None:
-        """Token scores of the units ``uids`` from their stored encodings."""
-        new = [u for u in uids if u not in scores]
-        for chunk in _chunks(new, 900):
-            q = "SELECT id, enc, senc, penc FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
-            for uid, e, se, pe in self.conn.execute(q, chunk):
-                scores[uid] = score_encoded(qe, Encoded(e, se, pe))
+    def _full_scores(self, qe: Encoded, stage: CandidateStage, v: Verified, need: int,
+                     min_score: float) -> list[tuple[float, int]]:
+        """(score, uid) of the ``need`` best verified candidates by the full
+        token score (with penalties), best first.  The full score never
+        exceeds the core score, so candidates are taken in core order until
+        the next core score is no better than the ``need``-th full score."""
+        ok = (v.core > 0.0) & (v.core >= np.float32(min_score) - np.float32(1e-6))
+        keys, core = v.keys[ok], v.core[ok]
+        scored: list[tuple[float, int]] = []   # (full score, position in keys)
+        pos, step = 0, max(2 * need, 16)
+        while pos < len(keys):
+            chunk = keys[pos:pos + step]
+            encs = stage.encodings(chunk, "e")
+            extras = stage.encodings(chunk, "x")
+            for i, (e, x) in enumerate(zip(encs, extras)):
+                se, _, pe = x.partition("\x01")
+                scored.append((score_encoded(qe, Encoded(e, se, pe)), pos + i))
+            pos += len(chunk)
+            step *= 2
+            if pos < len(keys) and len(scored) >= need:
+                kth = sorted(s for s, _ in scored)[-need]
+                if float(core[pos]) <= kth + 1e-6:  # no one left can beat the need-th
+                    break
+        uids = stage.uids(keys[[i for _, i in scored]]) if scored else []
+        return sorted(((s, u) for (s, _), u in zip(scored, uids) if s > 0.0 and s >= min_score),
+                      key=lambda x: (-x[0], x[1]))
 
     # ------------------------------------------------------------ concordance
     def concordance(self, phrase: str, side: str = "source", limit: int = 50,
@@ -550,11 +578,11 @@ class TranslationMemory:
             return []
         uids: list[int] = []
         for leaf in stage.leaves:
-            docs = set(leaf.postings(stage.field, terms[0]))
+            docs = set(leaf.postings(stage.field, terms[0]).tolist())
             for t in terms[1:3]:
                 if not docs:
                     break
-                docs &= set(leaf.postings(stage.field, t))
+                docs &= set(leaf.postings(stage.field, t).tolist())
             for d in sorted(docs):
                 if d in leaf.deleted or not stage.accepts(leaf, d):
                     continue

@@ -159,14 +159,20 @@ def _span(toks: list[Token], i: int, j: int) -> tuple[int, int]:
 _OPS = {"equal": "equal", "replace": "replace", "insert": "insert", "delete": "delete"}
 
 
-def edit_ops(query: str, match: str) -> list[EditOp]:
+def core_tokens(text: str) -> list[Token]:
+    """The core tokens of ``text`` with their spans (for :func:`edit_ops`)."""
+    return [t for t in tokenize(text) if t.kind != "punct"]
+
+
+def edit_ops(query: str | list[Token], match: str) -> list[EditOp]:
     """Token-level edit operations turning ``query`` into ``match`` (core tokens).
 
     Lower-cased comparison, tags generic; ``equal`` runs are what the memory
-    covers of the query.
+    covers of the query.  ``query`` may be given as its :func:`core_tokens`
+    (a search computes them once for all its matches).
     """
-    qt = [t for t in tokenize(query) if t.core]
-    mt = [t for t in tokenize(match) if t.core]
+    qt = core_tokens(query) if isinstance(query, str) else query
+    mt = core_tokens(match)
     v = Vocab()
     qs = v.encode(t.norm for t in qt)
     ms = v.encode(t.norm for t in mt)

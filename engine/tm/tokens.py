@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 #: Normal form of every inline tag / placeholder (never a word: has a space).
 TAG = "\x00tag"
@@ -31,10 +32,10 @@ _TOKEN_RE = re.compile(
 _KIND = {"tag": 1, "cjk": 2, "word": 0, "punct": 3}
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     """One token of a segment: ``text`` as written, ``norm`` as compared,
-    ``start``/``end`` its character span in the segment text."""
+    ``start``/``end`` its character span in the segment text.  (A named
+    tuple: long segments make thousands of them per search.)"""
 
     text: str
     norm: str
@@ -108,6 +109,26 @@ def index_terms(text: str) -> list[str]:
         if kind == "word" or kind == "cjk":
             seen[m.group().lower()] = None
     return list(seen)
+
+
+#: Separates a token from its occurrence number in an occurrence term.
+OCC_SEP = "\x01"
+
+
+def occurrence_terms(core) -> list[str]:
+    """Source index terms of core tokens ``core``: the k-th occurrence of a
+    token ``t`` is the term ``t`` for k = 1 and ``t\x01k`` after that, so that
+    counting shared terms counts the shared tokens *with* repeats (the
+    multiset overlap that bounds the fuzzy score).  Tags are left out."""
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for t in core:
+        if t == TAG:
+            continue
+        k = seen.get(t, 0) + 1
+        seen[t] = k
+        out.append(t if k == 1 else f"{t}{OCC_SEP}{k}")
+    return out
 
 
 def core_length(text: str) -> int:

@@ -12,14 +12,25 @@ journal from there is idempotent (delete by unit id, then add).
 
 Schema, built for the candidate stage (:mod:`engine.tm.candidates`):
 
-* ``src`` / ``tgt``: distinct core terms of source / target
-  (:func:`engine.tm.tokens.index_terms`), *existence* postings only -- no
+* ``src``: occurrence terms of the source's core tokens
+  (:func:`engine.tm.tokens.occurrence_terms`: a repeated token is counted
+  again), ``tgt``: distinct core terms of the target
+  (:func:`engine.tm.tokens.index_terms`); *existence* postings only -- no
   frequencies, positions or field lengths: the re-rank does the scoring.
 * ``uid``: the unit id as a term (for deletes) and ``uidc`` as a column
-  (docnum -> unit id), ``n``: the source's core-token count as a byte column
+  (docnum -> unit id), ``n``: the source's core-token count as a column
   (for the length bound of the candidate stage).
 * ``lp``: the unit's language pair as one term, ``src|tgt`` (normalised
   codes; see :func:`pair_term`), so a search keeps only its own pair.
+* ``e``: the source's core tokens as stored in SQLite (``units.enc``, one
+  character per token), UTF-8, as a column: the re-rank computes the fuzzy
+  score of thousands of candidates straight from the (memory-mapped) index;
+  ``x``: its surface tokens and punctuation (``senc`` U+0001 ``penc``), for
+  the case and punctuation penalties of the best ones.
+
+Decoded posting lists are kept in a bounded in-memory cache
+(:class:`PostingCache`) keyed by segment, so the frequent terms of a large
+TM are decoded once per process, not once per query.
 
 Note: Whoosh keeps its own table of contents and posting blocks in pickle
 format; the index is a cache Verso writes itself and rebuilds from SQLite.
@@ -32,18 +43,24 @@ import os
 import shutil
 import uuid
 from array import array
+from collections import OrderedDict
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
+import numpy as np
 from whoosh import columns, fields, formats, index
 from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher
 
 from engine.errors import TMError
 from engine.fsutil import atomic_write
-from engine.tm.tokens import core_length, index_terms
+from engine.tm.tokens import analyse, index_terms, occurrence_terms
 
-FORMAT = 2  # 2: language-pair field ``lp``
+#: 2: language-pair field ``lp``; 4: occurrence terms in ``src``, columns ``e``, ``x``
+#: and ``n`` (uint16)
+FORMAT = 4
+#: Separates the surface and punctuation encodings in column ``x``.
+EXTRA_SEP = "\x01"
 #: Postings per block: large blocks make reading a long posting list cheap.
 BLOCK_LIMIT = 1024
 
@@ -74,14 +91,28 @@ class TermsField(fields.FieldType):
         return False
 
 
+class SourceTermsField(TermsField):
+    """Like :class:`TermsField`, with occurrence terms
+    (:func:`engine.tm.tokens.occurrence_terms`) of the core tokens."""
+
+    def index(self, value, **kwargs):
+        for t in occurrence_terms(analyse(value).core):
+            yield t.encode("utf-8"), 1, 1.0, b""
+
+    def process_text(self, qstring, mode="", **kwargs):
+        return iter(occurrence_terms(analyse(qstring).core))
+
+
 def make_schema() -> fields.Schema:
     return fields.Schema(
-        src=TermsField(),
+        src=SourceTermsField(),
         tgt=TermsField(),
         uid=fields.ID(unique=True),
         uidc=fields.COLUMN(columns.NumericColumn("I")),
-        n=fields.COLUMN(columns.NumericColumn("B")),
+        n=fields.COLUMN(columns.NumericColumn("H")),
         lp=fields.ID(),
+        e=fields.COLUMN(columns.VarBytesColumn()),
+        x=fields.COLUMN(columns.VarBytesColumn()),
     )
 
 
@@ -96,40 +127,166 @@ def split_pair_term(term: str) -> tuple[str, str]:
 
 
 def doc_fields(uid: int, source: str, target: str, src_lang: str = "",
-               tgt_lang: str = "") -> dict:
+               tgt_lang: str = "", enc: str = "", senc: str = "", penc: str = "") -> dict:
+    """Whoosh fields of one unit (``enc`` / ``senc`` / ``penc``: its stored
+    core, surface and punctuation encodings)."""
     return {"src": source, "tgt": target, "uid": str(uid), "uidc": uid,
-            "n": min(255, core_length(source)), "lp": pair_term(src_lang, tgt_lang)}
+            "n": min(65535, len(enc)), "lp": pair_term(src_lang, tgt_lang),
+            "e": enc.encode("utf-8"), "x": f"{senc}{EXTRA_SEP}{penc}".encode("utf-8")}
+
+
+class PostingCache:
+    """Decoded posting lists (int32 numpy arrays) by (segment, field, term),
+    least recently used first out once ``max_postings`` are held; lists
+    shorter than ``min_len`` are not kept (they decode fast)."""
+
+    def __init__(self, max_postings: int = 16_000_000, min_len: int = 32):
+        self.max_postings = max_postings
+        self.min_len = min_len
+        self.size = 0
+        self._lists: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._df: dict[tuple, int] = {}
+
+    def get(self, key: tuple) -> np.ndarray | None:
+        a = self._lists.get(key)
+        if a is not None:
+            self._lists.move_to_end(key)
+        return a
+
+    def put(self, key: tuple, ids: np.ndarray) -> None:
+        if len(ids) < self.min_len or len(ids) > self.max_postings // 4:
+            return
+        self._lists[key] = ids
+        self.size += len(ids)
+        while self.size > self.max_postings and self._lists:
+            _, old = self._lists.popitem(last=False)
+            self.size -= len(old)
+
+    def df(self, key: tuple, compute) -> int:
+        v = self._df.get(key)
+        if v is None:
+            if len(self._df) > 500_000:
+                self._df.clear()
+            v = self._df[key] = compute()
+        return v
+
+    def keep_segments(self, segids: set) -> None:
+        """Drop the entries of segments no longer in the index."""
+        for key in [k for k in self._lists if k[0] not in segids]:
+            self.size -= len(self._lists.pop(key))
+        for key in [k for k in self._df if k[0] not in segids]:
+            del self._df[key]
 
 
 class LeafView:
     """One Whoosh segment, with its columns loaded as arrays for the search."""
 
-    __slots__ = ("reader", "base", "uids", "lengths", "deleted", "count")
     overlay = False
 
-    def __init__(self, reader, base: int):
+    def __init__(self, reader, base: int, cache: PostingCache | None = None):
         self.reader = reader
         self.base = base
         self.count = reader.doc_count_all()
+        self.segid = _segment_id(reader)
+        self.cache = cache if cache is not None else PostingCache()
         self.uids = _load_column(reader, "uidc", "I", self.count)
-        self.lengths = _load_column(reader, "n", "B", self.count)
+        self._lengths = np.frombuffer(_load_column(reader, "n", "H", self.count),
+                                      dtype=np.uint16) if self.count else np.zeros(0, np.uint16)
         self.deleted = frozenset(reader.deleted_docs()) if reader.has_deletions() else frozenset()
+        self._columns: dict[str, _BytesColumn] = {}
+        self._uid_order: tuple[np.ndarray, np.ndarray] | None = None
+
+    def lengths(self) -> np.ndarray:
+        return self._lengths
 
     def doc_frequency(self, field: str, term: str) -> int:
-        return self.reader.doc_frequency(field, term)
+        return self.cache.df((self.segid, field, term),
+                             lambda: self.reader.doc_frequency(field, term))
 
     def terms(self, field: str) -> list[str]:
         """Every term of ``field`` in this segment (used for the few ``lp`` terms)."""
         return [t.decode("utf-8") if isinstance(t, bytes) else t
                 for t in self.reader.lexicon(field)]
 
-    def postings(self, field: str, term: str) -> array:
-        """Doc numbers (within this segment) of ``term``; empty when absent."""
+    def postings(self, field: str, term: str) -> np.ndarray:
+        """Doc numbers (within this segment, int32) of ``term``; empty when absent."""
+        key = (self.segid, field, term)
+        ids = self.cache.get(key)
+        if ids is not None:
+            return ids
+        if self.doc_frequency(field, term) == 0:
+            return np.zeros(0, np.int32)
         try:
             m = self.reader.postings(field, term)
         except Exception:  # whoosh raises TermNotFound
-            return array("I")
-        return read_ids(m)
+            return np.zeros(0, np.int32)
+        ids = np.frombuffer(read_ids(m), dtype=np.uint32).astype(np.int32)
+        self.cache.put(key, ids)
+        return ids
+
+    def encodings(self, local: np.ndarray, column: str = "e") -> list[str]:
+        """Stored encodings of the local docs ``local``: core (column ``e``) or
+        surface and punctuation (``x``)."""
+        col = self._columns.get(column)
+        if col is None:
+            col = self._columns[column] = _BytesColumn(self.reader, column, self.count)
+        return col.texts(local)
+
+    def local_of(self, uids: Sequence[int]) -> np.ndarray:
+        """Local doc numbers holding the unit ids ``uids`` (those present)."""
+        if not len(uids) or not self.count:
+            return np.zeros(0, np.int64)
+        if self._uid_order is None:
+            u = np.frombuffer(self.uids, dtype=np.uint32)
+            order = np.argsort(u, kind="stable")
+            self._uid_order = (u[order], order)
+        su, order = self._uid_order
+        want = np.asarray(list(uids), dtype=np.int64)
+        lo = np.searchsorted(su, want, side="left")
+        hi = np.searchsorted(su, want, side="right")
+        out = [order[a:b] for a, b in zip(lo.tolist(), hi.tolist()) if b > a]
+        return np.concatenate(out).astype(np.int64) if out else np.zeros(0, np.int64)
+
+
+class _BytesColumn:
+    """A Whoosh variable-bytes column of UTF-8 texts read in place: the
+    segment's (memory-mapped) bytes as a numpy view plus offset/length arrays;
+    many values are gathered and decoded in one go."""
+
+    def __init__(self, reader, name: str, count: int):
+        self.count = count
+        cr = reader.column_reader(name, translate=False)
+        self._cr = cr
+        self._data = None
+        try:
+            buf = cr._dbfile._buf  # a memoryview over the mmapped segment file
+            self._offsets = np.asarray(cr._offsets, dtype=np.int64) + cr._basepos
+            self._lens = np.asarray(cr._lengths, dtype=np.int64)
+            self._data = np.frombuffer(buf, dtype=np.uint8)
+        except (AttributeError, TypeError, ValueError):  # pragma: no cover - another storage
+            self._data = None
+
+    def texts(self, local: np.ndarray) -> list[str]:
+        if not len(local):
+            return []
+        if self._data is None:  # pragma: no cover - another storage
+            cr = self._cr
+            return [cr[d].decode("utf-8") for d in local.tolist()]
+        offs = self._offsets[local]
+        seg = self._lens[local] + 1           # each value and a NUL after it
+        ends = np.cumsum(seg)
+        idx = np.arange(int(ends[-1]), dtype=np.int64) - np.repeat(ends - seg - offs, seg)
+        np.minimum(idx, len(self._data) - 1, out=idx)
+        out = self._data[idx]
+        out[ends - 1] = 0  # values never hold NUL: token characters start at U+0100
+        return out.tobytes().decode("utf-8").split("\x00")[:-1]
+
+
+def _segment_id(reader) -> str:
+    try:
+        return reader.segment().segment_id()
+    except Exception:  # pragma: no cover - not a segment reader
+        return str(id(reader))
 
 
 def read_ids(m) -> array:
@@ -170,6 +327,7 @@ class SourceIndex:
         self._ix = None
         self._reader = None
         self._leaves: list[LeafView] | None = None
+        self.cache = PostingCache()
 
     # ----------------------------------------------------------- state
     def state(self, check: bool = False) -> dict | None:
@@ -197,10 +355,10 @@ class SourceIndex:
             raise TMError(f"{self.dir}: search index unreadable ({e})") from None
         self._drop_reader()
 
-    def rebuild(self, docs: Iterable[tuple[int, str, str, str, str]], index_id: str, seq: int,
+    def rebuild(self, docs: Iterable[tuple], index_id: str, seq: int,
                 limitmb: int = 256) -> None:
         """Build a fresh index from ``docs`` (uid, source, target, src_lang,
-        tgt_lang) beside the old one, then swap it in."""
+        tgt_lang, enc, senc, penc) beside the old one, then swap it in."""
         self.close()
         new = self.dir.with_name("index.new")
         shutil.rmtree(new, ignore_errors=True)
@@ -208,8 +366,8 @@ class SourceIndex:
         ix = index.create_in(str(new), make_schema())
         w = ix.writer(limitmb=limitmb, codec=W3Codec(blocklimit=BLOCK_LIMIT))
         try:
-            for uid, s, t, sl, tl in docs:
-                w.add_document(**doc_fields(uid, s, t, sl, tl))
+            for doc in docs:
+                w.add_document(**doc_fields(*doc))
         except BaseException:
             w.cancel()
             shutil.rmtree(new, ignore_errors=True)
@@ -228,16 +386,16 @@ class SourceIndex:
 
     def apply(self, changes: list[tuple], index_id: str, seq: int) -> None:
         """Apply journal changes: for each (uid, source, target, src_lang,
-        tgt_lang) delete the unit's document and add it again unless
-        ``source`` is None."""
+        tgt_lang, enc, senc, penc) delete the unit's document and add it again
+        unless ``source`` is None."""
         if self._ix is None:
             self.open()
         w = self._ix.writer(codec=W3Codec(blocklimit=BLOCK_LIMIT), timeout=5.0)
         try:
-            for uid, s, t, sl, tl in changes:
+            for uid, s, *rest in changes:
                 w.delete_by_term("uid", str(uid))
                 if s is not None:
-                    w.add_document(**doc_fields(uid, s, t or "", sl or "", tl or ""))
+                    w.add_document(**doc_fields(uid, s, *(x or "" for x in rest)))
         except BaseException:
             w.cancel()
             raise
@@ -266,8 +424,9 @@ class SourceIndex:
             if self._ix is None:
                 self.open()
             self._reader = self._ix.reader()
-            self._leaves = [LeafView(r, base) for r, base in self._reader.leaf_readers()
-                            if r.doc_count_all() > 0]
+            self._leaves = [LeafView(r, base, self.cache)
+                            for r, base in self._reader.leaf_readers() if r.doc_count_all() > 0]
+            self.cache.keep_segments({leaf.segid for leaf in self._leaves})
         return self._leaves
 
     def doc_frequency(self, field: str, term: str) -> int:
