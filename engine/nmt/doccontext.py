@@ -138,8 +138,12 @@ class DocContext(ContextSource):
         self.__dict__["_emb"] = model.src_emb          # shared source embeddings (not a submodule)
         self.emb_drop = nn.Dropout(cfg.emb_dropout)
         self.drop = nn.Dropout(cfg.dropout)
-        self.sent_rnn = nn.GRU(E, Hs, batch_first=True, bias=False)
-        self.doc_rnn = nn.GRUCell(Hs, Hs, bias=False)
+        self.sent_rnn = nn.GRU(E, Hs, batch_first=True)
+        self.doc_rnn = nn.GRUCell(Hs, Hs)
+        for name, p in [*self.sent_rnn.named_parameters(), *self.doc_rnn.named_parameters()]:
+            if name.startswith("bias"):  # no bias terms (see the module docstring); kept as frozen
+                nn.init.zeros_(p)        # zeros so that int8 dynamic quantisation accepts the GRUs
+                p.requires_grad_(False)
         self.ctx_bias = nn.Parameter(torch.zeros(Hs))                     # b: "there is a context"
         if "init-enc" in self.strategies:
             self.enc_init = nn.Linear(Hs, 2 * H, bias=False)             # W_E (both directions)

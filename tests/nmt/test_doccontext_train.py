@@ -128,3 +128,12 @@ def test_train_refuses_marker_lines_that_differ_between_the_sides(doc_corpus, tm
     rc, _, err = run(["train", "--config", str(tmp_path / "c.json"), "--out", str(tmp_path / "m"), "--quiet"],
                      monkeypatch=monkeypatch, capsys=capsys)
     assert rc == 2 and "marker lines differ" in err and "line 1" in err
+
+
+def test_int8_quantised_document_model_translates_with_its_cache(doc_model):
+    from engine.nmt.translator import Translator
+
+    lines = ["red lion .", "big bat .", "old seal .", "big bat ."]
+    tr = Translator.load(doc_model, quantize=True)
+    res = tr.translate_document(lines, ["a"] * 4, beam=2)
+    assert len(res) == 4 and tr._doc_cache.computed == 3  # "big bat ." summarised once
