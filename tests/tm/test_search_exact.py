@@ -1,0 +1,82 @@
+"""Search returns the true top k: the same scores as an exhaustive scan of the
+TM with the same score, through index commits, the overlay, deletions and
+updates (the candidate stage must never lose a better match)."""
+import random
+
+import pytest
+
+from engine.tm import TranslationMemory, token_score
+from engine.tm import memory as tm_memory
+
+WORDS = ("the file was saved to disk and then the window closed before we could open "
+         "another copy of the document while printing page number one two three four "
+         "Layer layers selected items").split()
+
+
+def _sentence(rng: random.Random) -> str:
+    n = rng.randint(1, 24)
+    # Zipf-like: function words come back often, so repeats and long shared lists abound
+    words = [WORDS[min(int(rng.paretovariate(0.8)) - 1, len(WORDS) - 1)] for _ in range(n)]
+    if rng.random() < 0.3:
+        words[0] = words[0].capitalize()
+    return " ".join(words) + rng.choice(["", ".", "?", " !", ","])
+
+
+def _exhaustive(tm: TranslationMemory, query: str, k: int) -> list[float]:
+    scores = sorted((token_score(query, e.source.text) for e in tm.entries()), reverse=True)
+    return [s for s in scores if s > 0][:k]
+
+
+@pytest.fixture
+def grown_tm(tmp_path, monkeypatch):
+    """A TM with an index of several segments, pending overlay units,
+    deletions and updates, and the units it holds."""
+    monkeypatch.setattr(TranslationMemory, "FLUSH_AT", 150)
+    rng = random.Random(7)
+    tm = TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de")
+    tm.add_many((_sentence(rng), f"t{i}") for i in range(1200))
+    tm.flush()
+    uids = []
+    for i in range(220):  # one at a time: index commits every 150, the rest in the overlay
+        uids.append(tm.add(_sentence(rng), f"single {i}"))
+    for uid in rng.sample(uids, 40):
+        tm.delete(uid)
+    for uid in rng.sample([e.id for e in tm.entries()], 25):
+        tm.update(uid, source=_sentence(rng))
+    yield tm, rng
+    tm.close()
+
+
+def test_search_scores_equal_an_exhaustive_scan(grown_tm):
+    tm, rng = grown_tm
+    sources = [e.source.text for e in tm.entries()]
+    queries = [_sentence(rng) for _ in range(25)] + rng.sample(sources, 10)
+    queries += [" ".join(s.split()[::-1]) for s in rng.sample(sources, 5)]  # same words, other order
+    for q in queries:
+        got = [m.score for m in tm.search(q, k=5)]
+        assert got == pytest.approx(_exhaustive(tm, q, 5), abs=1e-9), q
+        assert tm.last_search["exact"]
+
+
+def test_a_small_verification_limit_still_returns_true_scores_best_first(grown_tm, monkeypatch):
+    tm, rng = grown_tm
+    monkeypatch.setattr(tm_memory, "VERIFY_LIMIT", 20)
+    for _ in range(10):
+        q = _sentence(rng)
+        ms = tm.search(q, k=5)
+        assert tm.last_search["verified"] <= 20
+        assert all(a.score >= b.score for a, b in zip(ms, ms[1:]))
+        for m in ms:  # each score is the real score of that pair
+            assert m.score == pytest.approx(token_score(q, m.source.text), abs=1e-9)
+
+
+def test_repeated_words_rank_by_how_many_are_shared(tmp_path):
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add_many([("the cat and the dog and the bird", "a"),
+                     ("the cat saw a dog near a bird", "b"),
+                     ("the the the the the the the the", "c")])
+        ms = tm.search("the cat and the dog and the fish", k=3)
+        assert [m.target.text for m in ms] == ["a", "b", "c"]
+        assert ms[0].score == pytest.approx(7 / 8)
+        assert ms[2].score == pytest.approx(token_score("the cat and the dog and the fish",
+                                                        "the the the the the the the the"))
