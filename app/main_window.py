@@ -410,7 +410,7 @@ class MainWindow(QMainWindow):
             return
         seg = self.model.segment(row)
         memories = found[:4]
-        self.nmt.suggest((self.model.document_id, row), seg.source.text, memories)
+        self.nmt.suggest((self.model.document_id, row), seg.source.text, memories, self._context(row))
         if row + 1 < self.model.rowCount():
             self._prefetch(row + 1)
 
@@ -421,10 +421,17 @@ class MainWindow(QMainWindow):
         src = self.model.segment(row).source
         if self.tm is not None and self.tm.infos:
             k = int(settings().value("tm/matches", 5))
+            ctx = self._context(row)
             self.tm.run(lambda c: self.tm.search_now(c, src, k),
-                        on_result=lambda found, src=src: self.nmt and self.nmt.prefetch(src.text, found[:4]))
+                        on_result=lambda found, src=src, ctx=ctx: self.nmt and self.nmt.prefetch(
+                            src.text, found[:4], ctx))
         else:
-            self.nmt.prefetch(src.text, [])
+            self.nmt.prefetch(src.text, [], self._context(row))
+
+    def _context(self, row: int, k: int = 8) -> list[str]:
+        """Sources of the ``k`` segments before ``row`` in this document, oldest first
+        (what a document-context model reads; other models ignore it)."""
+        return [self.model.segment(r).source.text for r in range(max(0, row - k), row)]
 
     def _on_suggestion(self, key, view) -> None:
         if self.model is None or key != (self.model.document_id, self._row):

@@ -103,15 +103,32 @@ def view_of(source: str, result, memories: Sequence | None = None, *, forced: bo
                           used_memory=len(memories or ()))
 
 
-def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = ""):
-    """Translate one sentence, giving the TM pairs to the translator when it reads memory."""
+def reads_memory(translator) -> bool:
+    """Whether the model has a translation-memory input (search-engine guided NMT)."""
+    from engine.nmt.memory import memory_source
+
+    return memory_source(translator.model) is not None
+
+
+def reads_context(translator) -> bool:
+    """Whether the model reads the previous sentences of the document (cross-sentence context)."""
+    from engine.nmt.doccontext import find_doc_context
+
+    return find_doc_context(translator.model) is not None
+
+
+def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = "",
+                    context: Sequence[str] | None = None):
+    """Translate one sentence, giving the model the TM pairs and the previous
+    sources of the document when it reads them (plain models get neither)."""
     kw: dict = {"beam": beam}
     if prefix:
         kw["prefixes"] = [prefix]
-    params = inspect.signature(translator.translate).parameters
-    if memories and "memories" in params:  # search-engine guided NMT (issue 5)
+    if memories and reads_memory(translator):  # search-engine guided NMT (issue 5)
         kw["memories"] = [[(getattr(m, "match", m).source.text, getattr(m, "match", m).target.text)
                            for m in memories]]
+    if context is not None and reads_context(translator):  # cross-sentence context (issue 7)
+        kw["context"] = [list(context)]
     return translator.translate([text], **kw)[0]
 
 
@@ -194,34 +211,37 @@ class NMTService(QObject):
         self.unavailable.emit(self.error)
 
     # -- requests ----------------------------------------------------------------
-    def _key(self, text: str, memories) -> str:
-        return text + "\x00" + "\x00".join(getattr(m, "match", m).target.text for m in (memories or ()))
+    def _key(self, text: str, memories, context=()) -> str:
+        return "\x00".join([text, *(getattr(m, "match", m).target.text for m in (memories or ())),
+                             "\x01", *(context or ())])
 
-    def suggest(self, key, text: str, memories: Sequence | None = None) -> None:
+    def suggest(self, key, text: str, memories: Sequence | None = None,
+                context: Sequence[str] | None = None) -> None:
+        """``context``: the sources of the previous segments of the document, oldest first."""
         if self.error and self.translator is None:
             return
-        hit = self.cache.get(self._key(text, memories))
+        hit = self.cache.get(self._key(text, memories, context))
         if hit is not None:
             self._latest.invalidate()
             QTimer.singleShot(0, lambda: self.ready.emit(key, hit))
             return
-        self._latest.request(key, self._translate, text, list(memories or ()))
+        self._latest.request(key, self._translate, text, list(memories or ()), list(context or ()))
 
-    def prefetch(self, text: str, memories: Sequence | None = None) -> None:
+    def prefetch(self, text: str, memories: Sequence | None = None, context: Sequence[str] | None = None) -> None:
         """Translate ``text`` ahead (kept in the cache; never cancels the current request)."""
-        if self.error or not text.strip() or self._key(text, memories) in self.cache:
+        if self.error or not text.strip() or self._key(text, memories, context) in self.cache:
             return
-        w = Worker(self._translate, text, list(memories or ()))
+        w = Worker(self._translate, text, list(memories or ()), list(context or ()))
         w.signals.result.connect(lambda view: self._store(view))
         start(w, self.pool)
 
-    def _translate(self, control, text: str, memories: list):
+    def _translate(self, control, text: str, memories: list, context: list | None = None):
         control.check()
         if self.translator is None:  # loading failed after the request was queued
             raise RuntimeError(self.error or "no model")
-        res = call_translator(self.translator, text, memories, beam=self.beam)
+        res = call_translator(self.translator, text, memories, beam=self.beam, context=context)
         view = view_of(text, res, memories)
-        view.extra["key"] = self._key(text, memories)
+        view.extra["key"] = self._key(text, memories, context)
         return view
 
     def _store(self, view: SuggestionView) -> None:

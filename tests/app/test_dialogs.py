@@ -11,7 +11,7 @@ from app.dialogs.import_tm import ImportTMDialog
 from engine.formats.tmfiles import read_tm_file
 from engine.tm import TranslationMemory
 
-from conftest import make_project
+from editor_helpers import make_project
 from test_editor import open_window, wait_matches
 
 TMX = """<?xml version="1.0" encoding="UTF-8"?>

@@ -10,7 +10,7 @@ import pytest
 from engine.errors import ConfigError
 from engine.finetune import FinetuneConfig, gather_pairs, split_pairs
 
-from conftest import make_project
+from editor_helpers import make_project
 
 
 def _csv(path: Path, corpus: dict[str, Path], n: int = 30) -> Path:

@@ -15,7 +15,7 @@ from app.tmservice import FoundMatch
 from engine.store import Project
 from engine.tm import TranslationMemory
 
-from conftest import make_project
+from editor_helpers import make_project
 from test_editor import wait_panel
 
 SENTENCES = ["The red dog sees a small cat.", "A big man has the blue car.", "The child likes the ball."]

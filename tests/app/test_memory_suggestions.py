@@ -1,0 +1,83 @@
+"""The editor with a real search-engine guided model (a toy SEG-NMT trained in this
+module): the words it copies from the project's TM are shaded by the engine's own
+copy weights, the tooltip names the TM entry, and a pair the translator adds to the
+TM changes the very next suggestion, without retraining."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.main_window import MainWindow
+from engine.store import Project
+from engine.tm import TranslationMemory
+
+from editor_helpers import make_project
+from test_editor import wait_panel
+
+QUERY = "The big dog sees a small tree."
+
+
+@pytest.fixture(scope="module")
+def seg_model(tmp_path_factory) -> Path:
+    import torch
+
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+    from nmt.test_memory import _term_corpus  # the toy corpus whose term only the TM tells
+
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("seg")
+    c = _term_corpus(root, 200)
+    cfg = ExperimentConfig.from_dict({
+        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(c["train_en"]), "train_tgt": str(c["train_de"]),
+                 "dev_src": str(c["dev_en"]), "dev_tgt": str(c["dev_de"]), "vocab_size": 200},
+        "model": {"emb_dim": 32, "hidden": 48, "dropout": 0.0, "emb_dropout": 0.0, "context_gate": "both",
+                  "memory": "shallow", "memory_metric_init": 10.0},
+        "train": {"batch_tokens": 400, "lr": 0.01, "max_epochs": 100, "max_steps": 300, "eval_every": 300,
+                  "log_every": 50, "label_smoothing": 0.0, "patience": 0, "memory_k_train": 1, "threads": 1}})
+    train(cfg, root / "m")
+    return root / "m"
+
+
+def _window(qtbot, folder: Path, model: Path) -> MainWindow:
+    from app.main_window import settings
+
+    with Project.open(folder) as p:
+        p.set_setting("model", str(model))
+    settings().setValue("nmt/threads", 1)
+    w = MainWindow(Project.open(folder))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_copied_words_are_shaded_by_the_engines_weights_and_follow_the_tm(qtbot, tmp_path, seg_model):
+    from engine.nmt.translator import Translator
+
+    folder = make_project(tmp_path / "p", [QUERY, "A red cat has the ball."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        uid = tm.add("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")
+    win = _window(qtbot, folder, seg_model)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
+    view = win.suggestion.current
+    assert "Bello" in view.words, "the suggestion takes the TM's term"
+    ref = view.memory[view.words.index("Bello")]
+    # The shading is the engine's own number for that word, and the tooltip names the TM entry.
+    engine = Translator.load(seg_model).translate(
+        [QUERY], memories=[[("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")]])[0]
+    assert ref is not None and ref.weight == pytest.approx(engine.memory[engine.words.index("Bello")]["weight"])
+    assert ref.entry_source.startswith("The big dog sees a small tree")
+    assert win.suggestion.copy_formats(), "copied words are shaded in the panel"
+    assert uid > 0
+    win.close()
+
+    # The translator replaces the term in the TM: the next suggestion follows, no retraining.
+    with TranslationMemory(folder / "tm") as tm:
+        tm.delete(uid)
+        tm.add("The big dog sees a small tree!", "Der groß Hund ein klein Baum sieht!")
+    win2 = _window(qtbot, folder, seg_model)
+    wait_panel(qtbot, win2, 0, "suggestion", timeout=90_000)
+    assert "Hund" in win2.suggestion.current.words and "Bello" not in win2.suggestion.current.words
+    win2.close()
