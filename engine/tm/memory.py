@@ -29,7 +29,7 @@ from engine.tm import store
 from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
 from engine.tm.rerank import Verified, verify
-from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_encoded
+from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_many
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
 from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
@@ -536,26 +536,26 @@ class TranslationMemory:
         token score (with penalties), best first.  The full score never
         exceeds the core score, so candidates are taken in core order until
         the next core score is no better than the ``need``-th full score."""
-        ok = (v.core > 0.0) & (v.core >= np.float32(min_score) - np.float32(1e-6))
-        keys, core = v.keys[ok], v.core[ok]
-        scored: list[tuple[float, int]] = []   # (full score, position in keys)
-        pos, step = 0, max(2 * need, 16)
-        while pos < len(keys):
-            chunk = keys[pos:pos + step]
-            encs = stage.encodings(chunk, "e")
-            extras = stage.encodings(chunk, "x")
-            for i, (e, x) in enumerate(zip(encs, extras)):
-                se, _, pe = x.partition("\x01")
-                scored.append((score_encoded(qe, Encoded(e, se, pe)), pos + i))
-            pos += len(chunk)
-            step *= 2
-            if pos < len(keys) and len(scored) >= need:
-                kth = sorted(s for s, _ in scored)[-need]
-                if float(core[pos]) <= kth + 1e-6:  # no one left can beat the need-th
-                    break
-        uids = stage.uids(keys[[i for _, i in scored]]) if scored else []
-        return sorted(((s, u) for (s, _), u in zip(scored, uids) if s > 0.0 and s >= min_score),
-                      key=lambda x: (-x[0], x[1]))
+        n = int(np.count_nonzero((v.core > 0.0)
+                                 & (v.core >= np.float32(min_score) - np.float32(1e-6))))
+        parts: list[np.ndarray] = []
+        pos, step = 0, max(4 * need, 64)
+        while pos < n:  # the core scores are sorted: the qualifying ones come first
+            end = min(n, pos + step)
+            extras = "\x01".join(stage.encodings(v.keys[pos:end], "x")).split("\x01")
+            parts.append(score_many(qe, v.encodings(pos, end), extras[0::2], extras[1::2]))
+            pos, step = end, step * 4
+            if pos < n:
+                done = np.concatenate(parts)
+                if len(done) >= need and float(v.core[pos]) <= \
+                        float(np.partition(done, len(done) - need)[len(done) - need]) + 1e-6:
+                    break  # no one left can beat the need-th full score
+        if not parts:
+            return []
+        full = np.concatenate(parts)
+        uids = stage.uids(v.keys[:len(full)])
+        return sorted(((float(sc), u) for sc, u in zip(full.tolist(), uids)
+                       if sc > 0.0 and sc >= min_score), key=lambda x: (-x[0], x[1]))
 
     # ------------------------------------------------------------ concordance
     def concordance(self, phrase: str, side: str = "source", limit: int = 50,

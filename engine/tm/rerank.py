@@ -24,11 +24,18 @@ FIRST_BATCH = 256
 @dataclass
 class Verified:
     """Scored candidates: document ``keys`` and their ``core`` scores, best
-    first; ``exact``: no other document can enter the top k."""
+    first; ``exact``: no other document can enter the top k.  ``encodings(i, j)``
+    gives the core encodings of the i-th to j-th (no second read)."""
 
     keys: np.ndarray
     core: np.ndarray
     exact: bool
+    _encs: list[str]
+    _order: np.ndarray
+
+    def encodings(self, i: int, j: int) -> list[str]:
+        e = self._encs
+        return [e[p] for p in self._order[i:j].tolist()]
 
 
 def core_scores(query_core: str, encodings: list[str]) -> np.ndarray:
@@ -44,12 +51,15 @@ def verify(stage: CandidateStage, r: Retrieval, query_core: str, k: int,
     """Score the candidates of ``r`` for a query encoded as ``query_core``."""
     keys_parts: list[np.ndarray] = []
     score_parts: list[np.ndarray] = []
+    encs: list[str] = []
     pos, batch, n = 0, FIRST_BATCH, min(len(r.keys), limit)
     exact = n == len(r.keys) and r.rest <= 0.0
     best = np.zeros(0, np.float32)  # the k best core scores so far
     while pos < n:
         sl = r.keys[pos:min(n, pos + batch)]
-        sc = core_scores(query_core, stage.encodings(sl))
+        got = stage.encodings(sl)
+        encs += got
+        sc = core_scores(query_core, got)
         keys_parts.append(sl)
         score_parts.append(sc)
         pos += len(sl)
@@ -61,8 +71,9 @@ def verify(stage: CandidateStage, r: Retrieval, query_core: str, k: int,
             break
         batch *= 2
     if not keys_parts:
-        return Verified(np.zeros(0, np.int64), np.zeros(0, np.float32), exact)
+        return Verified(np.zeros(0, np.int64), np.zeros(0, np.float32), exact, [],
+                        np.zeros(0, np.int64))
     keys = np.concatenate(keys_parts)
     core = np.concatenate(score_parts)
     order = np.lexsort((keys, -core))
-    return Verified(keys[order], core[order], exact)
+    return Verified(keys[order], core[order], exact, encs, order)

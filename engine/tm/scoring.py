@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from engine.inline import TAG_BASE
@@ -106,6 +108,26 @@ def score_encoded(q: Encoded, m: Encoded) -> float:
     if q.punct != m.punct:
         pen += Levenshtein.distance(q.punct, m.punct) * PUNCT_PENALTY
     return max(0.0, core - min(PENALTY_CAP, pen))
+
+
+def score_many(q: Encoded, cores: list[str], surfaces: list[str],
+               puncts: list[str]) -> np.ndarray:
+    """:func:`score_encoded` of ``q`` against many segments at once (the same
+    numbers, computed in rapidfuzz's C++ loops), as float64."""
+    if not cores:
+        return np.zeros(0, np.float64)
+    if not q.core:  # pragma: no cover - searches never ask with an empty query
+        return np.array([score_encoded(q, Encoded(c, s, p))
+                         for c, s, p in zip(cores, surfaces, puncts)], dtype=np.float64)
+    d = process.cdist([q.core], cores, scorer=Levenshtein.distance, dtype=np.int32)[0]
+    ds = process.cdist([q.surface], surfaces, scorer=Levenshtein.distance, dtype=np.int32)[0]
+    dp = process.cdist([q.punct], puncts, scorer=Levenshtein.distance, dtype=np.int32)[0]
+    lens = np.fromiter(map(len, cores), dtype=np.float64, count=len(cores))
+    core = 1.0 - d.astype(np.float64) / np.maximum(lens, float(len(q.core)))
+    pen = (ds - d).astype(np.float64) * CASE_PENALTY + dp.astype(np.float64) * PUNCT_PENALTY
+    out = np.maximum(0.0, core - np.minimum(PENALTY_CAP, pen))
+    out[core <= 0.0] = 0.0
+    return out
 
 
 def token_score(a: str, b: str) -> float:

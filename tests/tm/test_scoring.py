@@ -66,3 +66,23 @@ def test_edit_ops_give_token_ranges_and_character_spans():
     ops = edit_ops("Save the file now", "Save file")
     assert [(o.op, o.query_tokens) for o in ops] == [("equal", (0, 1)), ("delete", (1, 2)),
                                                      ("equal", (2, 3)), ("delete", (3, 4))]
+
+
+def test_score_many_equals_score_encoded_one_by_one():
+    import random
+
+    from engine.tm.scoring import Encoded, Vocab, score_encoded, score_many
+
+    rng = random.Random(3)
+    words = ["Save", "save", "the", "The", "file", "File", "%1", "now"]
+    def seg():
+        return " ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) + rng.choice(
+            ["", ".", "!", " ?", ", ok."])
+    v = Vocab()
+    q = Encoded.of(analyse("Save the File now."), v)
+    segs = [Encoded.of(analyse(seg()), v) for _ in range(300)]
+    many = score_many(q, [e.core for e in segs], [e.surface for e in segs],
+                      [e.punct for e in segs])
+    one = [score_encoded(q, e) for e in segs]
+    assert list(many) == one  # bit for bit: the same arithmetic
+    assert len(set(one)) > 10
