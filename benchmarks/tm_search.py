@@ -223,16 +223,25 @@ def pct(xs, p):
     return xs[i]
 
 
-def run_size(size: int, pool, queries, work: Path, held, pause: list[int]) -> dict:
+def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
+             reuse: bool = False) -> dict:
     from engine.tm import TranslationMemory
+    from engine.tm.memory import ImportResult
     folder = work / f"tm-{size}"
-    shutil.rmtree(folder, ignore_errors=True)
-    pairs = pool[:size]
-    t0 = time.perf_counter()
-    tm = TranslationMemory(folder, src_lang="en", tgt_lang="de")
-    res = tm.add_many(((s, t, {"origin": c}) for s, t, c in pairs))
-    tm.flush()
-    build_s = time.perf_counter() - t0
+    build_s = index_s = None
+    if reuse and (folder / "tm.sqlite").exists():  # built earlier from the same pool
+        t0 = time.perf_counter()
+        tm = TranslationMemory(folder, create=False)  # rebuilds an index of another format
+        index_s = time.perf_counter() - t0
+        res = ImportResult(added=len(tm))
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+        pairs = pool[:size]
+        t0 = time.perf_counter()
+        tm = TranslationMemory(folder, src_lang="en", tgt_lang="de")
+        res = tm.add_many(((s, t, {"origin": c}) for s, t, c in pairs))
+        tm.flush()
+        build_s = time.perf_counter() - t0
     tm.close()
     db = sum(p.stat().st_size for p in folder.glob("tm.sqlite*"))
     ix = sum(p.stat().st_size for p in (folder / "index").iterdir())
@@ -268,17 +277,20 @@ def run_size(size: int, pool, queries, work: Path, held, pause: list[int]) -> di
             vals = [r for r in (fn(f, t, th) for f, t in zip(found, truth)) if r is not None]
             recalls[name + str(th)] = (sum(vals) / len(vals) if vals else None, len(vals))
     # incremental add: one pair, then the very next search must find it
-    adds, first_hits = [], 0
+    adds, after, first_hits = [], [], 0
     for s, t, _ in held[:50]:
         s2 = s + " (rev. 2)"
         t0 = time.perf_counter()
         uid = tm.add(s2, t)
         adds.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
         ms = tm.search(s2, k=1)
+        after.append((time.perf_counter() - t0) * 1000)
         first_hits += bool(ms and ms[0].entry.id == uid)
     tm.close()
     return {
         "size": size, "units": res.added, "duplicates_merged": res.updated, "build_s": build_s,
+        "reused_open_s": index_s,
         "open_s": open_s, "db_mb": db / 1e6, "index_mb": ix / 1e6,
         "p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95), "p99_ms": pct(lat, 99),
         "mean_ms": sum(lat) / len(lat),
@@ -299,6 +311,7 @@ def run_size(size: int, pool, queries, work: Path, held, pause: list[int]) -> di
         "exhaustive_ms_per_query": exh_ms,
         "add_ms_p50": pct(adds, 50), "add_ms_p95": pct(adds, 95),
         "added_found_by_next_search": f"{first_hits}/{len(adds)}",
+        "search_after_add_ms_p50": pct(after, 50), "search_after_add_ms_p95": pct(after, 95),
     }
 
 
@@ -308,6 +321,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--work", type=Path, default=Path("/tmp/verso-tm-bench"))
     ap.add_argument("--json", type=Path, default=None, help="append results here (JSON lines)")
+    ap.add_argument("--reuse", type=int, nargs="*", default=[], metavar="SIZE",
+                    help="sizes whose TM folder under --work is kept from an earlier run "
+                         "(no build time then)")
     ap.add_argument("--pause-pids", type=int, nargs="*", default=[],
                     help="processes to SIGSTOP during the query loops only (always resumed)")
     args = ap.parse_args()
@@ -320,7 +336,8 @@ def main() -> None:
     print(f"pool {len(pool)} pairs, held out {len(held)}, {len(queries)} queries", flush=True)
     args.work.mkdir(parents=True, exist_ok=True)
     for size in args.sizes:
-        r = run_size(min(size, len(pool)), pool, queries, args.work, held, args.pause_pids)
+        r = run_size(min(size, len(pool)), pool, queries, args.work, held, args.pause_pids,
+                     reuse=size in args.reuse)
         r["requested_size"] = size
         print(json.dumps(r), flush=True)
         if args.json:

@@ -238,8 +238,11 @@ class LeafView:
             return np.zeros(0, np.int64)
         if self._uid_order is None:
             u = np.frombuffer(self.uids, dtype=np.uint32)
-            order = np.argsort(u, kind="stable")
-            self._uid_order = (u[order], order)
+            if len(u) < 2 or bool(np.all(u[1:] > u[:-1])):  # built in id order: no sort
+                self._uid_order = (u, np.arange(len(u), dtype=np.int64))
+            else:
+                order = np.argsort(u, kind="stable")
+                self._uid_order = (u[order], order)
         su, order = self._uid_order
         want = np.asarray(list(uids), dtype=np.int64)
         lo = np.searchsorted(su, want, side="left")
