@@ -32,14 +32,21 @@ def training_counts(data: Path, model: str, batch_tokens: int, k: int) -> dict:
     lay, tgt = parallel_layout(src, tgt, docs=data / "train.doc")
     ex = encode_corpus(lay.sentences, tgt, lm.src_vocab, lm.tgt_vocab, max_len=100)
     table = ContextTable.build(lay.sentences, lay.contexts(k), lm.src_vocab, k, 100)
-    unique = naive = 0
-    batches = make_batches(ex, batch_tokens, seed=1)
-    for b in batches:
-        rows = [e.index for e in b]
-        unique += table.batch(rows).unique_sentences
-        naive += sum(len(table.contexts[r][-k:]) for r in rows)
-    return {"batches": len(batches), "sentences": len(ex), "context_reads_naive": naive,
-            "context_reads_per_batch_unique": unique, "saving": round(1 - unique / max(naive, 1), 3)}
+    from engine.nmt.doccontext import window_batches
+
+    out = {"sentences": len(ex)}
+    for name, fn in (("length", make_batches), ("window", window_batches)):
+        unique = naive = pad = 0
+        batches = fn(ex, batch_tokens, seed=1)
+        for b in batches:
+            rows = [e.index for e in b]
+            unique += table.batch(rows).unique_sentences
+            naive += sum(len(table.contexts[r][-k:]) for r in rows)
+            longest = max(max(len(e.src), len(e.tgt)) for e in b)
+            pad += sum(longest - len(e.src) for e in b)
+        out[name] = {"batches": len(batches), "context_reads_naive": naive, "context_reads_unique": unique,
+                     "saving": round(1 - unique / max(naive, 1), 3), "source_padding_tokens": pad}
+    return out
 
 
 def translation_counts(data: Path, model: str, n: int, threads: int) -> dict:

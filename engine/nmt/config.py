@@ -150,6 +150,9 @@ class TrainConfig:
     amp: bool = True             # bf16 autocast on CUDA (ignored on CPU)
     threads: int = 0             # CPU threads (0: torch default)
     save_dtype: Literal["float32", "float16"] = "float32"
+    # "length": length-bucketed batches; "window": runs of consecutive corpus sentences (documents in
+    # order), so that a document-context batch shares its previous-sentence summaries (issue 7)
+    batching: Literal["length", "window"] = "length"
     # search-engine guided NMT (model.memory != "none"; Algorithm 2 of Gu et al. 2018)
     memory_k_train: int = 1      # retrieved pairs per training pair (never the pair itself)
     memory_cache: str = ""       # training TM + retrieval cache folder ("" = OUT/memory)

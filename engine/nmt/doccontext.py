@@ -273,3 +273,30 @@ class SummaryCache:
         local = [[uniq.setdefault(t, len(uniq)) for t in c] for c in kept]
         S = self.summaries(list(uniq), device)
         return DocBatch(_index_matrix(local, k).to(device), summaries=S)
+
+
+# ------------------------------------------------------------------ training batches
+def window_batches(examples: list, batch_tokens: int, *, seed: int | None = None, epoch: int = 0) -> list[list]:
+    """Batches of consecutive corpus sentences (``Example.index`` order) within the token
+    budget (``rows * longest``), in a shuffled order (from ``seed + epoch``).  Neighbours
+    share their previous sentences, so a batch summarises each about once, where
+    length-bucketed batches (:func:`engine.nmt.data.make_batches`) scatter a document
+    over many batches and summarise its sentences up to K times."""
+    import random
+
+    ordered = sorted(examples, key=lambda e: e.index)
+    batches: list[list] = []
+    cur: list = []
+    longest = 0
+    for e in ordered:
+        n = max(len(e.src), len(e.tgt))
+        if cur and max(longest, n) * (len(cur) + 1) > batch_tokens:
+            batches.append(cur)
+            cur, longest = [], 0
+        cur.append(e)
+        longest = max(longest, n)
+    if cur:
+        batches.append(cur)
+    if seed is not None:
+        random.Random(seed * 100_003 + epoch).shuffle(batches)
+    return batches

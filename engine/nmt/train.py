@@ -255,7 +255,10 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     use_amp = device.type == "cuda" and tc.amp
     autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if use_amp else nullcontext
 
-    steps_per_epoch = max(1, len(make_batches(examples, tc.batch_tokens, seed=tc.seed, epoch=0)) // world)
+    batcher = make_batches
+    if tc.batching == "window":  # consecutive sentences: context summaries shared within a batch
+        from engine.nmt.doccontext import window_batches as batcher
+    steps_per_epoch = max(1, len(batcher(examples, tc.batch_tokens, seed=tc.seed, epoch=0)) // world)
     total_steps = tc.max_steps or tc.max_epochs * steps_per_epoch
     emit({"event": "resume" if resuming else "start", "step": st["step"], "epoch": st["epoch"],
           "parameters": params, "train_pairs": len(examples), "dev_sentences": len(dev_ids),
@@ -327,7 +330,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     t0, tok0, step0 = time.time(), st["tokens"], st["step"]
     loss_sum, loss_tok = 0.0, 0
     while st["epoch"] < tc.max_epochs:
-        batches = make_batches(examples, tc.batch_tokens, seed=tc.seed, epoch=st["epoch"])
+        batches = batcher(examples, tc.batch_tokens, seed=tc.seed, epoch=st["epoch"])
         if world > 1:  # equal batch counts on every rank
             batches = batches[rank::world][:steps_per_epoch]
         while st["batch"] < len(batches):

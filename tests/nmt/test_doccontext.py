@@ -186,3 +186,18 @@ def test_a_model_without_document_context_is_unchanged():
     assert find_doc_context(m) is None
     assert not any(k.startswith("context_sources.") for k in m.state_dict())
     assert "logits" in m(*pad_sources(rand_ids(2, 8)), torch.randint(4, V, (2, 4)))
+
+
+def test_window_batches_share_context_summaries_and_cover_every_sentence_once():
+    from engine.nmt.data import Example, make_batches
+    from engine.nmt.doccontext import window_batches
+
+    ids = ["a"] * 30 + ["b"] * 30
+    ex = [Example([5] * (3 + i % 7) + [EOS], [6] * (2 + i % 5) + [EOS], i) for i in range(60)]
+    table = ContextTable({i: [5, EOS] for i in range(60)}, context_indices(ids, 3), 3)
+    win = window_batches(ex, 80, seed=1, epoch=0)
+    assert sorted(e.index for b in win for e in b) == list(range(60))
+    assert win != window_batches(ex, 80, seed=1, epoch=1)  # a new order each epoch
+    reads = sum(table.batch([e.index for e in b]).unique_sentences for b in win)
+    length = sum(table.batch([e.index for e in b]).unique_sentences for b in make_batches(ex, 80, seed=1))
+    assert reads < length  # consecutive sentences share their previous sentences

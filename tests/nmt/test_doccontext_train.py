@@ -56,7 +56,7 @@ def test_each_strategy_trains_and_its_context_changes_the_output(doc_corpus, tmp
 @pytest.fixture(scope="module")
 def doc_model(doc_corpus, tmp_path_factory):
     folder = tmp_path_factory.mktemp("docmodel") / "m"
-    _train(doc_corpus, folder, ["init-dec", "aux"])
+    _train(doc_corpus, folder, ["init-dec", "aux"], batching="window")
     return folder
 
 
