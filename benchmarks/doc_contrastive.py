@@ -16,8 +16,8 @@ items.jsonl lists them all.
     .venv/bin/python benchmarks/doc_contrastive.py build --data OUT/kde --out OUT/kde/contrastive
     .venv/bin/python benchmarks/doc_contrastive.py score --set OUT/kde/contrastive --model MODEL [...]
 
-``build`` writes src.en, docs (whole test documents, so that every item has
-its context), good.de (the references), bad.de (references with each item
+``build`` writes src.en, docs (the test documents with items, each from its
+start to its last item, so that every item has its context), good.de (the references), bad.de (references with each item
 line changed) and items.jsonl (line, term, A, B).  ``score`` runs
 ``verso score --model M --src src.en --hyp good.de|bad.de --docs docs`` and
 prints the accuracy: items whose good line has the higher log-probability.
@@ -140,13 +140,27 @@ def build(data: Path, out: Path, *, k: int, min_dice: float, max_items: int) -> 
             bad[i] = " ".join(new)
             items.append({"line": i, "term": t, "good": a, "bad": b, "context_line": prev[-1]})
             break
+    # keep only the documents with items, up to their last item (scoring reads less)
+    from engine.nmt.documents import document_spans
+
+    keep: list[int] = []
+    for a, b_ in document_spans(ids):
+        last = max((it["line"] for it in items if a <= it["line"] < b_), default=None)
+        if last is not None:
+            keep += range(a, last + 1)
+    new_line = {old: new for new, old in enumerate(keep)}
+    for it in items:
+        it["test_line"] = it["line"]
+        it["line"], it["context_line"] = new_line[it["line"]], new_line[it["context_line"]]
+    src, ids, ref, bad = ([x[i] for i in keep] for x in (src, ids, ref, bad))
     out.mkdir(parents=True, exist_ok=True)
     for name, lines in (("src.en", src), ("docs", ids), ("good.de", ref), ("bad.de", bad)):
         (out / name).write_text("".join(x + "\n" for x in lines), encoding="utf-8")
     with open(out / "items.jsonl", "w", encoding="utf-8") as fh:
         for it in items:
             fh.write(json.dumps(it, ensure_ascii=False) + "\n")
-    return {"items": len(items), "terms_with_variants": len(var), "sentences": len(src)}
+    return {"items": len(items), "terms_with_variants": len(var), "sentences": len(src),
+            "documents": len(document_spans(ids))}
 
 
 def verso_score(model: str, src: Path, hyp: Path, docs: Path | None, threads: int) -> list[float]:
