@@ -94,7 +94,8 @@ def _clip(ids: list[int]) -> list[int]:
 def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str | None = None
                 ) -> MemoryBatch | None:
     """Pack ``pairs[b]`` (the retrieved pairs of sentence b, as subword ids)
-    for a batch; None when no sentence has a pair."""
+    for a batch; None when no sentence has a pair.  Every target token but
+    ``</s>`` becomes a memory slot."""
     flat: list[tuple[int, int, list[int], list[int]]] = []  # (sentence, k, src, tgt)
     for b, plist in enumerate(pairs):
         for k, (s, t) in enumerate(plist):
@@ -112,8 +113,12 @@ def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str |
         src[row, :len(s)] = torch.tensor(s)
         tgt_out[row, :len(t)] = torch.tensor(t)
         tgt_in[row, :len(t)] = torch.tensor([BOS] + t[:-1])
-        slots[b].extend((row * T + pos, k, pos) for pos in range(len(t)))
+        # one slot per target token; not </s>: copying "end of sentence" from a retrieved pair would
+        # end translations early (the model decides the length)
+        slots[b].extend((row * T + pos, k, pos) for pos in range(len(t) - 1))
     N = max(len(x) for x in slots)
+    if N == 0:  # only empty targets
+        return None
     B = len(pairs)
     idx = torch.zeros((B, N), dtype=torch.long)
     pair = torch.full((B, N), -1, dtype=torch.long)
