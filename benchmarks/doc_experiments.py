@@ -47,7 +47,7 @@ MODEL = {"emb_dim": 256, "hidden": 512, "cell": "gru", "readout": "maxout", "tie
          "context_gate": "none", "dropout": 0.3, "emb_dropout": 0.1, "doc_k": 3}
 TRAIN = {"batch_tokens": 4000, "lr": 0.0005, "clip": 1.0, "label_smoothing": 0.1, "max_epochs": 20,
          "eval_every": 0, "dev_beam": 1, "patience": 4, "lr_decay": 0.5, "lr_patience": 2, "log_every": 50,
-         "checkpoint_every": 500, "device": "auto", "batching": "window"}
+         "checkpoint_every": 500, "device": "auto", "batching": "length"}
 
 
 def _toml_value(v) -> str:
