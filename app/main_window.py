@@ -53,6 +53,7 @@ from app.suggest import NMTService, default_model_dir
 from app.tmservice import TMService, adapt_tags
 
 AUTOSAVE_MS = 1500
+COMPLETE_MS = 400  # typing pause before the suggestion completes the typed prefix
 MAX_RECENT = 8
 
 
@@ -121,6 +122,11 @@ class MainWindow(QMainWindow):
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(AUTOSAVE_MS)
         self._autosave.timeout.connect(self.autosave)
+        self._complete_timer = QTimer(self)   # interactive translation: complete after a typing pause
+        self._complete_timer.setSingleShot(True)
+        self._complete_timer.setInterval(COMPLETE_MS)
+        self._complete_timer.timeout.connect(self._request_completion)
+        self._found: dict[int, list] = {}     # row -> TM matches the last suggestion read
 
         self._build_panels()
         self._build_actions()
@@ -375,6 +381,7 @@ class MainWindow(QMainWindow):
 
     def _editor_created(self, ed: TargetEditor) -> None:
         ed.textChanged.connect(self._autosave.start)
+        ed.textChanged.connect(self._complete_timer.start)
 
     def autosave(self) -> None:
         """Write what is typed to the project as a draft (also done on every move)."""
@@ -410,6 +417,7 @@ class MainWindow(QMainWindow):
             return
         seg = self.model.segment(row)
         memories = found[:4]
+        self._found[row] = memories
         self.nmt.suggest((self.model.document_id, row), seg.source.text, memories, self._context(row))
         if row + 1 < self.model.rowCount():
             self._prefetch(row + 1)
@@ -441,6 +449,34 @@ class MainWindow(QMainWindow):
         self.alignment.set_suggestion(view)
         self.panelUpdated.emit(key[1], "suggestion")
         self._score_own_target()
+
+    def _request_completion(self) -> None:
+        """Ask for the rest of the translation after what is typed (when enabled)."""
+        if (self.nmt is None or self.nmt.translator is None or self.model is None or self._row is None
+                or settings().value("nmt/complete", "true") != "true"):
+            return
+        ed = self.editor()
+        prefix = ed.segment_text() if ed is not None else ""
+        if not prefix.strip():
+            return
+        current = self.suggestion.current
+        if current is not None and current.text.startswith(prefix) and len(current.text) > len(prefix):
+            return  # what is shown already continues what was typed
+        row = self._row
+        self.nmt.complete((self.model.document_id, row, prefix), self.model.segment(row).source.text, prefix,
+                          self._found.get(row, []), self._context(row))
+
+    def _on_completion(self, key, view) -> None:
+        if self.model is None or key[:2] != (self.model.document_id, self._row):
+            return
+        ed = self.editor()
+        if ed is None or ed.segment_text() != key[2]:
+            return  # the translator typed on: a newer request is under way
+        seg = self.model.segment(key[1])
+        self.suggestion.show_view(view, seg.source.tags)
+        self.suggestion.status.setText(self.suggestion.status.text() + " · completes what you typed")
+        self.alignment.set_suggestion(view)
+        self.panelUpdated.emit(key[1], "completion")
 
     def _score_own_target(self) -> None:
         """Second alignment view: the translator's own target, scored by forced decoding."""
@@ -827,6 +863,7 @@ class MainWindow(QMainWindow):
                               threads=int(s.value("nmt/threads", 0)))
         self.nmt.ready.connect(self._on_suggestion)
         self.nmt.forced_ready.connect(self._on_forced)
+        self.nmt.completion_ready.connect(self._on_completion)
         self.nmt.unavailable.connect(self.suggestion.show_message)
         self.nmt.failed.connect(lambda key, msg: self.suggestion.show_message(f"Translation failed: {msg}"))
         self.nmt.loaded.connect(self._nmt_loaded)

@@ -159,6 +159,7 @@ class NMTService(QObject):
     unavailable = Signal(str)   # why there is no suggestion
     ready = Signal(object, object)
     forced_ready = Signal(object, object)
+    completion_ready = Signal(object, object)  # key, SuggestionView beginning with the typed prefix
     failed = Signal(object, str)
 
     def __init__(self, model_dir: Path | None, parent=None, *, beam: int = 5, threads: int = 0):
@@ -175,6 +176,9 @@ class NMTService(QObject):
         self._latest = LatestOnly(self.pool, self)
         self._latest.ready.connect(self._on_ready)
         self._latest.failed.connect(self.failed.emit)
+        self._complete = LatestOnly(self.pool, self)
+        self._complete.ready.connect(self.completion_ready.emit)
+        self._complete.failed.connect(self.failed.emit)
         self._forced = LatestOnly(self.pool, self)
         self._forced.ready.connect(self.forced_ready.emit)
         self._forced.failed.connect(self.failed.emit)
@@ -235,13 +239,23 @@ class NMTService(QObject):
         w.signals.result.connect(lambda view: self._store(view))
         start(w, self.pool)
 
-    def _translate(self, control, text: str, memories: list, context: list | None = None):
+    def complete(self, key, text: str, prefix: str, memories: Sequence | None = None,
+                 context: Sequence[str] | None = None) -> None:
+        """Interactive translation: the rest of the translation after what the
+        translator typed (prefix-constrained decoding); answers ``completion_ready``."""
+        if self.translator is None or not prefix:
+            return
+        self._complete.request(key, self._translate, text, list(memories or ()), list(context or ()), prefix)
+
+    def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = ""):
         control.check()
         if self.translator is None:  # loading failed after the request was queued
             raise RuntimeError(self.error or "no model")
-        res = call_translator(self.translator, text, memories, beam=self.beam, context=context)
+        res = call_translator(self.translator, text, memories, beam=self.beam, context=context, prefix=prefix)
         view = view_of(text, res, memories)
         view.extra["key"] = self._key(text, memories, context)
+        if prefix:
+            view.extra["prefix"] = prefix
         return view
 
     def _store(self, view: SuggestionView) -> None:

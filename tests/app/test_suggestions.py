@@ -122,3 +122,27 @@ def test_memory_shading_follows_the_engines_copy_weights(qtbot, tiny_translator,
     assert "Hund" in shaded[0][1] and "0.90" in shaded[0][1] and "Der rot Hund" in shaded[0][1]
     assert shading(0.9).alpha() > shading(0.2).alpha()
     assert panel.legend.isVisibleTo(panel)
+
+
+def test_typing_a_prefix_gets_the_rest_completed_by_the_engine(qtbot, win, tiny_translator):
+    """Interactive translation: after a pause in typing, the suggestion continues what was typed
+    (prefix-constrained decoding), and one key inserts the whole completed sentence."""
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    prefix = "Ein"
+    qtbot.keyClicks(win.editor(), prefix)
+    wait_panel(qtbot, win, 0, "completion", timeout=60_000)
+    expected = tiny_translator.translate([SENTENCES[0]], beam=5, prefixes=[prefix])[0]
+    view = win.suggestion.current
+    assert view.text == expected.text and view.text.startswith(prefix)
+    qtbot.keyClick(win.editor(), Qt.Key_0, Qt.ControlModifier)
+    assert win.model.segment(0).target.text == expected.text
+
+
+def test_completion_can_be_switched_off(qtbot, win):
+    from app.main_window import settings
+
+    settings().setValue("nmt/complete", "false")
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.keyClicks(win.editor(), "Ein")
+    qtbot.wait(1200)
+    assert win.shown_for.get("completion") is None
