@@ -285,7 +285,7 @@ class CandidateStage:
         lengths = self.lengths()
         q = np.float32(qlen)
         rest_unseen = min(float(unread), float(qlen)) / qlen
-        docs = np.flatnonzero(acc)
+        docs = np.flatnonzero(acc > 0)  # (on a bool array: several times faster)
         mask = self.alive()
         if mask is not None and len(docs):
             docs = docs[mask[docs]]
