@@ -276,13 +276,18 @@ class SegmentGrid(QTableView):
         self._fit_timer.start()
 
     def visible_rows(self, margin: int = 5) -> range:
+        """Rows on screen (plus ``margin``); none while the view has no height yet.
+
+        Never "all rows": on a 10,000-segment document sizing every row takes a minute.
+        """
         m = self.model()
-        if m is None or not m.rowCount():
+        h = self.viewport().height()
+        if m is None or not m.rowCount() or h <= 0 or not self.isVisible():
             return range(0)
-        top = self.rowAt(0)
-        bottom = self.rowAt(self.viewport().height() - 1)
-        top = 0 if top < 0 else top
-        bottom = m.rowCount() - 1 if bottom < 0 else bottom
+        top = max(0, self.rowAt(0))
+        bottom = self.rowAt(h - 1)
+        if bottom < 0:  # the last rows end above the bottom edge, or are not laid out yet
+            bottom = top + h // max(1, self.verticalHeader().minimumSectionSize())
         return range(max(0, top - margin), min(m.rowCount(), bottom + margin + 1))
 
     def fit_rows(self, rows) -> None:

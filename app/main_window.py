@@ -311,10 +311,16 @@ class MainWindow(QMainWindow):
             self.grid.setModel(self.proxy)
             self.grid.selectionModel().currentRowChanged.connect(self._current_changed)
         hh = self.grid.horizontalHeader()
-        hh.setSectionResizeMode(COL_NUM, QHeaderView.ResizeToContents)
+        # Fixed widths from font metrics, not ResizeToContents: that re-measures every row
+        # of the document on each edit (seconds on a 10,000-segment document).
+        fm = self.grid.fontMetrics()
+        pad = 3 * fm.horizontalAdvance(" ")
+        hh.setSectionResizeMode(COL_NUM, QHeaderView.Fixed)
+        hh.resizeSection(COL_NUM, fm.horizontalAdvance(str(max(99, self.model.rowCount()))) + pad)
         hh.setSectionResizeMode(COL_SOURCE, QHeaderView.Stretch)
         hh.setSectionResizeMode(COL_TARGET, QHeaderView.Stretch)
-        hh.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeToContents)
+        hh.setSectionResizeMode(COL_STATUS, QHeaderView.Interactive)
+        hh.resizeSection(COL_STATUS, fm.horizontalAdvance("confirmed (TM 100%)") + pad)
         self._row = None
         first = self.model.next_unconfirmed(-1)
         self.go_to(first if first is not None else 0)

@@ -1,0 +1,169 @@
+"""Editor responsiveness (issue 6): does the UI thread ever block, and how soon does a suggestion appear?
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/ui_latency.py \
+        --tm /tmp/verso-tm-bench/tm-100000 --model /work/runs/multi30k/gru-base-s1 --segments 10000
+
+Builds a project with a document of ``--segments`` real sentences (KDE manuals, ../shared/data), attaches
+``--tm`` (a TM folder, e.g. the 100k TM of benchmarks/tm_search.py; copied first, so it is not modified) as
+the writable TM, opens the real main window (offscreen) and drives it like a translator:
+
+* navigation: Ctrl+Down through ``--steps`` segments, waiting for each segment's TM matches;
+* typing: ``--chars`` characters typed one by one into the target;
+* confirm: Ctrl+Enter on ``--confirms`` segments (project + TM write, move on).
+
+A 2 ms heartbeat timer on the UI thread records the gaps between its ticks: a gap is how long the UI
+thread was busy (could not paint or take a key).  Reported: max and p99 gap per phase (goal: <= 50 ms).
+With ``--model``: time from entering a segment to its suggestion on screen (goal: <= 300 ms).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = Path(os.environ.get("VERSO_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def build_project(folder: Path, n: int, tm: Path | None) -> Path:
+    from engine.formats.base import ParsedDocument, ParsedSegment
+    from engine.inline import protect
+    from engine.store import Project
+
+    lines = [x for x in (DATA / "kde4-l10n-de" / "docs.en").read_text("utf-8").splitlines() if x.strip()]
+    lines = lines[-n:]  # the end of the corpus: manuals the TM sample mostly does not hold verbatim
+    original = folder.parent / "doc.txt"
+    original.write_text("\n\n".join(lines), encoding="utf-8")
+    segs = [ParsedSegment(f"k{i}", protect(s)) for i, s in enumerate(lines)]
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        p.import_parsed(ParsedDocument("doc.txt", "txt", "en", "de", segs), original)
+        if tm is not None:
+            shutil.copytree(tm, folder / "tm")
+            p.set_setting("tms", json.dumps([{"path": "tm", "writable": True}]))
+    return folder
+
+
+class Heartbeat:
+    def __init__(self, interval_ms: int = 2):
+        from PySide6.QtCore import QTimer
+
+        self.gaps: list[float] = []
+        self._last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append((now - self._last) * 1000)
+        self._last = now
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self._last = time.perf_counter()
+        self.timer.start()
+
+    def stop(self) -> dict:
+        self.timer.stop()
+        g = sorted(self.gaps) or [0.0]
+        return {"ticks": len(g), "max_ms": round(g[-1], 1), "p99_ms": round(g[int(0.99 * (len(g) - 1))], 1),
+                "p95_ms": round(g[int(0.95 * (len(g) - 1))], 1)}
+
+
+def wait(app, cond, timeout_s: float) -> bool:
+    end = time.perf_counter() + timeout_s
+    while time.perf_counter() < end:
+        app.processEvents()
+        if cond():
+            return True
+        time.sleep(0.001)
+    return False
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tm", type=Path, default=None)
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--segments", type=int, default=10_000)
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--chars", type=int, default=80)
+    ap.add_argument("--confirms", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    work = Path(tempfile.mkdtemp(prefix="verso-ui-bench-"))
+    os.environ["VERSO_HOME"] = str(work / "home")
+    from app.main_window import MainWindow, settings
+    from engine.store import Project
+
+    t0 = time.perf_counter()
+    folder = build_project(work / "proj", a.segments, a.tm)
+    if a.model:
+        with Project.open(folder) as p:
+            p.set_setting("model", str(a.model))
+    settings().setValue("nmt/threads", a.threads)
+    build_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    win = MainWindow(Project.open(folder), nmt=bool(a.model))
+    win.show()
+    open_s = time.perf_counter() - t0
+    hb = Heartbeat()
+    out = {"segments": a.segments, "tm": str(a.tm), "model": str(a.model), "build_s": round(build_s, 1),
+           "open_window_s": round(open_s, 2)}
+    if a.model:
+        wait(app, lambda: win.nmt is not None and win.nmt.translator is not None, 120)
+
+    # --- navigation
+    hb.start()
+    sugg_ms = []
+    for _ in range(a.steps):
+        row = win.current_row() + 1
+        t = time.perf_counter()
+        QTest.keyClick(win.editor(), Qt.Key_Down, Qt.ControlModifier)
+        wait(app, lambda: win.shown_for.get("matches") == row or not (win.tm and win.tm.infos), 10)
+        if a.model and wait(app, lambda: win.shown_for.get("suggestion") == row, 30):
+            sugg_ms.append((time.perf_counter() - t) * 1000)
+    out["navigation"] = hb.stop()
+    if sugg_ms:
+        s = sorted(sugg_ms)
+        out["suggestion_ms"] = {"n": len(s), "p50": round(statistics.median(s)), "p95": round(s[int(0.95 * (len(s) - 1))]),
+                                "max": round(s[-1])}
+    # --- typing
+    hb.start()
+    # ASCII only: QTest synthesises key codes for ASCII characters alone.
+    text = ("Waehlen Sie den Ordner aus und klicken Sie auf Oeffnen, um die Bilder zu importieren. " * 3)[:a.chars]
+    for ch in text:
+        QTest.keyClicks(win.editor(), ch)
+        app.processEvents()
+        time.sleep(0.03)  # a fast typist: about 33 characters a second
+    wait(app, lambda: False, 1.0)
+    out["typing"] = hb.stop()
+    # --- confirm
+    hb.start()
+    for _ in range(a.confirms):
+        row = win.current_row()
+        QTest.keyClicks(win.editor(), "Uebersetzung")
+        QTest.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
+        wait(app, lambda: win.current_row() != row, 10)
+        wait(app, lambda: win.shown_for.get("matches") == win.current_row() or not (win.tm and win.tm.infos), 10)
+    out["confirm"] = hb.stop()
+    win.close()
+    print(json.dumps(out, indent=2))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
