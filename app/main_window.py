@@ -778,15 +778,45 @@ class MainWindow(QMainWindow):
         if path:
             self.import_document(Path(path))
 
-    def import_document(self, path: Path) -> int | None:
-        try:
-            doc_id = self.project.import_document(path)
-        except VersoError as e:
-            QMessageBox.critical(self, "Verso", str(e))
+    def import_document(self, path: Path):
+        """Import ``path`` in the background (reading and parsing can take a while on a
+        large file); a progress dialog can cancel it, and a cancelled or failed import
+        stores nothing (the store imports a document in one transaction).
+        Returns the :class:`~app.workers.Worker` (tests wait on its signals)."""
+        from PySide6.QtWidgets import QProgressDialog
+
+        from app.workers import Worker, start
+
+        if self.project is None:
             return None
+        project = self.project
+
+        def job(control, path: Path) -> int:
+            from engine.formats import read_document
+
+            control.progress(text=f"Reading {path.name}…")
+            parsed = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang)
+            control.check()
+            control.progress(text=f"Storing {len(parsed.segments)} segments of {path.name}…")
+            return project.import_parsed(parsed, path)
+
+        dlg = QProgressDialog(f"Reading {path.name}…", "Cancel", 0, 0, self)
+        dlg.setWindowTitle("Import document")
+        dlg.setMinimumDuration(400)
+        w = Worker(job, path)
+        w.signals.progress.connect(lambda e: dlg.setLabelText(e.get("text", "")))
+        w.signals.result.connect(lambda doc_id: (dlg.reset(), self._document_imported(path, doc_id)))
+        w.signals.error.connect(lambda msg: (dlg.reset(), QMessageBox.critical(self, "Verso", msg)))
+        w.signals.cancelled.connect(lambda: (dlg.reset(), self.statusBar().showMessage(
+            f"Import of {path.name} cancelled: nothing was stored.", 5000)))
+        dlg.canceled.connect(w.cancel)
+        self._import_worker = start(w)
+        return w
+
+    def _document_imported(self, path: Path, doc_id: int) -> None:
         self.doc_combo.addItem(path.name, doc_id)
         self.doc_combo.setCurrentIndex(self.doc_combo.count() - 1)
-        return doc_id
+        self.statusBar().showMessage(f"Imported {path.name}", 5000)
 
     def export_document_dialog(self) -> None:
         if self.project is None or self.model is None:
