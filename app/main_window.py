@@ -217,6 +217,12 @@ class MainWindow(QMainWindow):
         mm = s.addMenu("Insert TM &Match")
         for n in range(1, 10):
             self._action(f"Match {n}", lambda n=n: self.insert_match(n - 1), f"match_{n}", None, mm)
+        s.addSeparator()
+        self.act_doc_propagate = QAction("Auto-propagate in This &Document", self)
+        self.act_doc_propagate.setCheckable(True)
+        self.act_doc_propagate.setChecked(True)
+        self.act_doc_propagate.toggled.connect(self._set_doc_propagation)
+        s.addAction(self.act_doc_propagate)
 
         v = mb.addMenu("&View")
         fm = v.addMenu("&Filter")
@@ -306,6 +312,7 @@ class MainWindow(QMainWindow):
     def show_document(self, document_id: int) -> None:
         self.model = SegmentTableModel(self.project, document_id, self)
         self.model.segmentChanged.connect(lambda _row: self._update_counts())
+        self._sync_doc_propagation()
         self.proxy.setSourceModel(self.model)
         if self.grid.model() is not self.proxy:
             self.grid.setModel(self.proxy)
@@ -326,6 +333,14 @@ class MainWindow(QMainWindow):
         self.go_to(first if first is not None else 0)
         self.grid.fit_visible_rows()
         self._update_counts()
+
+    def _sync_doc_propagation(self) -> None:
+        if self.project is None or self.model is None:
+            return
+        self.act_doc_propagate.blockSignals(True)
+        self.act_doc_propagate.setChecked(
+            self.project.setting(f"propagate/{self.model.document_id}", "true") == "true")
+        self.act_doc_propagate.blockSignals(False)
 
     def _update_counts(self) -> None:
         if self.project is None or self.model is None:
@@ -618,7 +633,7 @@ class MainWindow(QMainWindow):
         if self.tm is not None:
             self.tm.add(seg.source, seg.target, {"origin": self.project.name, "creator": "translator",
                                                  "document": self.doc_combo.currentText()})
-        propagated = self._propagate(row) if settings().value("edit/propagate", "true") == "true" else 0
+        propagated = self._propagate(row) if self.propagation_on() else 0
         self.grid.fit_rows([row])
         nxt = self.model.next_unconfirmed(row)
         if propagated:
@@ -628,6 +643,16 @@ class MainWindow(QMainWindow):
             self.go_to(row, edit=False)
         else:
             self.go_to(nxt)
+
+    def propagation_on(self) -> bool:
+        """Auto-propagation: on in Settings (all documents) and not switched off for this document."""
+        if settings().value("edit/propagate", "true") != "true" or self.project is None or self.model is None:
+            return False
+        return self.project.setting(f"propagate/{self.model.document_id}", "true") == "true"
+
+    def _set_doc_propagation(self, on: bool) -> None:
+        if self.project is not None and self.model is not None:
+            self.project.set_setting(f"propagate/{self.model.document_id}", "true" if on else "false")
 
     def _propagate(self, row: int) -> int:
         seg = self.model.segment(row)

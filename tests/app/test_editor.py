@@ -117,6 +117,18 @@ def test_auto_propagation_fills_identical_segments(qtbot, tmp_path):
     assert win.model.index(2, COL_STATUS).data() == "draft (TM 100%)"
 
 
+def test_auto_propagation_can_be_switched_off_for_one_document(qtbot, tmp_path):
+    folder = make_project(tmp_path / "p", ["Save the file.", "Close it.", "Save the file."])
+    win = open_window(qtbot, folder)
+    win.act_doc_propagate.setChecked(False)
+    qtbot.keyClicks(win.editor(), "Speichern Sie die Datei.")
+    qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
+    assert win.model.segment(2).status == "new" and not win.model.segment(2).target.text
+    win.close()
+    again = open_window(qtbot, folder)  # the choice is stored with the project
+    assert not again.act_doc_propagate.isChecked() and not again.propagation_on()
+
+
 # ---------------------------------------------------------------- grid
 def test_tags_are_chips_that_cannot_be_half_deleted(qtbot, tmp_path):
     folder = make_project(tmp_path / "p", ["Click <b>Save</b> to keep %1 files."], tm=False)
