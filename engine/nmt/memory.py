@@ -37,6 +37,7 @@ and the memory slot (pair, position) that contributed most.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, fields
 from typing import Sequence
 
@@ -159,21 +160,17 @@ class MemorySource(ContextSource):
     # ---------------------------------------------------------------- memory
     def prepare(self, enc: EncoderOutput, memory: MemoryBatch | None = None, **_) -> None:
         """Run the model teacher-forced over the retrieved pairs; store keys c'
-        (times M), values z' and tokens y' per sentence in ``enc.extras``."""
+        (times M), values z' and tokens y' per sentence in ``enc.extras``.
+        At inference the encoding of each pair is cached (LRU), so a pair read
+        again (the copy trace, the next segment, prefetch) costs nothing."""
         if memory is None:
             return
-        m = self._owner
-        menc = m.encode(memory.src, memory.src_mask)         # no memory here: no recursion
-        state = m.init_state(menc)
-        y = m.embed_target(memory.tgt_in)
-        keys, vals = [], []
-        for i in range(memory.tgt_in.size(1)):
-            out, state = m.step(y[:, i], state, menc)
-            keys.append(out.ctx)
-            vals.append(out.hidden)
+        if self.training or torch.is_grad_enabled():
+            k, v = self._encode_pairs(memory.src, memory.src_mask, memory.tgt_in)
+        else:
+            k, v = self._cached_pairs(memory)
         P, T = memory.tgt_in.shape
-        k = torch.stack(keys, 1).reshape(P * T, -1)
-        v = torch.stack(vals, 1).reshape(P * T, -1)
+        k, v = k.reshape(P * T, -1), v.reshape(P * T, -1)
         idx = memory.slot_index
         enc.extras["memory"] = {
             "keys": k[idx] * self.log_metric.exp().to(k.dtype),  # (B, N, A): M c'
@@ -182,6 +179,52 @@ class MemorySource(ContextSource):
             "mask": memory.slot_mask,                             # (B, N)
             "pair": memory.slot_pair, "pos": memory.slot_pos,     # (B, N): provenance
         }
+
+    def _encode_pairs(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor]:
+        """(P, T', A) context vectors c' and (P, T', H) decoder states z' of P pairs."""
+        m = self._owner
+        menc = m.encode(src, src_mask)                       # no memory here: no recursion
+        state = m.init_state(menc)
+        y = m.embed_target(tgt_in)
+        keys, vals = [], []
+        for i in range(tgt_in.size(1)):
+            out, state = m.step(y[:, i], state, menc)
+            keys.append(out.ctx)
+            vals.append(out.hidden)
+        return torch.stack(keys, 1), torch.stack(vals, 1)
+
+    CACHE_PAIRS = 256
+
+    def _cached_pairs(self, memory: MemoryBatch) -> tuple[Tensor, Tensor]:
+        cache: OrderedDict = self.__dict__.setdefault("_pair_cache", OrderedDict())
+        P, T = memory.tgt_in.shape
+        s_len = memory.src_mask.sum(1).tolist()
+        t_len = (memory.tgt_out != PAD).sum(1).tolist()
+        keys = [(tuple(memory.src[p, :s_len[p]].tolist()), tuple(memory.tgt_out[p, :t_len[p]].tolist()))
+                for p in range(P)]
+        todo = [p for p in range(P) if keys[p] not in cache]
+        if todo:
+            rows = torch.tensor(todo, device=memory.src.device)
+            S2, T2 = max(s_len[p] for p in todo), max(t_len[p] for p in todo)
+            kk, vv = self._encode_pairs(memory.src.index_select(0, rows)[:, :S2],
+                                        memory.src_mask.index_select(0, rows)[:, :S2],
+                                        memory.tgt_in.index_select(0, rows)[:, :T2])
+            for j, p in enumerate(todo):
+                cache[keys[p]] = (kk[j, :t_len[p]], vv[j, :t_len[p]])
+        first = cache[keys[0]]
+        k = first[0].new_zeros(P, T, first[0].size(-1))
+        v = first[1].new_zeros(P, T, first[1].size(-1))
+        for p in range(P):
+            cache.move_to_end(keys[p])
+            ck, cv = cache[keys[p]]
+            k[p, :t_len[p]], v[p, :t_len[p]] = ck, cv
+        while len(cache) > self.CACHE_PAIRS:
+            cache.popitem(last=False)
+        return k, v
+
+    def train(self, mode: bool = True):
+        self.__dict__.pop("_pair_cache", None)  # weights may change: encodings are stale
+        return super().train(mode)
 
     def update_state(self, enc: EncoderOutput, state: DecoderState, out: StepOutput) -> None:
         """Match, read, gate; advance the coverage beta (Algorithm 2, lines 16-20)."""

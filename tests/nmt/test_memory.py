@@ -339,3 +339,19 @@ def test_cli_translate_and_eval_with_a_tm(seg_model, trained_model, tmp_path, ca
     assert {b["band"] for b in bands} <= {"<0.3", "0.3-0.5", "0.5-0.7", "0.7-0.9", ">=0.9"}
     assert set(out["tm"]["overall"]["bleu"]) == {"tm_copy", "no_memory", "memory"}
     assert out["tm"]["overall"]["bleu"]["memory"] == out["bleu"]
+
+
+def test_pair_encodings_are_cached_at_inference_and_give_the_same_output():
+    m = make("shallow")
+    src, mask, tgt_in = batch()
+    with torch.enable_grad():                                      # training-style: no cache
+        fresh = m(src, mask, tgt_in, memory=pack_memory(PAIRS))["log_probs"].detach()
+    with torch.no_grad():
+        cached = m(src, mask, tgt_in, memory=pack_memory(PAIRS))["log_probs"]
+        assert len(memory_source(m)._pair_cache) == 2
+        again = m(src, mask, tgt_in, memory=pack_memory(PAIRS[:1] + [[PAIRS[0][1]]]))["log_probs"]
+        assert len(memory_source(m)._pair_cache) == 2               # the same pairs: nothing encoded again
+    assert torch.allclose(fresh, cached, atol=1e-5)
+    assert torch.allclose(again[0], cached[0], atol=1e-6)
+    m.train()
+    assert not hasattr(memory_source(m), "_pair_cache") or not memory_source(m)._pair_cache
