@@ -35,9 +35,11 @@ from engine.tm.tokens import analyse, tokenize
 from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
 
 #: Most candidates scored per search (in batches; fewer when the top k is proven
-#: exact sooner), postings read per search, and candidates the coverage
-#: selection (Algorithm 1) chooses from.
-VERIFY_LIMIT = 4000
+#: exact sooner): one per ``VERIFY_PER`` units of the TM, within VERIFY_LIMIT
+#: (more units, more near-ties in the bound); postings read per search; and
+#: candidates the coverage selection (Algorithm 1) chooses from.
+VERIFY_LIMIT = (1500, 4000)
+VERIFY_PER = 190
 POSTINGS_BUDGET = 4_000_000
 COVERAGE_POOL = 100
 _MAX_ERRORS = 1000
@@ -512,9 +514,10 @@ class TranslationMemory:
         enc = self.vocab.encode_known
         qe = Encoded(enc(qa.core), enc(qa.surface), enc(qa.punct))
         stage = self._stage("src", self.search_pair(src_lang, tgt_lang))
-        r = stage.retrieve(qa.core, limit=VERIFY_LIMIT, budget=POSTINGS_BUDGET,
-                           min_bound=min_score)
-        v = verify(stage, r, qe.core, k, VERIFY_LIMIT)
+        lo, hi = VERIFY_LIMIT
+        limit = max(lo, min(hi, stage.total // VERIFY_PER))
+        r = stage.retrieve(qa.core, limit=limit, budget=POSTINGS_BUDGET, min_bound=min_score)
+        v = verify(stage, r, qe.core, k, limit)
         self.last_search = {"candidates": len(r.keys), "verified": len(v.keys),
                             "postings": r.postings, "exact": v.exact}
         need = max(k, COVERAGE_POOL) if coverage else k

@@ -60,7 +60,7 @@ def test_search_scores_equal_an_exhaustive_scan(grown_tm):
 
 def test_a_small_verification_limit_still_returns_true_scores_best_first(grown_tm, monkeypatch):
     tm, rng = grown_tm
-    monkeypatch.setattr(tm_memory, "VERIFY_LIMIT", 20)
+    monkeypatch.setattr(tm_memory, "VERIFY_LIMIT", (20, 20))
     for _ in range(10):
         q = _sentence(rng)
         ms = tm.search(q, k=5)
