@@ -120,11 +120,20 @@ def make_batches(examples: list[Example], batch_tokens: int, *, seed: int | None
     keyed = [(len(e.tgt), len(e.src), rng.random() if seed is not None else 0.0, k)
              for k, e in enumerate(examples)]
     keyed.sort()
+    batches = pack_batches([examples[k] for *_, k in keyed], batch_tokens)
+    if seed is not None:
+        rng.shuffle(batches)
+    return batches
+
+
+def pack_batches(ordered: list[Example], batch_tokens: int) -> list[list[Example]]:
+    """Cut ``ordered`` into consecutive batches whose padded size (rows x longest
+    pair) stays within ``batch_tokens``; a pair longer than the budget gets a batch
+    of its own."""
     batches: list[list[Example]] = []
     cur: list[Example] = []
     longest = 0
-    for *_, k in keyed:
-        e = examples[k]
+    for e in ordered:
         n = max(len(e.src), len(e.tgt))
         if cur and max(longest, n) * (len(cur) + 1) > batch_tokens:
             batches.append(cur)
@@ -133,6 +142,4 @@ def make_batches(examples: list[Example], batch_tokens: int, *, seed: int | None
         longest = max(longest, n)
     if cur:
         batches.append(cur)
-    if seed is not None:
-        rng.shuffle(batches)
     return batches

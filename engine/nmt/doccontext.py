@@ -287,19 +287,9 @@ def window_batches(examples: list, batch_tokens: int, *, seed: int | None = None
     (benchmarks/doc_efficiency.py), so length buckets stay the default."""
     import random
 
-    ordered = sorted(examples, key=lambda e: e.index)
-    batches: list[list] = []
-    cur: list = []
-    longest = 0
-    for e in ordered:
-        n = max(len(e.src), len(e.tgt))
-        if cur and max(longest, n) * (len(cur) + 1) > batch_tokens:
-            batches.append(cur)
-            cur, longest = [], 0
-        cur.append(e)
-        longest = max(longest, n)
-    if cur:
-        batches.append(cur)
+    from engine.nmt.data import pack_batches
+
+    batches = pack_batches(sorted(examples, key=lambda e: e.index), batch_tokens)
     if seed is not None:
         random.Random(seed * 100_003 + epoch).shuffle(batches)
     return batches
