@@ -54,6 +54,9 @@ class SegmentTableModel(QAbstractTableModel):
         self.project = project
         self.document_id = document_id
         self._rows: list[Segment] = project.segments(document_id)
+        # Display strings per row: the grid asks for them on every repaint (hundreds of
+        # calls per keystroke); they change only when the row does (_emit_row).
+        self._shown: dict[int, tuple[str, str, str]] = {}
 
     # -- Qt model API ------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt naming)
@@ -81,12 +84,10 @@ class SegmentTableModel(QAbstractTableModel):
         if role in (Qt.DisplayRole, Qt.EditRole):
             if col == COL_NUM:
                 return index.row() + 1
-            if col == COL_SOURCE:
-                return seg.source.display()
-            if col == COL_TARGET:
-                return seg.target.display()
-            if col == COL_STATUS:
-                return status_text(seg)
+            shown = self._shown.get(index.row())
+            if shown is None:
+                shown = self._shown[index.row()] = (seg.source.display(), seg.target.display(), status_text(seg))
+            return shown[{COL_SOURCE: 0, COL_TARGET: 1, COL_STATUS: 2}[col]]
         if role == ROLE_TAGGED:
             if col == COL_SOURCE:
                 return seg.source
@@ -156,6 +157,7 @@ class SegmentTableModel(QAbstractTableModel):
                 if r != row and s.source.text == src and s.status != "confirmed"]
 
     def _emit_row(self, row: int) -> None:
+        self._shown.pop(row, None)
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
         self.segmentChanged.emit(row)
 

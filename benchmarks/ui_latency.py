@@ -147,8 +147,7 @@ def main() -> None:
     text = ("Waehlen Sie den Ordner aus und klicken Sie auf Oeffnen, um die Bilder zu importieren. " * 3)[:a.chars]
     for ch in text:
         QTest.keyClicks(win.editor(), ch)
-        app.processEvents()
-        time.sleep(0.03)  # a fast typist: about 33 characters a second
+        wait(app, lambda: False, 0.03)  # a fast typist: about 33 characters a second (events keep flowing)
     wait(app, lambda: False, 1.0)
     out["typing"] = hb.stop()
     # --- confirm
