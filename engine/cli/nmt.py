@@ -185,13 +185,19 @@ def cmd_translate(args) -> int:
     return 0
 
 
+def _read_parallel(src, tgt) -> tuple[list[str], list[str]]:
+    """Two line-aligned files; a line-count mismatch names both files."""
+    srcs, tgts = _read(src), _read(tgt)
+    if len(srcs) != len(tgts):
+        raise FormatError(tgt, f"has {len(tgts)} lines but {src} has {len(srcs)}")
+    return srcs, tgts
+
+
 def cmd_eval(args) -> int:
     from engine.fsutil import atomic_write
     from engine.nmt.evaluate import score_all
 
-    srcs, refs = _read(args.src), _read(args.ref)
-    if len(srcs) != len(refs):
-        raise FormatError(args.ref, f"has {len(refs)} lines but {args.src} has {len(srcs)}")
+    srcs, refs = _read_parallel(args.src, args.ref)
     tr = _translator(args)
     lay, refs, ctx = _documents(args, tr, srcs, refs, args.src, args.ref)
     srcs = lay.sentences
@@ -226,9 +232,7 @@ def cmd_eval(args) -> int:
 
 
 def cmd_align(args) -> int:
-    srcs, tgts = _read(args.src), _read(args.tgt)
-    if len(srcs) != len(tgts):
-        raise FormatError(args.tgt, f"has {len(tgts)} lines but {args.src} has {len(srcs)}")
+    srcs, tgts = _read_parallel(args.src, args.tgt)
     tr = _translator(args)
     for links in tr.align(srcs, tgts):
         sys.stdout.write(" ".join(f"{i}-{j}" for i, j in sorted(links)) + "\n")
@@ -236,9 +240,7 @@ def cmd_align(args) -> int:
 
 
 def cmd_score(args) -> int:
-    srcs, hyps = _read(args.src), _read(args.hyp)
-    if len(srcs) != len(hyps):
-        raise FormatError(args.hyp, f"has {len(hyps)} lines but {args.src} has {len(srcs)}")
+    srcs, hyps = _read_parallel(args.src, args.hyp)
     tr = _translator(args)
     lay, hyps, ctx = _documents(args, tr, srcs, hyps, args.src, args.hyp)
     for i, lp in enumerate(tr.score(lay.sentences, hyps, context=ctx)):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.textutil import Decoded, decode_bytes, protect_like, protect_text, render
+from engine.formats.textutil import Decoded, protect_like, protect_text, read_decoded, render
 from engine.fsutil import atomic_write
 from engine.langs import normalize_lang, same_language
 
@@ -174,13 +174,7 @@ def _layout(rows: list[_Row], delimiter: str, src_lang: str, tgt_lang: str) -> _
 
 
 def _parse(path: Path, src_lang: str, tgt_lang: str) -> _Parsed:
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
-    dec = decode_bytes(path, raw)
-    if not dec.text.strip():
-        raise FormatError(path, "the file is empty (no rows)")
+    dec = read_decoded(path, "the file is empty (no rows)")
     delimiter = _sniff_delimiter(path, dec.text)
     problems: list[str] = []
     rows = _records(path, dec.text, delimiter, problems)

@@ -156,3 +156,15 @@ def render(target: TaggedText, source: TaggedText | None = None) -> str:
     table lacks is looked up in the source's table."""
     tags = merge_tags(target.tags, source.tags if source is not None else ())
     return TaggedText(target.text, tags).original()
+
+
+def read_decoded(path: Path, empty_message: str) -> "Decoded":
+    """Read and decode a text file; an unreadable or empty file is a FormatError naming it."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    dec = decode_bytes(path, raw)
+    if not dec.text.strip():
+        raise FormatError(path, empty_message)
+    return dec

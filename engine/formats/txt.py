@@ -22,7 +22,7 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.textutil import Decoded, decode_bytes, newline_style, protect_text, render, renumber
+from engine.formats.textutil import Decoded, newline_style, protect_text, read_decoded, render, renumber
 from engine.fsutil import atomic_write
 from engine.inline import TaggedText
 from engine.segmentation import Segmentation, segment_text, segmenter_language
@@ -65,13 +65,7 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _parse(path: Path, src_lang: str) -> tuple[Decoded, list[_Paragraph], list[str]]:
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
-    dec = decode_bytes(path, raw)
-    if not dec.text.strip():
-        raise FormatError(path, "the file is empty (no text to translate)")
+    dec = read_decoded(path, "the file is empty (no text to translate)")
     problems: list[str] = []
     if _PUA.search(dec.text):
         line = dec.text[: _PUA.search(dec.text).start()].count("\n") + 1
