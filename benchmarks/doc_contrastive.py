@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -166,7 +167,7 @@ def build(data: Path, out: Path, *, k: int, min_dice: float, max_items: int) -> 
 def verso_score(model: str, src: Path, hyp: Path, docs: Path | None, threads: int) -> list[float]:
     """Log-probabilities from ``verso score`` (last field of each line)."""
     cmd = [sys.executable, "-m", "engine", "score", "--model", model, "--src", str(src), "--hyp", str(hyp),
-           "--threads", str(threads)]
+           "--threads", str(threads), "--device", os.environ.get("VERSO_BENCH_DEVICE", "cpu")]
     if docs is not None:
         cmd += ["--docs", str(docs)]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -42,6 +43,8 @@ SYSTEMS = {
 CORPORA = ("kde", "jrc")
 SEEDS = (1, 2)
 CONFIG_DIR = ROOT / "benchmarks" / "configs"
+#: where evaluation decodes: cpu (default) or cuda (a GPU session)
+DEVICE = os.environ.get("VERSO_BENCH_DEVICE", "cpu")
 
 MODEL = {"emb_dim": 256, "hidden": 512, "cell": "gru", "readout": "maxout", "tie": "decoder",
          "context_gate": "none", "dropout": 0.3, "emb_dropout": 0.1, "doc_k": 3}
@@ -112,7 +115,8 @@ def evaluate_model(model: Path, data: Path, out: Path, *, max_sentences: int, be
         src, ref, docs = out / "slice.src", out / "slice.ref", out / "slice.docs"
     hyp = out / "test.hyp"
     res = json.loads(_verso("eval", "--model", str(model), "--src", str(src), "--ref", str(ref), "--docs", str(docs),
-                            "--beam", str(beam), "--threads", str(threads), "--hyp-out", str(hyp)))
+                            "--beam", str(beam), "--threads", str(threads), "--device", DEVICE,
+                            "--hyp-out", str(hyp)))
     return {"bleu": res["bleu"], "chrf": res["chrf"], "sentences": res["sentences"], "hyp": str(hyp),
             "src": str(src), "docs": str(docs), "ref": str(ref)}
 
@@ -127,7 +131,7 @@ def consistency_of(aligner: Path, rows: dict[str, dict], threads: int) -> None:
     from engine.nmt.translator import Translator
 
     torch.set_num_threads(threads)
-    tr = Translator.load(aligner)
+    tr = Translator.load(aligner, device=DEVICE)
     first = next(iter(rows.values()))
     srcs = read_lines(first["src"])
     ids = read_doc_ids(first["docs"], len(srcs))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -33,8 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-DATA = Path("/work/runs/demo-data")
-CACHE = Path("/work/runs/segnmt/memory")
+RUNS = Path(os.environ.get("VERSO_RUNS", ROOT.parent / "runs"))  # outside the repo (/work/runs here)
+DATA = RUNS / "demo-data"
+CACHE = RUNS / "segnmt" / "memory"
+DEVICE = os.environ.get("VERSO_BENCH_DEVICE", "cpu")
 
 
 def cmd_seed(a) -> None:
@@ -138,7 +141,7 @@ def cmd_translate(a) -> None:
         mem = cov
     else:
         mem = [p[:int(a.memory)] for p in top]
-    tr = Translator.load(a.model)
+    tr = Translator.load(a.model, device=DEVICE)
     t0 = time.time()
     hyps = [x.text for x in tr.translate(srcs, beam=a.beam, memories=mem)]
     (out / f"{a.name}.de").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")

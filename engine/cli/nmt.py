@@ -5,7 +5,9 @@ torch is imported inside the handlers, so other command groups start fast.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import time
 
 from engine.cli import print_json
@@ -153,7 +155,14 @@ def cmd_train(args) -> int:
         else:
             bar.update(ev)
 
-    last = train(cfg, args.out, on_event=on_event)
+    # SIGTERM / Ctrl+C stop cleanly: the resumable state is saved and the folder stays a valid model
+    cancel = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        last = train(cfg, args.out, on_event=on_event, cancel=cancel)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     bar.close()
     if not args.events:
         print_json(last)
