@@ -106,3 +106,47 @@ def test_user_mistakes_are_one_line_errors(tmp_path, monkeypatch, capsys):
     rc, _, err = run(["train", "--config", str(tmp_path / "bad.json"), "--out", str(tmp_path / "m")],
                      monkeypatch=monkeypatch, capsys=capsys)
     assert rc == 2 and "layers" in err
+
+
+def _write_toml(d: dict, path) -> None:
+    lines = []
+    for sec, kv in d.items():
+        lines.append(f"[{sec}]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in kv.items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.slow
+def test_sigterm_stops_training_cleanly_and_a_second_run_resumes(toy_corpus, tmp_path):
+    """A run stopped by SIGTERM (the fine-tune dialog's cancel, a batch driver's deadline)
+    leaves a usable model folder, and the same command continues from where it stopped."""
+    import signal
+    import subprocess
+
+    from engine.nmt.translator import Translator
+
+    cfg = tmp_path / "exp.toml"
+    _write_toml(toy_config_dict(toy_corpus, train={"max_steps": 100000, "max_epochs": 100000, "eval_every": 0,
+                                                   "log_every": 1, "checkpoint_every": 0}), cfg)
+    out = tmp_path / "m"
+    cmd = [sys.executable, "-m", "engine", "train", "--config", str(cfg), "--out", str(out), "--events"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    steps = 0
+    for line in p.stdout:  # wait until it is really training
+        if json.loads(line)["event"] == "step":
+            steps += 1
+            if steps == 5:
+                p.send_signal(signal.SIGTERM)
+                break
+    rest, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    last = json.loads(rest.strip().splitlines()[-1])
+    assert last["event"] == "cancelled" and last["step"] >= 5
+    # the folder is a model: it loads and translates
+    assert Translator.load(out).translate(["a b"], beam=1)[0].text is not None
+    # and the same command resumes at the step where it stopped
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = json.loads(p.stdout.readline())
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=120)
+    assert first["event"] == "resume" and first["step"] == last["step"]
