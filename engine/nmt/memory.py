@@ -262,15 +262,26 @@ class MemorySource(ContextSource):
 
     def fuse_output(self, enc: EncoderOutput, out: StepOutput, log_probs: Tensor) -> Tensor:
         """Shallow fusion (Eq. 6): log(zeta p_copy + (1 - zeta) p_model), computed
-        stably in log space; rows without memory are returned untouched."""
+        stably in log space; rows without memory are returned untouched.
+
+        Only the tokens held in the memory (N per sentence, N << V) get a copy
+        term, so the mixture is the model part log(1 - zeta) + log p_model plus,
+        at those tokens, softplus(log(zeta p_copy) - model part) -- added once per
+        distinct token (each of a token's c slots adds 1/c of it), which keeps the
+        work over the vocabulary to a few (B, V) operations per step."""
         step = out.extras.get("memory")
         if self.kind != "shallow" or step is None:
             return log_probs
-        p_copy = copy_distribution(step["q"], enc.extras["memory"]["tokens"], log_probs.size(-1))
-        g = step["gate_logit"].to(log_probs.dtype)
-        model_part = log_probs + F.logsigmoid(-g)
-        copy_part = F.logsigmoid(g) + torch.log(p_copy.to(log_probs.dtype).clamp_min(1e-30))
-        mixed = torch.where(p_copy > 0, torch.logaddexp(model_part, copy_part), model_part)
+        mem = enc.extras["memory"]
+        tokens, mask, q = mem["tokens"], mem["mask"], step["q"]                 # (B, N)
+        g = step["gate_logit"].to(log_probs.dtype)                             # (B, 1)
+        model_part = log_probs + F.logsigmoid(-g)                              # (B, V)
+        same = tokens.unsqueeze(2) == tokens.unsqueeze(1)                      # (B, N, N)
+        p_copy = torch.bmm((same & mask.unsqueeze(1)).to(q.dtype), q.unsqueeze(-1)).squeeze(-1)  # (B, N)
+        a = model_part.gather(1, tokens)
+        b = F.logsigmoid(g) + torch.log(p_copy.to(log_probs.dtype).clamp_min(1e-30))
+        delta = torch.where(p_copy > 0, F.softplus(b - a), torch.zeros_like(a)) / same.sum(-1).to(a.dtype)
+        mixed = model_part.scatter_add(1, tokens, delta)
         return torch.where(step["has"], mixed, log_probs)
 
 

@@ -93,6 +93,39 @@ def test_mixed_distribution_is_the_mixture_and_sums_to_one(gate_bias):
             assert torch.allclose(p, expected, atol=1e-6)
 
 
+def test_training_gradients_are_those_of_the_mixture_formula():
+    """The fused log-probabilities touch only the memory's tokens (a token held by
+    several slots -- 13 here -- must count once): the gradient of the loss equals
+    the gradient of Eq. 6 written out over the whole vocabulary."""
+    m = make("shallow", gate_bias=0.0).train()
+    src, mask, tgt_in = batch()
+    tgt_out = torch.tensor([[12, 13, 30, 15, EOS], [16, 17, 18, EOS, PAD]])
+    grads = []
+    for dense in (False, True):
+        m.zero_grad()
+        enc = m.encode(src, mask, memory=pack_memory(PAIRS))
+        state = m.init_state(enc)
+        total = 0.0
+        for i in range(tgt_in.size(1)):
+            out, state = m.step(m.tgt_emb(tgt_in[:, i]), state, enc)
+            if dense:
+                step = out.extras["memory"]
+                p_model = torch.softmax(m.logits(out.hidden, out.prev_emb, out.ctx).float(), -1)
+                p_copy = copy_distribution(step["q"], enc.extras["memory"]["tokens"], V)
+                zeta = torch.sigmoid(step["gate_logit"])
+                mix = torch.log(zeta * p_copy + (1 - zeta) * p_model)
+                lp = torch.where(step["has"], mix, torch.log(p_model))
+            else:
+                lp = m.step_log_probs(out, enc)
+            keep = tgt_out[:, i] != PAD
+            total = total - lp.gather(1, tgt_out[:, i:i + 1]).squeeze(1)[keep].sum()
+        total.backward()
+        grads.append({n: p.grad.clone() for n, p in m.named_parameters() if p.grad is not None})
+    assert grads[0].keys() == grads[1].keys()
+    for n in grads[0]:
+        assert torch.allclose(grads[0][n], grads[1][n], atol=1e-5, rtol=1e-4), n
+
+
 @pytest.mark.parametrize("gate_bias", [-60.0, 0.0, 60.0])
 def test_zeta_stays_in_the_unit_interval_and_training_stays_finite(gate_bias):
     m = make("shallow", gate_bias=gate_bias)
