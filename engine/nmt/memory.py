@@ -317,6 +317,37 @@ class CopyTrace:
     pos: list[int]
 
 
+def copy_info(mem: dict, step: dict, rows: Tensor, tokens: Tensor) -> Tensor:
+    """Copy report of emitting ``tokens`` (n,) from decoder rows ``rows`` (n,) at
+    one step: (n, 4) = [zeta * p_copy(token), zeta, pair, pos] with pair/pos the
+    memory slot contributing most to that token (-1, -1 when no slot holds it).
+    ``mem``: ``EncoderOutput.extras["memory"]``; ``step``: ``StepOutput.extras["memory"]``."""
+    held = mem["tokens"].index_select(0, rows)                                 # (n, N)
+    hit = (held == tokens.unsqueeze(1)) & mem["mask"].index_select(0, rows)
+    qm = step["q"].index_select(0, rows) * hit
+    mass = qm.sum(-1)
+    best = qm.argmax(-1, keepdim=True)
+    found = mass > 0
+    none = torch.full_like(mass, -1.0)
+    pair = torch.where(found, mem["pair"].index_select(0, rows).gather(1, best).squeeze(1).to(mass.dtype), none)
+    pos = torch.where(found, mem["pos"].index_select(0, rows).gather(1, best).squeeze(1).to(mass.dtype), none)
+    zeta = step["zeta"].index_select(0, rows).squeeze(-1).to(mass.dtype)
+    return torch.stack([zeta * mass, zeta, pair, pos], 1)
+
+
+def traces_of(hyps) -> list["CopyTrace"] | None:
+    """Copy traces recorded by the search itself (``Hypothesis.copy``), or None
+    when a hypothesis lacks one (then :func:`trace_copies` runs a second pass)."""
+    if not hyps or any(getattr(h, "copy", None) is None for h in hyps):
+        return None
+    out = []
+    for h in hyps:
+        c = h.copy.tolist()
+        out.append(CopyTrace(copy=[r[0] for r in c], zeta=[r[1] for r in c], pair=[int(r[2]) for r in c],
+                             pos=[int(r[3]) for r in c]))
+    return out
+
+
 @torch.inference_mode()
 def trace_copies(model: nn.Module, src: Tensor, src_mask: Tensor, tgt: list[list[int]],
                  memory: MemoryBatch) -> list[CopyTrace]:
@@ -344,15 +375,8 @@ def trace_copies(model: nn.Module, src: Tensor, src_mask: Tensor, tgt: list[list
             z = torch.zeros(B, device=dev)
             cols.append((z, z, torch.full((B,), -1, device=dev), torch.full((B,), -1, device=dev)))
             continue
-        hit = (mem["tokens"] == tgt_out[:, i:i + 1]) & mem["mask"]
-        qm = step["q"] * hit
-        mass = qm.sum(-1)
-        best = qm.argmax(-1, keepdim=True)
-        found = mass > 0
-        pair = torch.where(found, mem["pair"].gather(1, best).squeeze(1), torch.full_like(mass, -1, dtype=torch.long))
-        pos = torch.where(found, mem["pos"].gather(1, best).squeeze(1), torch.full_like(mass, -1, dtype=torch.long))
-        zeta = step["zeta"].squeeze(-1)
-        cols.append((zeta * mass, zeta, pair, pos))
+        c = copy_info(mem, step, torch.arange(B, device=dev), tgt_out[:, i])
+        cols.append((c[:, 0], c[:, 1], c[:, 2].long(), c[:, 3].long()))
     out_traces = []
     for b, t in enumerate(tgt):
         n = len(t)
@@ -494,7 +518,7 @@ def annotate(results, model, src: Tensor, src_mask: Tensor, hyps, memory: Memory
     target), TM unit ``id`` / corpus ``line``; None when no pair holds it."""
     from engine.nmt.vocab import word_spans
 
-    traces = (trace_copies(model, src, src_mask, [h.tokens for h in hyps], memory)
+    traces = ((traces_of(hyps) or trace_copies(model, src, src_mask, [h.tokens for h in hyps], memory))
               if memory is not None else [None] * len(hyps))
     for r, h, tr, plist, pids in zip(results, hyps, traces, pairs, pair_ids):
         r.memory_pairs = [p.to_json() for p in plist]

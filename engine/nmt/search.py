@@ -35,7 +35,10 @@ class Hypothesis:
     ``tokens``: target ids ending in ``</s>``; ``score``: total log-probability;
     ``norm_score``: length-normalised score; ``attn``: (len(tokens), S) source
     attention of each token (S = real source length, ``</s>`` included);
-    ``gates``: (len(tokens), H) context-gate values, or None without gates.
+    ``gates``: (len(tokens), H) context-gate values, or None without gates;
+    ``copy``: with a translation memory, (len(tokens), 4) per token
+    [zeta * p_copy(token), zeta, pair, pos] (:func:`engine.nmt.memory.copy_info`),
+    recorded during the search so the copy report needs no second pass.
     """
 
     tokens: list[int]
@@ -43,6 +46,17 @@ class Hypothesis:
     norm_score: float
     attn: Tensor
     gates: Tensor | None
+    copy: Tensor | None = None
+
+
+def _copy_now(enc, out, rows: Tensor, tokens: Tensor) -> Tensor | None:
+    """(n, 4) copy report of emitting ``tokens`` from ``rows`` this step; None without memory."""
+    mem, step = enc.extras.get("memory"), out.extras.get("memory")
+    if mem is None or step is None:
+        return None
+    from engine.nmt.memory import copy_info
+
+    return copy_info(mem, step, rows, tokens)
 
 
 def _norm(score: float, length: int, alpha: float) -> float:
@@ -92,12 +106,16 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     seqs = torch.empty((B * K, 0), dtype=torch.long, device=dev)
     attn_hist = torch.empty((B * K, 0, src.size(1)), device=dev)
     gate_hist: Tensor | None = None
+    copy_hist: Tensor | None = None                                       # (B*K, t, 4) with a memory
     finished: list[list[Hypothesis]] = [[] for _ in range(B)]
     done = [False] * B
     step = 0
     while not all(done):
         out, state = model.step(model.tgt_emb(prev), state, enc)
         lp = model.step_log_probs(out, enc).double()                      # (B*K, V)
+        records_copy = "memory" in out.extras and "memory" in enc.extras
+        if records_copy and copy_hist is None:
+            copy_hist = torch.empty((B * K, 0, 4), device=dev)
         V = lp.size(-1)
         lp = lp.view(B, K, V)
         for b in range(B):
@@ -124,7 +142,12 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                             gts = (None if gate_now is None else gate_now[row].unsqueeze(0)
                                    if gate_hist is None else  # </s> as the very first token
                                    torch.cat([gate_hist[row], gate_now[row].unsqueeze(0)], 0))
-                            finished[b].append(Hypothesis(toks, v, _norm(v, len(toks), alpha), att, gts))
+                            cp = None
+                            if records_copy:
+                                eos = _copy_now(enc, out, torch.tensor([row], device=dev),
+                                                torch.tensor([EOS], device=dev))
+                                cp = torch.cat([copy_hist[row], eos], 0)
+                            finished[b].append(Hypothesis(toks, v, _norm(v, len(toks), alpha), att, gts, cp))
                     elif len(alive) < K:
                         alive.append((row, tok, v))
                     if len(alive) == K and len(finished[b]) >= K:
@@ -142,6 +165,8 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         scores = torch.tensor(sel_score, device=dev, dtype=torch.float64).view(B, K)
         seqs = torch.cat([seqs.index_select(0, idx), prev.unsqueeze(1)], 1)
         attn_hist = torch.cat([attn_hist.index_select(0, idx), attn_now.index_select(0, idx).unsqueeze(1)], 1)
+        if records_copy:
+            copy_hist = torch.cat([copy_hist.index_select(0, idx), _copy_now(enc, out, idx, prev).unsqueeze(1)], 1)
         if gate_now is not None:
             g = gate_now.index_select(0, idx).unsqueeze(1)
             gate_hist = g if gate_hist is None else torch.cat([gate_hist.index_select(0, idx), g], 1)
@@ -168,6 +193,7 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
     score = [0.0] * B
     atts: list[list[Tensor]] = [[] for _ in range(B)]
     gts: list[list[Tensor]] = [[] for _ in range(B)]
+    cps: list[list[Tensor]] = [[] for _ in range(B)]
     done = [False] * B
     step = 0
     while not all(done):
@@ -177,6 +203,7 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
             _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
         best_v, best_i = lp.max(dim=-1)
         nxt = best_i.tolist()
+        cp_now = _copy_now(enc, out, torch.arange(B, device=dev), best_i)
         for b in range(B):
             if done[b]:
                 continue
@@ -185,12 +212,15 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
             atts[b].append(out.attn[b, :src_lens[b]].float())
             if out.gate is not None:
                 gts[b].append(out.gate[b].float())
+            if cp_now is not None:
+                cps[b].append(cp_now[b])
             if nxt[b] == EOS:
                 done[b] = True
         prev = best_i.masked_fill(best_i == EOS, PAD)
         step += 1
     return [Hypothesis(toks[b], score[b], _norm(score[b], len(toks[b]), alpha), torch.stack(atts[b]),
-                       torch.stack(gts[b]) if gts[b] else None) for b in range(B)]
+                       torch.stack(gts[b]) if gts[b] else None, torch.stack(cps[b]) if cps[b] else None)
+            for b in range(B)]
 
 
 @torch.inference_mode()

@@ -388,3 +388,27 @@ def test_pair_encodings_are_cached_at_inference_and_give_the_same_output():
     assert torch.allclose(again[0], cached[0], atol=1e-6)
     m.train()
     assert not hasattr(memory_source(m), "_pair_cache") or not memory_source(m)._pair_cache
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_the_search_records_the_same_copy_report_as_a_second_pass(beam):
+    """The copy weights the editor shades come from the search itself (no second
+    pass over the translation): they equal a teacher-forced pass over the same output."""
+    from engine.nmt.memory import trace_copies, traces_of
+    from engine.nmt.search import greedy
+
+    m = make("shallow", gate_bias=1.0)
+    src, mask, _ = batch()
+    mb = pack_memory(PAIRS)
+    hyps = (greedy(m, src, mask, memory=mb) if beam == 1 else beam_search(m, src, mask, beam=beam, memory=mb))
+    recorded = traces_of(hyps)
+    assert recorded is not None
+    again = trace_copies(m, src, mask, [h.tokens for h in hyps], mb)
+    for r, a, h in zip(recorded, again, hyps):
+        assert len(r.copy) == len(h.tokens)
+        assert r.pair == a.pair and r.pos == a.pos
+        assert r.copy == pytest.approx(a.copy, abs=1e-5) and r.zeta == pytest.approx(a.zeta, abs=1e-5)
+    assert any(c > 0 for c in recorded[0].copy)        # sentence 0 reads its pairs ...
+    assert all(c == 0 for c in recorded[1].copy)       # ... sentence 1 has none
+    # a model without memory records nothing
+    assert traces_of(beam_search(plain_twin(m), src, mask, beam=2)) is None
