@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractScrollArea,
     QApplication,
     QStyle,
     QStyledItemDelegate,
@@ -130,7 +131,10 @@ class ChipDelegate(QStyledItemDelegate):
 
     def set_highlight(self, source_text: str | None, words) -> None:
         """Shade ``words`` in the source cell whose text is ``source_text`` (None clears)."""
-        self.highlight = (source_text, tuple(w for w in words if w.strip())) if source_text else None
+        new = (source_text, tuple(w for w in words if w.strip())) if source_text else None
+        if new == self.highlight:
+            return  # nothing to redraw (entering a segment clears a highlight that is usually not there)
+        self.highlight = new
         view = self.parent()
         if isinstance(view, QTableView):
             view.viewport().update()
@@ -256,24 +260,75 @@ class SegmentGrid(QTableView):
         self.delegate = ChipDelegate(self, reserved)
         self.setItemDelegateForColumn(COL_SOURCE, self.delegate)
         self.setItemDelegateForColumn(COL_TARGET, self.delegate)
+        # With whole rows selected every column is always "selected": bolding the
+        # header titles tells nothing and repaints the header on every move.
+        self.horizontalHeader().setHighlightSections(False)
+        self._fitted: set[int] = set()  # view rows fitted at the current column widths
+        self._focus_to_editor = False   # the grid last lost focus to its own target editor
         self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(30)
         self._fit_timer.timeout.connect(self.fit_visible_rows)
-        self.horizontalHeader().sectionResized.connect(lambda *_: self._fit_timer.start())
+        self.horizontalHeader().sectionResized.connect(lambda *_: self._refit_all())
         self.verticalScrollBar().valueChanged.connect(lambda *_: self._fit_timer.start())
 
     def setModel(self, model) -> None:  # noqa: N802
         super().setModel(model)
+        self._fitted.clear()
         if model is not None:
-            model.modelReset.connect(self._fit_timer.start)
-            model.layoutChanged.connect(self._fit_timer.start)
+            # Any change of which rows the view shows (filter, find, new document) moves
+            # rows to other view positions: their heights are measured again.
+            for sig in (model.modelReset, model.layoutChanged, model.rowsInserted, model.rowsRemoved,
+                        model.rowsMoved):
+                sig.connect(lambda *_: self._refit_all())
             model.dataChanged.connect(lambda a, b, *_: self.fit_rows(range(a.row(), b.row() + 1)))
+        self._fit_timer.start()
+
+    def _refit_all(self) -> None:
+        self._fitted.clear()
         self._fit_timer.start()
 
     def resizeEvent(self, e):  # noqa: N802
         super().resizeEvent(e)
         self._fit_timer.start()
+
+    # -- focus --------------------------------------------------------------------
+    # QAbstractItemView repaints its WHOLE viewport on every focus in/out (the
+    # selection colours follow focus).  Moving to the next segment closes one
+    # target editor and opens another, so focus goes grid -> editor -> grid on
+    # every Ctrl+Down/Ctrl+Enter: a full repaint of every visible row (tens of
+    # chip documents) for a change that only affects the selected row.  When
+    # focus moves between the grid and its own editor, repaint just that row.
+    def _is_own_editor(self, w) -> bool:
+        return w is not None and w is not self and self.viewport().isAncestorOf(w)
+
+    def focusOutEvent(self, e):  # noqa: N802
+        if self._is_own_editor(QApplication.focusWidget()):
+            self._focus_to_editor = True
+            QAbstractScrollArea.focusOutEvent(self, e)
+            self._update_selected_rows()
+            return
+        self._focus_to_editor = False
+        super().focusOutEvent(e)
+
+    def focusInEvent(self, e):  # noqa: N802
+        back_from_editor, self._focus_to_editor = self._focus_to_editor, False
+        if back_from_editor and self.currentIndex().isValid():
+            QAbstractScrollArea.focusInEvent(self, e)
+            # What QAbstractItemView.focusInEvent does besides the full repaint:
+            self.setAttribute(Qt.WA_InputMethodEnabled, bool(self.currentIndex().flags() & Qt.ItemIsEditable))
+            self._update_selected_rows()
+            return
+        super().focusInEvent(e)
+
+    def _update_selected_rows(self) -> None:
+        """Repaint the current and selected rows (their colours depend on focus)."""
+        sm = self.selectionModel()
+        rows = {self.currentIndex().row()} | ({i.row() for i in sm.selectedIndexes()} if sm else set())
+        width = self.viewport().width()
+        for r in rows:
+            if r >= 0:
+                self.viewport().update(0, self.rowViewportPosition(r), width, self.rowHeight(r))
 
     def visible_rows(self, margin: int = 5) -> range:
         """Rows on screen (plus ``margin``); none while the view has no height yet.
@@ -291,18 +346,20 @@ class SegmentGrid(QTableView):
         return range(max(0, top - margin), min(m.rowCount(), bottom + margin + 1))
 
     def fit_rows(self, rows) -> None:
+        """Fit the height of view ``rows`` to their text now (they changed)."""
         for r in rows:
             self.resizeRowToContents(r)
+            self._fitted.add(r)
         ed = self.delegate.editor
         if ed is not None and self.currentIndex().isValid():  # the open editor may hold more text
             self.delegate._grow(ed, self.currentIndex())
 
     def fit_visible_rows(self) -> None:
-        """Fit the rows on screen; again while fitting brings other rows into view."""
-        done: set[int] = set()
+        """Fit the rows on screen not fitted yet at the current column widths
+        (a row fitted once keeps its height until it changes or a column is
+        resized); again while fitting brings other rows into view."""
         for _ in range(4):
-            rows = [r for r in self.visible_rows() if r not in done]
+            rows = [r for r in self.visible_rows() if r not in self._fitted]
             if not rows:
                 break
             self.fit_rows(rows)
-            done.update(rows)

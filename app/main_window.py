@@ -345,7 +345,7 @@ class MainWindow(QMainWindow):
     def _update_counts(self) -> None:
         if self.project is None or self.model is None:
             return
-        c = self.project.counts(self.model.document_id)
+        c = self.model.status_counts()  # kept in memory: no query per edit
         total = sum(c.values())
         self.counts_label.setText(f"{c['confirmed']}/{total} confirmed · {c['draft']} draft · {c['new']} new")
 
@@ -395,6 +395,14 @@ class MainWindow(QMainWindow):
 
     def editor(self) -> TargetEditor | None:
         return self.delegate.editor
+
+    def _typed_text(self, row: int) -> str | None:
+        """The text in the target editor open on document ``row``; None when no editor is open there."""
+        if self.model is None:
+            return None
+        pidx = self.proxy.mapFromSource(self.model.index(row, COL_TARGET))
+        ed = self.grid.indexWidget(pidx) if pidx.isValid() else None
+        return ed.segment_text() if isinstance(ed, TargetEditor) and ed.loaded else None
 
     def commit_editor(self) -> None:
         self._autosave.stop()
@@ -619,14 +627,20 @@ class MainWindow(QMainWindow):
         """Ctrl+Enter: save what is typed, confirm (project + writable TM), go to the next unconfirmed."""
         if self.model is None:
             return
-        self.commit_editor()
         row = self.current_row()
-        seg = self.model.segment(row)
-        if not seg.target.plain().strip() and not seg.target.tag_count:
+        typed = self._typed_text(row)
+        if typed is None:
+            self.commit_editor()  # an editor elsewhere (or none): save it as before
+        else:
+            self._autosave.stop()  # what is typed is confirmed below, in the same single write
+        target = self.model.confirm_target(row, typed)
+        if not target.plain().strip() and not target.tag_count:
+            if typed is not None:
+                self.commit_editor()  # keep the (empty) edit as a draft, as before
             self.statusBar().showMessage(f"Segment {row + 1} has no translation to confirm.", 4000)
             return
         try:
-            seg = self.model.confirm(row)
+            seg = self.model.confirm(row, typed)
         except VersoError as e:
             QMessageBox.critical(self, "Verso", str(e))
             return
@@ -634,7 +648,7 @@ class MainWindow(QMainWindow):
             self.tm.add(seg.source, seg.target, {"origin": self.project.name, "creator": "translator",
                                                  "document": self.doc_combo.currentText()})
         propagated = self._propagate(row) if self.propagation_on() else 0
-        self.grid.fit_rows([row])
+        # (the confirmed row was refitted by the grid when the model reported the change)
         nxt = self.model.next_unconfirmed(row)
         if propagated:
             self.statusBar().showMessage(f"Propagated to {propagated} identical segment(s) as drafts.", 5000)

@@ -3,6 +3,7 @@ and the filter proxy behind the grid's status filter and find box."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -22,6 +23,17 @@ STATUS_COLOURS = {
     "draft": QColor("#fff6d5"),
     "confirmed": QColor("#e3f4e1"),
 }
+_BRUSHES = {k: QBrush(c) for k, c in STATUS_COLOURS.items()}
+_WHITE = QBrush(QColor("#ffffff"))
+_DISPLAY = (Qt.DisplayRole, Qt.EditRole)
+_SHOWN_COL = {COL_SOURCE: 0, COL_TARGET: 1, COL_STATUS: 2}
+_ALIGN_NUM = int(Qt.AlignRight | Qt.AlignTop)
+_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+_FLAGS_TARGET = _FLAGS | Qt.ItemIsEditable
+#: The roles :meth:`SegmentTableModel.data` answers; the view asks for a dozen per
+#: cell on every repaint, and the others are answered before any other work.
+_ROLES = frozenset((Qt.DisplayRole, Qt.EditRole, ROLE_TAGGED, Qt.BackgroundRole, Qt.ToolTipRole,
+                    Qt.TextAlignmentRole))
 FILTERS = {
     "all": "All segments",
     "untranslated": "Untranslated",
@@ -54,9 +66,17 @@ class SegmentTableModel(QAbstractTableModel):
         self.project = project
         self.document_id = document_id
         self._rows: list[Segment] = project.segments(document_id)
-        # Display strings per row: the grid asks for them on every repaint (hundreds of
-        # calls per keystroke); they change only when the row does (_emit_row).
+        # Display strings (and the target's TaggedText) per row: the grid asks for them on
+        # every repaint (hundreds of calls per keystroke); they change only when the row
+        # does (_emit_row).
         self._shown: dict[int, tuple[str, str, str]] = {}
+        self._target_tt: dict[int, TaggedText] = {}
+        # Sources never change: rows by source text (auto-propagation looks identical
+        # segments up here instead of scanning the document on every confirm).
+        self._by_source: dict[str, list[int]] = {}
+        for r, seg in enumerate(self._rows):
+            self._by_source.setdefault(seg.source.text, []).append(r)
+        self._counts: Counter[str] = Counter(seg.status for seg in self._rows)
 
     # -- Qt model API ------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt naming)
@@ -70,37 +90,45 @@ class SegmentTableModel(QAbstractTableModel):
             return COLUMNS[section]
         return None
 
-    def flags(self, index):
-        f = Qt.ItemIsEnabled | Qt.ItemIsSelectable
-        if index.column() == COL_TARGET:
-            f |= Qt.ItemIsEditable
-        return f
+    def flags(self, index):  # asked for every cell on every repaint: no flag arithmetic per call
+        return _FLAGS_TARGET if index.column() == COL_TARGET else _FLAGS
 
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
+        # Called a dozen times per cell on every repaint: roles we do not answer leave first.
+        if role not in _ROLES or not index.isValid():
             return None
-        seg = self._rows[index.row()]
+        row = index.row()
         col = index.column()
-        if role in (Qt.DisplayRole, Qt.EditRole):
+        if role in _DISPLAY:
             if col == COL_NUM:
-                return index.row() + 1
-            shown = self._shown.get(index.row())
+                return row + 1
+            shown = self._shown.get(row)
             if shown is None:
-                shown = self._shown[index.row()] = (seg.source.display(), seg.target.display(), status_text(seg))
-            return shown[{COL_SOURCE: 0, COL_TARGET: 1, COL_STATUS: 2}[col]]
+                seg = self._rows[row]
+                shown = self._shown[row] = (seg.source.display(), seg.target.display(), status_text(seg))
+            return shown[_SHOWN_COL[col]]
         if role == ROLE_TAGGED:
             if col == COL_SOURCE:
-                return seg.source
+                return self._rows[row].source
             if col == COL_TARGET:
-                return TaggedText(seg.target.text, seg.source.tags + tuple(
-                    t for t in seg.target.tags if t.n not in {s.n for s in seg.source.tags}))
-        if role == Qt.BackgroundRole and col in (COL_TARGET, COL_STATUS):
-            return QBrush(STATUS_COLOURS.get(seg.status, QColor("#ffffff")))
-        if role == Qt.ToolTipRole and col == COL_SOURCE:
+                tt = self._target_tt.get(row)
+                if tt is None:
+                    seg = self._rows[row]
+                    src_tags = {s.n for s in seg.source.tags}
+                    tt = self._target_tt[row] = TaggedText(seg.target.text, seg.source.tags + tuple(
+                        t for t in seg.target.tags if t.n not in src_tags))
+                return tt
+            return None
+        if role == Qt.BackgroundRole:
+            return _BRUSHES.get(self._rows[row].status, _WHITE) if col in (COL_TARGET, COL_STATUS) else None
+        if role == Qt.ToolTipRole:
+            if col != COL_SOURCE:
+                return None
+            seg = self._rows[row]
             parts = [p for p in (seg.context, seg.note) if p]
             return "\n".join(parts) or None
         if role == Qt.TextAlignmentRole and col == COL_NUM:
-            return int(Qt.AlignRight | Qt.AlignTop)
+            return _ALIGN_NUM
         return None
 
     def setData(self, index, value, role=Qt.EditRole):  # noqa: N802
@@ -125,22 +153,43 @@ class SegmentTableModel(QAbstractTableModel):
         """Store a target for ``row`` (a draft by default; committed on return)."""
         seg = self._rows[row]
         tt = text if isinstance(text, TaggedText) else seg.source.with_text(text)
-        self._rows[row] = self.project.set_target(seg.id, tt, status=status, origin=origin,
-                                                  origin_score=origin_score)
-        self._emit_row(row)
+        self._replace(row, self.project.set_target(seg.id, tt, status=status, origin=origin,
+                                                   origin_score=origin_score))
         return self._rows[row]
 
-    def confirm(self, row: int) -> Segment:
-        """Confirm the segment of ``row`` (durable on return); keeps where the target came from."""
+    def confirm_target(self, row: int, text: str | None = None) -> TaggedText:
+        """The target :meth:`confirm` would store for ``row`` with ``text`` typed."""
         seg = self._rows[row]
-        self._rows[row] = self.project.confirm(seg.id, seg.target, origin=seg.origin or "human",
-                                               origin_score=seg.origin_score)
-        self._emit_row(row)
+        return seg.target if text is None or text == seg.target.text else seg.source.with_text(text)
+
+    def confirm(self, row: int, text: str | None = None) -> Segment:
+        """Confirm the segment of ``row`` (durable on return), in ONE write.
+
+        ``text``: what the editor holds (segment text with tag characters).  When
+        it differs from the stored target it is confirmed as the translator's own
+        (origin ``human``), exactly as if it had been saved as a draft first;
+        otherwise the stored target keeps where it came from (TM %, MT).
+        """
+        seg = self._rows[row]
+        if text is not None and text != seg.target.text:
+            target, origin, score = seg.source.with_text(text), "human", None
+        else:
+            target, origin, score = seg.target, seg.origin or "human", seg.origin_score
+        self._replace(row, self.project.confirm(seg.id, target, origin=origin, origin_score=score))
         return self._rows[row]
 
     def reload_row(self, row: int) -> None:
-        self._rows[row] = self.project.segment(self._rows[row].id)
+        self._replace(row, self.project.segment(self._rows[row].id))
+
+    def _replace(self, row: int, seg: Segment) -> None:
+        self._counts[self._rows[row].status] -= 1
+        self._counts[seg.status] += 1
+        self._rows[row] = seg
         self._emit_row(row)
+
+    def status_counts(self) -> dict[str, int]:
+        """Segments per status (new / draft / confirmed) in this document, kept up to date in memory."""
+        return {k: self._counts.get(k, 0) for k in ("new", "draft", "confirmed")}
 
     def next_unconfirmed(self, after: int) -> int | None:
         n = len(self._rows)
@@ -152,12 +201,12 @@ class SegmentTableModel(QAbstractTableModel):
 
     def same_source_rows(self, row: int) -> list[int]:
         """Other unconfirmed rows whose source is identical to ``row``'s (auto-propagation)."""
-        src = self._rows[row].source.text
-        return [r for r, s in enumerate(self._rows)
-                if r != row and s.source.text == src and s.status != "confirmed"]
+        return [r for r in self._by_source.get(self._rows[row].source.text, ())
+                if r != row and self._rows[r].status != "confirmed"]
 
     def _emit_row(self, row: int) -> None:
         self._shown.pop(row, None)
+        self._target_tt.pop(row, None)
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
         self.segmentChanged.emit(row)
 
