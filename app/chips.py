@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
 
+import re
 from typing import Iterable, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
@@ -30,6 +31,8 @@ from PySide6.QtGui import (
 )
 
 from engine.inline import Tag, TaggedText, from_display, tag_number
+
+_TAG_CHAR_RE = re.compile("[\ue001-\uf8ff]")  # engine.inline's tag characters
 
 CHIP_TYPE = QTextFormat.UserObject + 1
 PROP_TAG_N = QTextFormat.UserProperty + 1
@@ -51,11 +54,18 @@ class ChipHandler(QPyTextObject):
         return f
 
     def intrinsicSize(self, doc, pos_in_document, fmt):  # noqa: N802 (Qt API)
-        f = self._font(fmt)
-        fm = QFontMetricsF(f)
+        # Asked for every chip at every layout of every document: measured once per font and label.
         label = fmt.property(PROP_LABEL) or "?"
-        base = QFontMetricsF(fmt.toCharFormat().font())
-        return QSizeF(fm.horizontalAdvance(label) + 10, max(base.height() - 1, fm.height() + 2))
+        font = fmt.toCharFormat().font()
+        key = (font.key(), label)
+        size = _SIZES.get(key)
+        if size is None:
+            fm = QFontMetricsF(self._font(fmt))
+            size = (fm.horizontalAdvance(label) + 10, max(QFontMetricsF(font).height() - 1, fm.height() + 2))
+            if len(_SIZES) > 4096:
+                _SIZES.clear()
+            _SIZES[key] = size
+        return QSizeF(*size)
 
     def drawObject(self, painter: QPainter, rect: QRectF, doc, pos_in_document, fmt):  # noqa: N802
         kind = fmt.property(PROP_KIND) or "ph"
@@ -76,6 +86,7 @@ class ChipHandler(QPyTextObject):
 
 
 _HANDLER: ChipHandler | None = None
+_SIZES: dict[tuple[str, str], tuple[float, float]] = {}  # (font key, label) -> chip width, height
 
 
 def handler() -> ChipHandler:
@@ -127,23 +138,27 @@ def fill(doc: QTextDocument, text: str, tags: Iterable[Tag],
     else:
         doc.clear()
     base = base or QTextCharFormat()
-    # Per-character format; runs of equal formats are inserted together.
-    i = 0
+    # Cut the text where a format range starts or ends and around every tag
+    # character: each piece is one chip or one run of text in one format
+    # (no per-character Python loop: the grid and panels fill many documents).
     n = len(text)
-    while i < n:
-        fmt = _format_at(i, formats, base)
+    cuts = {0, n}
+    for s, e, _ in formats:
+        cuts.add(min(max(s, 0), n))
+        cuts.add(min(max(e, 0), n))
+    for m in _TAG_CHAR_RE.finditer(text):
+        cuts.add(m.start())
+        cuts.add(m.end())
+    edges = sorted(cuts)
+    for i, j in zip(edges, edges[1:]):
+        fmt = _format_at(i, formats, base) if formats else base
         num = tag_number(text[i])
-        if num is not None:
+        if num is not None:  # a tag character is always a piece of its own
             t = by_n.get(num)
             if t is not None:
                 insert_tag(cur, t, fmt)
-            i += 1
             continue
-        j = i + 1
-        while j < n and tag_number(text[j]) is None and _same(formats, i, j):
-            j += 1
         cur.insertText(text[i:j], fmt)
-        i = j
 
 
 def _format_at(i: int, formats, base: QTextCharFormat) -> QTextCharFormat:
@@ -152,10 +167,6 @@ def _format_at(i: int, formats, base: QTextCharFormat) -> QTextCharFormat:
         if s <= i < e:
             fmt.merge(f)
     return fmt
-
-
-def _same(formats, i: int, j: int) -> bool:
-    return all((s <= i < e) == (s <= j < e) for s, e, _ in formats)
 
 
 def read_tagged(doc: QTextDocument, source_tags: Iterable[Tag] = ()) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
 
+import time
 from collections import OrderedDict
 from typing import Callable
 
@@ -38,6 +39,7 @@ from app.chips import fill, install, insert_tag, read_tagged
 from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_RAW, ROLE_TAGGED
 
 PAD_X, PAD_Y = 4, 3
+FIT_BUDGET_S = 0.008  # longest a lazy row-height fit may hold the UI thread before yielding
 
 
 class TargetEditor(QTextEdit):
@@ -269,6 +271,10 @@ class SegmentGrid(QTableView):
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(30)
         self._fit_timer.timeout.connect(self.fit_visible_rows)
+        self._fit_more = QTimer(self)  # the rest of a fit cut short by FIT_BUDGET_S, as soon as idle
+        self._fit_more.setSingleShot(True)
+        self._fit_more.setInterval(0)
+        self._fit_more.timeout.connect(self.fit_visible_rows)
         self.horizontalHeader().sectionResized.connect(lambda *_: self._refit_all())
         self.verticalScrollBar().valueChanged.connect(lambda *_: self._fit_timer.start())
 
@@ -345,6 +351,17 @@ class SegmentGrid(QTableView):
             bottom = top + h // max(1, self.verticalHeader().minimumSectionSize())
         return range(max(0, top - margin), min(m.rowCount(), bottom + margin + 1))
 
+    def reveal(self, index: QModelIndex) -> None:
+        """Scroll so the row of ``index`` is on screen.  A row off screen is brought to the
+        middle (the segments after it in view too), not just to the edge: moving on from
+        the bottom row then scrolls -- and repaints every visible row -- once every half
+        screen instead of on every Ctrl+Down."""
+        if not index.isValid():
+            return
+        top = self.rowViewportPosition(index.row())
+        if top < 0 or top + self.rowHeight(index.row()) > self.viewport().height():
+            self.scrollTo(index, QAbstractItemView.PositionAtCenter)
+
     def fit_rows(self, rows) -> None:
         """Fit the height of view ``rows`` to their text now (they changed)."""
         for r in rows:
@@ -357,9 +374,19 @@ class SegmentGrid(QTableView):
     def fit_visible_rows(self) -> None:
         """Fit the rows on screen not fitted yet at the current column widths
         (a row fitted once keeps its height until it changes or a column is
-        resized); again while fitting brings other rows into view."""
+        resized); again while fitting brings other rows into view.
+
+        At most about FIT_BUDGET_S at a time (a jump or half-page scroll shows
+        many new rows, each a text layout): the rest follows as soon as the
+        event loop is idle, so keys and paints get in between.
+        """
+        deadline = time.perf_counter() + FIT_BUDGET_S
         for _ in range(4):
             rows = [r for r in self.visible_rows() if r not in self._fitted]
             if not rows:
-                break
-            self.fit_rows(rows)
+                return
+            for r in rows:
+                if time.perf_counter() > deadline:
+                    self._fit_more.start()
+                    return
+                self.fit_rows([r])

@@ -365,6 +365,7 @@ class MainWindow(QMainWindow):
         if not pidx.isValid():  # filtered out: show everything again
             self.set_filter("all", clear_find=True)
             pidx = self.proxy.mapFromSource(self.model.index(row, COL_TARGET))
+        self.grid.reveal(pidx)  # before the move: the move's own scrolling then has nothing to do
         self.grid.setCurrentIndex(pidx)
         self.grid.scrollTo(pidx)
         if edit:
