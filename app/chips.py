@@ -150,15 +150,21 @@ def fill(doc: QTextDocument, text: str, tags: Iterable[Tag],
         cuts.add(m.start())
         cuts.add(m.end())
     edges = sorted(cuts)
-    for i, j in zip(edges, edges[1:]):
-        fmt = _format_at(i, formats, base) if formats else base
-        num = tag_number(text[i])
-        if num is not None:  # a tag character is always a piece of its own
-            t = by_n.get(num)
-            if t is not None:
-                insert_tag(cur, t, fmt)
-            continue
-        cur.insertText(text[i:j], fmt)
+    # One edit block: the document is laid out once at the end, not after every
+    # piece (each relayout measures every chip of the paragraph again).
+    cur.beginEditBlock()
+    try:
+        for i, j in zip(edges, edges[1:]):
+            fmt = _format_at(i, formats, base) if formats else base
+            num = tag_number(text[i])
+            if num is not None:  # a tag character is always a piece of its own
+                t = by_n.get(num)
+                if t is not None:
+                    insert_tag(cur, t, fmt)
+                continue
+            cur.insertText(text[i:j], fmt)
+    finally:
+        cur.endEditBlock()
 
 
 def _format_at(i: int, formats, base: QTextCharFormat) -> QTextCharFormat:
