@@ -952,7 +952,8 @@ class MainWindow(QMainWindow):
             self.nmt.deleteLater()
         s = settings()
         self.nmt = NMTService(model_dir, self, beam=int(s.value("nmt/beam", 5)),
-                              threads=int(s.value("nmt/threads", 0)))
+                              threads=int(s.value("nmt/threads", 0)),
+                              quantize=s.value("nmt/quantize", "true") == "true")
         self.nmt.ready.connect(self._on_suggestion)
         self.nmt.forced_ready.connect(self._on_forced)
         self.nmt.completion_ready.connect(self._on_completion)

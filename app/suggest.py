@@ -162,8 +162,10 @@ class NMTService(QObject):
     completion_ready = Signal(object, object)  # key, SuggestionView beginning with the typed prefix
     failed = Signal(object, str)
 
-    def __init__(self, model_dir: Path | None, parent=None, *, beam: int = 5, threads: int = 0):
+    def __init__(self, model_dir: Path | None, parent=None, *, beam: int = 5, threads: int = 0,
+                 quantize: bool = False):
         super().__init__(parent)
+        self.quantize = quantize  # dynamic int8 (CPU only; ignored on a GPU)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self.pool.setExpiryTimeout(-1)
@@ -203,7 +205,8 @@ class NMTService(QObject):
 
         if self.threads:
             torch.set_num_threads(self.threads)
-        self.translator = Translator.load(self.model_dir)  # seen at once by jobs queued behind
+        self.translator = Translator.load(self.model_dir, quantize=self.quantize and not torch.cuda.is_available())
+        # (assigned at once: jobs queued behind the load see it)
         return self.translator
 
     def _on_loaded(self, tr) -> None:

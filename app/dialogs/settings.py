@@ -1,4 +1,4 @@
-"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads (QSettings)."""
+"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads/int8 (QSettings)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QSpinBox
@@ -31,6 +31,8 @@ class SettingsDialog(QDialog):
         self.threads.setRange(0, 64)
         self.threads.setSpecialValueText("automatic")
         self.threads.setValue(int(self.s.value("nmt/threads", 0)))
+        self.quantize = QCheckBox("Quantise the model to int8 on the CPU (about 2-3x faster suggestions)", self)
+        self.quantize.setChecked(self.s.value("nmt/quantize", "true") == "true")
         form = QFormLayout(self)
         form.addRow("Keyboard preset", self.preset)
         form.addRow("TM matches shown", self.matches)
@@ -38,6 +40,7 @@ class SettingsDialog(QDialog):
         form.addRow("Interactive translation", self.complete)
         form.addRow("NMT beam width", self.beam)
         form.addRow("NMT CPU threads", self.threads)
+        form.addRow("NMT speed", self.quantize)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -50,4 +53,5 @@ class SettingsDialog(QDialog):
         self.s.setValue("nmt/complete", "true" if self.complete.isChecked() else "false")
         self.s.setValue("nmt/beam", self.beam.value())
         self.s.setValue("nmt/threads", self.threads.value())
+        self.s.setValue("nmt/quantize", "true" if self.quantize.isChecked() else "false")
         super().accept()

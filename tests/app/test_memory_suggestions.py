@@ -46,6 +46,7 @@ def _window(qtbot, folder: Path, model: Path) -> MainWindow:
     with Project.open(folder) as p:
         p.set_setting("model", str(model))
     settings().setValue("nmt/threads", 1)
+    settings().setValue("nmt/quantize", "false")  # compared with the fp32 engine's own numbers
     w = MainWindow(Project.open(folder))
     qtbot.addWidget(w)
     w.show()

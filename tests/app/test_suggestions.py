@@ -34,6 +34,7 @@ def win(qtbot, model_project) -> MainWindow:
     from app.main_window import settings
 
     settings().setValue("nmt/threads", 1)
+    settings().setValue("nmt/quantize", "false")  # compared with the fp32 engine's own numbers
     w = MainWindow(Project.open(model_project))
     qtbot.addWidget(w)
     w.show()
@@ -146,3 +147,16 @@ def test_completion_can_be_switched_off(qtbot, win):
     qtbot.keyClicks(win.editor(), "Ein")
     qtbot.wait(1200)
     assert win.shown_for.get("completion") is None
+
+
+def test_the_cpu_suggestion_model_is_int8_unless_switched_off(qtbot, model_project):
+    """By default the editor quantises the model (dynamic int8) for CPU speed; the setting turns it off."""
+    from app.main_window import settings
+
+    for value, quantized in (("true", True), ("false", False)):
+        settings().setValue("nmt/quantize", value)
+        w = MainWindow(Project.open(model_project))
+        qtbot.addWidget(w)
+        qtbot.waitUntil(lambda: w.nmt.translator is not None, timeout=30_000)
+        assert w.nmt.translator.quantized is quantized
+        w.close()
