@@ -245,6 +245,13 @@ def shoot(out: Path, work: Path, model: str) -> int:
     win.move(20, 20)
     win.show()
     wait(app, lambda: win.shown_for.get("suggestion") == win.current_row(), 60)
+    if not toy_sentences:  # a real model: show a segment whose TM match the memory reads (copied words shaded)
+        for row in range(win.model.rowCount()):
+            win.go_to(row)
+            wait(app, lambda: win.shown_for.get("matches") == row, 10)
+            if any(m.score >= 0.5 for m in win.matches.matches):
+                wait(app, lambda: win.shown_for.get("suggestion") == row, 60)
+                break
     pump(app, 0.3)
     if capture_screen(out / "main-window-suggestion.png"):
         saved.append("main-window-suggestion.png")

@@ -67,4 +67,4 @@ def test_moving_down_a_long_document_keeps_the_current_segment_on_screen(qtbot, 
     # Rows brought into view get the height of their text (long ones are not cut to one line).
     shown = [r for r in grid.visible_rows(margin=0) if r != grid.currentIndex().row()]
     assert any(win.model.segment(r).source.text.count("wrap") for r in shown)
-    qtbot.waitUntil(lambda: all(grid.rowHeight(r) == grid.sizeHintForRow(r) for r in shown), timeout=3000)
+    qtbot.waitUntil(lambda: all(grid.rowHeight(r) == grid.sizeHintForRow(r) for r in shown), timeout=10_000)
