@@ -47,6 +47,14 @@ def _sh(argv: list[str], stdout: Path | None = None, env: dict | None = None) ->
     return {"cmd": [str(a) for a in argv], "stdout": str(stdout) if stdout else None, "env": env or {}}
 
 
+def _eval(model: Path, src: Path, ref: Path, *, hyps: bool = True, name: str = "test") -> dict:
+    """``verso eval`` of ``model`` on (src, ref): JSON to MODEL.NAME.json (hypotheses to MODEL.test.de)."""
+    argv = [PY, "-m", "engine", "eval", "--model", model, "--src", src, "--ref", ref, "--device", DEV]
+    if hyps:
+        argv += ["--hyp-out", str(model) + ".test.de"]
+    return _sh(argv, Path(f"{model}.{name}.json"))
+
+
 def seg_config(runs: Path, fusion: str) -> Path:
     """SEG-NMT fine-tune config: the demo config + memory, started from the demo baseline run."""
     text = (CFG / "segnmt_demo.toml").read_text(encoding="utf-8")
@@ -73,17 +81,13 @@ def plan(runs: Path, scale: float = 1.0) -> list[dict]:
     base = runs / "demo-base"
     jobs.append({"name": "demo-base", "steps": [
         _train(CFG / "demo" / "kde-magento-ende.toml", base, T(9)),
-        _sh([PY, "-m", "engine", "eval", "--model", base, "--src", RUNS_DATA / "demo-data/test.en",
-             "--ref", RUNS_DATA / "demo-data/test.de", "--device", DEV, "--hyp-out", str(base) + ".test.de"],
-            Path(str(base) + ".test.json"))]})
+        _eval(base, RUNS_DATA / "demo-data/test.en", RUNS_DATA / "demo-data/test.de")]})
     # issue 4: Multi30k, 6 systems x 2 seeds (Table 2 of the context-gates paper)
     for cfg in sorted((CFG / "multi30k").glob("*.toml")):
         out = runs / "multi30k" / cfg.stem
         jobs.append({"name": f"m30k/{cfg.stem}", "steps": [
             _train(cfg, out, T(15)),
-            _sh([PY, "-m", "engine", "eval", "--model", out, "--src", m30k / "test_2016_flickr.en",
-                 "--ref", m30k / "test_2016_flickr.de", "--device", DEV, "--hyp-out", str(out) + ".test.de"],
-                Path(str(out) + ".test.json"))]})
+            _eval(out, m30k / "test_2016_flickr.en", m30k / "test_2016_flickr.de")]})
     # issue 4: attention alignment, Hansards En->Fr, AER on the WPT trial gold
     for cfg in sorted((CFG / "hansards").glob("*.toml")):
         out = runs / "hansards" / cfg.stem
@@ -91,8 +95,7 @@ def plan(runs: Path, scale: float = 1.0) -> list[dict]:
             _train(cfg, out, T(15)),
             _sh([PY, ROOT / "benchmarks/aer_wpt.py", "--model", out, "--data", RUNS_DATA / "hansards-data",
                  "--device", DEV], Path(str(out) + ".aer.json")),
-            _sh([PY, "-m", "engine", "eval", "--model", out, "--src", RUNS_DATA / "hansards-data/dev.en",
-                 "--ref", RUNS_DATA / "hansards-data/dev.fr", "--device", DEV], Path(str(out) + ".dev.json"))]})
+            _eval(out, RUNS_DATA / "hansards-data/dev.en", RUNS_DATA / "hansards-data/dev.fr", hyps=False, name="dev")]})
     # issue 7: cross-sentence context, KDE manuals by document: baseline vs the paper's best combination
     for name in ("baseline-s1", "best-s1"):
         out = runs / "doc" / "kde" / name
