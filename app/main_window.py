@@ -687,13 +687,10 @@ class MainWindow(QMainWindow):
 
     def _propagate(self, row: int) -> int:
         seg = self.model.segment(row)
-        n = 0
-        for r in self.model.same_source_rows(row):
-            other = self.model.segment(r)
-            if other.status == "new" or not other.target.text.strip():
-                self.model.set_target(r, seg.target, origin="tm", origin_score=1.0)
-                n += 1
-        return n
+        rows = [r for r in self.model.same_source_rows(row)
+                if self.model.segment(r).status == "new" or not self.model.segment(r).target.text.strip()]
+        self.model.set_targets(rows, seg.target, origin="tm", origin_score=1.0)  # one write for all of them
+        return len(rows)
 
     # --------------------------------------------------------- filter, find, replace
     def set_filter(self, mode: str, clear_find: bool = False) -> None:

@@ -157,6 +157,16 @@ class SegmentTableModel(QAbstractTableModel):
                                                    origin_score=origin_score))
         return self._rows[row]
 
+    def set_targets(self, rows: list[int], text: TaggedText, *, origin: str = "human",
+                    origin_score: float | None = None, status: str = "draft") -> None:
+        """Store the same target for several rows in one write (auto-propagation)."""
+        if not rows:
+            return
+        segs = self.project.set_targets([(self._rows[r].id, text) for r in rows], status=status, origin=origin,
+                                        origin_score=origin_score)
+        for r, seg in zip(rows, segs):
+            self._replace(r, seg)
+
     def confirm_target(self, row: int, text: str | None = None) -> TaggedText:
         """The target :meth:`confirm` would store for ``row`` with ``text`` typed."""
         seg = self._rows[row]

@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import sqlite_utils
 
@@ -299,23 +299,30 @@ class Project:
     def set_target(self, segment_id: int, target: TaggedText | str, *, status: SegmentStatus = "draft",
                    origin: str = "human", origin_score: float | None = None) -> Segment:
         """Store a target (draft by default); committed before returning."""
+        return self.set_targets([(segment_id, target)], status=status, origin=origin, origin_score=origin_score)[0]
+
+    def set_targets(self, updates: Sequence[tuple[int, TaggedText | str]], *, status: SegmentStatus = "draft",
+                    origin: str = "human", origin_score: float | None = None) -> list[Segment]:
+        """Store several ``(segment id, target)`` in ONE transaction (one fsync): all of
+        them or, if one fails (an unknown segment), none.  Committed before returning."""
         if origin not in ORIGINS:
             raise ValueError(f"origin must be one of {ORIGINS}")
         if status not in ("new", "draft", "confirmed"):
             raise ValueError(f"bad status {status!r}")
         with self._lock:
-            tt = self._target_tt(segment_id, target)
+            rows = [(self._target_tt(segment_id, target), segment_id) for segment_id, target in updates]
             now = _now()
             with self._tx():
-                cur = self._conn.execute(
-                    "UPDATE segments SET target = ?, target_tags = ?, status = ?, origin = ?, origin_score = ?,"
-                    " updated_at = ?, confirmed_at = CASE WHEN ? = 'confirmed' THEN ? ELSE confirmed_at END"
-                    " WHERE id = ?",
-                    (tt.text, tt.tags_json(), status, origin, origin_score, now, status, now, segment_id),
-                )
-                if cur.rowcount != 1:
-                    raise ProjectError(f"{self.folder}: no segment {segment_id}")
-            return self.segment(segment_id)
+                for tt, segment_id in rows:
+                    cur = self._conn.execute(
+                        "UPDATE segments SET target = ?, target_tags = ?, status = ?, origin = ?, origin_score = ?,"
+                        " updated_at = ?, confirmed_at = CASE WHEN ? = 'confirmed' THEN ? ELSE confirmed_at END"
+                        " WHERE id = ?",
+                        (tt.text, tt.tags_json(), status, origin, origin_score, now, status, now, segment_id),
+                    )
+                    if cur.rowcount != 1:
+                        raise ProjectError(f"{self.folder}: no segment {segment_id}")
+            return [self.segment(segment_id) for _, segment_id in rows]
 
     def confirm(self, segment_id: int, target: TaggedText | str | None = None, *, origin: str = "human",
                 origin_score: float | None = None) -> Segment:

@@ -185,3 +185,24 @@ def test_kill_9_mid_import_leaves_whole_documents_only(tmp_path: Path):
         assert len(docs) >= 1
         for d in docs:
             assert d.segment_count == n, f"{d.name} is half imported"
+
+
+def test_set_targets_writes_all_in_one_transaction_or_none(tmp_path):
+    """Auto-propagation stores many identical targets at once: all of them, or none if one fails."""
+    folder = tmp_path / "proj"
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        p.import_parsed(ParsedDocument("g.txt", "txt", "en", "de",
+                                       [ParsedSegment(f"k{i}", protect(t))
+                                        for i, t in enumerate(["Save.", "Save.", "Close.", "Save."])]),
+                        _original(tmp_path))
+    with Project.open(folder) as p:
+        segs = p.segments(p.documents()[0].id)
+        ids = [s.id for s in segs if s.source.text == "Save."]
+        out = p.set_targets([(i, "Speichern.") for i in ids], origin="tm", origin_score=1.0)
+        assert [s.target.text for s in out] == ["Speichern."] * 3
+        with pytest.raises(ProjectError):
+            p.set_targets([(segs[2].id, "Schließen."), (10**9, protect("x"))])
+    with Project.open(folder) as p:  # reopened: the first batch is there, nothing of the failed one
+        after = {s.id: s for s in p.segments(p.documents()[0].id)}
+        assert all(after[i].target.text == "Speichern." and after[i].origin == "tm" for i in ids)
+        assert after[segs[2].id].target.text == ""
