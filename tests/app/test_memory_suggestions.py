@@ -24,18 +24,12 @@ def seg_model(tmp_path_factory) -> Path:
 
     from engine.nmt.config import ExperimentConfig
     from engine.nmt.train import train
-    from nmt.test_memory import _term_corpus  # the toy corpus whose term only the TM tells
+    from nmt.test_memory import _term_corpus, seg_config_dict  # the toy corpus whose term only the TM tells
 
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("seg")
     c = _term_corpus(root, 200)
-    cfg = ExperimentConfig.from_dict({
-        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(c["train_en"]), "train_tgt": str(c["train_de"]),
-                 "dev_src": str(c["dev_en"]), "dev_tgt": str(c["dev_de"]), "vocab_size": 200},
-        "model": {"emb_dim": 32, "hidden": 48, "dropout": 0.0, "emb_dropout": 0.0, "context_gate": "both",
-                  "memory": "shallow", "memory_metric_init": 10.0},
-        "train": {"batch_tokens": 400, "lr": 0.01, "max_epochs": 100, "max_steps": 300, "eval_every": 300,
-                  "log_every": 50, "label_smoothing": 0.0, "patience": 0, "memory_k_train": 1, "threads": 1}})
+    cfg = ExperimentConfig.from_dict(seg_config_dict(c, 300, threads=1))
     train(cfg, root / "m")
     return root / "m"
 

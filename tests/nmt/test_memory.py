@@ -241,6 +241,18 @@ def test_init_from_a_baseline_copies_its_weights_and_memory_only_freezes_them(tm
 
 
 # ------------------------------------------------------------------ training, CLI, online adaptation
+def seg_config_dict(corpus: dict, steps: int, **train) -> dict:
+    """Config of the toy SEG-NMT model trained on :func:`_term_corpus` (K = 1 neighbour)."""
+    return {
+        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(corpus["train_en"]),
+                 "train_tgt": str(corpus["train_de"]), "dev_src": str(corpus["dev_en"]),
+                 "dev_tgt": str(corpus["dev_de"]), "vocab_size": 200},
+        "model": {"emb_dim": 32, "hidden": 48, "dropout": 0.0, "emb_dropout": 0.0, "context_gate": "both",
+                  "memory": "shallow", "memory_metric_init": 10.0},
+        "train": {"batch_tokens": 400, "lr": 0.01, "max_epochs": 100, "max_steps": steps, "eval_every": steps,
+                  "log_every": 50, "label_smoothing": 0.0, "patience": 0, "memory_k_train": 1, **train}}
+
+
 def _term_corpus(folder, families: int, seed: int = 3):
     """Toy pairs whose German word for "dog" is "Hund" or "Bello" at random per
     family; each family appears twice, differing only in the final punctuation,
@@ -289,13 +301,7 @@ def seg_model(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("seg")
     c = _term_corpus(root, 200)
-    cfg = ExperimentConfig.from_dict({
-        "data": {"src_lang": "en", "tgt_lang": "de", "train_src": str(c["train_en"]), "train_tgt": str(c["train_de"]),
-                 "dev_src": str(c["dev_en"]), "dev_tgt": str(c["dev_de"]), "vocab_size": 200},
-        "model": {"emb_dim": 32, "hidden": 48, "dropout": 0.0, "emb_dropout": 0.0, "context_gate": "both",
-                  "memory": "shallow", "memory_metric_init": 10.0},
-        "train": {"batch_tokens": 400, "lr": 0.01, "max_epochs": 100, "max_steps": STEPS, "eval_every": STEPS,
-                  "log_every": 50, "label_smoothing": 0.0, "patience": 0, "memory_k_train": 1}})
+    cfg = ExperimentConfig.from_dict(seg_config_dict(c, STEPS))
     events = []
     train(cfg, root / "m", on_event=events.append)
     assert events[-1]["event"] == "done"
