@@ -390,3 +390,5 @@ class SegmentGrid(QTableView):
                     self._fit_more.start()
                     return
                 self.fit_rows([r])
+        if any(r not in self._fitted for r in self.visible_rows()):
+            self._fit_more.start()  # fitting keeps bringing rows into view: go on when idle

@@ -65,6 +65,9 @@ def test_moving_down_a_long_document_keeps_the_current_segment_on_screen(qtbot, 
     rect = grid.visualRect(win.proxy.mapFromSource(win.model.index(60, COL_TARGET)))
     assert rect.top() >= 0 and rect.bottom() <= grid.viewport().height()
     # Rows brought into view get the height of their text (long ones are not cut to one line).
-    shown = [r for r in grid.visible_rows(margin=0) if r != grid.currentIndex().row()]
-    assert any(win.model.segment(r).source.text.count("wrap") for r in shown)
-    qtbot.waitUntil(lambda: all(grid.rowHeight(r) == grid.sizeHintForRow(r) for r in shown), timeout=10_000)
+    # (Fitting a row above moves the rows below it, so "on screen" is asked again each time.)
+    def on_screen_rows_fitted():
+        shown = [r for r in grid.visible_rows(margin=0) if r != grid.currentIndex().row()]
+        return (any("wrap" in win.model.segment(r).source.text for r in shown)
+                and all(grid.rowHeight(r) == grid.sizeHintForRow(r) for r in shown))
+    qtbot.waitUntil(on_screen_rows_fitted, timeout=10_000)
