@@ -185,6 +185,11 @@ class NMTService(QObject):
         self._forced.ready.connect(self.forced_ready.emit)
         self._forced.failed.connect(self.failed.emit)
         self._keep: set[Worker] = set()
+        # Prefetches running (cache key -> args), and a suggestion waiting for one of them:
+        # entering the segment being prefetched waits for that translation instead of
+        # queueing a second identical one behind it (which doubled the wait).
+        self._inflight: dict[str, tuple] = {}
+        self._waiting: tuple | None = None  # (generation, request key, cache key)
         if model_dir is None:
             self.error = "No NMT model: choose one in Settings, or fine-tune one (Tools ▸ Fine-tune)."
             QTimer.singleShot(0, lambda: self.unavailable.emit(self.error))
@@ -227,20 +232,42 @@ class NMTService(QObject):
         """``context``: the sources of the previous segments of the document, oldest first."""
         if self.error and self.translator is None:
             return
-        hit = self.cache.get(self._key(text, memories, context))
+        ck = self._key(text, memories, context)
+        hit = self.cache.get(ck)
         if hit is not None:
             self._latest.invalidate()
             QTimer.singleShot(0, lambda: self.ready.emit(key, hit))
+            return
+        if ck in self._inflight:  # being prefetched: its answer is this one's
+            self._latest.invalidate()
+            self._waiting = (self._latest.generation, key, ck)
             return
         self._latest.request(key, self._translate, text, list(memories or ()), list(context or ()))
 
     def prefetch(self, text: str, memories: Sequence | None = None, context: Sequence[str] | None = None) -> None:
         """Translate ``text`` ahead (kept in the cache; never cancels the current request)."""
-        if self.error or not text.strip() or self._key(text, memories, context) in self.cache:
+        ck = self._key(text, memories, context)
+        if self.error or not text.strip() or ck in self.cache or ck in self._inflight:
             return
-        w = Worker(self._translate, text, list(memories or ()), list(context or ()))
-        w.signals.result.connect(lambda view: self._store(view))
+        args = (text, list(memories or ()), list(context or ()))
+        self._inflight[ck] = args
+        w = Worker(self._translate, *args)
+        w.signals.result.connect(lambda view, ck=ck: self._prefetched(ck, view))
+        w.signals.error.connect(lambda _msg, ck=ck: self._prefetched(ck, None))
+        w.signals.cancelled.connect(lambda ck=ck: self._prefetched(ck, None))
         start(w, self.pool)
+
+    def _prefetched(self, ck: str, view: SuggestionView | None) -> None:
+        args = self._inflight.pop(ck, None)
+        if view is not None:
+            self._store(view)
+        waiting, self._waiting = self._waiting, (None if self._waiting and self._waiting[2] == ck else self._waiting)
+        if not waiting or waiting[2] != ck or waiting[0] != self._latest.generation:
+            return  # nobody waits for it, or the translator has moved on
+        if view is not None:
+            self.ready.emit(waiting[1], view)
+        elif args is not None:  # the prefetch failed: translate it as an ordinary request
+            self._latest.request(waiting[1], self._translate, *args)
 
     def complete(self, key, text: str, prefix: str, memories: Sequence | None = None,
                  context: Sequence[str] | None = None) -> None:

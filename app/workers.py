@@ -137,6 +137,12 @@ class LatestOnly(QObject):
             return
         self.ready.emit(key, out)
 
+    @property
+    def generation(self) -> int:
+        """Grows with every request and invalidation: an answer obtained elsewhere
+        (a prefetch) is still current while this has not changed."""
+        return self._generation
+
     def invalidate(self) -> None:
         """Forget pending requests (e.g. the document changed)."""
         self._generation += 1

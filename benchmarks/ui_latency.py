@@ -80,6 +80,40 @@ class Heartbeat:
                 "p95_ms": round(g[int(0.95 * (len(g) - 1))], 1)}
 
 
+class StallSampler:
+    """``--stalls MS``: a watchdog thread that, while the UI thread has not ticked for ``MS``,
+    samples its Python stack every 5 ms; prints the most frequent innermost frames at the end
+    (what held the UI thread in the long gaps)."""
+
+    def __init__(self, hb: Heartbeat, threshold_ms: float):
+        import collections
+        import threading
+
+        self.hb, self.threshold = hb, threshold_ms / 1000
+        self.ui = threading.get_ident()
+        self.samples: collections.Counter = collections.Counter()
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import traceback
+
+        while not self._stop.wait(0.005):
+            if not self.hb.timer.isActive() or time.perf_counter() - self.hb._last < self.threshold:
+                continue
+            frame = sys._current_frames().get(self.ui)
+            if frame is not None:
+                stack = traceback.extract_stack(frame)[-6:]
+                self.samples[" <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack))] += 1
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def report(self) -> list:
+        self._stop.set()
+        return [{"samples": n, "stack": k} for k, n in self.samples.most_common(12)]
+
+
 def wait(app, cond, timeout_s: float) -> bool:
     end = time.perf_counter() + timeout_s
     while time.perf_counter() < end:
@@ -99,6 +133,8 @@ def main() -> None:
     ap.add_argument("--chars", type=int, default=80)
     ap.add_argument("--confirms", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--stalls", type=float, default=0,
+                    help="sample the UI thread's Python stack while it has been busy this many ms (diagnosis)")
     a = ap.parse_args()
 
     from PySide6.QtCore import Qt
@@ -123,6 +159,9 @@ def main() -> None:
     win.show()
     open_s = time.perf_counter() - t0
     hb = Heartbeat()
+    sampler = StallSampler(hb, a.stalls) if a.stalls else None
+    if sampler:
+        sampler.start()
     out = {"segments": a.segments, "tm": str(a.tm), "model": str(a.model), "build_s": round(build_s, 1),
            "open_window_s": round(open_s, 2)}
     # --- the window's first layout and paint, the TMs opening (on the TM thread) and the
@@ -168,6 +207,8 @@ def main() -> None:
         wait(app, lambda: win.current_row() != row, 10)
         wait(app, lambda: win.shown_for.get("matches") == win.current_row() or not (win.tm and win.tm.infos), 10)
     out["confirm"] = hb.stop()
+    if sampler:
+        out["stalls"] = sampler.report()
     win.close()
     print(json.dumps(out, indent=2))
     shutil.rmtree(work, ignore_errors=True)

@@ -93,6 +93,35 @@ def test_next_segment_is_prefetched(qtbot, win):
     qtbot.waitUntil(lambda: any(k.startswith(SENTENCES[1]) for k in win.nmt.cache), timeout=60_000)
 
 
+def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, win):
+    """Moving on while the next segment is still being translated ahead does not queue a
+    second translation of it behind the first (that doubled the wait for a suggestion)."""
+    import threading
+    import time
+
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    tr = win.nmt.translator
+    calls, started, real = [], threading.Event(), tr.translate
+
+    def slow(texts, **kw):
+        calls.append(texts[0])
+        started.set()
+        time.sleep(0.3)
+        return real(texts, **kw)
+
+    tr.translate = slow
+    win.nmt.cache.clear()
+    try:
+        win.nmt.prefetch(SENTENCES[2], [], win._context(2))
+        assert started.wait(10)
+        win.go_to(2)
+        wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
+    finally:
+        tr.translate = real
+    assert win.suggestion.current.source == SENTENCES[2]
+    assert calls.count(SENTENCES[2]) == 1
+
+
 def test_stale_suggestion_is_dropped(qtbot, win):
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     for row in (1, 2, 1, 2):
