@@ -11,7 +11,7 @@ the writable TM, opens the real main window (offscreen) and drives it like a tra
   layout and paint, TMs opening);
 * navigation: Ctrl+Down through ``--steps`` segments, waiting for each segment's TM matches;
 * typing: ``--chars`` characters typed one by one into the target;
-* confirm: Ctrl+Enter on ``--confirms`` segments (project + TM write, move on).
+* confirm: on ``--confirms`` segments, type a word (key by key), pause, Ctrl+Enter (project + TM write, move on).
 
 A 2 ms heartbeat timer on the UI thread records the gaps between its ticks: a gap is how long the UI
 thread was busy (could not paint or take a key).  Reported: max and p99 gap per phase (goal: <= 50 ms).
@@ -76,7 +76,7 @@ class Heartbeat:
     def stop(self) -> dict:
         self.timer.stop()
         g = sorted(self.gaps) or [0.0]
-        return {"ticks": len(g), "max_ms": round(g[-1], 1), "p99_ms": round(g[int(0.99 * (len(g) - 1))], 1),
+        return {"ticks": len(g), "over_50ms": sum(x > 50 for x in g), "max_ms": round(g[-1], 1), "p99_ms": round(g[int(0.99 * (len(g) - 1))], 1),
                 "p95_ms": round(g[int(0.95 * (len(g) - 1))], 1)}
 
 
@@ -202,7 +202,13 @@ def main() -> None:
     hb.start()
     for _ in range(a.confirms):
         row = win.current_row()
-        QTest.keyClicks(win.editor(), "Uebersetzung")
+        # Typed like the typing phase (one key, then events flow), a short pause, then Ctrl+Enter:
+        # before, the 12 keys and the confirm went in one synchronous burst and their sum was
+        # counted as one gap of the confirm.
+        for ch in "Uebersetzung":
+            QTest.keyClicks(win.editor(), ch)
+            wait(app, lambda: False, 0.03)
+        wait(app, lambda: False, 0.2)
         QTest.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
         wait(app, lambda: win.current_row() != row, 10)
         wait(app, lambda: win.shown_for.get("matches") == win.current_row() or not (win.tm and win.tm.infos), 10)
