@@ -287,8 +287,19 @@ class SegmentGrid(QTableView):
             for sig in (model.modelReset, model.layoutChanged, model.rowsInserted, model.rowsRemoved,
                         model.rowsMoved):
                 sig.connect(lambda *_: self._refit_all())
-            model.dataChanged.connect(lambda a, b, *_: self.fit_rows(range(a.row(), b.row() + 1)))
+            model.dataChanged.connect(lambda a, b, *_: self._rows_changed(a.row(), b.row()))
         self._fit_timer.start()
+
+    def _rows_changed(self, first: int, last: int) -> None:
+        """Rows whose text changed: those on screen are fitted now, the others when they come
+        into view (auto-propagation can change hundreds of rows far down the document at once;
+        laying them all out held the UI thread for tens of ms)."""
+        changed = range(first, last + 1)
+        self._fitted.difference_update(changed)
+        vis = self.visible_rows()
+        on_screen = [r for r in changed if r in vis]
+        if on_screen:
+            self.fit_rows(on_screen)
 
     def _refit_all(self) -> None:
         self._fitted.clear()

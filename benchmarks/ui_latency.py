@@ -11,7 +11,9 @@ the writable TM, opens the real main window (offscreen) and drives it like a tra
   layout and paint, TMs opening);
 * navigation: Ctrl+Down through ``--steps`` segments, waiting for each segment's TM matches;
 * typing: ``--chars`` characters typed one by one into the target;
-* confirm: on ``--confirms`` segments, type a word (key by key), pause, Ctrl+Enter (project + TM write, move on).
+* confirm: on ``--confirms`` segments, type a word (key by key), pause, Ctrl+Enter (project + TM write, move on);
+  with ``--duplicates C`` each of them has C identical segments further down, which the confirm fills
+  (auto-propagation, one transaction).
 
 A 2 ms heartbeat timer on the UI thread records the gaps between its ticks: a gap is how long the UI
 thread was busy (could not paint or take a key).  Reported: max and p99 gap per phase (goal: <= 50 ms).
@@ -30,18 +32,25 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ.get("SWITCH"): sys.setswitchinterval(float(os.environ["SWITCH"]))
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("VERSO_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
-def build_project(folder: Path, n: int, tm: Path | None) -> Path:
+def build_project(folder: Path, n: int, tm: Path | None, dup_rows: range = range(0), copies: int = 0) -> Path:
     from engine.formats.base import ParsedDocument, ParsedSegment
     from engine.inline import protect
     from engine.store import Project
 
     lines = [x for x in (DATA / "kde4-l10n-de" / "docs.en").read_text("utf-8").splitlines() if x.strip()]
     lines = lines[-n:]  # the end of the corpus: manuals the TM sample mostly does not hold verbatim
+    if copies:  # each row of dup_rows repeated ``copies`` times further down (auto-propagation's worst case)
+        import random
+
+        spots = random.Random(0).sample(range(dup_rows.stop + 10, n), copies * len(dup_rows))
+        for k, pos in enumerate(spots):
+            lines[pos] = lines[dup_rows[k // copies]]
     original = folder.parent / "doc.txt"
     original.write_text("\n\n".join(lines), encoding="utf-8")
     segs = [ParsedSegment(f"k{i}", protect(s)) for i, s in enumerate(lines)]
@@ -114,6 +123,57 @@ class StallSampler:
         return [{"samples": n, "stack": k} for k, n in self.samples.most_common(12)]
 
 
+class SlowCalls:
+    """``--trace``: time the UI thread's main handlers (wrapped in place) and keep the calls
+    slower than ``threshold_ms`` -- which part of the app a long gap came from."""
+
+    TARGETS = [("app.main_window", "MainWindow", ["_segment_entered", "_on_matches", "_on_suggestion",
+                                                  "confirm_and_next", "go_to", "_score_own_target"]),
+               ("app.panels.suggestion", "SuggestionPanel", ["show_view"]),
+               ("app.panels.alignment", "AlignmentPanel", ["set_suggestion"]),
+               ("app.panels.alignment", "HeatMap", ["paintEvent"]),
+               ("app.panels.matches", "MatchesPanel", ["show_matches"]),
+               ("app.grid", "SegmentGrid", ["fit_visible_rows", "reveal"]),
+               ("app.grid", "ChipDelegate", ["paint"]),
+               ("app.main_window", "MainWindow", ["_propagate"]),
+               ("app.segment_model", "SegmentTableModel", ["confirm", "set_targets"]),
+               ("app.tmservice", "TMService", ["add"])]
+
+    def __init__(self, threshold_ms: float = 15):
+        import collections
+        import functools
+        import importlib
+
+        self.threshold = threshold_ms
+        self.slow: list = []
+        self.paint_ms = collections.Counter()  # delegate paint time summed per heartbeat interval
+        self.depth = 0
+        for mod, cls, names in self.TARGETS:
+            klass = getattr(importlib.import_module(mod), cls)
+            for n in names:
+                fn = getattr(klass, n)
+
+                def wrapped(*args, _fn=fn, _name=f"{cls}.{n}", **kw):
+                    t = time.perf_counter()
+                    self.depth += 1
+                    try:
+                        return _fn(*args, **kw)
+                    finally:
+                        self.depth -= 1
+                        ms = (time.perf_counter() - t) * 1000
+                        if _name == "ChipDelegate.paint":
+                            self.paint_ms[round(t, 2)] += ms
+                        elif ms >= self.threshold:
+                            self.slow.append((round(ms, 1), _name, self.depth))
+
+                setattr(klass, n, functools.wraps(fn)(wrapped))
+
+    def report(self) -> dict:
+        paints = sorted(self.paint_ms.values(), reverse=True)[:5]
+        return {"slow_calls": sorted(self.slow, reverse=True)[:25],
+                "grid_paint_ms_top5 (per 10 ms window)": [round(x, 1) for x in paints]}
+
+
 def wait(app, cond, timeout_s: float) -> bool:
     end = time.perf_counter() + timeout_s
     while time.perf_counter() < end:
@@ -132,7 +192,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--chars", type=int, default=80)
     ap.add_argument("--confirms", type=int, default=20)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads of the suggestion worker (0: torch's default, as the app)")
+    ap.add_argument("--duplicates", type=int, default=0,
+                    help="repeat each segment the confirm phase confirms this many times further down "
+                         "(every confirm then auto-propagates to that many segments)")
+    ap.add_argument("--trace", action="store_true", help="report the UI handlers slower than 15 ms (diagnosis)")
     ap.add_argument("--stalls", type=float, default=0,
                     help="sample the UI thread's Python stack while it has been busy this many ms (diagnosis)")
     a = ap.parse_args()
@@ -144,11 +208,12 @@ def main() -> None:
     app = QApplication.instance() or QApplication([])
     work = Path(tempfile.mkdtemp(prefix="verso-ui-bench-"))
     os.environ["VERSO_HOME"] = str(work / "home")
+    tracer = SlowCalls() if a.trace else None
     from app.main_window import MainWindow, settings
     from engine.store import Project
 
     t0 = time.perf_counter()
-    folder = build_project(work / "proj", a.segments, a.tm)
+    folder = build_project(work / "proj", a.segments, a.tm, range(a.steps, a.steps + a.confirms), a.duplicates)
     if a.model:
         with Project.open(folder) as p:
             p.set_setting("model", str(a.model))
@@ -176,7 +241,7 @@ def main() -> None:
 
     # --- navigation
     hb.start()
-    sugg_ms = []
+    sugg_ms, slowest = [], []
     for _ in range(a.steps):
         row = win.current_row() + 1
         t = time.perf_counter()
@@ -184,11 +249,13 @@ def main() -> None:
         wait(app, lambda: win.shown_for.get("matches") == row or not (win.tm and win.tm.infos), 10)
         if a.model and wait(app, lambda: win.shown_for.get("suggestion") == row, 30):
             sugg_ms.append((time.perf_counter() - t) * 1000)
+            slowest.append((round(sugg_ms[-1]), row, len(win.model.segment(row).source.text.split())))
     out["navigation"] = hb.stop()
     if sugg_ms:
         s = sorted(sugg_ms)
         out["suggestion_ms"] = {"n": len(s), "p50": round(statistics.median(s)), "p95": round(s[int(0.95 * (len(s) - 1))]),
-                                "max": round(s[-1])}
+                                "max": round(s[-1]),
+                                "slowest (ms, row, source words)": sorted(slowest, reverse=True)[:5]}
     # --- typing
     hb.start()
     # ASCII only: QTest synthesises key codes for ASCII characters alone.
@@ -213,6 +280,11 @@ def main() -> None:
         wait(app, lambda: win.current_row() != row, 10)
         wait(app, lambda: win.shown_for.get("matches") == win.current_row() or not (win.tm and win.tm.infos), 10)
     out["confirm"] = hb.stop()
+    if a.duplicates:
+        out["confirm"]["propagated"] = sum(1 for r in range(win.model.rowCount())
+                                           if win.model.segment(r).origin == "tm" and r >= a.steps + a.confirms)
+    if tracer:
+        out["trace"] = tracer.report()
     if sampler:
         out["stalls"] = sampler.report()
     win.close()

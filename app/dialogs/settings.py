@@ -1,4 +1,4 @@
-"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads/int8 (QSettings)."""
+"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads/TM pairs read/int8 (QSettings)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QSpinBox
@@ -31,6 +31,10 @@ class SettingsDialog(QDialog):
         self.threads.setRange(0, 64)
         self.threads.setSpecialValueText("automatic")
         self.threads.setValue(int(self.s.value("nmt/threads", 0)))
+        self.memory_pairs = QSpinBox(self)
+        self.memory_pairs.setRange(1, 9)
+        self.memory_pairs.setValue(int(self.s.value("nmt/memory_pairs", 2)))
+        self.memory_pairs.setToolTip("How many of the best TM matches a memory-guided model reads for its suggestion")
         self.quantize = QCheckBox("Quantise the model to int8 on the CPU (about 2-3x faster suggestions)", self)
         self.quantize.setChecked(self.s.value("nmt/quantize", "true") == "true")
         form = QFormLayout(self)
@@ -40,6 +44,7 @@ class SettingsDialog(QDialog):
         form.addRow("Interactive translation", self.complete)
         form.addRow("NMT beam width", self.beam)
         form.addRow("NMT CPU threads", self.threads)
+        form.addRow("TM matches the NMT reads", self.memory_pairs)
         form.addRow("NMT speed", self.quantize)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -53,5 +58,6 @@ class SettingsDialog(QDialog):
         self.s.setValue("nmt/complete", "true" if self.complete.isChecked() else "false")
         self.s.setValue("nmt/beam", self.beam.value())
         self.s.setValue("nmt/threads", self.threads.value())
+        self.s.setValue("nmt/memory_pairs", self.memory_pairs.value())
         self.s.setValue("nmt/quantize", "true" if self.quantize.isChecked() else "false")
         super().accept()

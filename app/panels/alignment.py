@@ -3,8 +3,9 @@ context-gate value of each target word as a strip on the right.  Two views:
 the suggestion, and the translator's own target scored by forced decoding."""
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine.inline import strip_tags
@@ -12,6 +13,8 @@ from app.suggest import SuggestionView
 
 CELL = 22
 GATE_W = 16
+CELL_BG = (0xF4, 0xF6, 0xFB)  # a cell with no attention
+CELL_FG = (30, 70, 160)       # a cell with all of it
 
 
 def _label(w: str) -> str:
@@ -28,13 +31,32 @@ class HeatMap(QWidget):
         super().__init__(parent)
         self.view: SuggestionView | None = None
         self.selected: int | None = None
+        self._image: QImage | None = None
         self.setMouseTracking(True)
 
     def set_view(self, view: SuggestionView | None) -> None:
         self.view, self.selected = view, None
+        self._image = self._cells_image(view) if view and view.words and view.src_words else None
         self.updateGeometry()
         self.adjustSize()
         self.update()
+
+    @staticmethod
+    def _cells_image(v: SuggestionView) -> QImage:
+        """The attention matrix as one pixel per cell (the cell's colour: CELL_FG over CELL_BG
+        with the attention as opacity), drawn scaled up in one call.  Drawing the cells one by
+        one took ~1,200 pairs of fillRect calls for a 40 x 30 sentence: 15-30 ms of the UI
+        thread every time a suggestion arrived."""
+        t, s = len(v.words), len(v.src_words)
+        a = np.zeros((t, s), dtype=np.float32)
+        for i, row in enumerate(v.alignment[:t]):
+            n = min(s, len(row))
+            a[i, :n] = row[:n]
+        a = np.clip(a, 0.0, 1.0)[..., None]
+        rgb = np.array(CELL_BG, np.float32) * (1 - a) + np.array(CELL_FG, np.float32) * a
+        px = np.empty((t, s, 4), dtype=np.uint8)  # Format_RGB32 in memory: B, G, R, 0xff
+        px[..., 0], px[..., 1], px[..., 2], px[..., 3] = rgb[..., 2], rgb[..., 1], rgb[..., 0], 255
+        return QImage(px.tobytes(), s, t, 4 * s, QImage.Format_RGB32).copy()
 
     def _margins(self) -> tuple[int, int]:
         fm = QFontMetrics(self.font())
@@ -86,23 +108,23 @@ class HeatMap(QWidget):
             p.drawText(0, 0, _label(w))
             p.restore()
         sel_src = set(self.aligned(self.selected)) if self.selected is not None else set()
+        n_src, n_tgt = len(v.src_words), len(v.words)
+        if self._image is not None:  # the cells, nearest-neighbour scaled, then the 1-px white gaps
+            p.drawImage(QRectF(left, top, n_src * CELL, n_tgt * CELL), self._image)
+            p.setPen(QColor("white"))
+            for j in range(1, n_src + 1):
+                p.drawLine(left + j * CELL - 1, top, left + j * CELL - 1, top + n_tgt * CELL - 1)
+            for i in range(1, n_tgt + 1):
+                p.drawLine(left, top + i * CELL - 1, left + n_src * CELL - 1, top + i * CELL - 1)
         for i, w in enumerate(v.words):
             y = top + i * CELL
             if i == self.selected:
                 p.fillRect(QRectF(0, y, left - 2, CELL), QColor("#fff3bf"))
+                p.setPen(QPen(QColor("#e8590c"), 2))
+                for j in sel_src:
+                    p.drawRect(QRectF(left + j * CELL, y, CELL - 1, CELL - 1).adjusted(1, 1, -1, -1))
             p.setPen(QColor("black"))
             p.drawText(QRectF(0, y, left - 6, CELL), Qt.AlignRight | Qt.AlignVCenter, _label(w))
-            row = v.alignment[i] if i < len(v.alignment) else []
-            for j in range(len(v.src_words)):
-                a = row[j] if j < len(row) else 0.0
-                c = QColor(30, 70, 160)
-                c.setAlphaF(max(0.0, min(1.0, a)))
-                r = QRectF(left + j * CELL, y, CELL - 1, CELL - 1)
-                p.fillRect(r, QColor("#f4f6fb"))
-                p.fillRect(r, c)
-                if i == self.selected and j in sel_src:
-                    p.setPen(QPen(QColor("#e8590c"), 2))
-                    p.drawRect(r.adjusted(1, 1, -1, -1))
             if v.gates is not None and i < len(v.gates):
                 g = v.gates[i]
                 gx = left + len(v.src_words) * CELL + 8

@@ -76,3 +76,26 @@ def test_copied_words_are_shaded_by_the_engines_weights_and_follow_the_tm(qtbot,
     wait_panel(qtbot, win2, 0, "suggestion", timeout=90_000)
     assert "Hund" in win2.suggestion.current.words and "Bello" not in win2.suggestion.current.words
     win2.close()
+
+
+def test_the_engine_reads_as_many_tm_matches_as_the_setting_says(qtbot, tmp_path, seg_model):
+    from app.main_window import settings
+
+    folder = make_project(tmp_path / "p", [QUERY, "A red cat has the ball."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")
+        tm.add("The big dog sees a small house.", "Der groß Hund ein klein Haus sieht.")
+        tm.add("The big cat sees a small tree.", "Die groß Katze ein klein Baum sieht.")
+    win = _window(qtbot, folder, seg_model)
+    try:
+        wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
+        assert len(win.matches.matches) == 3 and win.suggestion.current.used_memory == 2  # the default
+        assert "read 2 TM matches" in win.suggestion.status.text()
+        settings().setValue("nmt/memory_pairs", 1)
+        win.go_to(1)
+        win.go_to(0)
+        wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
+        assert win.suggestion.current.used_memory == 1
+    finally:
+        settings().remove("nmt/memory_pairs")
+        win.close()

@@ -189,3 +189,25 @@ def test_the_cpu_suggestion_model_is_int8_unless_switched_off(qtbot, model_proje
         qtbot.waitUntil(lambda: w.nmt.translator is not None, timeout=30_000)
         assert w.nmt.translator.quantized is quantized
         w.close()
+
+
+def test_heat_map_cells_are_darker_where_attention_is_higher(qtbot):
+    """The alignment panel paints each (target word, source word) cell by its attention."""
+    from app.panels.alignment import CELL, HeatMap
+    from app.suggest import SuggestionView
+
+    view = SuggestionView(source="a b c", text="x y", words=["x", "y"], src_words=["a", "b", "c"],
+                          alignment=[[0.9, 0.1, 0.0], [0.0, 0.2, 0.8]], gates=[0.5, 0.7])
+    heat = HeatMap()
+    qtbot.addWidget(heat)
+    heat.set_view(view)
+    heat.resize(heat.sizeHint())
+    img = heat.grab().toImage()
+    left, top = heat._margins()
+
+    def lightness(i, j):
+        return img.pixelColor(left + j * CELL + CELL // 2, top + i * CELL + CELL // 2).lightness()
+
+    assert lightness(0, 0) < lightness(0, 1) < lightness(0, 2)
+    assert lightness(1, 2) < lightness(1, 1) < lightness(1, 0)
+    assert lightness(1, 0) == lightness(0, 2)  # no attention: the same empty cell colour
