@@ -89,40 +89,6 @@ class Heartbeat:
                 "p95_ms": round(g[int(0.95 * (len(g) - 1))], 1)}
 
 
-class StallSampler:
-    """``--stalls MS``: a watchdog thread that, while the UI thread has not ticked for ``MS``,
-    samples its Python stack every 5 ms; prints the most frequent innermost frames at the end
-    (what held the UI thread in the long gaps)."""
-
-    def __init__(self, hb: Heartbeat, threshold_ms: float):
-        import collections
-        import threading
-
-        self.hb, self.threshold = hb, threshold_ms / 1000
-        self.ui = threading.get_ident()
-        self.samples: collections.Counter = collections.Counter()
-        self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        import traceback
-
-        while not self._stop.wait(0.005):
-            if not self.hb.timer.isActive() or time.perf_counter() - self.hb._last < self.threshold:
-                continue
-            frame = sys._current_frames().get(self.ui)
-            if frame is not None:
-                stack = traceback.extract_stack(frame)[-6:]
-                self.samples[" <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack))] += 1
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def report(self) -> list:
-        self._stop.set()
-        return [{"samples": n, "stack": k} for k, n in self.samples.most_common(12)]
-
-
 class SlowCalls:
     """``--trace``: time the UI thread's main handlers (wrapped in place) and keep the calls
     slower than ``threshold_ms`` -- which part of the app a long gap came from."""
@@ -197,8 +163,6 @@ def main() -> None:
                     help="repeat each segment the confirm phase confirms this many times further down "
                          "(every confirm then auto-propagates to that many segments)")
     ap.add_argument("--trace", action="store_true", help="report the UI handlers slower than 15 ms (diagnosis)")
-    ap.add_argument("--stalls", type=float, default=0,
-                    help="sample the UI thread's Python stack while it has been busy this many ms (diagnosis)")
     a = ap.parse_args()
 
     from PySide6.QtCore import Qt
@@ -224,9 +188,6 @@ def main() -> None:
     win.show()
     open_s = time.perf_counter() - t0
     hb = Heartbeat()
-    sampler = StallSampler(hb, a.stalls) if a.stalls else None
-    if sampler:
-        sampler.start()
     out = {"segments": a.segments, "tm": str(a.tm), "model": str(a.model), "build_s": round(build_s, 1),
            "open_window_s": round(open_s, 2)}
     # --- the window's first layout and paint, the TMs opening (on the TM thread) and the
@@ -285,8 +246,6 @@ def main() -> None:
                                            if win.model.segment(r).origin == "tm" and r >= a.steps + a.confirms)
     if tracer:
         out["trace"] = tracer.report()
-    if sampler:
-        out["stalls"] = sampler.report()
     win.close()
     print(json.dumps(out, indent=2))
     shutil.rmtree(work, ignore_errors=True)
