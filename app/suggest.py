@@ -261,9 +261,12 @@ class NMTService(QObject):
         args = self._inflight.pop(ck, None)
         if view is not None:
             self._store(view)
-        waiting, self._waiting = self._waiting, (None if self._waiting and self._waiting[2] == ck else self._waiting)
-        if not waiting or waiting[2] != ck or waiting[0] != self._latest.generation:
-            return  # nobody waits for it, or the translator has moved on
+        waiting = self._waiting
+        if waiting is None or waiting[2] != ck:
+            return  # nobody waits for this one
+        self._waiting = None
+        if waiting[0] != self._latest.generation:
+            return  # the translator has moved on since
         if view is not None:
             self.ready.emit(waiting[1], view)
         elif args is not None:  # the prefetch failed: translate it as an ordinary request
