@@ -94,14 +94,14 @@ class SlowCalls:
     slower than ``threshold_ms`` -- which part of the app a long gap came from."""
 
     TARGETS = [("app.main_window", "MainWindow", ["_segment_entered", "_on_matches", "_on_suggestion",
-                                                  "confirm_and_next", "go_to", "_score_own_target"]),
+                                                  "confirm_and_next", "go_to", "_score_own_target",
+                                                  "_propagate"]),
                ("app.panels.suggestion", "SuggestionPanel", ["show_view"]),
                ("app.panels.alignment", "AlignmentPanel", ["set_suggestion"]),
                ("app.panels.alignment", "HeatMap", ["paintEvent"]),
                ("app.panels.matches", "MatchesPanel", ["show_matches"]),
                ("app.grid", "SegmentGrid", ["fit_visible_rows", "reveal"]),
                ("app.grid", "ChipDelegate", ["paint"]),
-               ("app.main_window", "MainWindow", ["_propagate"]),
                ("app.segment_model", "SegmentTableModel", ["confirm", "set_targets"]),
                ("app.tmservice", "TMService", ["add"])]
 
