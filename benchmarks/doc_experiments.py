@@ -14,6 +14,12 @@ KDE manuals En->De and JRC-Acquis En->De split by document (doc_data.py).
     .venv/bin/python -m engine train --config benchmarks/configs/doc_kde/gated-aux-s1.toml --out /work/runs/doc/kde/gated-aux-s1 --quiet
     # 4. test BLEU/chrF, consistency, contrastive accuracy of every trained run, as a table
     .venv/bin/python benchmarks/doc_experiments.py evaluate --runs /work/runs/doc --data /work/runs/doc-data
+    # CPU protocol (no GPU): every system continues the same trained sentence-level
+    # baseline (the demo model's baseline, runs/demo-small, which never saw the held-out
+    # KDE manuals) for the same number of steps; "baseline" continues it without context
+    .venv/bin/python benchmarks/doc_experiments.py configs --protocol finetune
+    benchmarks/doc_ft_run.sh kde 1        # trains the 7 systems one after another, 1 thread
+    .venv/bin/python benchmarks/doc_experiments.py evaluate --runs /work/runs/doc-ft --data /work/runs/doc-data
     # smoke test of the whole pipeline on slices with tiny models (CPU, minutes)
     .venv/bin/python benchmarks/doc_experiments.py smoke --data /work/runs/doc-data --out /work/runs/doc-smoke
 """
@@ -53,6 +59,16 @@ TRAIN = {"batch_tokens": 4000, "lr": 0.0005, "clip": 1.0, "label_smoothing": 0.1
          "checkpoint_every": 500, "device": "auto", "batching": "length"}
 
 
+#: CPU protocol: continue the demo baseline (emb 128, hidden 256, context gates) with each strategy
+FT_BASE = "../../../../runs/demo-small"
+FT_MODEL = {"emb_dim": 128, "hidden": 256, "cell": "gru", "readout": "maxout", "tie": "decoder",
+            "context_gate": "both", "dropout": 0.1, "emb_dropout": 0.1, "doc_k": 3}
+FT_TRAIN = {"batch_tokens": 3000, "lr": 0.001, "clip": 1.0, "label_smoothing": 0.1, "max_epochs": 20,
+            "max_steps": 400, "eval_every": 100, "dev_beam": 1, "patience": 10, "lr_decay": 0.5,
+            "lr_patience": 10, "log_every": 20, "checkpoint_every": 100, "device": "auto",
+            "batching": "length", "threads": 1, "save_dtype": "float16", "init_from": FT_BASE}
+
+
 def _toml_value(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -63,8 +79,17 @@ def _toml_value(v) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
-def config_dict(corpus: str, system: str, seed: int, data_dir: str) -> dict:
+def config_dict(corpus: str, system: str, seed: int, data_dir: str, protocol: str = "scratch") -> dict:
     d = data_dir.rstrip("/") + f"/{corpus}"
+    if protocol == "finetune":  # the baseline's vocabulary (spm.model copied into the run folder first)
+        return {
+            "data": {"src_lang": "en", "tgt_lang": "de", "train_src": f"{d}/train.en",
+                     "train_tgt": f"{d}/train.de", "train_docs": f"{d}/train.doc", "dev_src": f"{d}/dev.en",
+                     "dev_tgt": f"{d}/dev.de", "dev_docs": f"{d}/dev.doc", "vocab_size": 8000,
+                     "joint_vocab": True, "tag_symbols": 32, "max_len": 100},
+            "model": {**FT_MODEL, "doc_context": SYSTEMS[system]},
+            "train": {**FT_TRAIN, "seed": seed},
+        }
     return {
         "data": {"src_lang": "en", "tgt_lang": "de", "train_src": f"{d}/train.en", "train_tgt": f"{d}/train.de",
                  "train_docs": f"{d}/train.doc", "dev_src": f"{d}/dev.en", "dev_tgt": f"{d}/dev.de",
@@ -83,17 +108,21 @@ def write_toml(path: Path, cfg: dict, comment: str) -> None:
 
 
 def cmd_configs(args) -> None:
+    ft = args.protocol == "finetune"
     for corpus in CORPORA:
-        folder = CONFIG_DIR / f"doc_{corpus}"
+        folder = CONFIG_DIR / (f"doc_{corpus}_ft" if ft else f"doc_{corpus}")
         folder.mkdir(parents=True, exist_ok=True)
         for system in SYSTEMS:
             for seed in SEEDS:
-                cfg = config_dict(corpus, system, seed, "../../../../runs/doc-data")
+                cfg = config_dict(corpus, system, seed, "../../../../runs/doc-data", args.protocol)
+                how = (f"continues the demo baseline ({FT_BASE}, spm.model copied into the run folder first) "
+                       f"for {FT_TRAIN['max_steps']} steps" if ft else "trained from scratch")
                 write_toml(folder / f"{system}-s{seed}.toml", cfg,
                            f"Issue 7, {corpus} En->De by document: {system} (doc_context = {SYSTEMS[system]}), "
-                           f"seed {seed}.  Data: benchmarks/doc_data.py --out /work/runs/doc-data; "
+                           f"seed {seed}, {how}.  Data: benchmarks/doc_data.py --out /work/runs/doc-data; "
                            "paths are relative to this file.")
-    print(f"wrote {len(CORPORA) * len(SYSTEMS) * len(SEEDS)} configs under {CONFIG_DIR}/doc_*")
+    print(f"wrote {len(CORPORA) * len(SYSTEMS) * len(SEEDS)} configs under {CONFIG_DIR}/doc_*"
+          + ("_ft" if ft else ""))
 
 
 # ------------------------------------------------------------------ evaluation
@@ -227,7 +256,10 @@ def cmd_smoke(args) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("configs").set_defaults(fn=cmd_configs)
+    c = sub.add_parser("configs")
+    c.add_argument("--protocol", choices=("scratch", "finetune"), default="scratch",
+                   help="scratch: each system trained from zero (GPU); finetune: each continues the demo baseline")
+    c.set_defaults(fn=cmd_configs)
     e = sub.add_parser("evaluate")
     e.add_argument("--runs", required=True, help="folder with kde/ and jrc/ model folders named SYSTEM-sSEED")
     e.add_argument("--data", required=True)
