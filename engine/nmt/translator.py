@@ -282,6 +282,8 @@ def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
     # pinned torch; the user cannot act on the warning, so it is not shown.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
+        # the quantised GRU warns (UserWarning) that quantize_per_tensor is deprecated
+        warnings.filterwarnings("ignore", message=r".*quantize_per_tensor", category=UserWarning)
         from torch.ao.quantization import quantize_dynamic as qd
 
         m = copy.deepcopy(model).cpu().eval()
