@@ -136,8 +136,8 @@ def _verso(*argv: str) -> str:
 def evaluate_model(model: Path, data: Path, out: Path, *, max_sentences: int, beam: int, threads: int) -> dict:
     """Test BLEU/chrF with document context (verso eval --docs), hypotheses kept for consistency."""
     src, ref, docs = data / "test.en", data / "test.de", data / "test.doc"
+    out.mkdir(parents=True, exist_ok=True)
     if max_sentences:
-        out.mkdir(parents=True, exist_ok=True)
         for name, p in (("src", src), ("ref", ref), ("docs", docs)):
             lines = p.read_text(encoding="utf-8").splitlines()[:max_sentences]
             (out / f"slice.{name}").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -212,10 +212,11 @@ def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: 
 def cmd_evaluate(args) -> None:
     runs_dir, data = Path(args.runs), Path(args.data)
     runs = {c: {p.name: p for p in sorted((runs_dir / c).iterdir()) if (p / "manifest.json").is_file()}
-            for c in CORPORA if (runs_dir / c).is_dir()}
+            for c in (args.corpus or CORPORA) if (runs_dir / c).is_dir()}
     results = run_evaluation(runs, data, Path(args.out or runs_dir / "eval"), max_sentences=args.max_sentences,
                              beam=args.beam, threads=args.threads)
-    (Path(args.out or runs_dir / "eval") / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    name = "results.json" if not args.corpus else f"results-{'-'.join(args.corpus)}.json"
+    (Path(args.out or runs_dir / "eval") / name).write_text(json.dumps(results, indent=2) + "\n")
     print(table(results))
 
 
@@ -267,6 +268,7 @@ def main() -> None:
     e.add_argument("--beam", type=int, default=5)
     e.add_argument("--threads", type=int, default=1)
     e.add_argument("--max-sentences", type=int, default=0)
+    e.add_argument("--corpus", action="append", choices=CORPORA, help="only this corpus (repeatable)")
     e.set_defaults(fn=cmd_evaluate)
     s = sub.add_parser("smoke")
     s.add_argument("--data", required=True)
