@@ -81,22 +81,18 @@ def _toml_value(v) -> str:
 
 def config_dict(corpus: str, system: str, seed: int, data_dir: str, protocol: str = "scratch") -> dict:
     d = data_dir.rstrip("/") + f"/{corpus}"
-    if protocol == "finetune":  # the baseline's vocabulary (spm.model copied into the run folder first)
-        return {
-            "data": {"src_lang": "en", "tgt_lang": "de", "train_src": f"{d}/train.en",
-                     "train_tgt": f"{d}/train.de", "train_docs": f"{d}/train.doc", "dev_src": f"{d}/dev.en",
-                     "dev_tgt": f"{d}/dev.de", "dev_docs": f"{d}/dev.doc", "vocab_size": 8000,
-                     "joint_vocab": True, "tag_symbols": 32, "max_len": 100},
-            "model": {**FT_MODEL, "doc_context": SYSTEMS[system]},
-            "train": {**FT_TRAIN, "seed": seed},
-        }
-    return {
+    cfg = {
         "data": {"src_lang": "en", "tgt_lang": "de", "train_src": f"{d}/train.en", "train_tgt": f"{d}/train.de",
                  "train_docs": f"{d}/train.doc", "dev_src": f"{d}/dev.en", "dev_tgt": f"{d}/dev.de",
                  "dev_docs": f"{d}/dev.doc", "vocab_size": 8000, "joint_vocab": True, "max_len": 100},
         "model": {**MODEL, "doc_context": SYSTEMS[system]},
         "train": {**TRAIN, "seed": seed},
     }
+    if protocol == "finetune":  # the demo baseline's size and vocabulary (spm.model copied into the run folder)
+        cfg["data"]["tag_symbols"] = 32
+        cfg["model"] = {**FT_MODEL, "doc_context": SYSTEMS[system]}
+        cfg["train"] = {**FT_TRAIN, "seed": seed}
+    return cfg
 
 
 def write_toml(path: Path, cfg: dict, comment: str) -> None:
