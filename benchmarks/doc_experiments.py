@@ -26,6 +26,7 @@ KDE manuals En->De and JRC-Acquis En->De split by document (doc_data.py).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -182,6 +183,20 @@ def table(results: dict) -> str:
     return "\n".join(out)
 
 
+def _row_key(model: Path, data: Path, *, max_sentences: int, beam: int) -> str:
+    """What a cached score depends on: the model's manifest and best weights, the test files, the settings."""
+    h = hashlib.sha256(f"{max_sentences}|{beam}".encode())
+    manifest = json.loads((model / "manifest.json").read_text(encoding="utf-8"))
+    files = [model / "manifest.json", data / "test.en", data / "test.de", data / "test.doc"]
+    best = manifest.get("best")
+    if isinstance(best, str) and (model / best).is_file():
+        files.append(model / best)
+    for f in files:
+        st = f.stat()
+        h.update(f"{f}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
 def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: Path, *, max_sentences: int,
                    beam: int, threads: int) -> dict:
     from doc_contrastive import score as contrastive_score
@@ -191,12 +206,23 @@ def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: 
         rows = {}
         for name, model in models.items():
             system, _, seed = name.rpartition("-s")
-            row = evaluate_model(model, data_root / corpus, out_root / corpus / name,
-                                 max_sentences=max_sentences, beam=beam, threads=threads)
-            row.update(system=system, seed=int(seed), model=str(model))
-            cset = data_root / corpus / "contrastive"
-            if (cset / "items.jsonl").is_file():
-                row["contrastive"] = contrastive_score(cset, str(model), threads=threads)
+            out = out_root / corpus / name
+            # A model already scored with the same weights and settings is not decoded again (its row is kept
+            # beside its hypotheses); consistency is always recomputed, as it depends on the aligner.
+            key = _row_key(model, data_root / corpus, max_sentences=max_sentences, beam=beam)
+            cached = out / "row.json"
+            row = json.loads(cached.read_text(encoding="utf-8")) if cached.is_file() else {}
+            if row.get("key") != key:
+                row = evaluate_model(model, data_root / corpus, out, max_sentences=max_sentences, beam=beam,
+                                     threads=threads)
+                row.update(system=system, seed=int(seed), model=str(model))
+                cset = data_root / corpus / "contrastive"
+                if (cset / "items.jsonl").is_file():
+                    row["contrastive"] = contrastive_score(cset, str(model), threads=threads)
+                row["key"] = key
+                cached.write_text(json.dumps(row, indent=2) + "\n", encoding="utf-8")
+            else:
+                print(f"{corpus} {name}: already scored ({cached})", flush=True)
             rows[name] = row
             print(f"{corpus} {name}: BLEU {row['bleu']} chrF {row['chrf']}", flush=True)
         aligner = next((m for n, m in models.items() if n.startswith("baseline-")), next(iter(models.values())))
