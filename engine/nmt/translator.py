@@ -7,12 +7,13 @@ context-gate value (mean over the gate's dimensions, averaged likewise).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
 
 from engine.errors import ModelError
+from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
 from engine.nmt.data import pad_sources
 from engine.nmt.model import count_parameters
@@ -131,12 +132,23 @@ class Translator:
         (top-``k``, or Algorithm 1 with ``coverage``).
         Document-context models: ``context`` gives per sentence the sources of
         the previous segments of its document, oldest first (``[]`` at a
-        document start; the last ``doc_k`` are used); other models ignore it."""
+        document start; the last ``doc_k`` are used); other models ignore it.
+        An all-caps sentence is read in sentence case and its translation
+        written in capitals (:mod:`engine.nmt.casing`), unless the typed prefix
+        has lower-case letters; ``tokens`` keep the pieces the model saw."""
         memory = memories
         if tm is not None and memory is None:
             from engine.nmt.retrieval import retrieve
 
             memory = [retrieve(tm, t, k=k, coverage=coverage) for t in texts]
+        caps = [casing.is_all_caps(t) and not (prefixes and prefixes[i] and any(c.islower() for c in prefixes[i]))
+                for i, t in enumerate(texts)]
+        if any(caps):
+            texts = [casing.fold(t) if c else t for t, c in zip(texts, caps)]
+            if prefixes:
+                prefixes = [casing.fold(p) if c and p else p for p, c in zip(prefixes, caps)]
+            if context is not None:
+                context = [[casing.fold_if_caps(x) for x in ctx] for ctx in context]
         if memory is not None:
             from engine.nmt.memory import annotate, as_pairs, encode_pairs, memory_source, pack_memory
 
@@ -146,7 +158,9 @@ class Translator:
             if len(memory) != len(texts):
                 raise ValueError(f"{len(texts)} sentences but {len(memory)} memory lists")
             memory = [as_pairs(m) for m in memory]
-            mem_ids = [encode_pairs(m, self.loaded.src_vocab, self.loaded.tgt_vocab) for m in memory]
+            read = [[replace(p, source=casing.fold_if_caps(p.source), target=casing.fold_if_caps(p.target))
+                     for p in m] if c else m for m, c in zip(memory, caps)]
+            mem_ids = [encode_pairs(m, self.loaded.src_vocab, self.loaded.tgt_vocab) for m in read]
         results: list[TranslationResult | None] = [None] * len(texts)
         todo = []
         for i, t in enumerate(texts):
@@ -176,6 +190,14 @@ class Translator:
             if memory is not None:
                 annotate([results[i] for i in chunk], self.model, src, mask, hyps, mb,
                          [memory[i] for i in chunk], [mem_ids[i] for i in chunk], self.loaded.tgt_vocab)
+        for i, c in enumerate(caps):
+            if c and results[i] is not None:
+                r = results[i]
+                r.text, r.words = casing.restore(r.text), [casing.restore(w) for w in r.words]
+                r.src_words = [casing.restore(w) for w in r.src_words]
+                for ref in r.memory or ():
+                    if ref is not None and casing.is_all_caps(memory[i][ref["entry_index"]].target):
+                        ref["word"] = casing.restore(ref["word"])
         return results  # type: ignore[return-value]
 
     def _doc_inputs(self, context: list[list[str]] | None, rows: list[int]) -> dict:
@@ -231,14 +253,18 @@ class Translator:
                context: list[list[str]] | None = None) -> list[TranslationResult]:
         """Teacher-forced "translations" of given targets: attention, gates and
         total log-probability of each ``tgts[i]`` given ``srcs[i]`` (and, for a
-        document-context model, its previous sentences ``context[i]``)."""
+        document-context model, its previous sentences ``context[i]``).  An
+        all-caps source or target is read in sentence case, as in ``translate``."""
         if len(srcs) != len(tgts):
             raise ValueError(f"{len(srcs)} sources but {len(tgts)} targets")
         sv, tv = self.loaded.src_vocab, self.loaded.tgt_vocab
         out: list[TranslationResult] = []
+        src_caps, tgt_caps = [casing.is_all_caps(s) for s in srcs], [casing.is_all_caps(t) for t in tgts]
+        if context is not None:
+            context = [[casing.fold_if_caps(x) for x in ctx] for ctx in context]
         for k in range(0, len(srcs), batch_size):
-            S = [self._src_ids(s) for s in srcs[k:k + batch_size]]
-            T = [tv.encode(t) + [EOS] for t in tgts[k:k + batch_size]]
+            S = [self._src_ids(casing.fold(s) if c else s) for s, c in zip(srcs[k:k + batch_size], src_caps[k:])]
+            T = [tv.encode(casing.fold(t) if c else t) + [EOS] for t, c in zip(tgts[k:k + batch_size], tgt_caps[k:])]
             src, mask = pad_sources(S)
             tl = max(len(t) for t in T)
             tgt_out = torch.full((len(T), tl), PAD, dtype=torch.long)
@@ -253,8 +279,12 @@ class Translator:
                 att = res["attn"][i, :len(t), :len(s)]
                 g = res["gates"][i, :len(t)] if res["gates"] is not None else None
                 total = float(res["token_logprob"][i].sum())
-                out.append(self._words(sv.pieces(s[:-1]) + ["</s>"], tv.pieces(t[:-1]) + ["</s>"],
-                                       tgts[k + i], total, att, g))
+                r = self._words(sv.pieces(s[:-1]) + ["</s>"], tv.pieces(t[:-1]) + ["</s>"], tgts[k + i], total, att, g)
+                if src_caps[k + i]:
+                    r.src_words = [casing.restore(w) for w in r.src_words]
+                if tgt_caps[k + i]:
+                    r.words = [casing.restore(w) for w in r.words]
+                out.append(r)
         return out
 
     def score(self, srcs: list[str], tgts: list[str], *, context: list[list[str]] | None = None) -> list[float]:

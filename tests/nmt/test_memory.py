@@ -346,6 +346,20 @@ def test_adding_a_tm_pair_changes_the_next_suggestion(seg_model, tmp_path):
     assert len(seen["Bello"].memory) == len(seen["Bello"].words) == len(seen["Bello"].copy)
 
 
+def test_an_all_caps_segment_reads_the_memory_and_comes_back_in_capitals(seg_model, tmp_path):
+    from engine.nmt.translator import Translator
+    from engine.tm import TranslationMemory
+
+    tr = Translator.load(seg_model)
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        uid = tm.add("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")
+        r = tr.translate(["THE BIG DOG SEES A SMALL TREE."], tm=tm)[0]
+    assert r.text == r.text.upper() and "BELLO" in r.words          # the TM's term, in capitals
+    ref = r.memory[r.words.index("BELLO")]
+    assert ref is not None and ref["id"] == uid and ref["word"] == "Bello"   # as the memory holds it
+    assert r.memory_pairs[0]["target"] == "Der groß Bello ein klein Baum sieht!"
+
+
 def test_cli_translate_and_eval_with_a_tm(seg_model, trained_model, tmp_path, capsys, monkeypatch):
     import io
 
