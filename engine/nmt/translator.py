@@ -147,8 +147,8 @@ class Translator:
             texts = [casing.fold(t) if c else t for t, c in zip(texts, caps)]
             if prefixes:
                 prefixes = [casing.fold(p) if c and p else p for p, c in zip(prefixes, caps)]
-            if context is not None:
-                context = [[casing.fold_if_caps(x) for x in ctx] for ctx in context]
+        if context is not None:  # every all-caps context sentence, whatever the sentence it precedes
+            context = [[casing.fold_if_caps(x) for x in ctx] for ctx in context]
         if memory is not None:
             from engine.nmt.memory import annotate, as_pairs, encode_pairs, memory_source, pack_memory
 

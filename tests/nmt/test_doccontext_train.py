@@ -137,3 +137,16 @@ def test_int8_quantised_document_model_translates_with_its_cache(doc_model):
     tr = Translator.load(doc_model, quantize=True)
     res = tr.translate_document(lines, ["a"] * 4, beam=2)
     assert len(res) == 4 and tr._doc_cache.computed == 3  # "big bat ." summarised once
+
+
+def test_an_all_caps_context_sentence_reads_the_same_whatever_else_is_in_the_batch(doc_model):
+    """The editor translates one segment at a time, `verso eval` a whole document at once: an all-caps previous
+    sentence must give the same context in both, as its sentence-case form does."""
+    from engine.nmt.translator import Translator
+
+    tr = Translator.load(doc_model)
+    alone = tr.translate(["old seal ."], context=[["BIG BAT ."]], beam=2)[0]
+    with_caps = tr.translate(["old seal .", "RED LION ."], context=[["BIG BAT ."], []], beam=2)[0]
+    folded = tr.translate(["old seal ."], context=[["Big bat ."]], beam=2)[0]
+    assert alone.text == with_caps.text == folded.text
+    assert alone.score == pytest.approx(folded.score, abs=1e-5)
