@@ -130,7 +130,8 @@ def _verso(*argv: str) -> str:
     return res.stdout
 
 
-def evaluate_model(model: Path, data: Path, out: Path, *, max_sentences: int, beam: int, threads: int) -> dict:
+def evaluate_model(model: Path, data: Path, out: Path, *, max_sentences: int, beam: int, threads: int,
+                   split_long: int = 0) -> dict:
     """Test BLEU/chrF with document context (verso eval --docs), hypotheses kept for consistency."""
     src, ref, docs = data / "test.en", data / "test.de", data / "test.doc"
     out.mkdir(parents=True, exist_ok=True)
@@ -142,7 +143,7 @@ def evaluate_model(model: Path, data: Path, out: Path, *, max_sentences: int, be
     hyp = out / "test.hyp"
     res = json.loads(_verso("eval", "--model", str(model), "--src", str(src), "--ref", str(ref), "--docs", str(docs),
                             "--beam", str(beam), "--threads", str(threads), "--device", DEVICE,
-                            "--hyp-out", str(hyp)))
+                            "--hyp-out", str(hyp), "--split-long", str(split_long)))
     return {"bleu": res["bleu"], "chrf": res["chrf"], "sentences": res["sentences"], "hyp": str(hyp),
             "src": str(src), "docs": str(docs), "ref": str(ref)}
 
@@ -187,9 +188,11 @@ def table(results: dict) -> str:
 SCORING = "2"
 
 
-def _row_key(model: Path, data: Path, *, max_sentences: int, beam: int) -> str:
+def _row_key(model: Path, data: Path, *, max_sentences: int, beam: int, split_long: int = 0) -> str:
     """What a cached score depends on: the model's manifest and best weights, the test files, the settings."""
     h = hashlib.sha256(f"{SCORING}|{max_sentences}|{beam}".encode())
+    if split_long:  # rows scored before long sentences could be cut keep their keys (they were scored whole)
+        h.update(f"|split{split_long}".encode())
     manifest = json.loads((model / "manifest.json").read_text(encoding="utf-8"))
     files = [model / "manifest.json", data / "test.en", data / "test.de", data / "test.doc"]
     best = manifest.get("best")
@@ -202,7 +205,7 @@ def _row_key(model: Path, data: Path, *, max_sentences: int, beam: int) -> str:
 
 
 def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: Path, *, max_sentences: int,
-                   beam: int, threads: int) -> dict:
+                   beam: int, threads: int, split_long: int = 0) -> dict:
     from doc_contrastive import score as contrastive_score
 
     results: dict = {}
@@ -213,12 +216,12 @@ def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: 
             out = out_root / corpus / name
             # A model already scored with the same weights and settings is not decoded again (its row is kept
             # beside its hypotheses); consistency is always recomputed, as it depends on the aligner.
-            key = _row_key(model, data_root / corpus, max_sentences=max_sentences, beam=beam)
+            key = _row_key(model, data_root / corpus, max_sentences=max_sentences, beam=beam, split_long=split_long)
             cached = out / "row.json"
             row = json.loads(cached.read_text(encoding="utf-8")) if cached.is_file() else {}
             if row.get("key") != key:
                 row = evaluate_model(model, data_root / corpus, out, max_sentences=max_sentences, beam=beam,
-                                     threads=threads)
+                                     threads=threads, split_long=split_long)
                 row.update(system=system, seed=int(seed), model=str(model))
                 cset = data_root / corpus / "contrastive"
                 if (cset / "items.jsonl").is_file():
@@ -240,7 +243,7 @@ def cmd_evaluate(args) -> None:
     runs = {c: {p.name: p for p in sorted((runs_dir / c).iterdir()) if (p / "manifest.json").is_file()}
             for c in (args.corpus or CORPORA) if (runs_dir / c).is_dir()}
     results = run_evaluation(runs, data, Path(args.out or runs_dir / "eval"), max_sentences=args.max_sentences,
-                             beam=args.beam, threads=args.threads)
+                             beam=args.beam, threads=args.threads, split_long=args.split_long)
     name = "results.json" if not args.corpus else f"results-{'-'.join(args.corpus)}.json"
     (Path(args.out or runs_dir / "eval") / name).write_text(json.dumps(results, indent=2) + "\n")
     print(table(results))
@@ -294,6 +297,9 @@ def main() -> None:
     e.add_argument("--beam", type=int, default=5)
     e.add_argument("--threads", type=int, default=1)
     e.add_argument("--max-sentences", type=int, default=0)
+    e.add_argument("--split-long", type=int, default=0, metavar="N",
+                   help="cut test sentences of N subwords or more (verso eval --split-long; default 0: whole, "
+                        "as the session 4-5 rows were scored)")
     e.add_argument("--corpus", action="append", choices=CORPORA, help="only this corpus (repeatable)")
     e.set_defaults(fn=cmd_evaluate)
     s = sub.add_parser("smoke")

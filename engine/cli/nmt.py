@@ -34,6 +34,7 @@ def register(sub) -> None:
                    help="one JSON object a line: tokens, attention matrix, gate per token, word alignment")
     p.add_argument("--prefixes", metavar="FILE",
                    help="one line per input line: the start of the translation to complete")
+    _split_arg(p)
     _tm_args(p)
     _docs_arg(p)
     p.set_defaults(handler=cmd_translate)
@@ -43,6 +44,7 @@ def register(sub) -> None:
     p.add_argument("--src", required=True, metavar="FILE")
     p.add_argument("--ref", required=True, metavar="FILE")
     p.add_argument("--hyp-out", metavar="FILE", help="also write the translations here")
+    _split_arg(p)
     _tm_args(p)
     _docs_arg(p)
     p.set_defaults(handler=cmd_eval)
@@ -67,6 +69,12 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--quantize", action="store_true", help="dynamic int8 quantisation (CPU)")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch default)")
+
+
+def _split_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--split-long", type=int, default=None, metavar="N",
+                   help="translate a sentence of N subwords or more piece by piece, cut at sentence ends and "
+                        "clause marks (default: the model's training length limit data.max_len; 0: never)")
 
 
 def _tm_args(p: argparse.ArgumentParser) -> None:
@@ -184,7 +192,8 @@ def cmd_translate(args) -> int:
     lines = lay.sentences
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args) if tm is not None else None
-    results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx)
+    results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
+                           split_long=args.split_long)
     for res in lay.restore(results, marker=None):
         if args.json:
             print_json(res.to_json() if res is not None else {"marker": "<d>"}, lines=True)
@@ -214,11 +223,12 @@ def cmd_eval(args) -> int:
     t0 = time.time()
     memory = _retrieve(tm, srcs, args) if tm is not None else None
     has_memory = tr.info()["options"].get("memory", "none") != "none"
-    plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx)]
-    hyps = ([r.text for r in tr.translate(srcs, beam=args.beam, memories=memory, context=ctx)]
+    split = tr.loaded.cfg.data.max_len if args.split_long is None else args.split_long
+    plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx, split_long=split)]
+    hyps = ([r.text for r in tr.translate(srcs, beam=args.beam, memories=memory, context=ctx, split_long=split)]
             if memory and has_memory else plain)
     out = score_all(hyps, refs, srcs)
-    out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized,
+    out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized, "split_long": split,
                 "seconds": round(time.time() - t0, 1)})
     if memory is not None:
         from engine.nmt.retrieval import bleu_by_band

@@ -70,6 +70,43 @@ class TranslationResult:
         return d
 
 
+def _join(parts: list[TranslationResult], gaps: list[str]) -> TranslationResult:
+    """One result from the results of a sentence's pieces, in order: words
+    and tokens follow each other, attention is block-diagonal (a piece's
+    words align only to its own source words), scores add up."""
+    def block(rows_of, cols_of) -> tuple[list[list[float]], list[int]]:
+        width = sum(len(cols_of(p)) for p in parts)
+        out, offs, off = [], [], 0
+        for p in parts:
+            for row in rows_of(p):
+                out.append([0.0] * off + list(row) + [0.0] * (width - off - len(row)))
+            offs.append(off)
+            off += len(cols_of(p))
+        return out, offs
+
+    alignment, w_offs = block(lambda p: p.alignment, lambda p: p.src_words)
+    token_attention, _ = block(lambda p: p.token_attention, lambda p: p.src_tokens)
+    first = parts[0]
+    gv = [p.gate_vectors for p in parts]
+    return TranslationResult(
+        text="".join(p.text + (g if p.text else "") for p, g in zip(parts, gaps)).strip(),
+        score=sum(p.score for p in parts),
+        words=[w for p in parts for w in p.words],
+        src_words=[w for p in parts for w in p.src_words],
+        alignment=alignment,
+        links=[l + o for p, o in zip(parts, w_offs) for l in p.links],
+        gates=None if first.gates is None else [g for p in parts for g in p.gates or []],
+        tokens=[t for p in parts for t in p.tokens],
+        src_tokens=[t for p in parts for t in p.src_tokens],
+        token_attention=token_attention,
+        token_gates=None if first.token_gates is None else [g for p in parts for g in p.token_gates or []],
+        gate_vectors=None if any(v is None for v in gv) else torch.cat(gv, 0),
+        memory_pairs=first.memory_pairs,
+        copy=None if first.copy is None else [c for p in parts for c in p.copy or []],
+        memory=None if first.memory is None else [m for p in parts for m in p.memory or []],
+    )
+
+
 def _piece_text(p: str) -> str:
     return p.replace(WORD_START, "")
 
@@ -123,7 +160,8 @@ class Translator:
     def translate(self, texts: list[str], *, beam: int = 5, alpha: float = 1.0, max_ratio: float = 3.0,
                   prefixes: list[str] | None = None, batch_size: int = 32, memories: list | None = None,
                   tm=None, k: int = 4, coverage: bool = False,
-                  context: list[list[str]] | None = None) -> list[TranslationResult]:
+                  context: list[list[str]] | None = None,
+                  split_long: int | None = None) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
         SEG-NMT models: ``memories`` gives per sentence the retrieved pairs the
@@ -135,12 +173,51 @@ class Translator:
         document start; the last ``doc_k`` are used); other models ignore it.
         An all-caps sentence is read in sentence case and its translation
         written in capitals (:mod:`engine.nmt.casing`), unless the typed prefix
-        has lower-case letters; ``tokens`` keep the pieces the model saw."""
+        has lower-case letters; ``tokens`` keep the pieces the model saw.
+        A sentence of ``split_long`` subwords or more (default: the training
+        length limit ``data.max_len``; 0: never) without a typed prefix is cut
+        at sentence ends and clause marks (:mod:`engine.nmt.longsplit`) and
+        its pieces translated one by one, each with the sentence's memory
+        pairs and context; the result joins them (``tokens`` then hold one
+        ``</s>`` per piece)."""
         memory = memories
         if tm is not None and memory is None:
             from engine.nmt.retrieval import retrieve
 
             memory = [retrieve(tm, t, k=k, coverage=coverage) for t in texts]
+        if memory is not None and len(memory) != len(texts):
+            raise ValueError(f"{len(texts)} sentences but {len(memory)} memory lists")
+        limit = self.loaded.cfg.data.max_len if split_long is None else split_long
+        kw = dict(beam=beam, alpha=alpha, max_ratio=max_ratio, batch_size=batch_size)
+        if limit:
+            plans = [self._cut(t, limit) if not (prefixes and prefixes[i]) else ([t], [""])
+                     for i, t in enumerate(texts)]
+            if any(len(p) > 1 for p, _ in plans):
+                owner = [i for i, (p, _) in enumerate(plans) for _ in p]
+                flat = [x for p, _ in plans for x in p]
+                out = self._translate(
+                    flat, prefixes=[prefixes[i] for i in owner] if prefixes else None,
+                    memory=[memory[i] for i in owner] if memory is not None else None,
+                    context=[context[i] for i in owner] if context is not None else None, **kw)
+                results, n = [], 0
+                for parts, gaps in plans:
+                    results.append(out[n] if len(parts) == 1 else _join(out[n:n + len(parts)], gaps))
+                    n += len(parts)
+                return results
+        return self._translate(texts, prefixes=prefixes, memory=memory, context=context, **kw)
+
+    def _cut(self, text: str, limit: int) -> tuple[list[str], list[str]]:
+        """(pieces, gaps) of ``text`` such that each piece is under ``limit`` subwords where it can be."""
+        from engine.nmt.longsplit import split_long
+
+        sv = self.loaded.src_vocab
+        return split_long(text, lambda s: len(sv.encode(casing.fold_if_caps(s))) < limit,
+                          self.loaded.cfg.data.src_lang)
+
+    def _translate(self, texts: list[str], *, beam: int, alpha: float, max_ratio: float,
+                   prefixes: list[str] | None, batch_size: int, memory: list | None,
+                   context: list[list[str]] | None) -> list[TranslationResult]:
+        """:meth:`translate` of sentences as they are (retrieval done, no cutting)."""
         caps = [casing.is_all_caps(t) and not (prefixes and prefixes[i] and any(c.islower() for c in prefixes[i]))
                 for i, t in enumerate(texts)]
         if any(caps):
@@ -155,8 +232,6 @@ class Translator:
             if memory_source(self.model) is None:
                 raise ModelError(f"{self.loaded.folder}: this model has no translation-memory input "
                                  "(model.memory = none); translate without a TM")
-            if len(memory) != len(texts):
-                raise ValueError(f"{len(texts)} sentences but {len(memory)} memory lists")
             memory = [as_pairs(m) for m in memory]
             read = [[replace(p, source=casing.fold_if_caps(p.source), target=casing.fold_if_caps(p.target))
                      for p in m] if c else m for m, c in zip(memory, caps)]

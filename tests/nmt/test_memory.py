@@ -360,6 +360,20 @@ def test_an_all_caps_segment_reads_the_memory_and_comes_back_in_capitals(seg_mod
     assert r.memory_pairs[0]["target"] == "Der groß Bello ein klein Baum sieht!"
 
 
+def test_each_piece_of_a_long_segment_reads_the_segments_memory(seg_model, tmp_path):
+    from engine.nmt.translator import Translator
+    from engine.tm import TranslationMemory
+
+    tr = Translator.load(seg_model)
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        uid = tm.add("The big dog sees a small tree.", "Der groß Bello ein klein Baum sieht.")
+        text = "The big dog sees a small tree. " + " ".join(["A red man has a ball."] * 12)
+        r = tr.translate([text], tm=tm, k=1, split_long=40)[0]
+    assert len(r.memory_pairs) == 1 and r.memory_pairs[0]["id"] == uid
+    assert len(r.copy) == len(r.memory) == len(r.words)
+    assert "Bello" in r.words and r.memory[r.words.index("Bello")]["id"] == uid
+
+
 def test_cli_translate_and_eval_with_a_tm(seg_model, trained_model, tmp_path, capsys, monkeypatch):
     import io
 
