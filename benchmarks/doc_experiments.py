@@ -193,6 +193,7 @@ def _row_key(model: Path, data: Path, *, max_sentences: int, beam: int, split_lo
     h = hashlib.sha256(f"{SCORING}|{max_sentences}|{beam}".encode())
     if split_long:  # rows scored before long sentences could be cut keep their keys (they were scored whole)
         h.update(f"|split{split_long}".encode())
+    model, data = model.resolve(), data.resolve()  # a run reached through a link scores as itself
     manifest = json.loads((model / "manifest.json").read_text(encoding="utf-8"))
     files = [model / "manifest.json", data / "test.en", data / "test.de", data / "test.doc"]
     best = manifest.get("best")
