@@ -184,6 +184,23 @@ def table(results: dict) -> str:
     return "\n".join(out)
 
 
+def table_means(results: dict) -> str:
+    """Per corpus and system, the mean over its seeds (and how many seeds) of every column of :func:`table`."""
+    out = ["| corpus | system | seeds | BLEU | chrF | consistency % | contrastive acc % |", "|---|---|---|---|---|---|---|"]
+    for corpus, rows in results.items():
+        by: dict[str, list[dict]] = {}
+        for r in rows.values():
+            by.setdefault(r["system"], []).append(r)
+        for system, rs in by.items():
+            def mean(get) -> str:
+                vals = [v for v in (get(r) for r in rs) if v is not None]
+                return f"{sum(vals) / len(vals):.2f}" if vals else "-"
+            out.append(f"| {corpus} | {system} | {len(rs)} | {mean(lambda r: r['bleu'])} | {mean(lambda r: r['chrf'])} | "
+                       f"{mean(lambda r: r.get('consistency', {}).get('agreement_micro'))} | "
+                       f"{mean(lambda r: r.get('contrastive', {}).get('accuracy'))} |")
+    return "\n".join(out)
+
+
 # Changes of the translator that change outputs (bump to re-score every model): 2 = all-caps segments folded.
 SCORING = "2"
 
@@ -248,6 +265,8 @@ def cmd_evaluate(args) -> None:
     name = "results.json" if not args.corpus else f"results-{'-'.join(args.corpus)}.json"
     (Path(args.out or runs_dir / "eval") / name).write_text(json.dumps(results, indent=2) + "\n")
     print(table(results))
+    print()
+    print(table_means(results))
 
 
 # ------------------------------------------------------------------ smoke run
