@@ -223,7 +223,10 @@ def _row_key(model: Path, data: Path, *, max_sentences: int, beam: int, split_lo
 
 
 def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: Path, *, max_sentences: int,
-                   beam: int, threads: int, split_long: int = 0) -> dict:
+                   beam: int, threads: int, split_long: int = 0, cached_only: bool = False,
+                   consistency: bool = True) -> dict:
+    """Score every run (or, ``cached_only``, only those already scored with the same key) and, unless
+    ``consistency`` is False, the document consistency of all of them."""
     from doc_contrastive import score as contrastive_score
 
     results: dict = {}
@@ -237,6 +240,9 @@ def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: 
             key = _row_key(model, data_root / corpus, max_sentences=max_sentences, beam=beam, split_long=split_long)
             cached = out / "row.json"
             row = json.loads(cached.read_text(encoding="utf-8")) if cached.is_file() else {}
+            if row.get("key") != key and cached_only:
+                print(f"{corpus} {name}: not scored yet, left out", flush=True)
+                continue
             if row.get("key") != key:
                 row = evaluate_model(model, data_root / corpus, out, max_sentences=max_sentences, beam=beam,
                                      threads=threads, split_long=split_long)
@@ -250,8 +256,9 @@ def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: 
                 print(f"{corpus} {name}: already scored ({cached})", flush=True)
             rows[name] = row
             print(f"{corpus} {name}: BLEU {row['bleu']} chrF {row['chrf']}", flush=True)
-        aligner = next((m for n, m in models.items() if n.startswith("baseline-")), next(iter(models.values())))
-        consistency_of(aligner, rows, threads)
+        if consistency and rows:
+            aligner = next((m for n, m in models.items() if n.startswith("baseline-")), next(iter(models.values())))
+            consistency_of(aligner, rows, threads)
         results[corpus] = rows
     return results
 
@@ -260,10 +267,14 @@ def cmd_evaluate(args) -> None:
     runs_dir, data = Path(args.runs), Path(args.data)
     runs = {c: {p.name: p for p in sorted((runs_dir / c).iterdir()) if (p / "manifest.json").is_file()}
             for c in (args.corpus or CORPORA) if (runs_dir / c).is_dir()}
+    if args.only:  # these runs, in this order
+        runs = {c: {n: ms[n] for n in args.only if n in ms} for c, ms in runs.items()}
     results = run_evaluation(runs, data, Path(args.out or runs_dir / "eval"), max_sentences=args.max_sentences,
-                             beam=args.beam, threads=args.threads, split_long=args.split_long)
-    name = "results.json" if not args.corpus else f"results-{'-'.join(args.corpus)}.json"
-    (Path(args.out or runs_dir / "eval") / name).write_text(json.dumps(results, indent=2) + "\n")
+                             beam=args.beam, threads=args.threads, split_long=args.split_long,
+                             cached_only=args.cached_only, consistency=not args.no_consistency)
+    if not (args.only or args.no_consistency):  # a partial run leaves the results file as it was
+        name = "results.json" if not args.corpus else f"results-{'-'.join(args.corpus)}.json"
+        (Path(args.out or runs_dir / "eval") / name).write_text(json.dumps(results, indent=2) + "\n")
     print(table(results))
     print()
     print(table_means(results))
@@ -317,6 +328,9 @@ def main() -> None:
     e.add_argument("--beam", type=int, default=5)
     e.add_argument("--threads", type=int, default=1)
     e.add_argument("--max-sentences", type=int, default=0)
+    e.add_argument("--only", action="append", metavar="RUN", help="only this run (e.g. best-s2; repeatable, in order)")
+    e.add_argument("--cached-only", action="store_true", help="table of the runs already scored; decode nothing")
+    e.add_argument("--no-consistency", action="store_true", help="skip the consistency measure (rows only)")
     e.add_argument("--split-long", type=int, default=0, metavar="N",
                    help="cut test sentences of N subwords or more (verso eval --split-long; default 0: whole, "
                         "as the session 4-5 rows were scored)")
