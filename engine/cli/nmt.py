@@ -84,6 +84,10 @@ def _tm_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--k", type=int, default=4, help="retrieved pairs per sentence (default 4)")
     g.add_argument("--coverage", action="store_true", help="greedy coverage selection (Algorithm 1) instead of top-k")
+    p.add_argument("--exact-matches", action="store_true",
+                   help="a segment with a 100%% match in the TM gets that match's translation verbatim, as CAT "
+                        "tools pre-translate (the model still reports alignment and copy weights; "
+                        "eval: the 'memory' system)")
 
 
 def _docs_arg(p: argparse.ArgumentParser) -> None:
@@ -193,7 +197,7 @@ def cmd_translate(args) -> int:
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args) if tm is not None else None
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
-                           split_long=args.split_long)
+                           split_long=args.split_long, exact_matches=args.exact_matches)
     for res in lay.restore(results, marker=None):
         if args.json:
             print_json(res.to_json() if res is not None else {"marker": "<d>"}, lines=True)
@@ -225,8 +229,9 @@ def cmd_eval(args) -> int:
     has_memory = tr.info()["options"].get("memory", "none") != "none"
     split = tr.loaded.cfg.data.max_len if args.split_long is None else args.split_long
     plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx, split_long=split)]
-    hyps = ([r.text for r in tr.translate(srcs, beam=args.beam, memories=memory, context=ctx, split_long=split)]
-            if memory and has_memory else plain)
+    with_memory = (tr.translate(srcs, beam=args.beam, memories=memory, context=ctx, split_long=split,
+                                exact_matches=args.exact_matches) if memory and has_memory else None)
+    hyps = [r.text for r in with_memory] if with_memory is not None else plain
     out = score_all(hyps, refs, srcs)
     out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized, "split_long": split,
                 "seconds": round(time.time() - t0, 1)})
@@ -237,6 +242,8 @@ def cmd_eval(args) -> int:
         if has_memory:
             systems["memory"] = hyps
         out["tm"] = {"path": args.tm, "k": None if args.coverage else args.k, "coverage": args.coverage,
+                     "exact_matches": sum(r.exact_match is not None for r in with_memory)
+                     if args.exact_matches and with_memory is not None else None,
                      "pairs_per_sentence": round(sum(map(len, memory)) / max(1, len(memory)), 2),
                      **bleu_by_band(systems, refs, [m[0].score if m else 0.0 for m in memory])}
     if args.hyp_out:

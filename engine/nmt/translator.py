@@ -36,7 +36,9 @@ class TranslationResult:
     pairs read; per word ``copy`` (zeta * p_copy, mean over its subwords) and
     ``memory``: None, or where the word was copied from (``weight`` = its copy,
     ``entry_index`` into the pairs, ``token_index`` of the word in that pair's
-    target, ``word``, and the TM unit ``id`` / corpus ``line`` when known).
+    target, ``word``, and the TM unit ``id`` / corpus ``line`` when known);
+    ``exact_match``: with ``translate(exact_matches=True)``, the index of the
+    100 % pair whose target ``text`` is (None: the model's own translation).
     """
 
     text: str
@@ -54,6 +56,7 @@ class TranslationResult:
     memory_pairs: list[dict] | None = None
     copy: list[float] | None = None
     memory: list[dict | None] | None = None
+    exact_match: int | None = None
 
     def to_json(self, *, detail: bool = True) -> dict:
         d = {"translation": self.text, "score": round(self.score, 4), "words": self.words,
@@ -66,7 +69,7 @@ class TranslationResult:
                       "token_gates": None if self.token_gates is None else [round(g, 4) for g in self.token_gates]})
         if self.memory_pairs is not None:
             d.update({"memory_pairs": self.memory_pairs, "copy": [round(c, 4) for c in self.copy or []],
-                      "memory": self.memory})
+                      "memory": self.memory, "exact_match": self.exact_match})
         return d
 
 
@@ -161,7 +164,7 @@ class Translator:
                   prefixes: list[str] | None = None, batch_size: int = 32, memories: list | None = None,
                   tm=None, k: int = 4, coverage: bool = False,
                   context: list[list[str]] | None = None,
-                  split_long: int | None = None) -> list[TranslationResult]:
+                  split_long: int | None = None, exact_matches: bool = False) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
         SEG-NMT models: ``memories`` gives per sentence the retrieved pairs the
@@ -179,7 +182,12 @@ class Translator:
         at sentence ends and clause marks (:mod:`engine.nmt.longsplit`) and
         its pieces translated one by one, each with the sentence's memory
         pairs and context; the result joins them (``tokens`` then hold one
-        ``</s>`` per piece)."""
+        ``</s>`` per piece).
+        ``exact_matches``: a sentence (without a typed prefix) whose memory
+        holds a 100 % match (score 1.0: same words, case and punctuation)
+        gets that pair's target verbatim, as CAT tools pre-translate; the
+        model reads it teacher-forced, with the memory, for the alignment,
+        gates and copy report, and ``exact_match`` names the pair."""
         memory = memories
         if tm is not None and memory is None:
             from engine.nmt.retrieval import retrieve
@@ -187,6 +195,13 @@ class Translator:
             memory = [retrieve(tm, t, k=k, coverage=coverage) for t in texts]
         if memory is not None and len(memory) != len(texts):
             raise ValueError(f"{len(texts)} sentences but {len(memory)} memory lists")
+        if exact_matches and memory is not None:
+            exact = {i: j for i, m in enumerate(memory)
+                     if not (prefixes and prefixes[i]) and (j := _exact_index(m)) is not None}
+            if exact:
+                return self._with_exact(texts, exact, beam=beam, alpha=alpha, max_ratio=max_ratio,
+                                        prefixes=prefixes, batch_size=batch_size, memory=memory,
+                                        context=context, split_long=split_long)
         limit = self.loaded.cfg.data.max_len if split_long is None else split_long
         kw = dict(beam=beam, alpha=alpha, max_ratio=max_ratio, batch_size=batch_size)
         if limit:
@@ -206,6 +221,30 @@ class Translator:
                 return results
         return self._translate(texts, prefixes=prefixes, memory=memory, context=context, **kw)
 
+    def _with_exact(self, texts: list[str], exact: dict[int, int], *, memory: list,
+                    prefixes: list[str] | None, context: list[list[str]] | None, **kw) -> list[TranslationResult]:
+        """:meth:`translate` where the sentences ``exact`` (index -> its 100 % pair) take their pair's target."""
+        from engine.nmt.memory import as_pairs
+
+        rest = [i for i in range(len(texts)) if i not in exact]
+        out: list[TranslationResult | None] = [None] * len(texts)
+        if rest:
+            for i, r in zip(rest, self.translate(
+                    [texts[i] for i in rest], memories=[memory[i] for i in rest],
+                    prefixes=[prefixes[i] for i in rest] if prefixes else None,
+                    context=[context[i] for i in rest] if context is not None else None, **kw)):
+                out[i] = r
+        rows = sorted(exact)
+        targets = [as_pairs(memory[i])[exact[i]].target for i in rows]
+        forced = self._translate([texts[i] for i in rows], beam=1, alpha=kw["alpha"], max_ratio=kw["max_ratio"],
+                                 prefixes=targets, batch_size=kw["batch_size"], memory=[memory[i] for i in rows],
+                                 context=[context[i] for i in rows] if context is not None else None,
+                                 close_prefixes=True)
+        for i, target, r in zip(rows, targets, forced):
+            r.text, r.exact_match = target, exact[i]
+            out[i] = r
+        return out  # type: ignore[return-value]
+
     def _cut(self, text: str, limit: int) -> tuple[list[str], list[str]]:
         """(pieces, gaps) of ``text`` such that each piece is under ``limit`` subwords where it can be."""
         from engine.nmt.longsplit import split_long
@@ -216,8 +255,9 @@ class Translator:
 
     def _translate(self, texts: list[str], *, beam: int, alpha: float, max_ratio: float,
                    prefixes: list[str] | None, batch_size: int, memory: list | None,
-                   context: list[list[str]] | None) -> list[TranslationResult]:
-        """:meth:`translate` of sentences as they are (retrieval done, no cutting)."""
+                   context: list[list[str]] | None, close_prefixes: bool = False) -> list[TranslationResult]:
+        """:meth:`translate` of sentences as they are (retrieval done, no cutting).
+        ``close_prefixes``: each prefix is the whole translation (``</s>`` forced after it)."""
         caps = [casing.is_all_caps(t) and not (prefixes and prefixes[i] and any(c.islower() for c in prefixes[i]))
                 for i, t in enumerate(texts)]
         if any(caps):
@@ -244,8 +284,8 @@ class Translator:
             else:
                 results[i] = TranslationResult("", 0.0)
         ids = {i: self._src_ids(texts[i]) for i in todo}
-        pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) if prefixes and prefixes[i] else [])
-               for i in todo}
+        pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) + ([EOS] if close_prefixes else [])
+                   if prefixes and prefixes[i] else []) for i in todo}
         todo.sort(key=lambda i: len(ids[i]))
         for k in range(0, len(todo), batch_size):
             chunk = todo[k:k + batch_size]
@@ -376,6 +416,16 @@ class Translator:
             pairs = [(j, i) for i, j in enumerate(r.links) if i < n_tgt and j < n_src]
             links.append(pairs)
         return links
+
+
+def _exact_index(pairs) -> int | None:
+    """Index of the first 100 % match (score 1.0) with a non-empty target among retrieved ``pairs``."""
+    from engine.nmt.memory import as_pairs
+
+    for j, p in enumerate(as_pairs(pairs)):
+        if p.score >= 1.0 - 1e-9 and p.target.strip():
+            return j
+    return None
 
 
 def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:

@@ -374,6 +374,28 @@ def test_each_piece_of_a_long_segment_reads_the_segments_memory(seg_model, tmp_p
     assert "Bello" in r.words and r.memory[r.words.index("Bello")]["id"] == uid
 
 
+def test_a_100_percent_match_is_served_verbatim_and_the_model_still_reports_on_it(seg_model, tmp_path):
+    """--exact-matches: a segment whose TM holds it word for word gets the TM's translation, as in a CAT tool;
+    a 99 % match (one punctuation mark differs) is still the model's to translate."""
+    from engine.nmt.translator import Translator
+    from engine.tm import TranslationMemory
+
+    tr = Translator.load(seg_model)
+    odd = "Baum klein ein sieht Bello groß Der."        # in the vocabulary, in an order the model never writes
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        uid = tm.add("The big dog sees a small tree.", odd)
+        queries = ["The big dog sees a small tree.", "The big dog sees a small tree!"]
+        own = tr.translate(queries, tm=tm, k=1)
+        served = tr.translate(queries, tm=tm, k=1, exact_matches=True)
+    assert own[0].text != odd and own[0].exact_match is None           # the model on its own edits the match
+    r = served[0]
+    assert r.text == odd and r.exact_match == 0 and r.memory_pairs[0]["id"] == uid
+    assert r.words == odd.split()
+    assert len(r.alignment) == len(r.copy) == len(r.memory) == len(r.words)   # the panels still have their data
+    assert r.score < 0.0 and r.to_json()["exact_match"] == 0
+    assert served[1].text == own[1].text and served[1].exact_match is None
+
+
 def test_cli_translate_and_eval_with_a_tm(seg_model, trained_model, tmp_path, capsys, monkeypatch):
     import io
 
@@ -406,6 +428,18 @@ def test_cli_translate_and_eval_with_a_tm(seg_model, trained_model, tmp_path, ca
     assert {b["band"] for b in bands} <= {"<0.3", "0.3-0.5", "0.5-0.7", "0.7-0.9", ">=0.9"}
     assert set(out["tm"]["overall"]["bleu"]) == {"tm_copy", "no_memory", "memory"}
     assert out["tm"]["overall"]["bleu"]["memory"] == out["bleu"]
+    assert out["tm"]["exact_matches"] is None
+    # --exact-matches: sentences the TM holds word for word come back as the TM has them
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(src[:3]) + "\n"))
+    assert main(["translate", "--model", str(seg_model), "--tm", str(tmp_path / "tm"), "--k", "1",
+                 "--exact-matches", "--json", "--beam", "2"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["translation"] for r in rows] == tgt[:3] and [r["exact_match"] for r in rows] == [0, 0, 0]
+    (tmp_path / "ex.en").write_text("\n".join(src[:3] + lines) + "\n", encoding="utf-8")
+    (tmp_path / "ex.de").write_text("\n".join(tgt[:3] + lines) + "\n", encoding="utf-8")
+    assert main(["eval", "--model", str(seg_model), "--tm", str(tmp_path / "tm"), "--src", str(tmp_path / "ex.en"),
+                 "--ref", str(tmp_path / "ex.de"), "--beam", "1", "--exact-matches"]) == 0
+    assert json.loads(capsys.readouterr().out)["tm"]["exact_matches"] >= 3
 
 
 def test_pair_encodings_are_cached_at_inference_and_give_the_same_output():
