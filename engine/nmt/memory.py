@@ -268,7 +268,9 @@ class MemorySource(ContextSource):
         term, so the mixture is the model part log(1 - zeta) + log p_model plus,
         at those tokens, softplus(log(zeta p_copy) - model part) -- added once per
         distinct token (each of a token's c slots adds 1/c of it), which keeps the
-        work over the vocabulary to a few (B, V) operations per step."""
+        work to a few (B, V) and (B, N) operations per step: the per-token sums
+        go through a scatter into the vocabulary, not an (N, N) token match
+        (which made the cost grow with the square of the memory size)."""
         step = out.extras.get("memory")
         if self.kind != "shallow" or step is None:
             return log_probs
@@ -276,11 +278,16 @@ class MemorySource(ContextSource):
         tokens, mask, q = mem["tokens"], mem["mask"], step["q"]                 # (B, N)
         g = step["gate_logit"].to(log_probs.dtype)                             # (B, 1)
         model_part = log_probs + F.logsigmoid(-g)                              # (B, V)
-        same = tokens.unsqueeze(2) == tokens.unsqueeze(1)                      # (B, N, N)
-        p_copy = torch.bmm((same & mask.unsqueeze(1)).to(q.dtype), q.unsqueeze(-1)).squeeze(-1)  # (B, N)
+        B, V = log_probs.shape
+        # p_copy of each slot's token: the match weights of every unmasked slot holding that token
+        p_tok = torch.zeros(B, V, dtype=q.dtype, device=q.device).scatter_add_(1, tokens, q.masked_fill(~mask, 0))
+        p_copy = p_tok.gather(1, tokens)                                       # (B, N)
+        # slots per token (all slots, as the delta of each is added once per slot)
+        count = torch.zeros(B, V, dtype=log_probs.dtype, device=q.device).scatter_add_(
+            1, tokens, torch.ones_like(tokens, dtype=log_probs.dtype)).gather(1, tokens)
         a = model_part.gather(1, tokens)
         b = F.logsigmoid(g) + torch.log(p_copy.to(log_probs.dtype).clamp_min(1e-30))
-        delta = torch.where(p_copy > 0, F.softplus(b - a), torch.zeros_like(a)) / same.sum(-1).to(a.dtype)
+        delta = torch.where(p_copy > 0, F.softplus(b - a), torch.zeros_like(a)) / count
         mixed = model_part.scatter_add(1, tokens, delta)
         return torch.where(step["has"], mixed, log_probs)
 
