@@ -92,6 +92,10 @@ class ModelConfig:
     memory_coverage: bool = True     # coverage penalty lambda * beta (Eq. 7)
     memory_gate_bias: float = -1.0   # initial bias of the gate zeta (sigmoid(-1) = 0.27)
     memory_metric_init: float = 1.0  # initial diagonal of M (the paper: identity)
+    # the fuzzy score of each retrieved pair as an input: a learnt bias of the matching towards
+    # closer pairs and the memory's score-weighted mean (sum_tau q s_tau) as an input of the gate
+    # (not in Gu et al., whose gate sees only c_t, z_t, z~_t: a 100 % and a 90 % match look alike)
+    memory_score: bool = False
     # cross-sentence context (Wang et al. 2017; engine.nmt.doccontext): a hierarchical summary D
     # of the doc_k previous source sentences of the document, used by any of the strategies
     # "init-enc", "init-dec", "aux", "gated-aux" (aux and gated-aux exclude each other)
@@ -158,6 +162,10 @@ class TrainConfig:
     memory_cache: str = ""       # training TM + retrieval cache folder ("" = OUT/memory)
     init_from: str = ""          # model folder or .safetensors to start from (matching tensors)
     memory_only: bool = False    # with init_from: train only the memory parts
+    # share of training pairs (drawn anew each epoch) that read themselves as a 100 % match
+    # (score 1.0) in place of their best neighbour.  Not in Gu et al., who never show a pair
+    # itself; without it a model never sees a 100 % match in training (use with model.memory_score)
+    memory_exact_rate: float = 0.0
 
 
 @dataclass
@@ -185,6 +193,10 @@ class ExperimentConfig:
             cfg.model.validate()
         except ConfigError as e:
             raise ConfigError(f"{where}: {e}") from None
+        if not 0.0 <= cfg.train.memory_exact_rate <= 1.0:
+            raise ConfigError(f"{where}: train.memory_exact_rate must be in [0, 1]")
+        if cfg.train.memory_exact_rate > 0 and cfg.model.memory == "none":
+            raise ConfigError(f"{where}: train.memory_exact_rate needs a memory model (model.memory)")
         if cfg.model.tie == "all" and not cfg.data.joint_vocab:
             raise ConfigError(f"{where}: model.tie = 'all' needs data.joint_vocab = true")
         return cfg

@@ -19,6 +19,11 @@ decoder state and beta the coverage of the memory slots::
     beta_t   = beta_{t-1} + q_t * zeta_t
     p_copy(y)= sum_{tau: y'_tau = y} q_t,tau
 
+With ``model.memory_score`` (not in the paper) each slot also carries the fuzzy
+score s_tau of its pair: the match adds w_s * s_tau (w_s trainable, from 0) and
+the gate reads s~_t = sum_tau q_t,tau s_tau as a fourth input, so that it can
+tell a 100 % match (to be copied) from a 90 % one (to be edited).
+
 M is diagonal (initialised to the identity), lambda is trainable (initialised
 to 0).  Shallow fusion (Eq. 6, the default) mixes the output distribution,
 in log space::
@@ -63,7 +68,8 @@ class MemoryBatch:
     (P, T'): their targets for teacher forcing.  Memory slot n of sentence b is
     token ``slot_pos[b, n]`` of pair ``slot_pair[b, n]`` (index among that
     sentence's pairs, as given); ``slot_index[b, n]`` = row * T' + position in
-    the flattened (P * T') pair outputs; ``slot_mask`` (B, N) marks real slots.
+    the flattened (P * T') pair outputs; ``slot_mask`` (B, N) marks real slots;
+    ``slot_score`` (B, N) the fuzzy score of each slot's pair (0 where unknown).
     """
 
     src: Tensor
@@ -74,6 +80,7 @@ class MemoryBatch:
     slot_mask: Tensor
     slot_pair: Tensor
     slot_pos: Tensor
+    slot_score: Tensor
 
     def to(self, device) -> "MemoryBatch":
         return MemoryBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
@@ -92,15 +99,17 @@ def _clip(ids: list[int]) -> list[int]:
     return ids
 
 
-def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str | None = None
-                ) -> MemoryBatch | None:
+def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str | None = None,
+                scores: Sequence[Sequence[float]] | None = None) -> MemoryBatch | None:
     """Pack ``pairs[b]`` (the retrieved pairs of sentence b, as subword ids)
     for a batch; None when no sentence has a pair.  Every target token but
-    ``</s>`` becomes a memory slot."""
-    flat: list[tuple[int, int, list[int], list[int]]] = []  # (sentence, k, src, tgt)
+    ``</s>`` becomes a memory slot.  ``scores[b][k]``: fuzzy score of pair k
+    of sentence b (read by ``model.memory_score`` models; 0 when not given)."""
+    flat: list[tuple[int, int, list[int], list[int], float]] = []  # (sentence, k, src, tgt, score)
     for b, plist in enumerate(pairs):
         for k, (s, t) in enumerate(plist):
-            flat.append((b, k, _clip(list(s)), _clip(list(t))))
+            sc = float(scores[b][k]) if scores is not None else 0.0
+            flat.append((b, k, _clip(list(s)), _clip(list(t)), sc))
     if not flat:
         return None
     P = len(flat)
@@ -110,7 +119,8 @@ def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str |
     tgt_in = torch.full((P, T), PAD, dtype=torch.long)
     tgt_out = torch.full((P, T), PAD, dtype=torch.long)
     slots: list[list[tuple[int, int, int]]] = [[] for _ in pairs]  # (flat index, k, pos)
-    for row, (b, k, s, t) in enumerate(flat):
+    pair_score = [f[4] for f in flat]
+    for row, (b, k, s, t, _) in enumerate(flat):
         src[row, :len(s)] = torch.tensor(s)
         tgt_out[row, :len(t)] = torch.tensor(t)
         tgt_in[row, :len(t)] = torch.tensor([BOS] + t[:-1])
@@ -125,12 +135,14 @@ def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str |
     pair = torch.full((B, N), -1, dtype=torch.long)
     pos = torch.full((B, N), -1, dtype=torch.long)
     mask = torch.zeros((B, N), dtype=torch.bool)
+    score = torch.zeros((B, N), dtype=torch.float)
     for b, sl in enumerate(slots):
         if sl:
             t = torch.tensor(sl)
             idx[b, :len(sl)], pair[b, :len(sl)], pos[b, :len(sl)] = t[:, 0], t[:, 1], t[:, 2]
             mask[b, :len(sl)] = True
-    mb = MemoryBatch(src, src != PAD, tgt_in, tgt_out, idx, mask, pair, pos)
+            score[b, :len(sl)] = torch.tensor([pair_score[i // T] for i, _, _ in sl])
+    mb = MemoryBatch(src, src != PAD, tgt_in, tgt_out, idx, mask, pair, pos, score)
     return mb.to(device) if device is not None else mb
 
 
@@ -152,7 +164,10 @@ class MemorySource(ContextSource):
         self.log_metric = nn.Parameter(torch.full((A,), math.log(cfg.memory_metric_init)))
         self.coverage_weight = nn.Parameter(torch.zeros(()))  # lambda (Eq. 7)
         G = cfg.att_dim or H
-        self.gate_hidden = nn.Linear(A + 2 * H, G)         # f_gate(c_t, z_t, z~_t)
+        self.use_score = cfg.memory_score
+        if self.use_score:
+            self.score_weight = nn.Parameter(torch.zeros(()))  # w_s: match bias towards closer pairs
+        self.gate_hidden = nn.Linear(A + 2 * H + int(self.use_score), G)  # f_gate(c_t, z_t, z~_t[, s~_t])
         self.gate_out = nn.Linear(G, 1)
         with torch.no_grad():
             self.gate_out.bias.fill_(cfg.memory_gate_bias)
@@ -178,6 +193,7 @@ class MemorySource(ContextSource):
             "tokens": memory.tgt_out.reshape(-1)[idx],            # (B, N): y'
             "mask": memory.slot_mask,                             # (B, N)
             "pair": memory.slot_pair, "pos": memory.slot_pos,     # (B, N): provenance
+            "score": memory.slot_score,                           # (B, N): fuzzy score of the pair
         }
 
     def _encode_pairs(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor]:
@@ -236,11 +252,16 @@ class MemorySource(ContextSource):
         beta = state.extras.get("mem_beta")
         if self.use_coverage and beta is not None:
             e = e - self.coverage_weight * beta
+        if self.use_score:
+            e = e + self.score_weight * mem["score"]
         e = e.masked_fill(~mask, torch.finfo(e.dtype).min)
         q = torch.softmax(e, dim=-1) * mask                                      # (B, N)
         has = mask.any(-1, keepdim=True)                                         # (B, 1)
         z_mem = torch.bmm(q.unsqueeze(1).to(mem["values"].dtype), mem["values"]).squeeze(1)  # (B, H)
-        g = self.gate_out(torch.tanh(self.gate_hidden(torch.cat([out.ctx, out.hidden, z_mem], -1)))).float()
+        gin = [out.ctx, out.hidden, z_mem]
+        if self.use_score:
+            gin.append((q * mem["score"]).sum(-1, keepdim=True).to(z_mem.dtype))  # s~_t (B, 1)
+        g = self.gate_out(torch.tanh(self.gate_hidden(torch.cat(gin, -1)))).float()
         zeta = torch.sigmoid(g) * has
         state.extras["mem_beta"] = q * zeta if beta is None else beta + q * zeta
         out.extras["memory"] = {"q": q, "gate_logit": g, "zeta": zeta, "z_mem": z_mem, "has": has}
@@ -439,14 +460,19 @@ class MemoryFeed:
     Training pairs get their top-K neighbours from a TM of the training set
     (never themselves nor a same-source pair; cached on disk, see
     :class:`engine.nmt.retrieval.TrainingRetrieval`); dev sentences their top-K.
+    ``exact_rate`` (``train.memory_exact_rate``, default 0): that share of the
+    training pairs, drawn per (seed, epoch, line) so that a resumed run draws
+    the same, reads itself as a 100 % match (score 1.0) before its neighbours.
     """
 
     def __init__(self, retrieval, src_lines: Sequence[str], tgt_lines: Sequence[str], src_vocab, tgt_vocab,
-                 dev_neighbours: list[list[tuple[int, float]]]):
+                 dev_neighbours: list[list[tuple[int, float]]], *, k: int = 1, exact_rate: float = 0.0,
+                 seed: int = 1):
         self.retrieval = retrieval
         self.src, self.tgt = src_lines, tgt_lines
         self.sv, self.tv = src_vocab, tgt_vocab
         self.dev = dev_neighbours
+        self.k, self.exact_rate, self.seed = k, exact_rate, seed
         self._ids: dict[int, PairIds] = {}
 
     @classmethod
@@ -459,7 +485,8 @@ class MemoryFeed:
         cache = Path(tc.memory_cache) if tc.memory_cache else Path(folder) / "memory"
         r = TrainingRetrieval(cache, d.train_src, d.train_tgt, src_lines, tgt_lines, k=tc.memory_k_train,
                               src_lang=d.src_lang, tgt_lang=d.tgt_lang)
-        return cls(r, src_lines, tgt_lines, src_vocab, tgt_vocab, r.query(list(dev_src), k=tc.memory_k_train))
+        return cls(r, src_lines, tgt_lines, src_vocab, tgt_vocab, r.query(list(dev_src), k=tc.memory_k_train),
+                   k=tc.memory_k_train, exact_rate=tc.memory_exact_rate, seed=tc.seed)
 
     def pair_ids(self, line: int) -> PairIds:
         if line not in self._ids:
@@ -467,13 +494,23 @@ class MemoryFeed:
         return self._ids[line]
 
     def _inputs(self, neigh: list[list[tuple[int, float]]]) -> dict:
-        mb = pack_memory([[self.pair_ids(j) for j, _ in n] for n in neigh])
+        mb = pack_memory([[self.pair_ids(j) for j, _ in n] for n in neigh],
+                         scores=[[s for _, s in n] for n in neigh])
         return {"memory": mb} if mb is not None else {}
 
-    def train_inputs(self, indices: list[int]) -> dict:
+    def reads_itself(self, line: int, epoch: int) -> bool:
+        """Whether training line ``line`` reads itself as a 100 % match in ``epoch``."""
+        if self.exact_rate <= 0.0:
+            return False
+        import random
+
+        return random.Random(f"{self.seed}:{epoch}:{line}").random() < self.exact_rate
+
+    def train_inputs(self, indices: list[int], epoch: int = 0) -> dict:
         """``{"memory": MemoryBatch}`` for a batch of training lines (``{}`` if none has a neighbour)."""
         found = self.retrieval.neighbours(indices)
-        return self._inputs([found[i] for i in indices])
+        neigh = [([(i, 1.0)] + found[i])[:self.k] if self.reads_itself(i, epoch) else found[i] for i in indices]
+        return self._inputs(neigh)
 
     def dev_inputs(self, rows: list[int]) -> dict:
         return self._inputs([self.dev[i] for i in rows])

@@ -341,7 +341,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             if doc_table is not None:
                 b.inputs["doc"] = doc_table.batch(b.indices)
             if mem_feed is not None:
-                b.inputs.update(mem_feed.train_inputs(b.indices))
+                b.inputs.update(mem_feed.train_inputs(b.indices, epoch=st["epoch"]))
             b = b.to(device)
             with autocast():
                 res = train_model(b.src, b.src_mask, b.tgt_in, tgt_out=b.tgt_out, **b.inputs)

@@ -292,7 +292,8 @@ class Translator:
             src, mask = pad_sources([ids[i] for i in chunk])
             src, mask = src.to(self.device), mask.to(self.device)
             pfx = [pre[i] for i in chunk] if any(pre[i] for i in chunk) else None
-            mb = pack_memory([mem_ids[i] for i in chunk], self.device) if memory is not None else None
+            mb = (pack_memory([mem_ids[i] for i in chunk], self.device,
+                              scores=[[p.score for p in memory[i]] for i in chunk]) if memory is not None else None)
             kw = {"memory": mb} if mb is not None else {}
             kw.update(self._doc_inputs(context, chunk))
             if beam <= 1:

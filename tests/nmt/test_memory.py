@@ -218,6 +218,73 @@ def test_training_retrieval_never_returns_the_pair_itself_and_is_cached(tmp_path
     again.close()
 
 
+def test_a_score_reading_model_tells_a_100_percent_match_from_a_fuzzy_one():
+    """model.memory_score: the same pair read as a 100 % and as a 50 % match
+    gives another gate and another distribution; a model without it ignores scores."""
+    src, mask, tgt_in = batch()
+
+    def run(m, score):
+        mb = pack_memory(PAIRS, scores=[[score, score], []])
+        with torch.no_grad():
+            zeta = [out.extras["memory"]["zeta"][0].item() for _, out, _ in _steps(m, mb)]
+            return zeta, m(src, mask, tgt_in, memory=mb)["log_probs"]
+
+    m = make("shallow", gate_bias=0.0, memory_score=True)
+    z1, lp1 = run(m, 1.0)
+    z5, lp5 = run(m, 0.5)
+    assert all(abs(a - b) > 1e-4 for a, b in zip(z1, z5))
+    assert (lp1[0] - lp5[0]).abs().max() > 1e-4
+    assert torch.equal(lp1[1], lp5[1])           # the sentence without pairs is untouched
+    plain = make("shallow", gate_bias=0.0)
+    zp1, lpp1 = run(plain, 1.0)
+    zp5, lpp5 = run(plain, 0.5)
+    assert zp1 == zp5 and torch.equal(lpp1, lpp5)
+
+
+class _FixedRetrieval:
+    def __init__(self, n: int):
+        self.table = {i: [((i + 1) % n, 0.8)] for i in range(n)}
+
+    def neighbours(self, indices):
+        return {i: self.table[i] for i in indices}
+
+
+def test_exact_rate_shows_a_share_of_training_pairs_themselves_as_100_percent_matches():
+    from engine.nmt.memory import MemoryFeed
+
+    class Vocab:
+        def encode(self, text):
+            return [5 + int(w) % 30 for w in text.split()]
+
+    n = 2000
+    lines = [f"{i} {i + 1} {i + 2}" for i in range(n)]
+    feed = MemoryFeed(_FixedRetrieval(n), lines, lines, Vocab(), Vocab(), [], k=1, exact_rate=0.1, seed=3)
+    drawn = [i for i in range(n) if feed.reads_itself(i, 0)]
+    assert 150 < len(drawn) < 250                                   # about a tenth
+    assert drawn == [i for i in range(n) if feed.reads_itself(i, 0)]  # the same again (a resumed run)
+    assert drawn != [i for i in range(n) if feed.reads_itself(i, 1)]  # another draw next epoch
+    i, j = drawn[0], next(x for x in range(n) if x not in drawn)
+    mb = feed.train_inputs([i, j], epoch=0)["memory"]
+    assert mb.slot_score[0, 0].item() == 1.0 and abs(mb.slot_score[1, 0].item() - 0.8) < 1e-6
+    own = feed.pair_ids(i)
+    assert mb.tgt_out[0, :len(own[1])].tolist() == own[1]          # line i reads its own target
+    off = MemoryFeed(_FixedRetrieval(n), lines, lines, Vocab(), Vocab(), [], k=1, seed=3)  # the default
+    assert not any(off.reads_itself(x, e) for x in range(n) for e in range(3))
+
+
+def test_exact_rate_is_checked_in_the_config():
+    from engine.errors import ConfigError
+    from engine.nmt.config import ExperimentConfig
+
+    with pytest.raises(ConfigError, match="memory_exact_rate"):
+        ExperimentConfig.from_dict({"model": {"memory": "shallow"}, "train": {"memory_exact_rate": 1.5}})
+    with pytest.raises(ConfigError, match="needs a memory model"):
+        ExperimentConfig.from_dict({"train": {"memory_exact_rate": 0.1}})
+    cfg = ExperimentConfig.from_dict({"model": {"memory": "shallow", "memory_score": True},
+                                      "train": {"memory_exact_rate": 0.05}})
+    assert cfg.train.memory_exact_rate == 0.05 and cfg.model.memory_score
+
+
 # ------------------------------------------------------------------ starting from a baseline
 def test_init_from_a_baseline_copies_its_weights_and_memory_only_freezes_them(tmp_path):
     from types import SimpleNamespace
