@@ -389,6 +389,34 @@ def test_seg_training_caches_retrieval_and_saves_a_memory_model(seg_model):
     assert any(e["event"] == "eval" for e in history)                 # dev evaluated with memory
 
 
+def test_a_score_reading_model_with_exact_rate_trains_and_reads_the_tm_scores(tmp_path):
+    """model.memory_score + train.memory_exact_rate end to end: training runs, the
+    folder describes the model, and at translation the gate reads the TM's fuzzy
+    score of the retrieved pair."""
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+    from engine.nmt.translator import Translator
+    from engine.tm import TranslationMemory
+
+    c = _term_corpus(tmp_path, 60)
+    d = seg_config_dict(c, 40, memory_exact_rate=0.3)
+    d["model"]["memory_score"] = True
+    events = []
+    train(ExperimentConfig.from_dict(d), tmp_path / "m", on_event=events.append)
+    assert events[-1]["event"] == "done" and any(e["event"] == "eval" for e in events)
+    tr = Translator.load(tmp_path / "m")
+    ms = memory_source(tr.model)
+    assert tr.model.cfg.memory_score and ms.use_score
+    seen: list[float] = []   # the score input of the gate (its last input column), every decoder step
+    hook = ms.gate_hidden.register_forward_hook(lambda mod, inp, out: seen.extend(inp[0][:, -1].tolist()))
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")
+        r = tr.translate(["The big dog sees a small tree."], tm=tm, beam=1)[0]
+    hook.remove()
+    assert len(r.memory_pairs) == 1 and 0.9 < r.memory_pairs[0]["score"] < 1.0
+    assert seen and all(abs(x - r.memory_pairs[0]["score"]) < 1e-3 for x in seen)
+
+
 def test_adding_a_tm_pair_changes_the_next_suggestion(seg_model, tmp_path):
     """Online adaptation: the term of a pair just added to the TM is in the very next suggestion."""
     from engine.nmt.translator import Translator
