@@ -91,7 +91,11 @@ class ModelConfig:
     memory: MemoryKind = "none"
     memory_coverage: bool = True     # coverage penalty lambda * beta (Eq. 7)
     memory_gate_bias: float = -1.0   # initial bias of the gate zeta (sigmoid(-1) = 0.27)
-    memory_metric_init: float = 1.0  # initial diagonal of M (the paper: identity)
+    memory_metric_init: float = 1.0  # initial diagonal of M (the paper: identity); "cosine": initial temperature
+    # how c_t is matched against the keys c'_tau: "bilinear" c_t^T M c'_tau (Eq. 4, the paper), or "cosine":
+    # s * cos(D c_t, D c'_tau) with D diagonal (from I) and the temperature s learnt -- a key equal to the
+    # query then always scores highest, which the dot product does not ensure (not in Gu et al.)
+    memory_match: Literal["bilinear", "cosine"] = "bilinear"
     # the fuzzy score of each retrieved pair as an input: a learnt bias of the matching towards
     # closer pairs and the memory's score-weighted mean (sum_tau q s_tau) as an input of the gate
     # (not in Gu et al., whose gate sees only c_t, z_t, z~_t: a 100 % and a 90 % match look alike)

@@ -25,7 +25,10 @@ the gate reads s~_t = sum_tau q_t,tau s_tau as a fourth input, so that it can
 tell a 100 % match (to be copied) from a 90 % one (to be edited).
 
 M is diagonal (initialised to the identity), lambda is trainable (initialised
-to 0).  Shallow fusion (Eq. 6, the default) mixes the output distribution,
+to 0).  ``model.memory_match = "cosine"`` (not in the paper) scores
+s * cos(D c_t, D c'_tau) instead (D diagonal from I, s a learnt temperature
+initialised to ``memory_metric_init``): a key equal to the query then scores
+highest, so a 100 % match is read slot by slot.  Shallow fusion (Eq. 6, the default) mixes the output distribution,
 in log space::
 
     p(y) = zeta_t p_copy(y) + (1 - zeta_t) p_model(y)
@@ -161,7 +164,12 @@ class MemorySource(ContextSource):
         # its scale (M = exp(log_metric) > 0; the paper initialises M to the identity)
         if cfg.memory_metric_init <= 0:
             raise ValueError("model.memory_metric_init must be positive")
-        self.log_metric = nn.Parameter(torch.full((A,), math.log(cfg.memory_metric_init)))
+        self.match = cfg.memory_match
+        if self.match == "cosine":  # D from the identity, the temperature s from memory_metric_init
+            self.log_metric = nn.Parameter(torch.zeros(A))
+            self.log_temp = nn.Parameter(torch.tensor(math.log(cfg.memory_metric_init)))
+        else:
+            self.log_metric = nn.Parameter(torch.full((A,), math.log(cfg.memory_metric_init)))
         self.coverage_weight = nn.Parameter(torch.zeros(()))  # lambda (Eq. 7)
         G = cfg.att_dim or H
         self.use_score = cfg.memory_score
@@ -188,13 +196,27 @@ class MemorySource(ContextSource):
         k, v = k.reshape(P * T, -1), v.reshape(P * T, -1)
         idx = memory.slot_index
         enc.extras["memory"] = {
-            "keys": k[idx] * self.log_metric.exp().to(k.dtype),  # (B, N, A): M c'
+            "keys": self.keys_of(k[idx]),                                        # (B, N, A): M c' (cosine: s D c' / |D c'|)
             "values": v[idx],                                     # (B, N, H): z'
             "tokens": memory.tgt_out.reshape(-1)[idx],            # (B, N): y'
             "mask": memory.slot_mask,                             # (B, N)
             "pair": memory.slot_pair, "pos": memory.slot_pos,     # (B, N): provenance
             "score": memory.slot_score,                           # (B, N): fuzzy score of the pair
         }
+
+    def keys_of(self, ctx: Tensor) -> Tensor:
+        """Keys (..., A) of context vectors c' (..., A): M c' ("bilinear"), s D c' / |D c'| ("cosine")."""
+        d = self.log_metric.exp().to(ctx.dtype)
+        if self.match == "cosine":
+            return F.normalize(ctx * d, dim=-1) * self.log_temp.exp().to(ctx.dtype)
+        return ctx * d
+
+    def match_scores(self, keys: Tensor, ctx: Tensor) -> Tensor:
+        """(B, N) match scores of the context vectors ``ctx`` (B, A) against ``keys`` (B, N, A)
+        (Eq. 4: c_t^T M c'; "cosine": s cos(D c_t, D c'))."""
+        if self.match == "cosine":
+            ctx = F.normalize(ctx * self.log_metric.exp().to(ctx.dtype), dim=-1)
+        return torch.bmm(keys, ctx.unsqueeze(-1)).squeeze(-1).float()
 
     def _encode_pairs(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor]:
         """(P, T', A) context vectors c' and (P, T', H) decoder states z' of P pairs."""
@@ -248,7 +270,7 @@ class MemorySource(ContextSource):
         if mem is None:
             return
         mask = mem["mask"]
-        e = torch.bmm(mem["keys"], out.ctx.unsqueeze(-1)).squeeze(-1).float()   # (B, N)
+        e = self.match_scores(mem["keys"], out.ctx)                              # (B, N)
         beta = state.extras.get("mem_beta")
         if self.use_coverage and beta is not None:
             e = e - self.coverage_weight * beta

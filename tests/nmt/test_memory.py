@@ -241,6 +241,26 @@ def test_a_score_reading_model_tells_a_100_percent_match_from_a_fuzzy_one():
     assert zp1 == zp5 and torch.equal(lpp1, lpp5)
 
 
+def test_cosine_matching_finds_the_key_equal_to_the_query_where_the_dot_product_does_not():
+    """memory_match = "cosine": a decoder step whose context vector equals a
+    memory key (a 100 % match read at the same position) matches that slot
+    most strongly; with the paper's dot product a longer key nearby wins."""
+    torch.manual_seed(0)
+    A = 48                                       # annotation size of make(): 2 * hidden
+    base = torch.randn(6, A)
+    keys_c = torch.cat([base[:3], base[3:] * 3.0])  # later slots: same directions, longer vectors
+    keys_c[3] = keys_c[2] * 1.5 + 0.1 * torch.randn(A)  # slot 3 close to slot 2, but longer
+    ctx = keys_c[2:3]                            # the decoder's context vector = key of slot 2
+    hits = {}
+    for match, init in (("cosine", 20.0), ("bilinear", 1.0)):
+        ms = memory_source(make("shallow", memory_match=match, memory_metric_init=init))
+        with torch.no_grad():
+            e = ms.match_scores(ms.keys_of(keys_c).unsqueeze(0), ctx)
+        hits[match] = e[0].argmax().item()
+    assert hits["cosine"] == 2
+    assert hits["bilinear"] == 3
+
+
 class _FixedRetrieval:
     def __init__(self, n: int):
         self.table = {i: [((i + 1) % n, 0.8)] for i in range(n)}
