@@ -28,8 +28,9 @@ M is diagonal (initialised to the identity), lambda is trainable (initialised
 to 0).  ``model.memory_match = "cosine"`` (not in the paper) scores
 s * cos(D c_t, D c'_tau) instead (D diagonal from I, s a learnt temperature
 initialised to ``memory_metric_init``): a key equal to the query then scores
-highest, so a 100 % match is read slot by slot.  Shallow fusion (Eq. 6, the default) mixes the output distribution,
-in log space::
+highest, so a 100 % match is read slot by slot.
+
+Shallow fusion (Eq. 6, the default) mixes the output distribution, in log space::
 
     p(y) = zeta_t p_copy(y) + (1 - zeta_t) p_model(y)
 
@@ -45,6 +46,7 @@ and the memory slot (pair, position) that contributed most.
 from __future__ import annotations
 
 import math
+import random
 from collections import OrderedDict
 from dataclasses import dataclass, fields
 from typing import Sequence
@@ -196,7 +198,7 @@ class MemorySource(ContextSource):
         k, v = k.reshape(P * T, -1), v.reshape(P * T, -1)
         idx = memory.slot_index
         enc.extras["memory"] = {
-            "keys": self.keys_of(k[idx]),                                        # (B, N, A): M c' (cosine: s D c' / |D c'|)
+            "keys": self.keys_of(k[idx]),                         # (B, N, A): M c' (cosine: s D c'/|D c'|)
             "values": v[idx],                                     # (B, N, H): z'
             "tokens": memory.tgt_out.reshape(-1)[idx],            # (B, N): y'
             "mask": memory.slot_mask,                             # (B, N)
@@ -524,8 +526,6 @@ class MemoryFeed:
         """Whether training line ``line`` reads itself as a 100 % match in ``epoch``."""
         if self.exact_rate <= 0.0:
             return False
-        import random
-
         return random.Random(f"{self.seed}:{epoch}:{line}").random() < self.exact_rate
 
     def train_inputs(self, indices: list[int], epoch: int = 0) -> dict:
