@@ -55,73 +55,101 @@ def _eval(model: Path, src: Path, ref: Path, *, hyps: bool = True, name: str = "
     return _sh(argv, Path(f"{model}.{name}.json"))
 
 
-def seg_config(runs: Path, fusion: str) -> Path:
-    """SEG-NMT fine-tune config: the demo config + memory, started from the demo baseline run."""
-    text = (CFG / "segnmt_demo.toml").read_text(encoding="utf-8")
-    data = RUNS_DATA / "demo-data"
-    for split in ("train", "dev"):
-        for lang in ("en", "de"):
-            text = text.replace(f'"../../../runs/demo-data/{split}.{lang}"', f'"{data / f"{split}.{lang}"}"')
-    text = text.replace('memory = "shallow"', f'memory = "{fusion}"')
-    text = text.replace('memory_cache = "../../../runs/segnmt/memory"',
-                        f'memory_cache = "{RUNS_DATA / "segnmt" / "memory"}"\ninit_from = "{runs / "demo-base"}"')
-    text = text.replace("eval_every = 100", "eval_every = 300").replace("checkpoint_every = 20", "checkpoint_every = 300")
-    path = runs / f"seg-{fusion}.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+PATH_KEYS = {"data": ("train_src", "train_tgt", "dev_src", "dev_tgt", "train_docs", "dev_docs"),
+             "train": ("memory_cache", "init_from")}
+
+
+def derive(cfg: Path, out: Path, **changes: dict) -> Path:
+    """A copy of config ``cfg`` at ``out`` with its paths made absolute and ``changes`` applied
+    (``section={key: value}``; a value of None removes the key)."""
+    import tomllib
+
+    from doc_experiments import write_toml
+
+    d = tomllib.loads(cfg.read_text(encoding="utf-8"))
+    for section, keys in PATH_KEYS.items():
+        for k in keys:
+            v = d.get(section, {}).get(k)
+            if v and not Path(v).is_absolute():
+                d[section][k] = str((cfg.parent / v).resolve())
+    for section, body in changes.items():
+        for k, v in body.items():
+            if v is None:
+                d[section].pop(k, None)
+            else:
+                d[section][k] = v
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_toml(out, d, f"derived from {cfg.relative_to(ROOT)} with {changes}")
+    return out
+
+
+NO_MEMORY = {"memory": None, "memory_coverage": None, "memory_gate_bias": None, "memory_score": None,
+             "memory_match": None, "memory_metric_init": None}
+NO_MEMORY_TRAIN = {"memory_k_train": None, "memory_cache": None, "memory_exact_rate": None}
 
 
 def plan(runs: Path, scale: float = 1.0) -> list[dict]:
-    """The jobs, in start order.  ``scale`` shrinks every deadline (dry runs)."""
+    """The jobs, in start order.  ``scale`` shrinks every deadline (dry runs).
+
+    Session 9's plan (what the CPU could not do in sessions 1-8): the second seeds of the six
+    Multi30k systems at seed 1's budget (12 epochs), Hansards trained ~17 minutes for AER, the
+    document-context baseline and best system from scratch on both corpora with two seeds, and
+    long SEG-NMT fine-tunes (the paper's model and session 8's best variant, each with its
+    no-memory control continued for as long) whose weights come back for the TM band tables."""
     T = lambda minutes: minutes * MIN * scale  # noqa: E731
     m30k = SHARED / "multi30k"
+    cfgs = runs / "configs"
     jobs: list[dict] = []
-    # issue 4/5/6: the demo baseline (KDE + Magento En->De), then SEG-NMT fine-tunes from it
-    base = runs / "demo-base"
-    jobs.append({"name": "demo-base", "steps": [
-        _train(CFG / "demo" / "kde-magento-ende.toml", base, T(9)),
-        _eval(base, RUNS_DATA / "demo-data/test.en", RUNS_DATA / "demo-data/test.de")]})
-    # issue 4: Multi30k, 6 systems x 2 seeds (Table 2 of the context-gates paper)
-    for cfg in sorted((CFG / "multi30k").glob("*.toml")):
+    # issue 4: Multi30k, seed 2 of the 6 systems, 12 epochs as seed 1 (Table 2 of the context-gates paper)
+    for cfg in sorted((CFG / "multi30k").glob("*-s2.toml")):
         out = runs / "multi30k" / cfg.stem
         jobs.append({"name": f"m30k/{cfg.stem}", "steps": [
-            _train(cfg, out, T(15)),
+            _train(derive(cfg, cfgs / "multi30k" / cfg.name, train={"max_epochs": 12}), out, T(17)),
             _eval(out, m30k / "test_2016_flickr.en", m30k / "test_2016_flickr.de")]})
     # issue 4: attention alignment, Hansards En->Fr, AER on the WPT trial gold
-    for cfg in sorted((CFG / "hansards").glob("*.toml")):
-        out = runs / "hansards" / cfg.stem
-        jobs.append({"name": f"hansards/{cfg.stem}", "steps": [
-            _train(cfg, out, T(15)),
+    for stem in ("gru-base-s1", "gru-bridge-source-s1", "gru-bridge-direct-s1"):
+        out = runs / "hansards" / stem
+        jobs.append({"name": f"hansards/{stem}", "steps": [
+            _train(CFG / "hansards" / f"{stem}.toml", out, T(17)),
             _sh([PY, ROOT / "benchmarks/aer_wpt.py", "--model", out, "--data", RUNS_DATA / "hansards-data",
                  "--device", DEV], Path(str(out) + ".aer.json")),
             _eval(out, RUNS_DATA / "hansards-data/dev.en", RUNS_DATA / "hansards-data/dev.fr", hyps=False, name="dev")]})
-    # issue 7: cross-sentence context, KDE manuals by document: baseline vs the paper's best combination
-    for name in ("baseline-s1", "best-s1"):
-        out = runs / "doc" / "kde" / name
-        jobs.append({"name": f"doc/{name}", "steps": [_train(CFG / "doc_kde" / f"{name}.toml", out, T(15))]})
-    jobs.append({"name": "doc-eval", "after": ["doc/baseline-s1", "doc/best-s1"], "steps": [
-        _sh([PY, ROOT / "benchmarks/doc_experiments.py", "evaluate", "--runs", runs / "doc",
-             "--data", RUNS_DATA / "doc-data", "--out", runs / "doc-eval"], runs / "doc-eval.log",
-            env={"VERSO_BENCH_DEVICE": DEV})]})
-    # issue 5: SEG-NMT from the demo baseline, shallow and deep fusion, then the test table
-    hyps = runs / "seg-hyps"
-    for fusion in ("shallow", "deep"):
-        out = runs / f"seg-{fusion}"
-        steps = [_sh(["mkdir", "-p", out]), _sh(["cp", base / "spm.model", out / "spm.model"]),
-                 _train(seg_config(runs, fusion), out, T(16))]
-        mems = ("none", "1", "2", "4", "8", "16", "coverage") if fusion == "shallow" else ("none", "4")
-        for mem in mems:
-            steps.append(_sh([PY, ROOT / "benchmarks/segnmt_experiment.py", "translate", "--name",
-                              f"{fusion}-{mem}", "--model", out, "--memory", mem, "--hyps", hyps],
-                             env={"VERSO_BENCH_DEVICE": DEV, "VERSO_RUNS": str(RUNS_DATA)}))
-        jobs.append({"name": f"seg-{fusion}", "after": ["demo-base"], "steps": steps})
-    jobs.append({"name": "seg-table", "after": ["seg-shallow", "seg-deep"], "steps": [
-        _sh([PY, ROOT / "benchmarks/segnmt_experiment.py", "translate", "--name", "base-none", "--model", base,
-             "--memory", "none", "--hyps", hyps], env={"VERSO_BENCH_DEVICE": DEV, "VERSO_RUNS": str(RUNS_DATA)}),
-        _sh([PY, ROOT / "benchmarks/segnmt_experiment.py", "table", "--hyps", hyps, "base-none",
-             *[f"shallow-{m}" for m in ("none", "1", "2", "4", "8", "16", "coverage")], "deep-none", "deep-4"],
-            runs / "seg-table.md", env={"VERSO_RUNS": str(RUNS_DATA)})]})
+    # issue 7: cross-sentence context from scratch, baseline vs the paper's best combination, 2 seeds, 2 corpora;
+    # each run scored as soon as it stops, then per corpus the consistency of all runs (baseline as aligner)
+    doc_env = {"VERSO_BENCH_DEVICE": DEV}
+    for corpus in ("kde", "jrc"):
+        names = []
+        for name in ("baseline-s1", "best-s1", "baseline-s2", "best-s2"):
+            out = runs / "doc" / corpus / name
+            names.append(f"doc/{corpus}/{name}")
+            jobs.append({"name": names[-1], "steps": [
+                _train(CFG / f"doc_{corpus}" / f"{name}.toml", out, T(17)),
+                _sh([PY, ROOT / "benchmarks/doc_experiments.py", "evaluate", "--runs", runs / "doc", "--data",
+                     RUNS_DATA / "doc-data", "--out", runs / "doc-eval", "--corpus", corpus, "--only", name,
+                     "--no-consistency"], Path(f"{out}.eval.log"), env=doc_env)]})
+        jobs.append({"name": f"doc-eval/{corpus}", "after": names, "steps": [
+            _sh([PY, ROOT / "benchmarks/doc_experiments.py", "evaluate", "--runs", runs / "doc", "--data",
+                 RUNS_DATA / "doc-data", "--out", runs / "doc-eval", "--corpus", corpus, "--cached-only"],
+                runs / f"doc-eval-{corpus}.log", env=doc_env)]})
+    # issue 5: long SEG-NMT fine-tunes from each corpus's baseline (dev BLEU every few hundred steps, early
+    # stopping), the paper's model, session 8's best variant, and the baseline continued without memory
+    seg = {"kde": (CFG / "demo" / "segnmt-small.toml", CFG / "demo" / "segnmt-small-cos-score-exact-ls0.toml",
+                   {"max_steps": 6000, "max_epochs": 10, "eval_every": 300, "checkpoint_every": 300,
+                    "patience": 6, "lr_patience": 3, "log_every": 50}),
+           "jrc": (CFG / "segnmt_jrc" / "seg-ft-s1.toml", CFG / "segnmt_jrc" / "seg-cos-score-exact-ls0-s1.toml",
+                   {"max_steps": 3000, "max_epochs": 40, "eval_every": 100, "checkpoint_every": 100,
+                    "patience": 8, "lr_patience": 3, "log_every": 20})}
+    for corpus, (paper, best, longer) in seg.items():
+        variants = {"paper": derive(paper, cfgs / "seg" / f"{corpus}-paper.toml", train=longer),
+                    "best": derive(best, cfgs / "seg" / f"{corpus}-best.toml", train=longer),
+                    "base": derive(paper, cfgs / "seg" / f"{corpus}-base.toml", model=NO_MEMORY,
+                                   train={**longer, **NO_MEMORY_TRAIN})}
+        for variant, cfg in variants.items():
+            out = runs / "seg" / f"{corpus}-{variant}"
+            init = Path(__import__("tomllib").loads(cfg.read_text())["train"]["init_from"])
+            jobs.append({"name": f"seg/{corpus}-{variant}", "steps": [
+                _sh(["mkdir", "-p", out]), _sh(["cp", init / "spm.model", out / "spm.model"]),
+                _train(cfg, out, T(17))]})
     return jobs
 
 
@@ -253,25 +281,23 @@ def cmd_pack(a) -> None:
         for p in sorted(runs.rglob("*")):
             if p.is_file() and p.suffix not in (".safetensors", ".model") and p.stat().st_size < 8_000_000:
                 tf.add(p, arcname=str(p.relative_to(runs)))
-    for name in a.models:
-        folder = runs / name
-        if not (folder / "manifest.json").is_file():
-            continue
-        man = json.loads((folder / "manifest.json").read_text())
-        best = man.get("best")
-        tar = out / f"model-{name}.tar"
-        with tarfile.open(tar, "w") as tf:
+    tar = out / "models.tar"  # the named model folders without their intermediate checkpoints
+    with tarfile.open(tar, "w") as tf:
+        for name in a.models:
+            folder = runs / name
+            if not (folder / "manifest.json").is_file():
+                continue
+            best = json.loads((folder / "manifest.json").read_text()).get("best")
             for f in ("config.json", "manifest.json", "spm.model", "history.jsonl", best):
                 if f and (folder / f).is_file():
                     tf.add(folder / f, arcname=f"{name}/{f}")
-        size = tar.stat().st_size
-        if size > a.part_bytes:  # files come back at most 16 MiB each
-            with open(tar, "rb") as fh:
-                k = 0
-                while chunk := fh.read(a.part_bytes):
-                    (out / f"model-{name}.tar.part{k:02d}").write_bytes(chunk)
-                    k += 1
-            tar.unlink()
+    if tar.stat().st_size > a.part_bytes:  # files come back at most 16 MiB each
+        with open(tar, "rb") as fh:
+            k = 0
+            while chunk := fh.read(a.part_bytes):
+                (out / f"models.tar.part{k:02d}").write_bytes(chunk)
+                k += 1
+        tar.unlink()
     for p in sorted(out.iterdir()):
         print(p.name, p.stat().st_size)
 
@@ -298,7 +324,8 @@ def main() -> None:
     s = sub.add_parser("pack")
     s.add_argument("--runs", required=True)
     s.add_argument("--out", required=True)
-    s.add_argument("--models", nargs="*", default=["seg-shallow", "demo-base"])
+    s.add_argument("--models", nargs="*", default=[f"seg/{c}-{v}" for c in ("kde", "jrc")
+                                                    for v in ("paper", "best", "base")])
     s.add_argument("--part-bytes", type=int, default=15 * 1024 * 1024)
     s.set_defaults(fn=cmd_pack)
     s = sub.add_parser("plan")

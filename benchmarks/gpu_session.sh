@@ -19,7 +19,7 @@ SOLO="$PARENT/runs/gpu-solo"
 sed -e 's/^max_epochs = .*/max_epochs = 2\nmax_steps = 200/' -e 's/^log_every = .*/log_every = 50/' \
   benchmarks/configs/multi30k/gru-base-s1.toml > benchmarks/configs/multi30k/.solo.toml
 sed -i 's/^patience = 5/patience = 5\ndev_max_sentences = 100/' benchmarks/configs/multi30k/.solo.toml
-timeout 240 python3 -m engine train --config benchmarks/configs/multi30k/.solo.toml --out "$SOLO" --events --quiet \
+timeout 150 python3 -m engine train --config benchmarks/configs/multi30k/.solo.toml --out "$SOLO" --events --quiet \
   > "$PARENT/runs/gpu-solo.events.jsonl" 2> "$PARENT/runs/gpu-solo.stderr"
 rc=$?
 tail -3 "$PARENT/runs/gpu-solo.events.jsonl"; tail -5 "$PARENT/runs/gpu-solo.stderr"
