@@ -58,6 +58,13 @@ COMPLETE_MS = 400  # typing pause before the suggestion completes the typed pref
 MAX_RECENT = 8
 
 
+#: How many of the best TM matches a SEG-NMT model reads by default (setting ``nmt/memory_pairs``): on the
+#: demo model's test set K = 1 / 2 / 4 / 8 give 18.87 / 19.20 / 19.34 / 19.25 BLEU (benchmarks/RESULTS.md,
+#: issue 5, session 9) and K = 4 keeps a suggestion at p95 127 ms on one CPU core; every pair read costs
+#: a teacher-forced pass before the beam search starts.
+MEMORY_PAIRS = 4
+
+
 def settings() -> QSettings:
     return QSettings("Verso", "Verso")
 
@@ -470,11 +477,9 @@ class MainWindow(QMainWindow):
 
     @staticmethod
     def _memory_pairs() -> int:
-        """How many of the best TM matches a SEG-NMT model reads (setting ``nmt/memory_pairs``).
-        2 by default: on the demo model's test set K = 1-2 gave the best BLEU and K = 4 / 8 less
-        (17.80 / 17.72 / 17.59 / 17.25, benchmarks/RESULTS.md), and every pair read costs a
-        teacher-forced pass before the beam search starts."""
-        return max(1, int(settings().value("nmt/memory_pairs", 2)))
+        """How many of the best TM matches a SEG-NMT model reads (setting ``nmt/memory_pairs``,
+        default :data:`MEMORY_PAIRS`)."""
+        return max(1, int(settings().value("nmt/memory_pairs", MEMORY_PAIRS)))
 
     def _prefetch(self, row: int) -> None:
         """Look the next segment up in the TM and translate it ahead, both in the background."""

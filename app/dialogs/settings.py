@@ -8,7 +8,7 @@ from app import keymap
 
 class SettingsDialog(QDialog):
     def __init__(self, parent=None):
-        from app.main_window import settings
+        from app.main_window import MEMORY_PAIRS, settings
 
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -33,7 +33,7 @@ class SettingsDialog(QDialog):
         self.threads.setValue(int(self.s.value("nmt/threads", 0)))
         self.memory_pairs = QSpinBox(self)
         self.memory_pairs.setRange(1, 9)
-        self.memory_pairs.setValue(int(self.s.value("nmt/memory_pairs", 2)))
+        self.memory_pairs.setValue(int(self.s.value("nmt/memory_pairs", MEMORY_PAIRS)))
         self.memory_pairs.setToolTip("How many of the best TM matches a memory-guided model reads for its suggestion")
         self.quantize = QCheckBox("Quantise the model to int8 on the CPU (about 2-3x faster suggestions)", self)
         self.quantize.setChecked(self.s.value("nmt/quantize", "true") == "true")
