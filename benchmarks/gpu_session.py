@@ -3,11 +3,13 @@
 A lent GPU machine comes for 30 minutes at most, in calls of 10 minutes, so every
 experiment runs at once under one driver that outlives the calls (``start``
 detaches it), with a wall-clock budget per run; ``status`` prints where each run is
-and ``pack`` gathers what comes back (results, hypotheses, histories, the demo
-models).  The plan (``PLAN``) is data: for each job its steps, each a command
+and ``pack`` gathers what comes back (results, hypotheses, histories, the SEG-NMT
+models' best weights).  The plan (:func:`plan`) is data: for each job its steps, each a command
 with an optional deadline in seconds after the driver started; a training step
 that reaches its deadline is stopped (its best checkpoint stays: the model folder
-is valid at every evaluation) and the job goes on with its evaluation steps.
+is valid at every evaluation) and the job goes on with its evaluation steps.  Session 9 ran
+it on one H100: its 24 trainings took the 80 GB (2-7 GB each) and two Hansards runs ran out of
+memory at their start, so a plan that adds jobs should count their memory.
 
     # on the GPU machine, in the repo root, data unpacked under ../runs and ../shared (gpu_session.sh)
     python3 benchmarks/gpu_session.py start --runs ../runs/gpu
@@ -26,6 +28,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,8 +65,6 @@ PATH_KEYS = {"data": ("train_src", "train_tgt", "dev_src", "dev_tgt", "train_doc
 def derive(cfg: Path, out: Path, **changes: dict) -> Path:
     """A copy of config ``cfg`` at ``out`` with its paths made absolute and ``changes`` applied
     (``section={key: value}``; a value of None removes the key)."""
-    import tomllib
-
     from doc_experiments import write_toml
 
     d = tomllib.loads(cfg.read_text(encoding="utf-8"))
@@ -146,7 +147,7 @@ def plan(runs: Path, scale: float = 1.0) -> list[dict]:
                                    train={**longer, **NO_MEMORY_TRAIN})}
         for variant, cfg in variants.items():
             out = runs / "seg" / f"{corpus}-{variant}"
-            init = Path(__import__("tomllib").loads(cfg.read_text())["train"]["init_from"])
+            init = Path(tomllib.loads(cfg.read_text(encoding="utf-8"))["train"]["init_from"])
             jobs.append({"name": f"seg/{corpus}-{variant}", "steps": [
                 _sh(["mkdir", "-p", out]), _sh(["cp", init / "spm.model", out / "spm.model"]),
                 _train(cfg, out, T(17))]})
