@@ -166,6 +166,9 @@ class TrainConfig:
     memory_cache: str = ""       # training TM + retrieval cache folder ("" = OUT/memory)
     init_from: str = ""          # model folder or .safetensors to start from (matching tensors)
     memory_only: bool = False    # with init_from: train only the memory parts
+    # with init_from and model.doc_context: train only the document-context parts; the projections
+    # of D start at zero, so training starts from the baseline's own translations (issue 7)
+    context_only: bool = False
     # share of training pairs (drawn anew each epoch) that read themselves as a 100 % match
     # (score 1.0) in place of their best neighbour.  Not in Gu et al., who never show a pair
     # itself; without it a model never sees a 100 % match in training (use with model.memory_score)
@@ -201,6 +204,10 @@ class ExperimentConfig:
             raise ConfigError(f"{where}: train.memory_exact_rate must be in [0, 1]")
         if cfg.train.memory_exact_rate > 0 and cfg.model.memory == "none":
             raise ConfigError(f"{where}: train.memory_exact_rate needs a memory model (model.memory)")
+        if cfg.train.memory_only and cfg.model.memory == "none":
+            raise ConfigError(f"{where}: train.memory_only needs a memory model (model.memory)")
+        if cfg.train.context_only and (not cfg.model.doc_context or not cfg.train.init_from):
+            raise ConfigError(f"{where}: train.context_only needs model.doc_context and train.init_from")
         if cfg.model.tie == "all" and not cfg.data.joint_vocab:
             raise ConfigError(f"{where}: model.tie = 'all' needs data.joint_vocab = true")
         return cfg

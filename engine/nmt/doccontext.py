@@ -154,6 +154,16 @@ class DocContext(ContextSource):
         if "gated-aux" in self.strategies:
             self.aux_gate = nn.Linear(E + H + A, Hs)                      # W_z, U_z, C_z
 
+    def silence(self) -> None:
+        """Zero every projection of D (W_E, W_D, C_D): the network then translates
+        exactly as without context, and training can only move it from there
+        (``train.context_only``).  The summary GRUs keep their initialisation, so
+        the projections get a gradient from the first step."""
+        with torch.no_grad():
+            for name in ("enc_init", "dec_init", "aux_proj"):
+                if hasattr(self, name):
+                    getattr(self, name).weight.zero_()
+
     # -------------------------------------------------------------- the summary
     def summarize(self, sents: Tensor, mask: Tensor) -> Tensor:
         """(N, L) ids, (N, L) mask -> (N, Hs) sentence summaries S (last GRU state)."""

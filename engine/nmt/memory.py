@@ -540,12 +540,26 @@ class MemoryFeed:
 
 def start_from_baseline(model: nn.Module, train_cfg, *, resuming: bool) -> dict | None:
     """``train.init_from``: copy a baseline's tensors into a fresh model (not on
-    resume); ``train.memory_only``: train only the memory parts."""
+    resume); ``train.memory_only`` / ``train.context_only``: train only the
+    memory / the document-context parts (both flags: both).  With
+    ``context_only`` the projections of the document context start at zero
+    (not on resume), so the model starts as the baseline."""
     info = None
     if train_cfg.init_from and not resuming:
         info = init_from_checkpoint(model, train_cfg.init_from)
-    if train_cfg.memory_only:
-        keep = {id(p) for p in memory_parameters(model)}
+    context_only = getattr(train_cfg, "context_only", False)
+    if context_only:
+        from engine.nmt.doccontext import find_doc_context
+
+        doc = find_doc_context(model)
+        if doc is None:
+            raise ValueError("train.context_only: the model has no document context (model.doc_context)")
+        if not resuming:
+            doc.silence()
+    if train_cfg.memory_only or context_only:
+        keep = {id(p) for p in memory_parameters(model)} if train_cfg.memory_only else set()
+        if context_only:
+            keep |= {id(p) for p in doc.parameters() if p.requires_grad}
         for p in model.parameters():
             p.requires_grad_(id(p) in keep)
     return info

@@ -201,3 +201,27 @@ def test_window_batches_share_context_summaries_and_cover_every_sentence_once():
     reads = sum(table.batch([e.index for e in b]).unique_sentences for b in win)
     length = sum(table.batch([e.index for e in b]).unique_sentences for b in make_batches(ex, 80, seed=1))
     assert reads < length  # consecutive sentences share their previous sentences
+
+
+@pytest.mark.parametrize("strategies", ALL, ids=["+".join(s) for s in ALL])
+def test_a_silenced_context_model_translates_as_its_baseline_whatever_the_context(strategies):
+    """train.context_only starts here: the projections of D at zero, so a real context changes nothing yet."""
+    m = make(strategies, context_gate="both")
+    find_doc_context(m).silence()
+    plain = RNNSearch(ModelConfig(**{**m.cfg.__dict__, "doc_context": []})).eval()
+    plain.load_state_dict(m.state_dict(), strict=False)
+    src, mask = pad_sources(rand_ids(2, 3))
+    tgt = torch.randint(4, V, (2, 5))
+    table = ContextTable(dict(enumerate(rand_ids(3, 4))), [[0, 1], [2]], 3)
+    with torch.no_grad():
+        assert torch.allclose(m(src, mask, tgt, doc=table.batch([0, 1]))["logits"], plain(src, mask, tgt)["logits"],
+                              atol=1e-6)
+
+
+def test_context_only_needs_a_context_model_and_a_baseline():
+    with pytest.raises(ConfigError, match="context_only needs"):
+        ExperimentConfig.from_dict({"train": {"context_only": True, "init_from": "base"}})
+    with pytest.raises(ConfigError, match="context_only needs"):
+        ExperimentConfig.from_dict({"model": {"doc_context": ["aux"]}, "train": {"context_only": True}})
+    with pytest.raises(ConfigError, match="memory_only needs"):
+        ExperimentConfig.from_dict({"train": {"memory_only": True, "init_from": "base"}})

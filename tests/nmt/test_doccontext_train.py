@@ -150,3 +150,33 @@ def test_an_all_caps_context_sentence_reads_the_same_whatever_else_is_in_the_bat
     folded = tr.translate(["old seal ."], context=[["Big bat ."]], beam=2)[0]
     assert alone.text == with_caps.text == folded.text
     assert alone.score == pytest.approx(folded.score, abs=1e-5)
+
+
+def test_context_only_keeps_the_baseline_and_learns_to_read_the_context(doc_corpus, tmp_path):
+    """train.context_only: a context model trained beside a frozen sentence-level baseline."""
+    import shutil
+
+    from engine.nmt.checkpoint import load_tensors
+    from engine.nmt.translator import Translator
+
+    _train(doc_corpus, tmp_path / "base", [])
+    (tmp_path / "ctx").mkdir()
+    shutil.copy(tmp_path / "base" / "spm.model", tmp_path / "ctx" / "spm.model")  # the baseline's vocabulary
+    last, _ = _train(doc_corpus, tmp_path / "ctx", ["init-enc", "init-dec", "gated-aux"],
+                     init_from=str(tmp_path / "base"), context_only=True)
+    assert last["reason"] == "max_steps"
+    base, ctx = Translator.load(tmp_path / "base"), Translator.load(tmp_path / "ctx")
+    src = ["big bat .", "old seal ."]
+    tgt = ["gross Fledermaus .", "alt Robbe ."]
+    # the translation network is the baseline's, tensor for tensor
+    b = load_tensors(tmp_path / "base" / json.loads((tmp_path / "base" / "manifest.json").read_text())["best"])
+    c = load_tensors(tmp_path / "ctx" / json.loads((tmp_path / "ctx" / "manifest.json").read_text())["best"])
+    assert all(torch.equal(b[k], c[k]) for k in b)
+    assert tr_equal(ctx.score(src, tgt), base.score(src, tgt))           # without a context: the baseline
+    zoo = ctx.score(src, tgt, context=[["red lion ."], ["red lion .", "big bat ."]])
+    golf = ctx.score(src, tgt, context=[["red club ."], ["red club .", "big bat ."]])
+    assert zoo != golf                                                   # it has learnt to read the context
+
+
+def tr_equal(a, b, tol=1e-4):
+    return all(abs(x - y) <= tol for x, y in zip(a, b))
