@@ -24,11 +24,11 @@ def seg_model(tmp_path_factory) -> Path:
 
     from engine.nmt.config import ExperimentConfig
     from engine.nmt.train import train
-    from nmt.test_memory import _term_corpus, seg_config_dict  # the toy corpus whose term only the TM tells
+    from nmt.test_memory import TERM_FAMILIES, _term_corpus, seg_config_dict  # the toy corpus whose term only the TM tells
 
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("seg")
-    c = _term_corpus(root, 200)
+    c = _term_corpus(root, TERM_FAMILIES)
     cfg = ExperimentConfig.from_dict(seg_config_dict(c, 300, threads=1))
     train(cfg, root / "m")
     return root / "m"

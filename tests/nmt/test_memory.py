@@ -387,8 +387,8 @@ def seg_model(tmp_path_factory):
     from engine.nmt.train import train
 
     root = tmp_path_factory.mktemp("seg")
-    c = _term_corpus(root, 200)
-    cfg = ExperimentConfig.from_dict(seg_config_dict(c, STEPS))
+    c = _term_corpus(root, TERM_FAMILIES)
+    cfg = ExperimentConfig.from_dict(seg_config_dict(c, STEPS, threads=1))
     events = []
     train(cfg, root / "m", on_event=events.append)
     assert events[-1]["event"] == "done"
@@ -396,6 +396,9 @@ def seg_model(tmp_path_factory):
 
 
 STEPS = 300
+# 400 families (800 pairs), not 200: on an AMD EPYC VM (session 10) the 200-family toy, trained 300 steps,
+# dropped the term from its suggestion, while the same run on the Intel VMs of sessions 1-9 did not.
+TERM_FAMILIES = 400
 
 
 def test_seg_training_caches_retrieval_and_saves_a_memory_model(seg_model):
