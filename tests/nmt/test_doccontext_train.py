@@ -156,7 +156,6 @@ def test_context_only_keeps_the_baseline_and_learns_to_read_the_context(doc_corp
     """train.context_only: a context model trained beside a frozen sentence-level baseline."""
     import shutil
 
-    from engine.nmt.checkpoint import load_tensors
     from engine.nmt.translator import Translator
 
     _train(doc_corpus, tmp_path / "base", [])
@@ -169,14 +168,10 @@ def test_context_only_keeps_the_baseline_and_learns_to_read_the_context(doc_corp
     src = ["big bat .", "old seal ."]
     tgt = ["gross Fledermaus .", "alt Robbe ."]
     # the translation network is the baseline's, tensor for tensor
-    b = load_tensors(tmp_path / "base" / json.loads((tmp_path / "base" / "manifest.json").read_text())["best"])
-    c = load_tensors(tmp_path / "ctx" / json.loads((tmp_path / "ctx" / "manifest.json").read_text())["best"])
+    b, c = base.model.state_dict(), ctx.model.state_dict()
     assert all(torch.equal(b[k], c[k]) for k in b)
-    assert tr_equal(ctx.score(src, tgt), base.score(src, tgt))           # without a context: the baseline
+    assert ctx.score(src, tgt) == pytest.approx(base.score(src, tgt), abs=1e-4)  # without a context: the baseline
     zoo = ctx.score(src, tgt, context=[["red lion ."], ["red lion .", "big bat ."]])
     golf = ctx.score(src, tgt, context=[["red club ."], ["red club .", "big bat ."]])
     assert zoo != golf                                                   # it has learnt to read the context
 
-
-def tr_equal(a, b, tol=1e-4):
-    return all(abs(x - y) <= tol for x, y in zip(a, b))
