@@ -4,18 +4,21 @@ A lent GPU machine comes for 30 minutes at most, in calls of 10 minutes, so ever
 experiment runs at once under one driver that outlives the calls (``start``
 detaches it), with a wall-clock budget per run; ``status`` prints where each run is
 and ``pack`` gathers what comes back (results, hypotheses, histories, the SEG-NMT
-models' best weights).  The plan (:func:`plan`) is data: for each job its steps, each a command
+models' best weights).  A plan (``PLANS``) is data: for each job its steps, each a command
 with an optional deadline in seconds after the driver started; a training step
 that reaches its deadline is stopped (its best checkpoint stays: the model folder
 is valid at every evaluation) and the job goes on with its evaluation steps.  Session 9 ran
 it on one H100: its 24 trainings took the 80 GB (2-7 GB each) and two Hansards runs ran out of
 memory at their start, so a plan that adds jobs should count their memory.
 
-    # on the GPU machine, in the repo root, data unpacked under ../runs and ../shared (gpu_session.sh)
-    python3 benchmarks/gpu_session.py start --runs ../runs/gpu
+    # here: the data the plan reads, as .devdata/data.tar.gz (untracked, not ignored: it travels)
+    .venv/bin/python benchmarks/gpu_session.py bundle --plan s12
+    # on the GPU machine, call 1: unpack beside the repo, CUDA check, start the driver (gpu_session.sh)
+    PLAN=s12 bash benchmarks/gpu_session.sh .devdata/data.tar.gz
+    python3 benchmarks/gpu_session.py start --runs ../runs/gpu --plan s12     # (what gpu_session.sh runs)
     python3 benchmarks/gpu_session.py status --runs ../runs/gpu
     python3 benchmarks/gpu_session.py pack --runs ../runs/gpu --out $OUT
-    # here: a dry run of the whole plan with tiny budgets on the CPU
+    # here: print a plan's jobs and commands (session 9's: --plan s9; the next one: s12, the default)
     .venv/bin/python benchmarks/gpu_session.py plan --runs /tmp/gpu
 """
 from __future__ import annotations
@@ -89,7 +92,7 @@ NO_MEMORY = {"memory": None, "memory_coverage": None, "memory_gate_bias": None, 
 NO_MEMORY_TRAIN = {"memory_k_train": None, "memory_cache": None, "memory_exact_rate": None}
 
 
-def plan(runs: Path, scale: float = 1.0) -> list[dict]:
+def plan_s9(runs: Path, scale: float = 1.0) -> list[dict]:
     """The jobs, in start order.  ``scale`` shrinks every deadline (dry runs).
 
     Session 9's plan (what the CPU could not do in sessions 1-8): the second seeds of the six
@@ -117,21 +120,8 @@ def plan(runs: Path, scale: float = 1.0) -> list[dict]:
             _eval(out, RUNS_DATA / "hansards-data/dev.en", RUNS_DATA / "hansards-data/dev.fr", hyps=False, name="dev")]})
     # issue 7: cross-sentence context from scratch, baseline vs the paper's best combination, 2 seeds, 2 corpora;
     # each run scored as soon as it stops, then per corpus the consistency of all runs (baseline as aligner)
-    doc_env = {"VERSO_BENCH_DEVICE": DEV}
     for corpus in ("kde", "jrc"):
-        names = []
-        for name in ("baseline-s1", "best-s1", "baseline-s2", "best-s2"):
-            out = runs / "doc" / corpus / name
-            names.append(f"doc/{corpus}/{name}")
-            jobs.append({"name": names[-1], "steps": [
-                _train(CFG / f"doc_{corpus}" / f"{name}.toml", out, T(17)),
-                _sh([PY, ROOT / "benchmarks/doc_experiments.py", "evaluate", "--runs", runs / "doc", "--data",
-                     RUNS_DATA / "doc-data", "--out", runs / "doc-eval", "--corpus", corpus, "--only", name,
-                     "--no-consistency"], Path(f"{out}.eval.log"), env=doc_env)]})
-        jobs.append({"name": f"doc-eval/{corpus}", "after": names, "steps": [
-            _sh([PY, ROOT / "benchmarks/doc_experiments.py", "evaluate", "--runs", runs / "doc", "--data",
-                 RUNS_DATA / "doc-data", "--out", runs / "doc-eval", "--corpus", corpus, "--cached-only"],
-                runs / f"doc-eval-{corpus}.log", env=doc_env)]})
+        jobs += _doc_jobs(runs, corpus, ["baseline-s1", "best-s1", "baseline-s2", "best-s2"], T(17))
     # issue 5: long SEG-NMT fine-tunes from each corpus's baseline (dev BLEU every few hundred steps, early
     # stopping), the paper's model, session 8's best variant, and the baseline continued without memory
     seg = {"kde": (CFG / "demo" / "segnmt-small.toml", CFG / "demo" / "segnmt-small-cos-score-exact-ls0.toml",
@@ -152,6 +142,51 @@ def plan(runs: Path, scale: float = 1.0) -> list[dict]:
                 _sh(["mkdir", "-p", out]), _sh(["cp", init / "spm.model", out / "spm.model"]),
                 _train(cfg, out, T(17))]})
     return jobs
+
+
+def _doc_jobs(runs: Path, corpus: str, names: list[str], until: float, train: dict | None = None) -> list[dict]:
+    """Issue 7: train each ``doc_{corpus}/{name}.toml`` (with ``train`` changes), score it as soon as it stops,
+    then the consistency of all of them (the seed-1 baseline as the aligner)."""
+    doc_env = {"VERSO_BENCH_DEVICE": DEV}
+    jobs, done = [], []
+    for name in names:
+        out = runs / "doc" / corpus / name
+        cfg = CFG / f"doc_{corpus}" / f"{name}.toml"
+        if train:
+            cfg = derive(cfg, runs / "configs" / f"doc_{corpus}" / f"{name}.toml", train=train)
+        done.append(f"doc/{corpus}/{name}")
+        jobs.append({"name": done[-1], "steps": [
+            _train(cfg, out, until),
+            _sh([PY, ROOT / "benchmarks/doc_experiments.py", "evaluate", "--runs", runs / "doc", "--data",
+                 RUNS_DATA / "doc-data", "--out", runs / "doc-eval", "--corpus", corpus, "--only", name,
+                 "--no-consistency"], Path(f"{out}.eval.log"), env=doc_env)]})
+    jobs.append({"name": f"doc-eval/{corpus}", "after": done, "steps": [
+        _sh([PY, ROOT / "benchmarks/doc_experiments.py", "evaluate", "--runs", runs / "doc", "--data",
+             RUNS_DATA / "doc-data", "--out", runs / "doc-eval", "--corpus", corpus, "--cached-only"],
+            runs / f"doc-eval-{corpus}.log", env=doc_env)]})
+    return jobs
+
+
+def plan_s12(runs: Path, scale: float = 1.0) -> list[dict]:
+    """The next GPU session's plan (written in session 11, on a CPU-only machine): issue 7's Table 1 from
+    scratch on the KDE manuals at EQUAL budgets -- the seven systems (baseline, init-enc, init-dec,
+    init-both, aux, gated-aux, the paper's combination), two seeds each, every run capped at the same
+    5,000 steps (20 epochs) with early stopping on dev BLEU, under a deadline (19 minutes) that session 9's
+    slowest system (the combination, ~4,000 steps in 17 minutes beside 23 other jobs) should not reach with
+    14 jobs; a run the deadline stops is scored at its best checkpoint and says so in ``driver.json``.
+    Data: ``bundle --plan s12`` (the KDE document split and its contrastive set, 2.3 MB).  Memory: session 9's
+    processes took 2-7 GB each; 14 at once may not fit in 80 GB -- a job that fails at its start shows as
+    ``failed`` in ``status`` (its stderr under logs/), and ``start --parallel 10`` queues the rest instead."""
+    systems = ["baseline", "init-enc", "init-dec", "init-both", "aux", "gated-aux", "best"]
+    names = [f"{s}-s{seed}" for seed in (1, 2) for s in systems]
+    return _doc_jobs(runs, "kde", names, 19 * MIN * scale, train={"max_steps": 5000})
+
+
+PLANS = {"s9": plan_s9, "s12": plan_s12}
+# What each plan reads from beside the repository (``bundle``): paths under its parent folder.
+PLAN_DATA = {"s9": ["runs/demo-data", "runs/demo-small", "runs/doc-data", "runs/hansards-data", "runs/segnmt",
+                    "runs/segnmt-jrc", "shared/data/multi30k"],
+             "s12": ["runs/doc-data/kde"]}
 
 
 # ------------------------------------------------------------------ the driver
@@ -235,11 +270,11 @@ def cmd_start(a) -> None:
     runs = Path(a.runs).resolve()
     (runs / "logs").mkdir(parents=True, exist_ok=True)
     if a.foreground:
-        Driver(runs, plan(runs, a.scale), a.parallel, time.time()).run()
+        Driver(runs, PLANS[a.plan](runs, a.scale), a.parallel, time.time()).run()
         return
     log = open(runs / "driver.log", "ab")
     p = subprocess.Popen([PY, __file__, "start", "--runs", str(runs), "--parallel", str(a.parallel),
-                          "--scale", str(a.scale), "--foreground"], cwd=ROOT, stdout=log, stderr=log,
+                          "--scale", str(a.scale), "--plan", a.plan, "--foreground"], cwd=ROOT, stdout=log, stderr=log,
                          stdin=subprocess.DEVNULL, start_new_session=True)
     print(f"driver pid {p.pid}, runs in {runs}")
 
@@ -304,10 +339,24 @@ def cmd_pack(a) -> None:
 
 
 def cmd_plan(a) -> None:
-    for job in plan(Path(a.runs).resolve()):
+    for job in PLANS[a.plan](Path(a.runs).resolve()):
         print(job["name"], "after", job.get("after", []))
         for s in job["steps"]:
             print("   ", " ".join(map(str, s["cmd"])), "| until", s.get("until"))
+
+
+def cmd_bundle(a) -> None:
+    """The data a plan reads, as one tarball that ``gpu_session.sh`` unpacks beside the repository there."""
+    parent = ROOT.parent
+    missing = [p for p in PLAN_DATA[a.plan] if not (parent / p).exists()]
+    if missing:
+        sys.exit(f"bundle: missing beside the repository ({parent}): {', '.join(missing)}")
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(out, "w:gz") as tf:
+        for p in PLAN_DATA[a.plan]:
+            tf.add(parent / p, arcname=p)
+    print(f"{out}: {out.stat().st_size / 1e6:.1f} MB ({', '.join(PLAN_DATA[a.plan])})")
 
 
 def main() -> None:
@@ -318,6 +367,7 @@ def main() -> None:
     s.add_argument("--parallel", type=int, default=20)
     s.add_argument("--scale", type=float, default=1.0, help="multiply every deadline (dry runs)")
     s.add_argument("--foreground", action="store_true")
+    s.add_argument("--plan", choices=sorted(PLANS), default="s12")
     s.set_defaults(fn=cmd_start)
     s = sub.add_parser("status")
     s.add_argument("--runs", required=True)
@@ -331,7 +381,12 @@ def main() -> None:
     s.set_defaults(fn=cmd_pack)
     s = sub.add_parser("plan")
     s.add_argument("--runs", required=True)
+    s.add_argument("--plan", choices=sorted(PLANS), default="s12")
     s.set_defaults(fn=cmd_plan)
+    s = sub.add_parser("bundle")
+    s.add_argument("--plan", choices=sorted(PLANS), default="s12")
+    s.add_argument("--out", default=str(ROOT / ".devdata" / "data.tar.gz"))
+    s.set_defaults(fn=cmd_bundle)
     a = ap.parse_args()
     a.fn(a)
 
