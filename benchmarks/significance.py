@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 
 
-def _read(path: Path, keep: list[int] | None) -> list[str]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [lines[i] for i in keep] if keep is not None else lines
+def _read(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
 
 
 def paired_bootstrap(ref: list[str], systems: list[tuple[str, list[str]]], n: int = 1000) -> list[dict]:
@@ -60,18 +59,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--samples", type=int, default=1000)
     ap.add_argument("systems", nargs="+", help="NAME=HYP_FILE, the baseline first")
     a = ap.parse_args(argv)
-    keep = None
-    if a.lines:
-        keep = [int(x) - 1 for x in a.lines.read_text(encoding="utf-8").split()]
     systems = []
     for spec in a.systems:
         name, sep, path = spec.partition("=")
         if not sep:
             ap.error(f"{spec!r}: write NAME=HYP_FILE")
-        systems.append((name, _read(Path(path), keep)))
+        systems.append((name, _read(Path(path))))
     if len(systems) < 2:
         ap.error("give the baseline and at least one system")
-    ref = _read(a.ref, keep)
+    ref = _read(a.ref)
+    for name, hyps in systems:  # whole files line up before any subset is taken
+        if len(hyps) != len(ref):
+            raise SystemExit(f"{name}: {len(hyps)} lines, the reference has {len(ref)}")
+    if a.lines:
+        keep = [int(x) - 1 for x in a.lines.read_text(encoding="utf-8").split()]
+        ref = [ref[i] for i in keep]
+        systems = [(name, [hyps[i] for i in keep]) for name, hyps in systems]
     print(table(paired_bootstrap(ref, systems, a.samples), len(ref)))
 
 
