@@ -19,15 +19,19 @@ def _read(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
+def _check_lengths(ref: list[str], systems: list[tuple[str, list[str]]]) -> None:
+    for name, hyps in systems:
+        if len(hyps) != len(ref):
+            raise SystemExit(f"{name}: {len(hyps)} lines, the reference has {len(ref)}")
+
+
 def paired_bootstrap(ref: list[str], systems: list[tuple[str, list[str]]], n: int = 1000) -> list[dict]:
     """One dict per system: name, bleu / chrf with ``mean``, ``ci`` (half-width of the 95 % interval)
     and, except for the baseline (the first), ``p`` of its difference to the baseline."""
     from sacrebleu.metrics import BLEU, CHRF
     from sacrebleu.significance import PairedTest
 
-    for name, hyps in systems:
-        if len(hyps) != len(ref):
-            raise SystemExit(f"{name}: {len(hyps)} lines, the reference has {len(ref)}")
+    _check_lengths(ref, systems)
     test = PairedTest(systems, {"BLEU": BLEU(), "chrF": CHRF()}, [ref], test_type="bs", n_samples=n)
     _, scores = test()
     rows = []
@@ -68,9 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     if len(systems) < 2:
         ap.error("give the baseline and at least one system")
     ref = _read(a.ref)
-    for name, hyps in systems:  # whole files line up before any subset is taken
-        if len(hyps) != len(ref):
-            raise SystemExit(f"{name}: {len(hyps)} lines, the reference has {len(ref)}")
+    _check_lengths(ref, systems)  # whole files line up before any subset is taken
     if a.lines:
         keep = [int(x) - 1 for x in a.lines.read_text(encoding="utf-8").split()]
         ref = [ref[i] for i in keep]
