@@ -11,7 +11,9 @@
    decayed after ``lr_patience`` evaluations without a gain and training
    stops after ``patience``;
 5. a resumable state (weights, optimizer tensors, RNG, position in the
-   epoch) is saved regularly and on cancel, so a second call continues.
+   epoch) is saved regularly and on cancel, so a second call continues;
+   a run that stopped at its ``max_steps`` / ``max_epochs`` goes on when
+   called again with a higher limit.
 
 Progress goes to ``on_event(dict)``; returning ``False`` from it, or setting
 ``cancel``, stops training cleanly.  Runs on CUDA (bf16 autocast) when
@@ -242,6 +244,14 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     if resuming:
         st.update(load_last(folder, model, opt))
     params = count_parameters(model)
+    # a run stopped by its step or epoch limit goes on when the limit is raised (as nanoGPT's max_iters):
+    # the same folder, optimiser state and best-checkpoint bookkeeping, as if the limit had been higher
+    if ((st.get("finished") == "max_steps" and tc.max_steps and st["step"] < tc.max_steps)
+            or (st.get("finished") == "max_epochs" and st["epoch"] < tc.max_epochs)):
+        del st["finished"]
+        evaluated_at = st["step"]  # the last step was evaluated when the run stopped: not again
+    else:
+        evaluated_at = -1
     if st.get("finished"):
         last = {"event": "done", "reason": st["finished"], "step": st["step"], "epoch": st["epoch"],
                 "best_bleu": st["best_bleu"], "best_step": st["best_step"], "already_finished": True}
@@ -377,7 +387,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
                     reason = "cancelled"
                     break
             stop = None
-            if tc.eval_every and st["step"] % tc.eval_every == 0:
+            if tc.eval_every and st["step"] % tc.eval_every == 0 and st["step"] != evaluated_at:
                 stop = checkpoint_and_eval()
                 save_resumable()
             elif tc.checkpoint_every and st["step"] % tc.checkpoint_every == 0:

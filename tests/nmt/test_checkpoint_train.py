@@ -95,6 +95,32 @@ def test_cancel_and_resume_equals_an_uninterrupted_run(toy_corpus, tmp_path):
     assert all({"loss", "tokens_per_s", "eta_s", "bridge_loss"} <= set(e) for e in steps)
 
 
+def test_a_finished_run_goes_on_when_its_step_limit_is_raised(toy_corpus, tmp_path):
+    """Raising max_steps on a finished folder continues it (the dev score was still rising):
+    the result equals a run given the higher limit from the start, and no step is evaluated twice."""
+    kw = dict(model={"dropout": 0.2}, train={"max_steps": 40, "eval_every": 20, "log_every": 5})
+    straight = tmp_path / "straight"
+    train(ExperimentConfig.from_dict(toy_config_dict(toy_corpus, **kw)), straight)
+
+    extended = tmp_path / "extended"
+    short = dict(model=kw["model"], train={**kw["train"], "max_steps": 20})
+    first = train(ExperimentConfig.from_dict(toy_config_dict(toy_corpus, **short)), extended)
+    assert first["event"] == "done" and first["reason"] == "max_steps" and first["step"] == 20
+    again = train(ExperimentConfig.from_dict(toy_config_dict(toy_corpus, **short)), extended)
+    assert again.get("already_finished") and again["step"] == 20           # the same limit: nothing to do
+    more = []
+    last = train(ExperimentConfig.from_dict(toy_config_dict(toy_corpus, **kw)), extended, on_event=more.append)
+    assert more[0]["event"] == "resume" and more[0]["step"] == 20
+    assert last["event"] == "done" and last["step"] == 40 and not last.get("already_finished")
+    assert [e["step"] for e in more if e["event"] == "eval"] == [40]
+    history = [json.loads(x) for x in (extended / "history.jsonl").read_text().splitlines()]
+    assert [e["step"] for e in history if e["event"] == "eval"] == [20, 40]
+    assert json.loads((extended / "config.json").read_text())["train"]["max_steps"] == 40  # the folder says so
+    a = load_model(straight).model.state_dict()
+    b = load_model(extended).model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_cancel_event_stops_before_the_first_step(toy_corpus, tmp_path):
     ev = threading.Event()
     ev.set()
