@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import VersoError
 from engine.inline import TaggedText
+from engine.nmt.retrieval import MEMORY_MIN_SCORE, readable
 from engine.store import Project
 
 from app import keymap
@@ -469,7 +470,7 @@ class MainWindow(QMainWindow):
         if self.nmt is None or self.nmt.error:
             return
         seg = self.model.segment(row)
-        memories = found[:self._memory_pairs()]
+        memories = self._memory_reads(found)
         self._found[row] = memories
         self.nmt.suggest((self.model.document_id, row), seg.source.text, memories, self._context(row))
         if row + 1 < self.model.rowCount():
@@ -481,6 +482,14 @@ class MainWindow(QMainWindow):
         default :data:`MEMORY_PAIRS`)."""
         return max(1, int(settings().value("nmt/memory_pairs", MEMORY_PAIRS)))
 
+    @classmethod
+    def _memory_reads(cls, found: list) -> list:
+        """The TM matches a SEG-NMT model reads: the best :meth:`_memory_pairs` of those scoring at
+        least the setting ``nmt/memory_min_score`` (percent; default ``retrieval.MEMORY_MIN_SCORE``).
+        The TM panel still shows the lower ones."""
+        floor = int(settings().value("nmt/memory_min_score", round(MEMORY_MIN_SCORE * 100))) / 100
+        return readable(found, floor)[:cls._memory_pairs()]
+
     def _prefetch(self, row: int) -> None:
         """Look the next segment up in the TM and translate it ahead, both in the background."""
         if self.nmt is None or self.model is None:
@@ -491,7 +500,7 @@ class MainWindow(QMainWindow):
             ctx = self._context(row)
             self.tm.run(lambda c: self.tm.search_now(c, src, k),
                         on_result=lambda found, src=src, ctx=ctx: self.nmt and self.nmt.prefetch(
-                            src.text, found[:self._memory_pairs()], ctx))
+                            src.text, self._memory_reads(found), ctx))
         else:
             self.nmt.prefetch(src.text, [], self._context(row))
 

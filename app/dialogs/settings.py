@@ -1,4 +1,5 @@
-"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads/TM pairs read/int8 (QSettings)."""
+"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads/TM pairs read and their
+minimum match/int8 (QSettings)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QSpinBox
@@ -9,6 +10,7 @@ from app import keymap
 class SettingsDialog(QDialog):
     def __init__(self, parent=None):
         from app.main_window import MEMORY_PAIRS, settings
+        from engine.nmt.retrieval import MEMORY_MIN_SCORE
 
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -35,6 +37,11 @@ class SettingsDialog(QDialog):
         self.memory_pairs.setRange(1, 9)
         self.memory_pairs.setValue(int(self.s.value("nmt/memory_pairs", MEMORY_PAIRS)))
         self.memory_pairs.setToolTip("How many of the best TM matches a memory-guided model reads for its suggestion")
+        self.memory_min = QSpinBox(self)
+        self.memory_min.setRange(30, 100)  # the TM lookup itself stops at 30 %
+        self.memory_min.setSuffix(" %")
+        self.memory_min.setValue(int(self.s.value("nmt/memory_min_score", round(MEMORY_MIN_SCORE * 100))))
+        self.memory_min.setToolTip("A TM match scoring less is shown but not read by the memory-guided model")
         self.quantize = QCheckBox("Quantise the model to int8 on the CPU (about 2-3x faster suggestions)", self)
         self.quantize.setChecked(self.s.value("nmt/quantize", "true") == "true")
         form = QFormLayout(self)
@@ -45,6 +52,7 @@ class SettingsDialog(QDialog):
         form.addRow("NMT beam width", self.beam)
         form.addRow("NMT CPU threads", self.threads)
         form.addRow("TM matches the NMT reads", self.memory_pairs)
+        form.addRow("Minimum match the NMT reads", self.memory_min)
         form.addRow("NMT speed", self.quantize)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -59,5 +67,6 @@ class SettingsDialog(QDialog):
         self.s.setValue("nmt/beam", self.beam.value())
         self.s.setValue("nmt/threads", self.threads.value())
         self.s.setValue("nmt/memory_pairs", self.memory_pairs.value())
+        self.s.setValue("nmt/memory_min_score", self.memory_min.value())
         self.s.setValue("nmt/quantize", "true" if self.quantize.isChecked() else "false")
         super().accept()

@@ -84,10 +84,24 @@ def _tm_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--k", type=int, default=4, help="retrieved pairs per sentence (default 4)")
     g.add_argument("--coverage", action="store_true", help="greedy coverage selection (Algorithm 1) instead of top-k")
+    p.add_argument("--min-score", type=_fraction, default=None, metavar="S",
+                   help="fuzzy score (0-1) a TM pair needs for the model to read it (default: "
+                        "engine.nmt.retrieval.MEMORY_MIN_SCORE, as in the editor); eval's TM copy and fuzzy "
+                        "bands still use the best match, whatever its score")
     p.add_argument("--exact-matches", action="store_true",
                    help="a segment with a 100%% match in the TM gets that match's translation verbatim, as CAT "
                         "tools pre-translate (the model still reports alignment and copy weights; "
                         "eval: the 'memory' system)")
+
+
+def _fraction(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        x = -1.0
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"a fuzzy score between 0 and 1 is needed, not {text!r}")
+    return x
 
 
 def _docs_arg(p: argparse.ArgumentParser) -> None:
@@ -120,10 +134,13 @@ def _open_tm(args):
     return TranslationMemory(args.tm, create=False)
 
 
-def _retrieve(tm, lines: list[str], args) -> list:
-    from engine.nmt.retrieval import retrieve
+def _retrieve(tm, lines: list[str], args) -> tuple[list, list]:
+    """(every retrieved pair, the pairs the model reads: those scoring at least ``--min-score``)."""
+    from engine.nmt.retrieval import MEMORY_MIN_SCORE, readable, retrieve
 
-    return [retrieve(tm, s, k=args.k, coverage=args.coverage) for s in lines]
+    found = [retrieve(tm, s, k=args.k, coverage=args.coverage) for s in lines]
+    floor = args.min_score = MEMORY_MIN_SCORE if args.min_score is None else args.min_score
+    return found, [readable(m, floor) for m in found]
 
 
 def _translator(args):
@@ -195,7 +212,7 @@ def cmd_translate(args) -> int:
         prefixes = [p for i, p in enumerate(prefixes) if i not in marks]
     lines = lay.sentences
     tm = _open_tm(args)
-    memory = _retrieve(tm, lines, args) if tm is not None else None
+    memory = _retrieve(tm, lines, args)[1] if tm is not None else None
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
                            split_long=args.split_long, exact_matches=args.exact_matches)
     for res in lay.restore(results, marker=None):
@@ -225,27 +242,28 @@ def cmd_eval(args) -> int:
     srcs = lay.sentences
     tm = _open_tm(args)
     t0 = time.time()
-    memory = _retrieve(tm, srcs, args) if tm is not None else None
+    found, memory = _retrieve(tm, srcs, args) if tm is not None else (None, None)
     has_memory = tr.info()["options"].get("memory", "none") != "none"
     split = tr.loaded.cfg.data.max_len if args.split_long is None else args.split_long
     plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx, split_long=split)]
     with_memory = (tr.translate(srcs, beam=args.beam, memories=memory, context=ctx, split_long=split,
-                                exact_matches=args.exact_matches) if memory and has_memory else None)
+                                exact_matches=args.exact_matches) if memory is not None and has_memory else None)
     hyps = [r.text for r in with_memory] if with_memory is not None else plain
     out = score_all(hyps, refs, srcs)
     out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized, "split_long": split,
                 "seconds": round(time.time() - t0, 1)})
-    if memory is not None:
+    if found is not None:
         from engine.nmt.retrieval import bleu_by_band
 
-        systems = {"tm_copy": [m[0].target if m else "" for m in memory], "no_memory": plain}
+        systems = {"tm_copy": [m[0].target if m else "" for m in found], "no_memory": plain}
         if has_memory:
             systems["memory"] = hyps
         out["tm"] = {"path": args.tm, "k": None if args.coverage else args.k, "coverage": args.coverage,
+                     "min_score": args.min_score,
                      "exact_matches": sum(r.exact_match is not None for r in with_memory)
                      if args.exact_matches and with_memory is not None else None,
                      "pairs_per_sentence": round(sum(map(len, memory)) / max(1, len(memory)), 2),
-                     **bleu_by_band(systems, refs, [m[0].score if m else 0.0 for m in memory])}
+                     **bleu_by_band(systems, refs, [m[0].score if m else 0.0 for m in found])}
     if args.hyp_out:
         with atomic_write(args.hyp_out, "w", encoding="utf-8") as fh:
             fh.write("".join(h + "\n" for h in lay.restore(hyps)))

@@ -27,6 +27,10 @@ from engine.errors import TMError
 from engine.fsutil import atomic_write
 
 CACHE_VERSION = 1
+#: Fuzzy score a TM pair needs for the memory to read it at translation (``verso translate/eval --min-score``,
+#: the editor's setting ``nmt/memory_min_score``).  Lower matches are left out: the model then translates
+#: as without them.  Measured in benchmarks/RESULTS.md (issue 5, session 14).
+MEMORY_MIN_SCORE = 0.3
 #: extra candidates asked for, so that K remain after dropping the pair itself and duplicates
 _SPARE = 6
 
@@ -49,6 +53,12 @@ class RetrievedPair:
         if self.line is not None:
             d["line"] = self.line
         return d
+
+
+def readable(pairs: Sequence, min_score: float) -> list:
+    """The pairs (best first) a memory reads: those scoring at least ``min_score``
+    (a pair without a score -- a plain ``(source, target)`` tuple -- is kept)."""
+    return [p for p in pairs if getattr(p, "score", 1.0) >= min_score - 1e-9]
 
 
 def _norm(text: str) -> str:

@@ -162,7 +162,7 @@ class Translator:
 
     def translate(self, texts: list[str], *, beam: int = 5, alpha: float = 1.0, max_ratio: float = 3.0,
                   prefixes: list[str] | None = None, batch_size: int = 32, memories: list | None = None,
-                  tm=None, k: int = 4, coverage: bool = False,
+                  tm=None, k: int = 4, coverage: bool = False, min_score: float = 0.0,
                   context: list[list[str]] | None = None,
                   split_long: int | None = None, exact_matches: bool = False) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
@@ -170,7 +170,8 @@ class Translator:
         SEG-NMT models: ``memories`` gives per sentence the retrieved pairs the
         key-value memory reads ((source, target) tuples, TM matches or
         RetrievedPairs), or ``tm`` (a TranslationMemory) is searched for them
-        (top-``k``, or Algorithm 1 with ``coverage``).
+        (top-``k``, or Algorithm 1 with ``coverage``; pairs scoring below
+        ``min_score`` are then left out -- see ``retrieval.MEMORY_MIN_SCORE``).
         Document-context models: ``context`` gives per sentence the sources of
         the previous segments of its document, oldest first (``[]`` at a
         document start; the last ``doc_k`` are used); other models ignore it.
@@ -190,9 +191,9 @@ class Translator:
         gates and copy report, and ``exact_match`` names the pair."""
         memory = memories
         if tm is not None and memory is None:
-            from engine.nmt.retrieval import retrieve
+            from engine.nmt.retrieval import readable, retrieve
 
-            memory = [retrieve(tm, t, k=k, coverage=coverage) for t in texts]
+            memory = [readable(retrieve(tm, t, k=k, coverage=coverage), min_score) for t in texts]
         if memory is not None and len(memory) != len(texts):
             raise ValueError(f"{len(texts)} sentences but {len(memory)} memory lists")
         if exact_matches and memory is not None:

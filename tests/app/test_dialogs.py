@@ -131,3 +131,20 @@ def test_export_tm_as_tmx_round_trips(qtbot, demo_dir, tmp_path):
     qtbot.waitUntil(out.exists, timeout=10_000)
     units = list(read_tm_file(out, src_lang="en", tgt_lang="de"))
     assert len(units) == units_in(demo_dir / "tm")
+
+
+def test_settings_keep_the_minimum_match_the_nmt_reads(qtbot):
+    """Settings -> "Minimum match the NMT reads": starts at the engine's default, is kept in percent."""
+    from app.dialogs.settings import SettingsDialog
+    from app.main_window import settings
+    from engine.nmt.retrieval import MEMORY_MIN_SCORE
+
+    dlg = SettingsDialog()
+    qtbot.addWidget(dlg)
+    assert dlg.memory_min.value() == round(MEMORY_MIN_SCORE * 100)
+    dlg.memory_min.setValue(75)
+    dlg.accept()
+    assert int(settings().value("nmt/memory_min_score")) == 75
+    again = SettingsDialog()
+    qtbot.addWidget(again)
+    assert again.memory_min.value() == 75

@@ -97,6 +97,15 @@ def test_the_engine_reads_as_many_tm_matches_as_the_setting_says(qtbot, tmp_path
         win.go_to(0)
         wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
         assert win.suggestion.current.used_memory == 1
+        # a minimum match above every match's score: the TM panel still shows them, the engine reads none
+        settings().setValue("nmt/memory_pairs", 4)
+        settings().setValue("nmt/memory_min_score", 100)
+        win.go_to(1)
+        win.go_to(0)
+        wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
+        assert len(win.matches.matches) == 3 and max(m.score for m in win.matches.matches) < 1.0
+        assert win.suggestion.current.used_memory == 0 and "TM match" not in win.suggestion.status.text()
     finally:
         settings().remove("nmt/memory_pairs")
+        settings().remove("nmt/memory_min_score")
         win.close()

@@ -598,3 +598,44 @@ def test_the_search_records_the_same_copy_report_as_a_second_pass(beam):
     assert all(c == 0 for c in recorded[1].copy)       # ... sentence 1 has none
     # a model without memory records nothing
     assert traces_of(beam_search(plain_twin(m), src, mask, beam=2)) is None
+
+
+def test_a_tm_pair_below_the_minimum_match_is_not_read(seg_model, tmp_path, capsys, monkeypatch):
+    """--min-score: the model reads only pairs scoring at least that much, and translates as without a TM
+    when none does; eval still puts the sentence in the band of its best match and copies it as the TM copy."""
+    import io
+
+    from engine.cli import main
+    from engine.tm import TranslationMemory
+
+    query, pair = "The big dog sees a small tree.", ("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add(*pair)
+        score = tm.search(query, k=1)[0].score
+    assert 0.9 < score < 1.0
+
+    def translate(*extra: str) -> dict:
+        monkeypatch.setattr("sys.stdin", io.StringIO(query + "\n"))
+        assert main(["translate", "--model", str(seg_model), "--json", *extra]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    plain = translate()
+    read = translate("--tm", str(tmp_path / "tm"), "--min-score", "0.5")
+    above = translate("--tm", str(tmp_path / "tm"), "--min-score", "1")   # only a 100 % match would do
+    assert [m["source"] for m in read["memory_pairs"]] == [pair[0]] and "Bello" in read["words"]
+    assert above.get("memory_pairs", []) == [] and above["translation"] == plain["translation"]
+    assert set(above.get("copy", [])) <= {0.0}                                # nothing reported as copied
+
+    (tmp_path / "t.en").write_text(query + "\n", encoding="utf-8")
+    (tmp_path / "t.de").write_text(pair[1].replace("!", ".") + "\n", encoding="utf-8")
+    assert main(["eval", "--model", str(seg_model), "--tm", str(tmp_path / "tm"), "--src", str(tmp_path / "t.en"),
+                 "--ref", str(tmp_path / "t.de"), "--beam", "1", "--min-score", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)["tm"]
+    assert out["min_score"] == 1.0 and out["pairs_per_sentence"] == 0.0
+    assert [b["band"] for b in out["bands"]] == [">=0.9"]               # the band of the best match, read or not
+    bleu = out["overall"]["bleu"]
+    assert bleu["memory"] == bleu["no_memory"] and bleu["tm_copy"] > 0
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["translate", "--model", str(seg_model), "--tm", str(tmp_path / "tm"), "--min-score", "1.5"])
+    assert exit_.value.code == 2 and "between 0 and 1" in capsys.readouterr().err
