@@ -4,7 +4,8 @@ SEG-NMT model on one test set, as Figure 3 of Gu et al. (2018).
 ``verso eval --tm`` translates the test set twice (without and with memory) for each K; this loads the model
 once, translates without memory once (or reads an earlier run's hypotheses), then translates with each memory
 setting and writes, per setting, the hypotheses and the JSON ``verso eval`` would print (BLEU, chrF, TER, the
-band table of TM copy / no memory / memory).  A setting whose JSON exists is skipped, so a stopped sweep
+band table of TM copy / no memory / memory; a setting ``K@MIN`` reads only the pairs scoring at least MIN, as
+``verso eval --min-score``).  A setting whose JSON exists is skipped, so a stopped sweep
 resumes where it stopped.  Run by hand, one thread beside other jobs:
 
     .venv/bin/python benchmarks/segnmt_sweep.py --model /work/runs/segnmt-jrc/seg-ft600-s1 \\
@@ -27,8 +28,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def _parse(s: str) -> tuple[str, float | None]:
+    """``"4"`` / ``"coverage"``, optionally ``@MIN`` (``"4@0.5"``: the pairs scoring at least 0.5 of the top 4,
+    as ``verso eval --min-score``; without it every retrieved pair is read)."""
+    kind, _, floor = s.partition("@")
+    return kind, float(floor) if floor else None
+
+
 def _setting_name(s: str) -> str:
-    return "coverage" if s == "coverage" else f"k{int(s)}"
+    kind, floor = _parse(s)
+    name = "coverage" if kind == "coverage" else f"k{int(kind)}"
+    return name if floor is None else f"{name}-min{floor:g}"
 
 
 def sweep(a) -> None:
@@ -37,7 +47,7 @@ def sweep(a) -> None:
     from engine.fsutil import atomic_write
     from engine.nmt.data import read_lines
     from engine.nmt.evaluate import score_all
-    from engine.nmt.retrieval import bleu_by_band, retrieve
+    from engine.nmt.retrieval import bleu_by_band, readable, retrieve
     from engine.nmt.translator import Translator
     from engine.tm import TranslationMemory
 
@@ -70,7 +80,7 @@ def sweep(a) -> None:
     if len(plain) != len(srcs):
         sys.exit(f"{a.plain or plain_file}: {len(plain)} lines, {a.src}: {len(srcs)}")
 
-    top_k = max([int(s) for s in todo if s != "coverage"], default=0)
+    top_k = max([int(_parse(s)[0]) for s in todo if _parse(s)[0] != "coverage"], default=0)
     t0 = time.time()
     ranked = [retrieve(tm, s, k=top_k) for s in srcs] if top_k else None
     if ranked is not None:
@@ -78,21 +88,24 @@ def sweep(a) -> None:
     for s in todo:
         name = _setting_name(s)
         t0 = time.time()
-        if s == "coverage":
-            memory = [retrieve(tm, x, k=4, coverage=True) for x in srcs]  # as verso eval --coverage
+        kind, floor = _parse(s)
+        if kind == "coverage":
+            found = [retrieve(tm, x, k=4, coverage=True) for x in srcs]  # as verso eval --coverage
         else:
-            memory = [m[: int(s)] for m in ranked]
+            found = [m[: int(kind)] for m in ranked]
+        memory = found if floor is None else [readable(m, floor) for m in found]
         t_ret = time.time() - t0
         t0 = time.time()
         hyps = [r.text for r in tr.translate(srcs, beam=a.beam, memories=memory, split_long=split)]
         seconds = time.time() - t0
         res = score_all(hyps, refs, srcs)
-        best = [m[0].score if m else 0.0 for m in memory]
+        best = [m[0].score if m else 0.0 for m in found]  # bands and TM copy: the best match, read or not
         res.update({"model": a.model, "beam": a.beam, "split_long": split, "seconds": round(seconds, 1),
                     "retrieval_seconds": round(t_ret, 1)})
-        res["tm"] = {"path": a.tm, "k": None if s == "coverage" else int(s), "coverage": s == "coverage",
+        res["tm"] = {"path": a.tm, "k": None if kind == "coverage" else int(kind), "coverage": kind == "coverage",
+                     "min_score": floor or 0.0,
                      "pairs_per_sentence": round(sum(map(len, memory)) / max(1, len(memory)), 2),
-                     **bleu_by_band({"tm_copy": [m[0].target if m else "" for m in memory], "no_memory": plain,
+                     **bleu_by_band({"tm_copy": [m[0].target if m else "" for m in found], "no_memory": plain,
                                      "memory": hyps}, refs, best)}
         with atomic_write(out / f"{name}.hyp", "w", encoding="utf-8") as fh:
             fh.write("".join(h + "\n" for h in hyps))
@@ -108,7 +121,7 @@ def table(a) -> None:
     for f in out.glob("*.json"):
         d = json.loads(f.read_text(encoding="utf-8"))
         t = d["tm"]
-        runs.append((1 if t["coverage"] else 0, t["k"] or 0, f.stem, d))
+        runs.append((1 if t["coverage"] else 0, t["k"] or 0, t.get("min_score", 0.0), f.stem, d))
     runs.sort()
     if not runs:
         sys.exit(f"{out}: no setting has run yet")
@@ -118,10 +131,11 @@ def table(a) -> None:
             (b["band"], b["sentences"], b["bleu"]) for b in t["bands"]]
 
     head = ["band", "n", "TM copy", "no memory"] + [
-        f"coverage ({d['tm']['pairs_per_sentence']} pairs)" if c else f"K={k}" for c, k, _, d in runs]
+        (f"coverage ({d['tm']['pairs_per_sentence']} pairs)" if c else f"K={k}") + (f", >= {m:g}" if m else "")
+        for c, k, m, _, d in runs]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
-    for i, (band, n, b0) in enumerate(rows(runs[0][3])):
+    for i, (band, n, b0) in enumerate(rows(runs[0][-1])):
         row = [band, str(n), f"{b0['tm_copy']:.2f}", f"{b0['no_memory']:.2f}"]
         row += [f"{rows(d)[i][2]['memory']:.2f}" for *_, d in runs]
         print("| " + " | ".join(row) + " |")
@@ -136,7 +150,8 @@ def main() -> None:
     p.add_argument("--tm")
     p.add_argument("--src")
     p.add_argument("--ref")
-    p.add_argument("--settings", default="1,2,4,8,16,coverage", help="comma-separated K values and 'coverage'")
+    p.add_argument("--settings", default="1,2,4,8,16,coverage",
+                   help="comma-separated K values and 'coverage', each optionally @MIN (a minimum match: '4@0.5')")
     p.add_argument("--plain", help="hypotheses of the model without memory from an earlier run (skips that pass)")
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--split-long", type=int, default=None)
