@@ -2,11 +2,12 @@
 sentence per call as the editor asks, on the CPU; and the online-adaptation demo.
 
     .venv/bin/python benchmarks/segnmt_latency.py latency --model DIR --tm TM_DIR \\
-        --src /work/runs/demo-data/test.en --n 30 --k 4 [--quantize]
+        --src /work/runs/demo-data/test.en --n 30 --k 4 [--min-score 0.3] [--quantize]
     .venv/bin/python benchmarks/segnmt_latency.py adapt --model DIR
 
 ``latency``: sentences of 18-22 words; 3 warm-up calls; reports p50/p95/mean of
-the retrieval, the translation and both together.  ``adapt``: a fresh TM (in a
+the retrieval, the translation and both together (``--min-score``: the model reads
+only the pairs scoring at least that, as the editor does).  ``adapt``: a fresh TM (in a
 temporary folder) gets one pair with a rare term; the next suggestion for a
 similar sentence is shown before/after, with the words the memory supplied.
 """
@@ -33,20 +34,23 @@ def cmd_latency(a) -> None:
     import torch
 
     from engine.nmt.data import read_lines
-    from engine.nmt.retrieval import retrieve
+    from engine.nmt.retrieval import readable, retrieve
     from engine.nmt.translator import Translator
     from engine.tm import TranslationMemory
+
+    def pairs_of(s: str) -> list:
+        return readable(retrieve(tm, s, k=a.k), a.min_score)
 
     torch.set_num_threads(a.threads)
     tr = Translator.load(a.model, quantize=a.quantize)
     tm = TranslationMemory(a.tm, create=False)
     sents = [s for s in read_lines(a.src) if 18 <= len(s.split()) <= 22][:a.n]
     for s in sents[:3]:
-        tr.translate([s], beam=a.beam, memories=[retrieve(tm, s, k=a.k)])
+        tr.translate([s], beam=a.beam, memories=[pairs_of(s)])
     t_ret, t_tr, t_all, pairs, out_len = [], [], [], [], []
     for s in sents:
         t0 = time.perf_counter()
-        mem = [] if a.k == 0 else retrieve(tm, s, k=a.k)
+        mem = [] if a.k == 0 else pairs_of(s)
         t1 = time.perf_counter()
         res = tr.translate([s], beam=a.beam, memories=[mem] if a.k else None)[0]
         t2 = time.perf_counter()
@@ -55,7 +59,8 @@ def cmd_latency(a) -> None:
         t_all.append((t2 - t0) * 1000)
         pairs.append(len(mem))
         out_len.append(len(res.tokens))
-    out = {"model": a.model, "quantized": a.quantize, "k": a.k, "beam": a.beam, "sentences": len(sents),
+    out = {"model": a.model, "quantized": a.quantize, "k": a.k, "min_score": a.min_score, "beam": a.beam,
+           "sentences": len(sents),
            "mean_words": round(statistics.mean(len(s.split()) for s in sents), 1),
            "mean_pairs": round(statistics.mean(pairs), 2), "mean_output_subwords": round(statistics.mean(out_len), 1)}
     for name, xs in (("retrieval_ms", t_ret), ("translate_ms", t_tr), ("total_ms", t_all)):
@@ -97,6 +102,7 @@ def main() -> None:
     p.add_argument("--src", required=True)
     p.add_argument("--n", type=int, default=30)
     p.add_argument("--k", type=int, default=4)
+    p.add_argument("--min-score", type=float, default=0.0, help="read only the pairs scoring at least this")
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--quantize", action="store_true")

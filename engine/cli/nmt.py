@@ -134,13 +134,13 @@ def _open_tm(args):
     return TranslationMemory(args.tm, create=False)
 
 
-def _retrieve(tm, lines: list[str], args) -> tuple[list, list]:
-    """(every retrieved pair, the pairs the model reads: those scoring at least ``--min-score``)."""
+def _retrieve(tm, lines: list[str], args) -> tuple[list, list, float]:
+    """(every retrieved pair, the pairs the model reads, the minimum match ``--min-score`` they score)."""
     from engine.nmt.retrieval import MEMORY_MIN_SCORE, readable, retrieve
 
     found = [retrieve(tm, s, k=args.k, coverage=args.coverage) for s in lines]
-    floor = args.min_score = MEMORY_MIN_SCORE if args.min_score is None else args.min_score
-    return found, [readable(m, floor) for m in found]
+    floor = MEMORY_MIN_SCORE if args.min_score is None else args.min_score
+    return found, [readable(m, floor) for m in found], floor
 
 
 def _translator(args):
@@ -242,7 +242,7 @@ def cmd_eval(args) -> int:
     srcs = lay.sentences
     tm = _open_tm(args)
     t0 = time.time()
-    found, memory = _retrieve(tm, srcs, args) if tm is not None else (None, None)
+    found, memory, floor = _retrieve(tm, srcs, args) if tm is not None else (None, None, None)
     has_memory = tr.info()["options"].get("memory", "none") != "none"
     split = tr.loaded.cfg.data.max_len if args.split_long is None else args.split_long
     plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx, split_long=split)]
@@ -259,7 +259,7 @@ def cmd_eval(args) -> int:
         if has_memory:
             systems["memory"] = hyps
         out["tm"] = {"path": args.tm, "k": None if args.coverage else args.k, "coverage": args.coverage,
-                     "min_score": args.min_score,
+                     "min_score": floor,
                      "exact_matches": sum(r.exact_match is not None for r in with_memory)
                      if args.exact_matches and with_memory is not None else None,
                      "pairs_per_sentence": round(sum(map(len, memory)) / max(1, len(memory)), 2),
