@@ -80,7 +80,8 @@ def sweep(a) -> None:
     if len(plain) != len(srcs):
         sys.exit(f"{a.plain or plain_file}: {len(plain)} lines, {a.src}: {len(srcs)}")
 
-    top_k = max([int(_parse(s)[0]) for s in todo if _parse(s)[0] != "coverage"], default=0)
+    kinds = [_parse(s)[0] for s in todo]
+    top_k = max([int(kind) for kind in kinds if kind != "coverage"], default=0)
     t0 = time.time()
     ranked = [retrieve(tm, s, k=top_k) for s in srcs] if top_k else None
     if ranked is not None:
