@@ -109,6 +109,7 @@ class TranslationMemory:
         self._seen_seq = 0
         self._index_id = ""
         self._stages: dict[tuple[str, str, str], CandidateStage] = {}
+        self._pairs: set[tuple[str, str]] | None = None
         self._open_index()
 
     # ------------------------------------------------------------ basics
@@ -141,6 +142,7 @@ class TranslationMemory:
 
     def _begin(self) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
+        self._pairs = None  # another writer may have stored a new pair of codes
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -378,8 +380,18 @@ class TranslationMemory:
         src_lang, tgt_lang = normalize_lang(src_lang), normalize_lang(tgt_lang)
         key = store.dup_key(source.text, target.text, src_lang, tgt_lang)
         cols = _meta_columns(meta)
-        row = self.conn.execute("SELECT id, meta, usage_count, created FROM units WHERE dkey=?",
-                                (key,)).fetchone()
+        row = None
+        # The same pair under a code of the same language (the editor maps a file's en-US to
+        # the project's en) is the same unit: look under each stored pair of codes that
+        # same_language() equates with these, so a re-import updates instead of duplicating.
+        for s_l, t_l in [(src_lang, tgt_lang)] + [
+                p for p in self._lang_pairs()
+                if p != (src_lang, tgt_lang) and same_language(p[0], src_lang)
+                and same_language(p[1], tgt_lang)]:
+            row = self.conn.execute("SELECT id, meta, usage_count, created FROM units WHERE dkey=?",
+                                    (store.dup_key(source.text, target.text, s_l, t_l),)).fetchone()
+            if row is not None:
+                break
         if row is not None:
             uid, old_meta, old_usage, created = row
             merged = _merge_meta(json.loads(old_meta or "{}"), cols["meta"])
@@ -404,7 +416,15 @@ class TranslationMemory:
              json.dumps(cols["meta"], ensure_ascii=False), key))
         uid = cur.lastrowid
         self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
+        self._lang_pairs().add((src_lang, tgt_lang))
         return uid, True
+
+    def _lang_pairs(self) -> set[tuple[str, str]]:
+        """The (src_lang, tgt_lang) codes the TM's units are stored under (a handful)."""
+        if self._pairs is None:
+            self._pairs = {tuple(r) for r in self.conn.execute(
+                "SELECT DISTINCT src_lang, tgt_lang FROM units")}
+        return self._pairs
 
     def update(self, uid: int, *, source: str | TaggedText | None = None,
                target: str | TaggedText | None = None, meta: dict | None = None) -> int:

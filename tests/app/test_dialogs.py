@@ -148,3 +148,20 @@ def test_settings_keep_the_minimum_match_the_nmt_reads(qtbot):
     again = SettingsDialog()
     qtbot.addWidget(again)
     assert again.memory_min.value() == 75
+
+
+def test_importing_the_demo_tmx_again_updates_instead_of_duplicating(qtbot, demo_dir):
+    """The demo TM holds memory.tmx under en-US/de-DE; importing the same file from the
+    dialog (mapped to the project's codes) says "0 added" and no match appears twice."""
+    before = units_in(demo_dir / "tm")
+    win = open_window(qtbot, demo_dir)
+    wait_matches(qtbot, win, 0)
+    dlg = win.import_tm_dialog()
+    qtbot.addWidget(dlg)
+    dlg.set_file(Path(__file__).resolve().parents[2] / "resources" / "demo" / "memory.tmx")
+    qtbot.waitUntil(lambda: dlg.report is not None, timeout=10_000)
+    dlg.start_import()
+    qtbot.waitUntil(lambda: dlg.result is not None, timeout=10_000)
+    assert (dlg.result.added, dlg.result.updated) == (0, before)
+    assert "0 added" in dlg.summary.text()
+    assert units_in(demo_dir / "tm") == before

@@ -320,3 +320,22 @@ def test_search_returns_only_the_query_language_pair(tmp_path, flush):
                                                        tgt_lang="en")} == {
         "Datei speichern", "Datei öffnen"}
     t.close()
+
+
+def test_reimporting_the_same_units_under_a_bare_language_code_updates_them(tmp_path):
+    """The editor maps a file's en-US/de-DE to the project's en/de: a unit already in the
+    TM under en-US/de-DE is the same unit, updated and counted as such, never a duplicate."""
+    t = TranslationMemory(tmp_path / "tm", src_lang="en-US", tgt_lang="de-DE")
+    first = t.import_units([TMUnit({"en-US": TaggedText("Save"), "de-DE": TaggedText("Speichern")},
+                                   {"usagecount": 1})])
+    again = t.import_units([TMUnit({"en": TaggedText("Save"), "de": TaggedText("Speichern")},
+                                   {"usagecount": 4})], src_lang="en", tgt_lang="de")
+    assert (first.added, again.added, again.updated) == (1, 0, 1)
+    assert len(t) == 1
+    hits = t.search("Save", k=5)
+    assert len(hits) == 1 and next(iter(t.entries())).meta["usage_count"] == 4
+    # A different regional variant of the target is a different unit.
+    other = t.import_units([TMUnit({"en-US": TaggedText("Save"), "de-CH": TaggedText("Speichern")})],
+                           src_lang="en-US", tgt_lang="de-CH")
+    assert other.added == 1
+    t.close()
