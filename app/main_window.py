@@ -51,7 +51,8 @@ from app.segment_model import (
     compile_find,
     replace_in_target,
 )
-from app.suggest import NMTService, default_model_dir
+from app.suggest import NMTService
+from engine.resources import default_model_dir
 from app.tmservice import TMService, adapt_tags
 
 AUTOSAVE_MS = 1500
@@ -685,7 +686,8 @@ class MainWindow(QMainWindow):
             return
         if self.tm is not None:
             self.tm.add(seg.source, seg.target, {"origin": self.project.name, "creator": "translator",
-                                                 "document": self.doc_combo.currentText()})
+                                                 "document": self.doc_combo.currentText(),
+                                                 "project": self.project.tm_key})
         propagated = self._propagate(row) if self.propagation_on() else 0
         # (the confirmed row was refitted by the grid when the model reported the change)
         nxt = self.model.next_unconfirmed(row)

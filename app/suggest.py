@@ -14,14 +14,12 @@ passes TM pairs to the translator, once its API takes them.
 from __future__ import annotations
 
 import inspect
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
-from engine.resources import resources_dir
 from app.workers import LatestOnly, Worker, start
 
 
@@ -130,21 +128,6 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     if context is not None and reads_context(translator):  # cross-sentence context (issue 7)
         kw["context"] = [list(context)]
     return translator.translate([text], **kw)[0]
-
-
-def default_model_dir(project=None) -> Path | None:
-    """The project's model (setting ``model``), else ``$VERSO_MODEL``, else the bundled demo model."""
-    cands = []
-    if project is not None and project.setting("model"):
-        p = Path(project.setting("model"))
-        cands.append(p if p.is_absolute() else Path(project.folder) / p)
-    if os.environ.get("VERSO_MODEL"):
-        cands.append(Path(os.environ["VERSO_MODEL"]))
-    cands.append(resources_dir() / "models" / "demo")
-    for c in cands:
-        if (c / "manifest.json").is_file():
-            return c
-    return None
 
 
 class NMTService(QObject):

@@ -12,14 +12,14 @@ folder or absolute).  Confirmed segments go to the first writable TM.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from engine.inline import TaggedText, tag_char, tag_number
+from engine.inline import TaggedText
+from engine.tm.adapt import adapt_tags
 from engine.tm import Match, TranslationMemory
 from app.workers import Cancelled, LatestOnly, Worker, start
 
@@ -47,42 +47,6 @@ class FoundMatch:
         return self.match.score
 
 
-def tm_settings(project) -> list[dict]:
-    raw = project.setting("tms", "") or ""
-    try:
-        items = json.loads(raw) if raw else []
-    except ValueError:
-        items = []
-    return [i for i in items if isinstance(i, dict) and i.get("path")]
-
-
-def adapt_tags(match: Match, source: TaggedText) -> str:
-    """The match target as text for the current segment: each tag of the match
-    becomes the current source's tag at the same position among tags of its
-    kind; tags with no counterpart are dropped."""
-    m_order = match.source.tag_numbers()
-    m_kinds = {t.n: t.kind for t in match.source.tags} | {t.n: t.kind for t in match.target.tags}
-    cur = source.tag_numbers()
-    cur_kind = {t.n: t.kind for t in source.tags}
-    mapping: dict[int, int] = {}
-    used: set[int] = set()
-    for n in m_order:
-        kind = m_kinds.get(n)
-        for c in cur:
-            if c not in used and cur_kind.get(c) == kind:
-                mapping[n] = c
-                used.add(c)
-                break
-    out = []
-    for ch in match.target.text:
-        n = tag_number(ch)
-        if n is None:
-            out.append(ch)
-        elif n in mapping:
-            out.append(tag_char(mapping[n]))
-    return "".join(out)
-
-
 class TMService(QObject):
     """Opens the project's TMs and runs every TM call on one worker thread."""
 
@@ -97,17 +61,12 @@ class TMService(QObject):
         self.pool.setExpiryTimeout(-1)
         self.project_folder = Path(project.folder)
         self.src_lang, self.tgt_lang = project.src_lang, project.tgt_lang
-        self.infos = [TMInfo(self._resolve(i["path"]), bool(i.get("writable")), Path(i["path"]).name)
-                      for i in tm_settings(project)]
+        self.infos = [TMInfo(r.path, r.writable, r.name) for r in project.tm_refs()]
         self.tms: list[TranslationMemory] = []
         self.lookups = LatestOnly(self.pool, self)
         self.concordances = LatestOnly(self.pool, self)
         self._jobs: set[Worker] = set()
         self.run(self._open_all, on_result=lambda n: self.opened.emit(n))
-
-    def _resolve(self, p: str) -> Path:
-        path = Path(p)
-        return path if path.is_absolute() else self.project_folder / path
 
     # -- running on the TM thread --------------------------------------------------
     def run(self, fn: Callable, *args, on_result=None, on_error=None, on_progress=None) -> Worker:
@@ -137,9 +96,8 @@ class TMService(QObject):
         info = self.writable_info()
         if info is not None:
             return info
-        items = tm_settings(project) + [{"path": "tm", "writable": True}]
-        project.set_setting("tms", json.dumps(items))
-        info = TMInfo(self._resolve("tm"), True, "tm")
+        ref = project.add_tm_ref("tm", writable=True)
+        info = TMInfo(ref.path, True, ref.name)
 
         def job(control):
             self.tms.append(TranslationMemory(info.path, src_lang=self.src_lang, tgt_lang=self.tgt_lang))

@@ -4,7 +4,6 @@ Both files are the developers' own writing (see ``resources/demo/README.md``).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from engine.resources import resources_dir, user_data_dir
@@ -42,5 +41,5 @@ def ensure_demo_project(folder: str | Path | None = None) -> Path:
             tm.import_units(read_tm_file(src / DEMO_TM, src_lang=SRC, tgt_lang=TGT), origin=DEMO_TM)
         finally:
             tm.close()
-        p.set_setting("tms", json.dumps([{"path": "tm", "writable": True}]))
+        p.add_tm_ref("tm", writable=True)
     return folder

@@ -50,3 +50,15 @@ class ModelError(VersoError):
 
 class ConfigError(VersoError):
     """A config has unknown keys or values of the wrong type."""
+
+
+class TagErrorsError(ProjectError):
+    """An export refused because targets have tag errors (``issues``: the :class:`engine.qa.Issue` list)."""
+
+    def __init__(self, document: str, issues: list):
+        self.document = document
+        self.issues = issues
+        segs = sorted({i.idx + 1 for i in issues})
+        shown = ", ".join(str(n) for n in segs[:10]) + (" ..." if len(segs) > 10 else "")
+        super().__init__(f"{document}: not exported: tag errors in {len(segs)} segment(s) ({shown}); "
+                         f"fix them or export with --force")

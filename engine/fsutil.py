@@ -4,19 +4,45 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
+import threading
 from pathlib import Path
 from typing import IO, Iterator
+
+
+_umask_lock = threading.Lock()
+
+
+def _umask() -> int:
+    """The process umask (os.umask can only be read by setting it; the lock keeps two
+    threads from seeing each other's temporary 0)."""
+    with _umask_lock:
+        old = os.umask(0o022)
+        os.umask(old)
+    return old
 
 
 @contextlib.contextmanager
 def atomic_write(path: str | Path, mode: str = "wb", encoding: str | None = None,
                  newline: str | None = None) -> Iterator[IO]:
-    """Write to a temporary file beside ``path``, fsync, then rename over it."""
+    """Write to a temporary file beside ``path``, fsync, then rename over it.
+
+    The new file gets the mode of the file it replaces, or, for a new file, the usual
+    0666 under the umask -- not mkstemp's private 0600, which made an exported file
+    unreadable to the rest of a team.  On any error (or Ctrl+C) the temporary file is
+    removed and ``path`` is left as it was.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        perm = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        perm = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        with contextlib.suppress(OSError):  # a file system without modes (FAT) keeps its own
+            os.fchmod(fd, perm)
         with os.fdopen(fd, mode, encoding=encoding, newline=newline) as fh:
             yield fh
             fh.flush()

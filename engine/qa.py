@@ -1,16 +1,34 @@
-"""Quality checks on translated segments (what the editor's *QA check* lists).
+"""Quality checks on translated segments: what a reviewer is paid to catch before delivery.
 
-Each check looks at one segment's source and target and yields
-:class:`Issue` objects; :func:`check_segments` runs them all.  Pure Python,
-no torch, no Qt.
+Each check looks at one segment's source and target (or, for consistency, at all the
+segments at once) and yields :class:`Issue` objects, each pointing to its segment.  The
+checks a project runs are chosen per project (:class:`QAOptions`, stored as the project
+setting ``qa.disabled``); tag errors always count for export, whatever the options say,
+because a broken tag breaks the client's file.  Pure Python, no torch, no Qt.
+
+Check groups (``CHECKS``), and the findings (``Issue.check``) each can give:
+
+=============  =========================================================================
+tags           missing-tag, extra-tag, tag-order (a close before its open), tag-overlap
+               (``<b><i></b></i>``): errors
+numbers        number: a number of the source not in the target (error) or the reverse
+spaces         leading-space, trailing-space (differ from the source), double-space
+punctuation    end-punctuation: the target ends with other punctuation than the source
+untranslated   untranslated / empty (no target), source-copied
+consistency    inconsistent-target (one source, several targets), same-target (one target
+               for several sources)
+length         length: the target is much shorter or longer than the source
+spelling       spelling (needs a dictionary; see :mod:`engine.spelling`)
+=============  =========================================================================
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from engine.inline import TaggedText
 
@@ -19,16 +37,80 @@ _NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[ \u00a0\u202f.,]\d{3})*(?:[.,]\d+)
 
 
 @dataclass(frozen=True)
+class CheckInfo:
+    id: str
+    title: str
+    default: bool = True
+
+
+CHECKS: tuple[CheckInfo, ...] = (
+    CheckInfo("tags", "Tags missing, extra, out of order or overlapping"),
+    CheckInfo("numbers", "Numbers differ from the source"),
+    CheckInfo("spaces", "Leading, trailing or double spaces"),
+    CheckInfo("punctuation", "End punctuation differs from the source"),
+    CheckInfo("untranslated", "Untranslated, empty, or a copy of the source"),
+    CheckInfo("consistency", "Inconsistent translations of the same source, one translation for different sources"),
+    CheckInfo("length", "Target much shorter or longer than the source"),
+    CheckInfo("spelling", "Spelling (hunspell dictionary of the target language)"),
+)
+CHECK_IDS = tuple(c.id for c in CHECKS)
+
+#: The group each finding belongs to.
+GROUP = {
+    "missing-tag": "tags", "extra-tag": "tags", "tag-order": "tags", "tag-overlap": "tags",
+    "number": "numbers", "leading-space": "spaces", "trailing-space": "spaces", "double-space": "spaces",
+    "end-punctuation": "punctuation", "untranslated": "untranslated", "empty": "untranslated",
+    "source-copied": "untranslated", "inconsistent-target": "consistency", "same-target": "consistency",
+    "length": "length", "spelling": "spelling", "no-dictionary": "spelling",
+}
+TAG_CHECKS = frozenset(k for k, g in GROUP.items() if g == "tags")
+
+# A target this many times longer, or this fraction as long, as its source is flagged; below
+# LENGTH_MIN_CHARS source characters the ratio says nothing (a "OK" becomes "Einverstanden").
+LENGTH_RATIO = (0.4, 2.5)
+LENGTH_MIN_CHARS = 20
+
+
+@dataclass(frozen=True)
 class Issue:
     segment_id: int
     idx: int          # 0-based position in the document (the grid shows idx + 1)
-    check: str        # "missing-tag", "extra-tag", "tag-order", "number", "empty", "untranslated", "source-copied"
+    check: str        # a key of GROUP: "missing-tag", "number", "spelling", ...
     message: str
     severity: str = "error"   # "error" | "warning"
 
+    @property
+    def group(self) -> str:
+        return GROUP.get(self.check, self.check)
+
     def to_json(self) -> dict:
         return {"segment_id": self.segment_id, "segment": self.idx + 1, "check": self.check,
-                "message": self.message, "severity": self.severity}
+                "group": self.group, "message": self.message, "severity": self.severity}
+
+
+@dataclass(frozen=True)
+class QAOptions:
+    """Which check groups run.  Stored in a project as the setting ``qa.disabled`` (JSON list)."""
+
+    enabled: frozenset[str] = frozenset(c.id for c in CHECKS if c.default)
+
+    SETTING = "qa.disabled"
+
+    @classmethod
+    def from_setting(cls, value: str | None) -> "QAOptions":
+        try:
+            off = set(json.loads(value)) if value else set()
+        except (ValueError, TypeError):
+            off = set()
+        return cls(frozenset(c for c in CHECK_IDS if c not in off))
+
+    def to_setting(self) -> str:
+        return json.dumps([c for c in CHECK_IDS if c not in self.enabled])
+
+    def with_check(self, check: str, on: bool) -> "QAOptions":
+        if check not in CHECK_IDS:
+            raise ValueError(f"unknown QA check {check!r} (known: {', '.join(CHECK_IDS)})")
+        return QAOptions(self.enabled | {check} if on else self.enabled - {check})
 
 
 def _normalise_number(s: str) -> str:
@@ -56,43 +138,155 @@ def check_tags(source: TaggedText, target: TaggedText) -> Iterator[tuple[str, st
         yield "missing-tag", f"tag {t.display() if t else n} is missing in the target"
     for n in sorted(tgt - src):
         t = by_n.get(n)
-        yield "extra-tag", f"tag {t.display() if t else n} is not in the source"
-    # A closing tag before its opening tag breaks the file on export.
-    pos = {n: i for i, n in enumerate(target.tag_numbers())}
+        yield "extra-tag", f"tag {t.display() if t else n} is not in the source" if n not in src \
+            else f"tag {t.display() if t else n} is in the target more often than in the source"
+    # A closing tag before its opening tag, or two pairs that cross, breaks the file on export.
+    order = target.tag_numbers()
+    pos = {n: i for i, n in enumerate(order)}
+    pair_of: dict[int, str] = {}
     pairs: dict[str, dict[str, int]] = {}
     for t in source.tags:
         if t.kind in ("open", "close") and t.pair and t.n in pos:
             pairs.setdefault(t.pair, {})[t.kind] = pos[t.n]
+            pair_of[t.n] = t.pair
     for pid, p in pairs.items():
         if "open" in p and "close" in p and p["close"] < p["open"]:
-            yield "tag-order", "a closing tag comes before its opening tag"
+            yield "tag-order", f"closing tag {by_n[order[p['close']]].display()} comes before its opening tag"
+    stack: list[str] = []
+    for n in order:
+        pid = pair_of.get(n)
+        if pid is None or len(pairs.get(pid, {})) != 2 or pairs[pid]["close"] < pairs[pid]["open"]:
+            continue
+        if by_n[n].kind == "open":
+            stack.append(pid)
+        elif stack and stack[-1] == pid:
+            stack.pop()
+        elif pid in stack:
+            yield "tag-overlap", f"tag {by_n[n].display()} closes across another pair of tags"
+            stack.remove(pid)
+
+
+def tag_issues(segment_id: int, idx: int, source: TaggedText, target: TaggedText) -> list[Issue]:
+    """Only the tag errors of one translated segment (what export and confirm refuse)."""
+    if not target.text:
+        return []
+    return [Issue(segment_id, idx, c, m) for c, m in check_tags(source, target)]
+
+
+_END_PUNCT = re.compile(r"([.!?:;…。！？：；]+|\.\.\.)[\"'”’»)\]\s]*$")
+_PUNCT_EQUIV = str.maketrans({"。": ".", "！": "!", "？": "?", "：": ":", "；": ";", "…": "..."})
+
+
+def _end_punct(text: str) -> str:
+    m = _END_PUNCT.search(text.strip())
+    return m.group(1).translate(_PUNCT_EQUIV) if m else ""
 
 
 def check_segment(segment_id: int, idx: int, source: TaggedText, target: TaggedText,
-                  status: str = "draft") -> list[Issue]:
+                  status: str = "draft", options: QAOptions | None = None) -> list[Issue]:
+    """The single-segment checks that ``options`` enables (all by default)."""
+    on = (options or QAOptions()).enabled
     out: list[Issue] = []
     add = lambda check, msg, sev="error": out.append(Issue(segment_id, idx, check, msg, sev))  # noqa: E731
     if not target.text.strip():
-        if source.plain().strip():
+        if "untranslated" in on and source.plain().strip():
             add("untranslated" if status == "new" else "empty", "the target is empty", "warning")
         return out
-    for check, msg in check_tags(source, target):
-        add(check, msg)
-    s_num, t_num = numbers(source.plain()), numbers(target.plain())
-    for n in sorted((s_num - t_num)):
-        add("number", f"number {n} of the source is not in the target")
-    for n in sorted((t_num - s_num)):
-        add("number", f"number {n} is in the target but not in the source", "warning")
-    src_plain = unicodedata.normalize("NFC", source.plain()).strip()
-    if src_plain and src_plain == unicodedata.normalize("NFC", target.plain()).strip() and re.search(
-            r"[^\W\d_]{3,}", src_plain):
+    if "tags" in on:
+        for check, msg in check_tags(source, target):
+            add(check, msg)
+    s_plain, t_plain = source.plain(), target.plain()
+    if "numbers" in on:
+        s_num, t_num = numbers(s_plain), numbers(t_plain)
+        for n in sorted((s_num - t_num)):
+            add("number", f"number {n} of the source is not in the target")
+        for n in sorted((t_num - s_num)):
+            add("number", f"number {n} is in the target but not in the source", "warning")
+    if "spaces" in on:
+        for check, fn, where in (("leading-space", str.lstrip, "starts"), ("trailing-space", str.rstrip, "ends")):
+            s_sp = len(source.text) - len(fn(source.text))
+            t_sp = len(target.text) - len(fn(target.text))
+            if (s_sp > 0) != (t_sp > 0):
+                add(check, f"the target {where} with {'a space' if t_sp else 'no space'}, the source "
+                           f"{'does not' if t_sp else 'does'}", "warning")
+        if "  " in t_plain.strip() and "  " not in s_plain.strip():
+            add("double-space", "the target has a double space", "warning")
+    if "punctuation" in on:
+        s_end, t_end = _end_punct(s_plain), _end_punct(t_plain)
+        if s_end != t_end and t_plain.strip():
+            add("end-punctuation", f"the source ends with {s_end or 'no punctuation'!r}, the target with "
+                                   f"{t_end or 'no punctuation'!r}", "warning")
+    src_nfc = unicodedata.normalize("NFC", s_plain).strip()
+    if "untranslated" in on and src_nfc and src_nfc == unicodedata.normalize("NFC", t_plain).strip() \
+            and re.search(r"[^\W\d_]{3,}", src_nfc):
         add("source-copied", "the target is a copy of the source", "warning")
+    if "length" in on and len(src_nfc) >= LENGTH_MIN_CHARS:
+        ratio = len(t_plain.strip()) / len(src_nfc)
+        lo, hi = LENGTH_RATIO
+        if not lo <= ratio <= hi:
+            add("length", f"the target is {ratio:.1f} times as long as the source", "warning")
     return out
 
 
-def check_segments(segments: Iterable) -> list[Issue]:
-    """Run every check over store segments (objects with id, idx, source, target, status)."""
+def _norm(tt: TaggedText) -> str:
+    return " ".join(unicodedata.normalize("NFC", tt.text).split())
+
+
+def check_consistency(segments: Sequence) -> list[Issue]:
+    """One source translated in different ways; one translation given to different sources."""
+    by_source: dict[str, list] = defaultdict(list)
+    by_target: dict[str, list] = defaultdict(list)
+    for s in segments:
+        if s.target.text.strip():
+            by_source[_norm(s.source)].append(s)
+            by_target[_norm(s.target)].append(s)
+    out: list[Issue] = []
+    for group in by_source.values():
+        targets = {_norm(s.target) for s in group}
+        if len(targets) > 1:
+            rows = ", ".join(str(s.idx + 1) for s in group)
+            for s in group:
+                out.append(Issue(s.id, s.idx, "inconsistent-target",
+                                 f"the same source is translated {len(targets)} ways (segments {rows})",
+                                 "warning"))
+    for group in by_target.values():
+        sources = {_norm(s.source) for s in group}
+        if len(sources) > 1:
+            rows = ", ".join(str(s.idx + 1) for s in group)
+            for s in group:
+                out.append(Issue(s.id, s.idx, "same-target",
+                                 f"the same translation is given to {len(sources)} different sources "
+                                 f"(segments {rows})", "warning"))
+    return out
+
+
+def check_segments(segments: Iterable, options: QAOptions | None = None, *, spelling=None) -> list[Issue]:
+    """Run the enabled checks over store segments (objects with id, idx, source, target, status),
+    sorted by segment.  ``spelling``: a :class:`engine.spelling.SpellChecker`, or None (then a
+    spelling check that is on reports once that there is no dictionary)."""
+    options = options or QAOptions()
+    segments = list(segments)
     out: list[Issue] = []
     for s in segments:
-        out.extend(check_segment(s.id, s.idx, s.source, s.target, s.status))
+        out.extend(check_segment(s.id, s.idx, s.source, s.target, s.status, options))
+    if "consistency" in options.enabled:
+        out.extend(check_consistency(segments))
+    if "spelling" in options.enabled:
+        out.extend(_spelling(segments, spelling))
+    out.sort(key=lambda i: (i.idx, i.severity != "error"))
+    return out
+
+
+def _spelling(segments: Sequence, checker) -> list[Issue]:
+    if checker is None:
+        return [Issue(0, -1, "no-dictionary", "no spelling dictionary for the target language: spelling "
+                      "not checked (see the README, \"Spelling\")", "warning")] if segments else []
+    out: list[Issue] = []
+    for s in segments:
+        if not s.target.text.strip():
+            continue
+        for m in checker.misspellings(s.target.text):
+            sugg = checker.suggest(m.word, limit=3)
+            out.append(Issue(s.id, s.idx, "spelling", f"{m.word!r} may be misspelt"
+                             + (f" (suggestions: {', '.join(sugg)})" if sugg else ""), "warning"))
     return out

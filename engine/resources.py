@@ -20,3 +20,18 @@ def user_data_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "verso"
+
+
+def default_model_dir(project=None) -> Path | None:
+    """The project's model (setting ``model``), else ``$VERSO_MODEL``, else the bundled demo model."""
+    cands = []
+    if project is not None and project.setting("model"):
+        p = Path(project.setting("model"))
+        cands.append(p if p.is_absolute() else Path(project.folder) / p)
+    if os.environ.get("VERSO_MODEL"):
+        cands.append(Path(os.environ["VERSO_MODEL"]))
+    cands.append(resources_dir() / "models" / "demo")
+    for c in cands:
+        if (c / "manifest.json").is_file():
+            return c
+    return None

@@ -1,4 +1,10 @@
-"""Word counts and TM match analysis by band (the editor's *Statistics*).
+"""Word counts, TM match analysis by band, and progress (the editor's *Statistics*).
+
+Two different questions, answered apart: the **analysis** (what a quote is based on) bands
+each source by its best TM match as if nothing of the project had been translated yet --
+the project's own confirmed segments, which the TM holds too, are left out
+(:func:`is_own_work`) -- with repetitions; the **progress** counts segments and words by
+status (confirmed, draft, new).
 
 The bands are the ones translators are billed by (Trados/memoQ style):
 repetitions, 100 %, 95–99 %, 85–94 %, 75–84 %, 50–74 %, no match.  The match
@@ -86,6 +92,47 @@ def analyse(documents: Iterable[tuple[str, Iterable[str]]],
             seen.add(k)
             a.add(band_of(best_score(src)), words)
         out.append(a)
+    return out
+
+
+def is_own_work(meta: dict, project_key: str, since: str) -> bool:
+    """Whether a TM unit is the project's own confirmed work on a document imported at
+    ``since``: stamped with this project (``project``) when it was confirmed, and created
+    after the import.  The analysis leaves those out -- it is what a quote is based on, as
+    if nothing had been translated yet -- while a unit that was in the TM before (and was
+    only re-confirmed, so it keeps its old creation date) still counts."""
+    return meta.get("project") == project_key and str(meta.get("created") or "") >= since
+
+
+STATUSES = ("confirmed", "draft", "new")
+
+
+@dataclass
+class Progress:
+    """Where the translation stands: segments and words by status (not a match analysis)."""
+
+    name: str
+    rows: dict[str, dict[str, int]] = field(default_factory=lambda: {r: {"segments": 0, "words": 0}
+                                                                     for r in STATUSES})
+
+    @property
+    def total(self) -> dict[str, int]:
+        return {k: sum(r[k] for r in self.rows.values()) for k in ("segments", "words")}
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "rows": self.rows, "total": self.total}
+
+
+def progress(documents: Iterable[tuple[str, Iterable[tuple[str, str]]]]) -> list[Progress]:
+    """Progress of each ``(name, [(source, status), ...])``."""
+    out = []
+    for name, segs in documents:
+        p = Progress(name)
+        for src, status in segs:
+            row = p.rows[status if status in STATUSES else "new"]
+            row["segments"] += 1
+            row["words"] += word_count(src)
+        out.append(p)
     return out
 
 

@@ -1,6 +1,6 @@
 """QA checks: what a reviewer would flag before delivery."""
 from engine.inline import protect
-from engine.qa import check_segment
+from engine.qa import QAOptions, check_segment, check_segments, tag_issues
 
 
 def _checks(src: str, tgt: str, status: str = "draft") -> list[str]:
@@ -41,3 +41,62 @@ def test_empty_untranslated_and_copied_source():
 def test_placeholders_count_as_tags():
     assert _checks("Delete %1 files?", "%1 Dateien löschen?") == []
     assert _checks("Delete %1 files?", "Dateien löschen?") == ["missing-tag"]
+
+
+def test_overlapping_tag_pairs_are_an_error():
+    s = protect("<b>Bold <i>both</i></b> done.")
+    b_open, i_open, i_close, b_close = (t.char for t in s.tags)
+    t = s.with_text(f"{b_open}Fett {i_open}beides{b_close}{i_close} fertig.")
+    assert [i.check for i in check_segment(1, 0, s, t)] == ["tag-overlap"]
+    assert tag_issues(1, 0, s, t) and not tag_issues(1, 0, s, s.with_text(
+        f"{b_open}Fett {i_open}beides{i_close}{b_close} fertig."))
+
+
+def test_a_tag_twice_in_the_target_is_extra():
+    s = protect("Press %1 now.")
+    ph = s.tags[0].char
+    assert [i.check for i in check_segment(1, 0, s, s.with_text(f"Drücken Sie {ph} {ph} jetzt."))] == ["extra-tag"]
+
+
+def test_spaces_and_end_punctuation():
+    assert _checks("Open the file.", " Datei öffnen.") == ["leading-space"]
+    assert _checks("Open the file. ", "Datei öffnen.") == ["trailing-space"]
+    assert _checks("Open the file.", "Datei  öffnen.") == ["double-space"]
+    assert _checks("Open the file?", "Datei öffnen.") == ["end-punctuation"]
+    assert _checks("Open the file:", "Datei öffnen") == ["end-punctuation"]
+    assert _checks("Open the file.", "ファイルを開く。") == []  # 。 is a full stop
+
+
+def test_length_ratio_only_on_long_enough_sources():
+    assert _checks("The file could not be saved to the disk.", "Fehler.") == ["length"]
+    assert _checks("OK", "Einverstanden") == []
+
+
+class Seg:
+    def __init__(self, id, src, tgt, status="confirmed"):
+        self.id, self.idx, self.status = id, id - 1, status
+        self.source, self.target = protect(src), protect(tgt)
+
+
+def test_consistency_across_segments():
+    segs = [Seg(1, "Save", "Speichern"), Seg(2, "Save", "Sichern"), Seg(3, "Store", "Speichern"),
+            Seg(4, "Open", "Öffnen")]
+    found = [(i.idx + 1, i.check) for i in check_segments(segs)]
+    assert (1, "inconsistent-target") in found and (2, "inconsistent-target") in found
+    assert (1, "same-target") in found and (3, "same-target") in found
+    assert not any(n == 4 for n, _ in found)
+
+
+def test_checks_can_be_turned_off_per_project():
+    segs = [Seg(1, "Open the file?", "Datei öffnen."), Seg(2, "Save %1", "Speichern")]
+    everything = {i.check for i in check_segments(segs)}
+    assert {"end-punctuation", "missing-tag"} <= everything
+    opts = QAOptions.from_setting(QAOptions().with_check("punctuation", False).to_setting())
+    found = {i.check for i in check_segments(segs, opts)}
+    assert "end-punctuation" not in found and "missing-tag" in found
+
+
+def test_spelling_without_a_dictionary_is_reported_once():
+    segs = [Seg(1, "Open", "Öffnen"), Seg(2, "Save", "Speichern")]
+    found = [i for i in check_segments(segs) if i.group == "spelling"]
+    assert [i.check for i in found] == ["no-dictionary"]

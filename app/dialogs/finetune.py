@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 )
 from PySide6.QtCore import Qt
 
-from app.tmservice import tm_settings
 from app.workers import Worker, start
 
 
@@ -67,10 +66,8 @@ class FinetuneDialog(QDialog):
         self._t0 = 0.0
 
         self.sources = QListWidget(self)
-        for item in tm_settings(project):
-            p = Path(item["path"])
-            p = p if p.is_absolute() else Path(project.folder) / p
-            self._add_source(str(p), f"Project TM: {item['path']}")
+        for ref in project.tm_refs():
+            self._add_source(str(ref.path), f"Project TM: {ref.name}")
         add = QPushButton("Add TMX / bilingual file…", self)
         add.clicked.connect(self._browse_data)
         self.base = QLineEdit(str(base_model) if base_model else "", self)

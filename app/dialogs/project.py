@@ -50,5 +50,5 @@ class NewProjectDialog(QDialog):
     def create(self) -> Project:
         folder = Path(self.folder.text())
         p = Project.create(folder, src_lang=self.src.text(), tgt_lang=self.tgt.text(), name=self.name.text())
-        p.set_setting("tms", '[{"path": "tm", "writable": true}]')
+        p.add_tm_ref("tm", writable=True)
         return p

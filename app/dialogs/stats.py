@@ -27,9 +27,22 @@ class StatisticsDialog(QDialog):
     def __init__(self, parent, project, tm_service):
         super().__init__(parent)
         self.setWindowTitle("Statistics")
-        self.resize(820, 360)
+        self.resize(820, 560)
         self.analyses: list[stats.Analysis] = []
-        self.docs = [(d.name, [s.source.text for s in project.segments(d.id)]) for d in project.documents()]
+        self.project_key = project.tm_key
+        docs = [(d, project.segments(d.id)) for d in project.documents()]
+        self.docs = [(d.name, [s.source.text for s in segs]) for d, segs in docs]
+        self._since = {d.name: d.imported_at for d, _ in docs}
+        self.progress_rows = stats.progress([(d.name, [(s.source.text, s.status) for s in segs])
+                                             for d, segs in docs])
+        self.progress_label = QLabel("<b>Progress</b> (segments and words by status)", self)
+        self.progress_table = QTableWidget(self)
+        self.progress_table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self._fill(self.progress_table, self.progress_rows, list(stats.STATUSES) + ["total"])
+        self.analysis_label = QLabel("<b>Analysis against the TMs</b> (what a quote is based on: as if "
+                                     "nothing were translated yet; your own confirmed segments do not count)",
+                                     self)
+        self.analysis_label.setWordWrap(True)
         self.info = QLabel("Analysing against the project's TMs…", self)
         self.progress = QProgressBar(self)
         self.progress.setMaximum(max(1, sum(len(s) for _, s in self.docs)))
@@ -42,6 +55,9 @@ class StatisticsDialog(QDialog):
         buttons.addButton(self.export_button, QDialogButtonBox.ActionRole)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
+        lay.addWidget(self.progress_label)
+        lay.addWidget(self.progress_table)
+        lay.addWidget(self.analysis_label)
         lay.addWidget(self.info)
         lay.addWidget(self.progress)
         lay.addWidget(self.table)
@@ -60,10 +76,19 @@ class StatisticsDialog(QDialog):
             done[0] += 1
             if done[0] % 25 == 0:
                 control.progress(done=done[0])
-            found = tm_service.search_now(control, TaggedText(src), 1)
-            return found[0].score if found else None
+            found = tm_service.search_now(control, TaggedText(src), 5)
+            since = self._since.get(current[0], "")
+            return next((f.score for f in found
+                         if not stats.is_own_work(f.match.meta, self.project_key, since)), None)
 
-        return stats.analyse(self.docs, best)
+        current = [""]
+
+        def docs():
+            for name, sources in self.docs:
+                current[0] = name
+                yield name, sources
+
+        return stats.analyse(docs(), best)
 
     def _progress(self, ev: dict) -> None:
         self.progress.setValue(ev.get("done", 0))
@@ -72,24 +97,28 @@ class StatisticsDialog(QDialog):
         self.analyses = analyses
         self.progress.setValue(self.progress.maximum())
         self.progress.hide()
-        rows = list(stats.ROWS) + ["total"]
-        self.table.setRowCount(len(rows))
-        self.table.setColumnCount(2 * len(analyses))
-        heads = []
-        for a in analyses:
-            heads += [f"{a.name}\nsegments", f"{a.name}\nwords"]
-        self.table.setHorizontalHeaderLabels(heads)
-        self.table.setVerticalHeaderLabels(rows)
-        for c, a in enumerate(analyses):
-            for r, row in enumerate(rows):
-                vals = a.total if row == "total" else a.rows[row]
-                self.table.setItem(r, 2 * c, QTableWidgetItem(str(vals["segments"])))
-                self.table.setItem(r, 2 * c + 1, QTableWidgetItem(str(vals["words"])))
-        self.table.resizeColumnsToContents()
+        self._fill(self.table, analyses, list(stats.ROWS) + ["total"])
         total_words = sum(a.total["words"] for a in analyses)
         self.info.setText(f"{len(analyses)} document(s), {total_words} words. Match % = the TM search's token "
                           "score of the best match (the number the TM matches panel shows).")
         self.export_button.setEnabled(True)
+
+    @staticmethod
+    def _fill(table: QTableWidget, items, rows: list[str]) -> None:
+        """One pair of columns (segments, words) per document, one row per band or status."""
+        table.setRowCount(len(rows))
+        table.setColumnCount(2 * len(items))
+        heads = []
+        for a in items:
+            heads += [f"{a.name}\nsegments", f"{a.name}\nwords"]
+        table.setHorizontalHeaderLabels(heads)
+        table.setVerticalHeaderLabels(rows)
+        for c, a in enumerate(items):
+            for r, row in enumerate(rows):
+                vals = a.total if row == "total" else a.rows[row]
+                table.setItem(r, 2 * c, QTableWidgetItem(str(vals["segments"])))
+                table.setItem(r, 2 * c + 1, QTableWidgetItem(str(vals["words"])))
+        table.resizeColumnsToContents()
 
     def csv_text(self) -> str:
         return stats.to_csv(self.analyses)

@@ -26,8 +26,39 @@ def register(sub: argparse._SubParsersAction) -> None:
                         description="Write the translated document in its original format.")
     p.add_argument("document", metavar="DOCUMENT", help="document id or name (see `verso doc list`)")
     p.add_argument("--project", type=Path, required=True, metavar="DIR")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE")
+    p.add_argument("--out", type=Path, default=None, metavar="FILE",
+                   help="output file (default: PROJECT/exports/NAME.TGT.EXT, e.g. guide.de.xlf; "
+                        "never the file the document was imported from)")
+    p.add_argument("--force", action="store_true",
+                   help="export even when targets have tag errors (otherwise: exit 3, naming them)")
     p.set_defaults(handler=_export)
+
+    p = dsub.add_parser("pretranslate", help="fill empty targets as drafts from the TM and the model",
+                        description="Fill the empty targets of a document as drafts: a 100 %% TM match "
+                                    "gives its translation, otherwise the model's translation (reading the "
+                                    "TM matches, as the editor's suggestion does). Progress on stderr; "
+                                    "prints a JSON summary.")
+    p.add_argument("document", metavar="DOCUMENT", help="document id or name")
+    p.add_argument("--project", type=Path, required=True, metavar="DIR")
+    p.add_argument("--tm", type=Path, action="append", default=[], metavar="DIR",
+                   help="another TM folder to search (repeatable; the project's TMs are always searched)")
+    p.add_argument("--model", type=Path, default=None, metavar="DIR",
+                   help="model folder (default: the project's model, else the demo model); "
+                        "--model none: TM matches only")
+    p.add_argument("--min-score", type=_unit_float, default=None, metavar="S",
+                   help="the minimum match a memory-guided model reads (default: the editor's setting, 0.3)")
+    p.add_argument("--beam", type=int, default=5)
+    p.set_defaults(handler=_pretranslate)
+
+    p = sub.add_parser("qa", help="check a project's translations before delivery",
+                       description="Run the project's QA checks (tags, numbers, spaces, punctuation, "
+                                   "untranslated, consistency, length, spelling) and print the findings. "
+                                   "Exit 0 without errors, 1 when a finding is an error.")
+    p.add_argument("--project", type=Path, required=True, metavar="DIR")
+    p.add_argument("document", nargs="?", default=None, metavar="DOCUMENT",
+                   help="one document (id or name); default: all")
+    p.add_argument("--json", action="store_true", help="findings as JSON")
+    p.set_defaults(handler=_qa)
 
     p = dsub.add_parser("list", help="list the documents of a project (JSON)")
     p.add_argument("--project", type=Path, required=True, metavar="DIR")
@@ -74,12 +105,83 @@ def _import(a) -> int:
 def _export(a) -> int:
     from engine.cli import print_json
 
+    import sys
+
+    from engine.errors import TagErrorsError
+
     with _open(a.project) as p:
         info = p.document(a.document)
-        p.export_document(info.id, a.out)
-        print_json({"document_id": info.id, "out": str(a.out), "format": info.format,
+        out = a.out or p.default_export_path(info.id)
+        try:
+            p.export_document(info.id, out, force=a.force)
+        except TagErrorsError as e:
+            print(f"verso: {e}", file=sys.stderr)
+            for i in e.issues[:50]:
+                print(f"  segment {i.idx + 1}: {i.message}", file=sys.stderr)
+            return 3
+        print_json({"document_id": info.id, "out": str(out), "format": info.format,
                     "translated": sum(1 for s in p.segments(info.id) if s.target.text)})
     return 0
+
+
+def _unit_float(v: str) -> float:
+    try:
+        f = float(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {v!r}") from None
+    if not 0.0 <= f <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {v}")
+    return f
+
+
+def _pretranslate(a) -> int:
+    import sys
+
+    from engine.cli import print_json
+    from engine.pretranslate import open_tms, pretranslate
+    from engine.resources import default_model_dir
+
+    with _open(a.project) as p:
+        info = p.document(a.document)
+        translator = None
+        model = None if a.model is not None and str(a.model) == "none" else (a.model or default_model_dir(p))
+        if model is not None:
+            from engine.nmt.translator import Translator
+
+            translator = Translator.load(model)
+        tms = open_tms(p, a.tm)
+        try:
+            def progress(done: int, total: int) -> None:
+                print(f"pretranslate: {done}/{total}", file=sys.stderr, flush=True)
+
+            res = pretranslate(p, info.id, tms=tms, translator=translator, min_score=a.min_score,
+                               beam=a.beam, progress=progress)
+        finally:
+            for tm in tms:
+                tm.close()
+        print_json({"document_id": info.id, "model": str(model) if model else None, **res.to_json()})
+    return 0
+
+
+def _qa(a) -> int:
+    from engine.cli import print_json
+    from engine.qa import check_segments
+
+    with _open(a.project) as p:
+        docs = [p.document(a.document)] if a.document else p.documents()
+        report = []
+        for d in docs:
+            issues = check_segments(p.segments(d.id), p.qa_options(), spelling=p.spell_checker())
+            report.append((d, issues))
+        if a.json:
+            print_json([{"document_id": d.id, "name": d.name, "issues": [i.to_json() for i in issues]}
+                        for d, issues in report])
+        else:
+            for d, issues in report:
+                for i in issues:
+                    where = f"segment {i.idx + 1}" if i.idx >= 0 else "document"
+                    print(f"{d.name}: {where}: {i.severity}: {i.check}: {i.message}")
+    return 1 if any(i.severity == "error" for _, issues in report for i in issues) else 0
 
 
 def _doc_json(d) -> dict:

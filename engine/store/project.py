@@ -26,7 +26,7 @@ from typing import Iterator, Sequence
 
 import sqlite_utils
 
-from engine.errors import ProjectError
+from engine.errors import ProjectError, TagErrorsError
 from engine.formats.base import ParsedDocument, SegmentStatus, Translation
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
@@ -34,6 +34,9 @@ from engine.store import migrations
 
 DB_NAME = "project.verso"
 ORIGINALS = "originals"
+EXPORTS = "exports"
+TMS_SETTING = "tms"
+DICTIONARY = "dictionary.txt"
 ORIGINS = ("", "file", "human", "tm", "mt")
 
 
@@ -53,6 +56,16 @@ class DocumentInfo:
     meta: dict = field(default_factory=dict, compare=False)
     segment_count: int = 0
     confirmed_count: int = 0
+
+
+@dataclass(frozen=True)
+class TMRef:
+    """A translation memory a project reads (setting ``tms``; paths relative to the project
+    folder or absolute).  Confirmed segments go to the first writable one."""
+
+    path: Path
+    writable: bool
+    name: str
 
 
 @dataclass(frozen=True)
@@ -180,6 +193,58 @@ class Project:
             self._conn.execute("INSERT OR REPLACE INTO project (key, value) VALUES (?, ?)", (key, value))
 
     @property
+    def tm_key(self) -> str:
+        """What a TM unit confirmed in this project is stamped with (meta ``project``), so the
+        statistics can tell the project's own work from matches that were there before."""
+        return str(self.folder.resolve())
+
+    def qa_options(self):
+        """The QA checks this project runs (:class:`engine.qa.QAOptions`)."""
+        from engine.qa import QAOptions
+
+        return QAOptions.from_setting(self.setting(QAOptions.SETTING))
+
+    def set_qa_options(self, options) -> None:
+        self.set_setting(options.SETTING, options.to_setting())
+
+    def dictionary_path(self) -> Path:
+        """The project dictionary: words spelling must accept, one a line (UTF-8)."""
+        return self.folder / DICTIONARY
+
+    def spell_checker(self):
+        """A :class:`engine.spelling.SpellChecker` for the target language with the project
+        dictionary's words, or None when no hunspell dictionary for it is installed."""
+        from engine.spelling import ProjectDictionary, SpellChecker
+
+        return SpellChecker.for_language(self.tgt_lang, ProjectDictionary(self.dictionary_path()).words())
+
+    def tm_refs(self) -> list[TMRef]:
+        """The project's TMs, in the order they are searched."""
+        raw = self.setting(TMS_SETTING, "") or ""
+        try:
+            items = json.loads(raw) if raw else []
+        except ValueError:
+            items = []
+        out = []
+        for i in items:
+            if isinstance(i, dict) and isinstance(i.get("path"), str) and i["path"]:
+                p = Path(i["path"])
+                out.append(TMRef(p if p.is_absolute() else self.folder / p, bool(i.get("writable")), p.name))
+        return out
+
+    def add_tm_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
+        """List a TM in the project (relative paths are relative to the project folder)."""
+        raw = self.setting(TMS_SETTING, "") or ""
+        try:
+            items = [i for i in (json.loads(raw) if raw else []) if isinstance(i, dict)]
+        except ValueError:
+            items = []
+        items.append({"path": str(path), "writable": writable})
+        self.set_setting(TMS_SETTING, json.dumps(items))
+        p = Path(path)
+        return TMRef(p if p.is_absolute() else self.folder / p, writable, p.name)
+
+    @property
     def name(self) -> str:
         return self.setting("name", self.folder.name) or self.folder.name
 
@@ -215,7 +280,8 @@ class Project:
                     "INSERT INTO documents (name, format, original, src_lang, tgt_lang, meta, imported_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (name, parsed.format, f"{ORIGINALS}/{stem}", src, tgt,
-                     json.dumps({**parsed.meta, "problems": parsed.problems}, ensure_ascii=False), now),
+                     json.dumps({**parsed.meta, "problems": parsed.problems,
+                                 "imported_from": str(original.resolve())}, ensure_ascii=False), now),
                 )
                 doc_id = int(cur.lastrowid)
                 rows = []
@@ -346,20 +412,72 @@ class Project:
 
     # --------------------------------------------------------------- export
     def translations(self, document_id: int) -> dict[str, Translation]:
-        """Targets by key for a document's writer (segments without a target are left out)."""
-        return {s.key: Translation(s.target, s.status) for s in self.segments(document_id) if s.target.text}
+        """Targets by key for a document's writer.
 
-    def export_document(self, ref: int | str, out: str | Path) -> Path:
-        """Write the document, translated, in its original format."""
+        Left out: segments without a target, and segments nobody has touched since the
+        import (``updated_at`` still its ``created_at``), so the writer leaves their units
+        byte for byte as the original had them -- an untouched file exports unchanged.
+        """
+        rows = self._conn.execute(
+            "SELECT key, target, target_tags, status FROM segments WHERE document_id = ? AND target != ''"
+            " AND updated_at != created_at ORDER BY idx", (document_id,))
+        return {r["key"]: Translation(TaggedText.from_parts(r["target"], r["target_tags"]), r["status"])
+                for r in rows}
+
+    def tag_errors(self, document_id: int) -> list:
+        """The tag errors (:func:`engine.qa.tag_issues`) of a document's translated segments."""
+        from engine.qa import tag_issues
+
+        return [i for s in self.segments(document_id) if s.target.text
+                for i in tag_issues(s.id, s.idx, s.source, s.target)]
+
+    def default_export_path(self, ref: int | str) -> Path:
+        """Where a document's translation goes unless the user says otherwise: the project's
+        ``exports/`` folder, the original's name with the target language before its
+        extension (``guide.xlf`` -> ``exports/guide.de.xlf``; ``guide.en.po`` -> ``guide.de.po``)."""
+        info = self.document(ref)
+        name = Path(info.name).name
+        stem, dot, ext = name.rpartition(".")
+        if not dot:
+            stem, ext = name, ""
+        base, dot2, last = stem.rpartition(".")
+        if dot2 and base and normalize_lang(last) and (
+                normalize_lang(last) == normalize_lang(info.src_lang)
+                or normalize_lang(last).split("-")[0] == normalize_lang(info.src_lang).split("-")[0]):
+            stem = base
+        return self.folder / EXPORTS / (f"{stem}.{info.tgt_lang}" + (f".{ext}" if ext else ""))
+
+    def export_document(self, ref: int | str, out: str | Path, *, force: bool = False) -> Path:
+        """Write the document, translated, in its original format.
+
+        Refused (:class:`~engine.errors.TagErrorsError`, naming the segments) while a target
+        has tag errors, unless ``force``: a broken tag breaks the client's file.  Never
+        writes over the file the document was imported from.
+        """
         from engine.formats import write_document
 
         info = self.document(ref)
+        if not force:
+            errors = self.tag_errors(info.id)
+            if errors:
+                raise TagErrorsError(info.name, errors)
+        imported = info.meta.get("imported_from")
+        if imported and _same_file(Path(out), Path(imported)):
+            raise ProjectError(f"{out}: this is the file {info.name!r} was imported from; "
+                               "export to another file")
         original = self.folder / info.original
         if not original.exists():
             raise ProjectError(f"{self.folder}: the kept original of {info.name!r} is missing ({original})")
         write_document(original, out, self.translations(info.id), format=info.format,
                        tgt_lang=info.tgt_lang, src_lang=info.src_lang)
         return Path(out)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
 
 
 class _Tx:

@@ -165,3 +165,25 @@ def test_importing_the_demo_tmx_again_updates_instead_of_duplicating(qtbot, demo
     assert (dlg.result.added, dlg.result.updated) == (0, before)
     assert "0 added" in dlg.summary.text()
     assert units_in(demo_dir / "tm") == before
+
+
+def test_statistics_do_not_count_my_own_confirmed_segments_as_matches(qtbot, tmp_path):
+    """Item 13: the analysis is what a quote is based on -- as if nothing were confirmed --
+    and progress is reported apart."""
+    folder = make_project(tmp_path / "p", ["Open the blue album now.", "Close the red door slowly.",
+                                           "Open the blue album now."])
+    win = open_window(qtbot, folder)
+    wait_matches(qtbot, win, 0)
+    win.editor().replace_text("Öffnen Sie jetzt das blaue Album.")
+    win.confirm_and_next()
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    assert units_in(folder / "tm") == 1
+    dlg = win.statistics_dialog()
+    qtbot.addWidget(dlg)
+    qtbot.waitUntil(lambda: bool(dlg.analyses), timeout=30_000)
+    a = dlg.analyses[0]
+    assert a.rows["100%"]["segments"] == 0
+    assert a.rows["no match"]["segments"] == 2 and a.rows["repetitions"]["segments"] == 1
+    p = dlg.progress_rows[0]
+    assert p.rows["confirmed"]["segments"] == 1 and p.rows["confirmed"]["words"] == 5
+    assert p.rows["new"]["segments"] + p.rows["draft"]["segments"] == 2

@@ -1,0 +1,122 @@
+"""Batch pre-translation: fill a document's empty targets as drafts, as CAT tools do before
+the translator starts (OmegaT's "Pre-translate", memoQ's "Pre-translate and statistics").
+
+For each segment without a target, in document order:
+
+1. the best match of the project's TMs (and any extra TMs); a 100 % match (score 1.0: same
+   words, case and punctuation) gives its target, with the match's tags renumbered as the
+   segment's (:func:`engine.tm.adapt.adapt_tags`), origin ``tm``;
+2. otherwise, with a model, the machine translation of the source, reading the TM matches
+   that score at least ``min_score`` when the model has a memory and the previous sources
+   when it reads document context (as the editor's suggestion does), origin ``mt``;
+3. otherwise the segment stays empty.
+
+Targets are written as drafts, never confirmed, in batches of one transaction each, so an
+interrupted run keeps what it wrote.  Segments that already have a target are not touched.
+Nothing here imports torch until a model is given.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from engine.store.project import Project, Segment
+from engine.tm import Match, TranslationMemory
+from engine.tm.adapt import adapt_tags
+
+BATCH = 16                 # sentences per model call and per transaction
+CONTEXT_SENTENCES = 8      # previous sources a document-context model may read
+MEMORY_PAIRS = 4           # best matches a memory-guided model reads (as the editor)
+
+
+@dataclass
+class PretranslateResult:
+    tm: int = 0        # filled from a 100 % TM match
+    mt: int = 0        # filled by the model
+    empty: int = 0     # left empty (no 100 % match and no model)
+    kept: int = 0      # already had a target: not touched
+
+    def to_json(self) -> dict:
+        return {"tm": self.tm, "mt": self.mt, "empty": self.empty, "kept": self.kept}
+
+
+def _best(tms: Sequence[TranslationMemory], seg: Segment, k: int) -> list[Match]:
+    found: list[Match] = []
+    for tm in tms:
+        found += tm.search(seg.source, k=k, min_score=0.3)
+    found.sort(key=lambda m: (-m.score, -m.char_score))
+    return found[:k]
+
+
+def pretranslate(project: Project, document: int | str, *, tms: Sequence[TranslationMemory] = (),
+                 translator=None, min_score: float | None = None, beam: int = 5,
+                 progress: Callable[[int, int], None] | None = None) -> PretranslateResult:
+    """Fill the empty targets of ``document`` (see the module doc).  ``progress(done, total)``
+    is called after each batch."""
+    info = project.document(document)
+    segments = project.segments(info.id)
+    res = PretranslateResult()
+    todo = [i for i, s in enumerate(segments) if not s.target.text.strip() and s.source.plain().strip()]
+    res.kept = sum(1 for s in segments if s.target.text.strip())
+    reads_memory = reads_context = False
+    if translator is not None:
+        from engine.nmt.doccontext import find_doc_context
+        from engine.nmt.memory import memory_source
+        from engine.nmt.retrieval import MEMORY_MIN_SCORE
+
+        reads_memory = memory_source(translator.model) is not None
+        reads_context = find_doc_context(translator.model) is not None
+        min_score = MEMORY_MIN_SCORE if min_score is None else min_score
+    done = 0
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start:start + BATCH]
+        tm_rows: list[tuple[int, str]] = []
+        mt_rows: list[int] = []
+        memories: list[list[tuple[str, str]]] = []
+        for i in batch:
+            seg = segments[i]
+            found = _best(tms, seg, MEMORY_PAIRS) if tms else []
+            if found and found[0].score >= 1.0:
+                tm_rows.append((seg.id, adapt_tags(found[0], seg.source)))
+            elif translator is not None:
+                mt_rows.append(i)
+                memories.append([(m.source.text, m.target.text) for m in found if m.score >= min_score])
+            else:
+                res.empty += 1
+        if tm_rows:
+            project.set_targets(tm_rows, status="draft", origin="tm", origin_score=1.0)
+            res.tm += len(tm_rows)
+        if mt_rows:
+            kw: dict = {"beam": beam}
+            if reads_memory:
+                kw["memories"] = memories
+            if reads_context:
+                kw["context"] = [[segments[j].source.text for j in range(max(0, i - CONTEXT_SENTENCES), i)]
+                                 for i in mt_rows]
+            results = translator.translate([segments[i].source.text for i in mt_rows], **kw)
+            rows = [(segments[i].id, r.text) for i, r in zip(mt_rows, results) if r.text.strip()]
+            if rows:
+                project.set_targets(rows, status="draft", origin="mt")
+            res.mt += len(rows)
+            res.empty += len(mt_rows) - len(rows)
+        done += len(batch)
+        if progress is not None:
+            progress(done, len(todo))
+    return res
+
+
+def open_tms(project: Project, extra: Sequence[str | Path] = ()) -> list[TranslationMemory]:
+    """The project's TMs (those whose folder exists) and ``extra`` TM folders, opened for the
+    project's language pair.  The caller closes them."""
+    paths = [r.path for r in project.tm_refs() if r.path.is_dir()] + [Path(p) for p in extra]
+    out = []
+    try:
+        for p in paths:
+            out.append(TranslationMemory(p, create=False, src_lang=project.src_lang,
+                                         tgt_lang=project.tgt_lang))
+    except BaseException:
+        for tm in out:
+            tm.close()
+        raise
+    return out
