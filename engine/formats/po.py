@@ -1,4 +1,4 @@
-"""gettext PO/POT files, parsed with translate-toolkit.
+"""gettext PO/POT files, read with translate-toolkit, written by splicing lines.
 
 * Each entry's msgid is a segment; an entry with ``msgid_plural`` gives one
   segment per plural form (form 0's source is msgid, the others'
@@ -16,13 +16,25 @@
   declares a legacy charset over a body that is valid UTF-8 (a common
   editor mistake) is read as UTF-8 and reported in ``problems``.
 
-Export rewrites only the entries that receive a translation (their msgstr,
-and the ``fuzzy`` flag: cleared when confirmed -- with the ``#|`` previous
-msgid that only a fuzzy entry carries -- and set for a draft); every other
-byte of the file -- header, comments, obsolete entries, line wrapping,
-newlines, encoding, BOM -- is copied as it was.  When a translation does not
-fit the file's legacy charset the file is written in UTF-8 and its header
-says so.
+What ``msgfmt -c`` accepts is read: a keyword whose string starts on the
+next line (``msgstr[0]`` then ``"..."``), and lines ending in ``\r\r\n``
+(gettext reads a CR as white space).
+
+Export is a line splice, not a re-serialisation.  For each entry whose
+translation differs from the file, only its ``msgstr``/``msgstr[n]`` lines
+are replaced (a plural form that did not change keeps its lines), and only
+where the status demands it its ``fuzzy`` flag: cleared when confirmed --
+with the ``#|`` previous-msgid lines that only a fuzzy entry carries -- and
+set for a draft (``#, fuzzy`` added to the flag line, or a flag line of its
+own before the msgid).  Every other byte -- header, comments, obsolete
+``#~`` entries, ``domain`` lines, wrapping, line ends, encoding, BOM -- is
+copied as it was, so an export without translations gives the same file.
+translate-toolkit (like polib) is used to *read* entries, never to write
+them: its serialiser re-wraps strings, normalises comments, drops blank
+lines between a comment block and its entry and knows nothing of
+``domain`` lines, and any of that would touch lines the translator never
+changed.  When a translation does not fit the file's legacy charset the
+file is written in UTF-8 and the header's charset says so.
 """
 from __future__ import annotations
 
@@ -81,15 +93,35 @@ def _decode(path: Path, raw: bytes, problems: list[str]) -> Decoded:
 
 
 def _split_lines(text: str) -> tuple[list[str], str]:
-    """Lines with their ends, split on the newline that follows the first msgid
-    (as gettext tools do: comments may hold stray line breaks)."""
-    m = re.search(r"msgid[^\r\n]*(\r\n|\r|\n)", text)
+    """Lines with their ends, split on the line end that follows the first
+    msgid (as gettext tools do: comments may hold stray line breaks).  That
+    end may be ``\r\r\n``: gettext reads the extra CRs as white space."""
+    m = re.search(r"msgid[^\r\n]*(\r*\n|\r)", text)
     nl = m.group(1) if m else "\n"
     parts = text.split(nl)
     lines = [p + nl for p in parts[:-1]]
     if parts[-1]:
         lines.append(parts[-1])
     return lines, nl
+
+
+_BARE_KEYWORD = re.compile(r"^(\s*(?:#~\s*)?(?:msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?))\s*$")
+
+
+_OBSOLETE_NO_SPACE = re.compile(r'^(\s*#~)(?=msg|")')
+
+
+def _parse_line(line: str) -> str:
+    """``line`` as translate-toolkit's parser can take it, meaning the same to
+    gettext: a "\n" end; a keyword whose string starts on the next line
+    given an empty string of its own (the next line continues it); a space
+    after an obsolete entry's ``#~`` (without it the parser takes
+    ``#~msgstr[1]`` for a comment of the next entry and fails on its flags)."""
+    body = _OBSOLETE_NO_SPACE.sub(r"\1 ", line.rstrip("\r\n"))
+    m = _BARE_KEYWORD.match(body)
+    if m:
+        body = m.group(1) + ' ""'
+    return body + "\n" if len(body) < len(line) or m else body
 
 
 # -------------------------------------------------------------------- parsing
@@ -109,7 +141,7 @@ class _Entry:
 class _Parsed:
     decoded: Decoded
     lines: list[str]          # as in the file
-    parse_lines: list[str]    # ``domain`` directives blanked (translate-toolkit lacks them)
+    parse_lines: list[str]    # as translate-toolkit reads them (see _parse_line), ``domain`` lines blank
     newline: str
     header: object | None
     entries: list[_Entry]
@@ -128,15 +160,15 @@ def _parse(path: Path) -> _Parsed:
     dec = _decode(path, raw, problems)
     lines, nl = _split_lines(dec.text)
     domains: list[tuple[int, str]] = []
-    parse_lines = list(lines)
+    parse_lines = [_parse_line(line) for line in lines]
     for i, line in enumerate(lines):
         if line.startswith("domain"):
             m = _DOMAIN.match(line.rstrip("\r\n"))
             if m:
                 domains.append((i, m.group(1)))
-                parse_lines[i] = nl
+                parse_lines[i] = "\n"
     store = pypo.pofile()
-    store.newline = nl
+    store.newline = "\n"
     store.units = []
     state = poparser.PoParseState(parse_lines, store.create_unit)
     try:
@@ -295,26 +327,22 @@ class PoFormat:
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for entries the file does not "
                                         f"have (first: {unknown[0]!r})")
-        chunks: list[str] = ["".join(parsed.lines[: parsed.entries[0].first_line])]
-        changed: dict[int, str] = {}
-        for idx, e in enumerate(parsed.entries):
-            if any(k in translations for k in e.keys) and _apply(e, translations):
-                changed[idx] = _replace_chunk(parsed, e, e.unit._getoutput())
-            chunks.append(changed[idx] if idx in changed else "".join(parsed.lines[e.first_line:e.end_line]))
-        text = "".join(chunks)
-        data = _encode(parsed, text, changed)
+        repl: dict[int, str] = {}
+        for e in parsed.entries:
+            if any(k in translations for k in e.keys):
+                _splice_entry(parsed, e, translations, repl)
+        data = _encode(parsed, repl)
         with atomic_write(out, "wb") as fh:
             fh.write(data)
 
 
-def _apply(e: _Entry, translations: dict[str, Translation]) -> bool:
-    """Put the translations of ``e``'s keys into its unit and set its fuzzy
-    flag; False (unit untouched) when that changes nothing."""
+# --------------------------------------------------------------------- export
+def _new_forms(e: _Entry, translations: dict[str, Translation]) -> tuple[list[str], list[str], bool, bool]:
+    """(forms in the file, forms to write, fuzzy in the file, fuzzy to write)."""
     u = e.unit
     was_fuzzy = u.isfuzzy()
-    plural = u.hasplural()
-    forms = _forms(u, len(e.keys)) if plural else [_forms(u, 1)[0]]
-    before = list(forms)
+    before = _forms(u, len(e.keys)) if u.hasplural() else [_forms(u, 1)[0]]
+    forms = list(before)
     confirmed: set[int] = set()
     draft = False
     for i, (key, src) in enumerate(zip(e.keys, e.sources)):
@@ -327,48 +355,119 @@ def _apply(e: _Entry, translations: dict[str, Translation]) -> bool:
         elif forms[i]:
             draft = True
     fuzzy = draft or (was_fuzzy and any(f and i not in confirmed for i, f in enumerate(forms)))
+    return before, forms, was_fuzzy, fuzzy
+
+
+def _line_end(line: str, default: str) -> str:
+    body = line.rstrip("\r\n")
+    return line[len(body):] or default
+
+
+def _splice_entry(parsed: _Parsed, e: _Entry, translations: dict[str, Translation],
+                  repl: dict[int, str]) -> None:
+    """Record in ``repl`` (line index -> new text for that line) the msgstr
+    and flag lines of ``e`` that its translations change; nothing if none."""
+    from translate.storage.pypo import PoWrapper, quoteforpo
+
+    before, forms, was_fuzzy, fuzzy = _new_forms(e, translations)
     if forms == before and fuzzy == was_fuzzy:
-        return False
-    u.target = forms if plural else forms[0]
-    if fuzzy != was_fuzzy:
-        u.settypecomment("fuzzy", fuzzy)
-    if was_fuzzy and not fuzzy:  # "#| previous msgid" only means something on a fuzzy entry
-        u.prev_msgctxt, u.prev_msgid, u.prev_msgid_plural = [], [], []
-    return True
+        return
+    lines, plines, nl = parsed.lines, parsed.parse_lines, parsed.newline
+    blocks: dict[int | None, tuple[int, int]] = {}   # msgstr index -> [first, end) lines
+    flag_lines: list[int] = []
+    prev_lines: list[int] = []
+    first_keyword = None
+    i = e.first_line
+    while i < e.end_line:
+        s = plines[i].lstrip()
+        if s.startswith("msgstr"):
+            m = re.match(r"msgstr\s*\[\s*(\d+)\s*\]", s)
+            j = i + 1
+            while j < e.end_line and plines[j].lstrip().startswith('"'):
+                j += 1
+            blocks[int(m.group(1)) if m else None] = (i, j)
+            i = j
+            continue
+        if s.startswith("#,"):
+            flag_lines.append(i)
+        elif s.startswith("#|"):
+            prev_lines.append(i)
+        elif first_keyword is None and s.startswith(("msgctxt", "msgid")):
+            first_keyword = i
+        i += 1
+    if first_keyword is None or not blocks:  # pragma: no cover - the parser accepted the entry
+        raise RuntimeError(f"PO entry at line {e.first_line + 1}: no msgid/msgstr lines found")
+
+    plural = e.unit.hasplural()
+    for idx, (old, new) in enumerate(zip(before, forms)):
+        if old == new:
+            continue
+        name = f"msgstr[{idx}]" if plural else "msgstr"
+        span = blocks.get(idx if plural else None) or (blocks.get(0) if not plural else None)
+        if span is None:  # a plural form the file lacks: after the last one present
+            first, last = max(blocks.values(), key=lambda ab: ab[1])
+            last -= 1
+            indent = re.match(r"\s*", lines[first]).group(0)
+            text = _msgstr_lines(indent, name, quoteforpo(new, PoWrapper()), _line_end(lines[first], nl))
+            if not lines[last].endswith(("\n", "\r")):  # the file's last line
+                text = _line_end(lines[first], nl) + text.rstrip("\r\n")
+            repl[last] = repl.get(last, lines[last]) + text
+            continue
+        a, b = span
+        end = _line_end(lines[a], nl)
+        indent = re.match(r"\s*", lines[a]).group(0)
+        text = _msgstr_lines(indent, name, quoteforpo(new, PoWrapper()), end)
+        if not lines[b - 1].endswith(("\n", "\r")):  # the file's last line
+            text = text.rstrip("\r\n")
+        repl[a] = text
+        for k in range(a + 1, b):
+            repl[k] = ""
+
+    if fuzzy and not was_fuzzy:
+        if flag_lines:
+            k = flag_lines[0]
+            flags = _flag_list(lines[k])
+            repl[k] = "#, " + ", ".join(["fuzzy"] + flags) + _line_end(lines[k], nl)
+        else:
+            at = prev_lines[0] if prev_lines else first_keyword
+            repl[at] = "#, fuzzy" + _line_end(lines[at], nl) + repl.get(at, lines[at])
+    elif was_fuzzy and not fuzzy:
+        for k in flag_lines:
+            flags = _flag_list(lines[k])
+            if "fuzzy" in flags:
+                rest = [f for f in flags if f != "fuzzy"]
+                repl[k] = "#, " + ", ".join(rest) + _line_end(lines[k], nl) if rest else ""
+        for k in prev_lines:  # "#| previous msgid" only means something on a fuzzy entry
+            repl[k] = ""
 
 
-def _replace_chunk(parsed: _Parsed, e: _Entry, new_text: str) -> str:
-    """``new_text`` followed by what ended the entry's old chunk (blank lines,
-    a ``domain`` directive); no final line break if the old chunk (the file's
-    end) had none."""
-    old_lines = parsed.lines[e.first_line:e.end_line]
-    keep = 0
-    for line in reversed(parsed.parse_lines[e.first_line:e.end_line]):
-        if line.strip():
-            break
-        keep += 1
-    out = new_text + "".join(old_lines[len(old_lines) - keep:] if keep else [])
-    if old_lines and not old_lines[-1].endswith(("\n", "\r")) and old_lines[-1].strip():
-        out = out.rstrip("\r\n")
-    return out
+def _flag_list(line: str) -> list[str]:
+    return [f.strip() for f in line.strip().lstrip("#,").split(",") if f.strip()]
 
 
-def _encode(parsed: _Parsed, text: str, changed: dict[int, str]) -> bytes:
-    dec = parsed.decoded
+def _msgstr_lines(indent: str, name: str, quoted: list[str], end: str) -> str:
+    """``name`` and its quoted string lines (``quoteforpo`` wraps as gettext does)."""
+    quoted = quoted or ['""']
+    return indent + name + " " + quoted[0] + end + "".join(q + end for q in quoted[1:])
+
+
+def _encode(parsed: _Parsed, repl: dict[int, str]) -> bytes:
+    def joined() -> str:
+        return "".join(repl.get(i, line) for i, line in enumerate(parsed.lines))
+
     try:
-        return dec.encode(text)
+        return parsed.decoded.encode(joined())
     except UnicodeEncodeError:
         pass
     # A translation does not fit the legacy charset: write UTF-8 and say so in the header.
-    h_idx = next((i for i, e in enumerate(parsed.entries) if e.unit is parsed.header), None)
-    if h_idx is not None:
-        h = parsed.header
-        h.target = re.sub(r"(charset=\s*)[-\w.:]+", r"\1UTF-8", h.target, count=1)
-        changed[h_idx] = _replace_chunk(parsed, parsed.entries[h_idx], h._getoutput())
-    chunks = ["".join(parsed.lines[: parsed.entries[0].first_line])]
-    for idx, e in enumerate(parsed.entries):
-        chunks.append(changed[idx] if idx in changed else "".join(parsed.lines[e.first_line:e.end_line]))
-    return "".join(chunks).encode("utf-8")
+    header = next((e for e in parsed.entries if e.unit is parsed.header), None)
+    if header is not None:
+        for i in range(header.first_line, header.end_line):
+            line = repl.get(i, parsed.lines[i])
+            if not line.lstrip().startswith("#") and _CHARSET.search(line.encode("utf-8")):
+                repl[i] = re.sub(r"(charset=\s*)[-\w.:]+", r"\1UTF-8", line, count=1)
+                break
+    return joined().encode("utf-8")
 
 
 def _header_fields(header) -> dict[str, str]:

@@ -1,7 +1,10 @@
 """gettext PO: segments, plurals, context, fuzzy, obsolete entries, encodings, bad input."""
 from __future__ import annotations
 
+import difflib
 import json
+import shutil
+import subprocess
 
 import pytest
 
@@ -212,6 +215,184 @@ def test_domain_directive_is_kept_and_keys_the_entries(tmp_path):
     assert out.read_text("utf-8") == 'msgid "A"\nmsgstr "b"\n\ndomain "other"\n\nmsgid "A"\nmsgstr "c"\n'
 
 
+# ------------------------------------------------ only the msgstr may change
+# Lines that translate-toolkit (or any PO serialiser) would not write back the
+# same way: a comment block separated from its entry by a blank line, an
+# obsolete plural entry, an unquoted domain directive, odd comment spacing,
+# a msgid wrapped by hand.
+UNTOUCHABLE = '''\
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\\n"
+
+#msgid "You have selected %d file"
+#msgid_plural "You have selected %d files"
+
+#:src/a.c:1   src/b.c:2
+#,c-format
+msgid "Delete %d"
+msgstr ""
+
+#~ msgid "old %d file"
+#~ msgid_plural "old %d files"
+#~ msgstr[0] ""
+#~ msgstr[1] ""
+domain messages-extra
+msgid ""
+"Hand "
+"wrapped"
+msgstr "von Hand"
+
+#, fuzzy
+#| msgid "Old text"
+msgid "New text"
+msgstr "Alter Text"
+'''
+
+
+def _by_source(doc, text):
+    return next(s for s in doc.segments if s.source.text == text)
+
+
+def _changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    """Lines removed from ``before`` and lines added in ``after``."""
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    removed, added = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op != "equal":
+            removed += a[i1:i2]
+            added += b[j1:j2]
+    return removed, added
+
+
+def test_export_rewrites_only_the_translated_entrys_msgstr(tmp_path):
+    p = tmp_path / "keep.po"
+    p.write_bytes(UNTOUCHABLE.encode("utf-8"))
+    doc = FORMAT.read(p)
+    delete = _seg(doc, None, "Delete %d")
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {delete.key: Translation(TaggedText(delete.source.text.replace("Delete", "Löschen"),
+                                                             delete.source.tags), "confirmed")})
+    assert _changed_lines(UNTOUCHABLE, out.read_text("utf-8")) == (['msgstr ""\n'], ['msgstr "Löschen %d"\n'])
+    # an entry after an obsolete entry and a domain directive (its key names the domain)
+    hand = _by_source(doc, "Hand wrapped")
+    assert hand.key.startswith("domain=messages-extra|")
+    FORMAT.write(p, out, {hand.key: Translation(TaggedText("Handumbruch"), "confirmed")})
+    assert _changed_lines(UNTOUCHABLE, out.read_text("utf-8")) == (['msgstr "von Hand"\n'],
+                                                                   ['msgstr "Handumbruch"\n'])
+
+
+def test_fuzzy_flag_changes_touch_only_flag_and_previous_msgid_lines(tmp_path):
+    p = tmp_path / "keep.po"
+    p.write_bytes(UNTOUCHABLE.encode("utf-8"))
+    doc = FORMAT.read(p)
+    new = _by_source(doc, "New text")
+    delete = _seg(doc, None, "Delete %d")
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {new.key: Translation(new.target, "confirmed"),
+                          delete.key: Translation(TaggedText(delete.source.text.replace("Delete", "Löschen"),
+                                                             delete.source.tags), "draft")})
+    removed, added = _changed_lines(UNTOUCHABLE, out.read_text("utf-8"))
+    assert sorted(removed) == sorted(['#,c-format\n', 'msgstr ""\n', '#, fuzzy\n', '#| msgid "Old text"\n'])
+    assert sorted(added) == sorted(['#, fuzzy, c-format\n', 'msgstr "Löschen %d"\n'])
+    again = FORMAT.read(out)
+    assert _by_source(again, "New text").status == "confirmed"
+    assert _seg(again, None, "Delete %d").status == "draft"
+    # a draft for an entry without any flag line gets one, just before its msgid
+    hand = _by_source(doc, "Hand wrapped")
+    FORMAT.write(p, out, {hand.key: Translation(hand.target, "draft")})
+    assert _changed_lines(UNTOUCHABLE, out.read_text("utf-8")) == ([], ["#, fuzzy\n"])
+    assert 'domain messages-extra\n#, fuzzy\nmsgid ""\n"Hand "' in out.read_text("utf-8")
+
+
+def test_translation_equal_to_the_file_changes_nothing_even_if_wrapped_differently(tmp_path):
+    p = tmp_path / "wrap.po"
+    text = ('msgid "A"\nmsgstr ""\n"Short "\n"pieces"\n\n'
+            'msgid "B"\nmsgid_plural "Bs"\nmsgstr[0] "b"\nmsgstr[1] ""\n"bs"\n')
+    p.write_text(text, "utf-8")
+    doc = FORMAT.read(p)
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {s.key: Translation(s.target, "confirmed") for s in doc.segments})
+    assert out.read_text("utf-8") == text
+    # one plural form changed: the other form's lines stay as they were
+    FORMAT.write(p, out, {doc.segments[1].key: Translation(TaggedText("bb"), "confirmed")})
+    assert _changed_lines(text, out.read_text("utf-8")) == (['msgstr[0] "b"\n'], ['msgstr[0] "bb"\n'])
+
+
+MSGFMT_OK = '''\
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\\n"
+
+msgid "%d file"
+msgid_plural "%d files"
+msgstr[0]
+"%d fichier"
+msgstr[1]
+"%d fichiers"
+
+msgid "Screen"
+msgstr "Écran"
+'''
+
+
+def _msgfmt_accepts(path) -> None:
+    """When gettext is installed, check the claim that ``msgfmt -c`` accepts the file."""
+    if shutil.which("msgfmt"):
+        r = subprocess.run(["msgfmt", "-c", "-o", "/dev/null", str(path)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+def test_keyword_with_its_string_on_the_next_line_is_accepted(tmp_path):
+    p = tmp_path / "nextline.po"
+    p.write_text(MSGFMT_OK, "utf-8")
+    _msgfmt_accepts(p)
+    doc = FORMAT.read(p)
+    f0, f1 = _seg(doc, None, "%d file", 0), _seg(doc, None, "%d file", 1)
+    assert (f0.target.display(), f1.target.display()) == ("<%d/> fichier", "<%d/> fichiers")
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {})
+    assert out.read_bytes() == p.read_bytes()
+    FORMAT.write(p, out, {f1.key: Translation(TaggedText(f1.source.text.replace("files", "Fichiers"),
+                                                         f1.source.tags), "confirmed")})
+    assert _changed_lines(MSGFMT_OK, out.read_text("utf-8")) == (
+        ['msgstr[1]\n', '"%d fichiers"\n'], ['msgstr[1] "%d Fichiers"\n'])
+
+
+def test_cr_cr_lf_line_endings_are_accepted_and_kept(tmp_path):
+    # gettext reads CR as white space, so "\r\r\n" ends a line as "\n" does
+    p = tmp_path / "crcrlf.po"
+    p.write_bytes(MSGFMT_OK.replace("\n", "\r\r\n").encode("utf-8"))
+    _msgfmt_accepts(p)
+    doc = FORMAT.read(p)
+    assert _seg(doc, None, "Screen").target.text == "Écran"
+    assert _seg(doc, None, "%d file", 1).target.display() == "<%d/> fichiers"
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {})
+    assert out.read_bytes() == p.read_bytes()
+    FORMAT.write(p, out, {_seg(doc, None, "Screen").key: Translation(TaggedText("Bildschirm"), "draft")})
+    expected = MSGFMT_OK.replace('msgid "Screen"\nmsgstr "Écran"', '#, fuzzy\nmsgid "Screen"\nmsgstr "Bildschirm"')
+    assert out.read_bytes() == expected.replace("\n", "\r\r\n").encode("utf-8")
+
+
+def test_obsolete_entry_without_space_after_the_marker_is_kept(tmp_path):
+    # "#~msgstr[1]" (no space) then a fuzzy entry: msgfmt -c accepts it
+    text = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+            '#~msgid "x"\n#~msgid_plural "xs"\n#~msgstr[0] ""\n#~msgstr[1] ""\n\n'
+            '#, fuzzy\nmsgid "B"\nmsgstr "b"\n')
+    p = tmp_path / "obsolete.po"
+    p.write_text(text, "utf-8")
+    _msgfmt_accepts(p)
+    doc = FORMAT.read(p)
+    b, = doc.segments
+    assert b.status == "draft"
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {b.key: Translation(b.target, "confirmed")})
+    assert out.read_text("utf-8") == text.replace("#, fuzzy\n", "")
+
+
 # ----------------------------------------------------------------- bad input
 def test_wrong_encoding_names_file_and_line(tmp_path):
     p = tmp_path / "bad.po"
@@ -246,6 +427,10 @@ def test_empty_file_is_a_format_error(tmp_path, content):
 
 
 # -------------------------------------------------------------- real samples
+def _seg_by_key(doc, key):
+    return next(s for s in doc.segments if s.key == key)
+
+
 def _sample_files():
     roots = [SHARED_DATA / "format-samples", SHARED_DATA / "kde4-l10n-de" / "po-samples",
              SHARED_DATA / "python-docs-fr" / "po-samples"]
@@ -269,6 +454,16 @@ def test_every_sample_imports_or_raises_format_error_and_round_trips(path, tmp_p
     assert out.read_bytes() == path.read_bytes()
     FORMAT.write(path, out, {s.key: Translation(s.target, s.status) for s in doc.segments if s.target})
     assert out.read_bytes() == path.read_bytes()  # what the store exports for an untouched document
+    # One entry translated: only its msgstr lines (and flag lines) change.
+    first = doc.segments[0]
+    new_target = TaggedText("«" + first.source.text + "»", first.source.tags)
+    FORMAT.write(path, out, {first.key: Translation(new_target, "confirmed")})
+    enc = doc.meta["encoding"]
+    removed, added = _changed_lines(path.read_bytes().decode(enc), out.read_bytes().decode(enc))
+    assert added, "the translation was not written"
+    for line in removed + added:
+        assert line.lstrip().startswith(("msgstr", '"', "#,", "#|")), (line, removed, added)
+    assert _seg_by_key(FORMAT.read(out), first.key).target.text == new_target.text
     # Every segment translated; entries with a draft form become fuzzy as a whole.
     draft_lines = {s.meta["line"] for s in doc.segments if s.meta["line"] % 3 == 0}
     tr = {s.key: Translation(TaggedText("«" + s.source.text + "»", s.source.tags),
