@@ -28,6 +28,29 @@ Writing
     (SDL ``conf``, ``mq:status``, or ``state``: ``translated`` /
     ``needs-review-translation`` / ``needs-translation``), keeping a raw value
     that already means the same status.  Everything else is kept.
+
+    A segment absent from ``translations`` (one the translator did not touch)
+    is not written at all: its unit stays as the parser read it (identical
+    after XML canonicalisation), SDL ``conf``/``origin`` and memoQ
+    ``mq:status`` included, and
+    ``target-language`` is only added to a ``<file>`` that receives a
+    translation.  An edited target is rebuilt from the codes of the target
+    already in the file where it has them (see
+    :mod:`engine.formats.xliffcommon`), so codes only the target has are kept.
+
+Tracked changes and protected text
+    What the translator sees is the text as it would read with the changes
+    accepted, the changes themselves kept as codes so that they come back:
+
+    * a deletion (SDL ``<mrk mtype="x-sdl-deleted">``, memoQ
+      ``<mrk mtype="x-mq-tc" mq:tctype="del">``) is one opaque code labelled
+      ``deleted``: its text is not live text (not counted, not matched, not
+      sent to MT), the code puts the markup back, and removing the code
+      accepts the deletion;
+    * an insertion (``x-sdl-added``, memoQ ``tctype="ins"``) is a pair labelled
+      ``inserted`` around its text, which is live;
+    * ``<mrk mtype="protected">`` (text that must not be translated) is one
+      opaque code labelled ``protected``, so its text cannot be edited.
 """
 from __future__ import annotations
 
@@ -41,9 +64,9 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.xliffcommon import (
-    XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, code_label,
-    fill_content, inner_text, load, localname, min_status, normalize, preserve_space, remap_target,
-    root_of, sniff_version, where, write_tree,
+    XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, code_label, edges,
+    fill_content, inner_text, keep_edges, load, localname, min_status, normalize, preserve_space,
+    remap_target, root_of, sniff_version, target_codes, where, write_tree,
 )
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
@@ -71,6 +94,7 @@ _MQ_STATUS = {
     "reviewer2confirmed": "confirmed", "proofread": "confirmed",
 }
 _STATUS_MQ = {"new": "NotStarted", "draft": "PartiallyEdited", "confirmed": "ManuallyConfirmed"}
+MQ_TCTYPE = f"{{{MQ_NS}}}tctype"
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -89,9 +113,18 @@ class _Inline12(Extractor):
         name = localname(el)
         ident = el.get("id", "")
         attrs = {"element": name, "id": ident} if ident else {"element": name}
-        if name in ("g", "mrk"):
-            if name == "mrk":
-                attrs["mtype"] = el.get("mtype", "")
+        if name == "mrk":
+            attrs["mtype"] = el.get("mtype", "")
+            change = _tracked_change(el)
+            if change == "del":
+                self.ph(el, "deleted", attrs)
+            elif change == "ins":
+                self.wrap(el, "inserted", attrs)
+            elif attrs["mtype"] == "protected":
+                self.ph(el, "protected", attrs)
+            else:
+                self.wrap(el, code_label(name, ident), attrs)
+        elif name == "g":
             self.wrap(el, code_label(name, ident), attrs)
         elif name in ("bx", "bpt"):
             self.ph(el, code_label(name, ident), attrs, kind="open",
@@ -105,6 +138,18 @@ class _Inline12(Extractor):
         else:
             return False
         return True
+
+
+def _tracked_change(mrk) -> str | None:
+    """``"del"`` / ``"ins"`` for an SDL or memoQ tracked-change ``<mrk>``."""
+    mtype = mrk.get("mtype", "")
+    if mtype == "x-sdl-deleted":
+        return "del"
+    if mtype == "x-sdl-added":
+        return "ins"
+    if mtype == "x-mq-tc" and mrk.get(MQ_TCTYPE) in ("del", "ins"):
+        return mrk.get(MQ_TCTYPE)
+    return None
 
 
 def _extract(path: Path, ns: str, el) -> Extracted:
@@ -123,6 +168,7 @@ class _Site:
     ext: Extracted
     preserve: bool
     file_el: etree._Element
+    edges: tuple[str, str]       # whitespace that normalising trimmed from the source
 
 
 class _Doc:
@@ -179,11 +225,11 @@ class _Doc:
 
     def _add(self, key, unit, src, mid, file_el) -> None:
         preserve = preserve_space(src)
-        ext = _extract(self.path, self.ns, src)
-        ext = Extracted(normalize(ext.text, preserve), ext.codes)
+        raw = _extract(self.path, self.ns, src)
+        ext = Extracted(normalize(raw.text, preserve), raw.codes)
         if not ext.text.plain().strip():
             return  # nothing to translate: only codes or whitespace
-        self.sites.append(_Site(key, unit, src, mid, ext, preserve, file_el))
+        self.sites.append(_Site(key, unit, src, mid, ext, preserve, file_el, edges(raw.text)))
 
     # -------------------------------------------------------------- targets
     def target_container(self, site: _Site):
@@ -201,7 +247,7 @@ class _Doc:
         if cont is None:
             return None
         tgt = _extract(self.path, self.ns, cont)
-        tt = normalize(remap_target(site.ext, tgt), preserve_space(cont))
+        tt = normalize(remap_target(site.ext, tgt).text, preserve_space(cont))
         return tt if tt.text else None
 
     def sdl_seg(self, site: _Site):
@@ -255,7 +301,7 @@ class Xliff12Format:
     """Reader/writer for XLIFF 1.x files (see the module docstring)."""
 
     name = "xliff12"
-    extensions = (".xlf", ".xliff", ".sdlxliff", ".mqxliff")
+    extensions = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".txlf")
 
     def sniff(self, path: Path, head: bytes) -> bool:
         v = sniff_version(head)
@@ -293,20 +339,40 @@ class Xliff12Format:
               tgt_lang: str = "") -> None:
         original, out = Path(original), Path(out)
         doc = _Doc(original)
+        translations = _changes(doc, translations)
         by_unit: dict[int, list[_Site]] = {}
         units: dict[int, etree._Element] = {}
         for site in doc.sites:
             by_unit.setdefault(id(site.unit), []).append(site)
             units[id(site.unit)] = site.unit
+        written_files: list = []
         for uid, sites in by_unit.items():
             if not any(s.key in translations for s in sites):
-                continue
+                continue  # untouched: the unit stays exactly as it is
             _Writer(doc, units[uid], sites, translations, tgt_lang, out).apply()
+            if sites[0].file_el not in written_files:
+                written_files.append(sites[0].file_el)
         if tgt_lang:
-            for f in doc.root.iter(doc.q("file")):
-                if not f.get("target-language"):
+            for f in written_files:
+                if localname(f) == "file" and not f.get("target-language"):
                     f.set("target-language", tgt_lang)
         write_tree(doc.tree, original, out)
+
+
+def _changes(doc: _Doc, translations: dict[str, Translation]) -> dict[str, Translation]:
+    """The translations that change something.  One whose target and status
+    are what the file already says is an untouched segment: writing it would
+    only trim its whitespace or restate its status in another attribute."""
+    out = dict(translations)
+    for site in doc.sites:
+        tr = out.get(site.key)
+        if tr is None:
+            continue
+        cur = doc.read_target(site)
+        if cur is not None and tr.target.text == cur.text \
+                and tr.status == _read_status(doc, site, cur)[0]:
+            del out[site.key]
+    return out
 
 
 class _Writer:
@@ -339,7 +405,12 @@ class _Writer:
         return el.makeelement(self.doc.q("bx" if role == "open" else "ex"), attrs)
 
     def _fill(self, container, site: _Site, tr: Translation) -> None:
-        fill_content(container, tr.target, site.ext.codes, isolate=self._isolate,
+        # the codes of the target already there (its own <mrk>s, codes only it
+        # has) and its trimmed whitespace, read before the content is replaced
+        codes, (lead, trail) = target_codes(site.ext, site.edges, container,
+                                            lambda el: _extract(self.doc.path, self.doc.ns, el))
+        target = tr.target if preserve_space(container) else keep_edges(tr.target, lead, trail)
+        fill_content(container, target, codes, isolate=self._isolate,
                      add_text=self._text(site.key))
 
     # -- target element

@@ -22,6 +22,14 @@ Writing
     code ``n``; ``state`` is set to ``initial`` / ``translated`` / ``reviewed``
     unless the present value already means that status.  Characters XML cannot
     hold are written as ``<cp>``.  ``trgLang`` is added when missing.
+
+    A segment absent from ``translations`` (one the translator did not touch)
+    is not written at all: its ``<target>``, ``state`` and whitespace stay as
+    they were, and a file with nothing to write gets no ``trgLang`` either.  An
+    edited target is rebuilt from the codes of the target already in the file
+    where it has them (see :mod:`engine.formats.xliffcommon`): a target
+    ``<mrk>`` keeps its own ``id``, ``type`` and ``value`` instead of taking
+    the source's, and codes only the target has come back.
 """
 from __future__ import annotations
 
@@ -34,9 +42,9 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.xliffcommon import (
-    XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, fill_content, inner_text,
-    load, localname, normalize, preserve_space, remap_target, root_of, sniff_version, where,
-    write_tree,
+    XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, edges, fill_content,
+    inner_text, keep_edges, load, localname, normalize, preserve_space, remap_target, root_of,
+    sniff_version, target_codes, where, write_tree,
 )
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
@@ -105,6 +113,7 @@ class _Site:
     segment: etree._Element
     source: etree._Element
     ext: Extracted
+    edges: tuple[str, str]  # whitespace that normalising trimmed from the source
 
 
 class _Doc:
@@ -142,18 +151,19 @@ class _Doc:
                     self.problems.append(f"unit {uid!r} ({where(seg)}): segment without "
                                          "<source>, skipped")
                     continue
-                ext = _extract(self.path, source)
-                ext = Extracted(normalize(ext.text, preserve_space(source)), ext.codes)
+                raw = _extract(self.path, source)
+                ext = Extracted(normalize(raw.text, preserve_space(source)), raw.codes)
                 if not ext.text.plain().strip():
                     continue
                 key = keys.take(f"{ukey}/{seg.get('id') or i}")
-                self.sites.append(_Site(key, unit, seg, source, ext))
+                self.sites.append(_Site(key, unit, seg, source, ext, edges(raw.text)))
 
     def read_target(self, site: _Site) -> TaggedText | None:
         target = site.segment.find(q("target"))
         if target is None:
             return None
-        tt = normalize(remap_target(site.ext, _extract(self.path, target)), preserve_space(target))
+        tt = normalize(remap_target(site.ext, _extract(self.path, target)).text,
+                       preserve_space(target))
         return tt if tt.text else None
 
 
@@ -216,9 +226,11 @@ def _add_text(parent, s: str) -> None:
     append_text(parent, s[pos:])
 
 
-def _set_target(site: _Site, tr: Translation) -> None:
+def _set_target(path: Path, site: _Site, tr: Translation) -> None:
     seg = site.segment
     target = seg.find(q("target"))
+    codes, (lead, trail) = target_codes(site.ext, site.edges, target,
+                                        lambda el: _extract(path, el))
     if target is None:
         target = seg.makeelement(q("target"), {})
         if site.source.get(XML_SPACE) is not None:
@@ -229,7 +241,8 @@ def _set_target(site: _Site, tr: Translation) -> None:
         if prev_ws is not None and not prev_ws.strip():
             site.source.tail = prev_ws
         seg.insert(idx + 1, target)
-    fill_content(target, tr.target, site.ext.codes, isolate=_isolate, add_text=_add_text)
+    text = tr.target if preserve_space(target) else keep_edges(tr.target, lead, trail)
+    fill_content(target, text, codes, isolate=_isolate, add_text=_add_text)
     status = tr.status if tr.target.text else "new"
     cur = seg.get("state")
     if cur and _STATE_STATUS.get(cur, "draft") == status:
@@ -237,6 +250,14 @@ def _set_target(site: _Site, tr: Translation) -> None:
     seg.set("state", _STATUS_STATE[status])
     if "subState" in seg.attrib:
         del seg.attrib["subState"]
+
+
+def _changes(doc: _Doc, site: _Site, tr: Translation) -> bool:
+    """False when ``tr`` is what the file already says (target and status): an
+    untouched segment, which writing would only trim or restate."""
+    cur = doc.read_target(site)
+    return not (cur is not None and tr.target.text == cur.text
+                and tr.status == _read_status(site, cur)[0])
 
 
 # ------------------------------------------------------------------ format
@@ -280,14 +301,15 @@ class Xliff20Format:
               tgt_lang: str = "") -> None:
         original, out = Path(original), Path(out)
         doc = _Doc(original)
-        todo = [s for s in doc.sites if s.key in translations]
+        todo = [s for s in doc.sites
+                if s.key in translations and _changes(doc, s, translations[s.key])]
         if todo and not doc.root.get("trgLang"):
             if not tgt_lang:
                 raise FormatError(original, "the file declares no target language (trgLang); "
                                             "give one to export translations", where(doc.root))
             doc.root.set("trgLang", tgt_lang)
         for site in todo:
-            _set_target(site, translations[site.key])
+            _set_target(original, site, translations[site.key])
         write_tree(doc.tree, original, out)
 
 

@@ -10,6 +10,34 @@
   them well nested and isolating them where it does not,
 * writing the tree back with the original prolog, encoding and BOM.
 
+What is written, and what is not
+    A writer only touches the segments it is given a translation for.  A
+    segment the translator never touched is absent from ``translations`` and
+    its XML stays exactly as it was (no state added, no whitespace trimmed, no
+    markup rebuilt): rebuilding it from the reader's view could only lose what
+    that view leaves out.  A translation that says what the file already says
+    (the target as read, the status as read) counts as untouched too.
+
+    For an edited segment the writer rebuilds the target from the codes of the
+    target already in the file where it has them (:func:`remap_target` returns
+    them in the source's numbering): an ``<mrk>`` keeps the target's own id and
+    type, and codes only the target has (a ``<ph>``, an ``<it>``, a tracked
+    change, a protected ``<mrk>``) come back instead of being dropped.  The
+    whitespace that reading trims from the ends of a segment (outside
+    ``xml:space="preserve"``) is put back around the new target
+    (:func:`keep_edges`), so ``"Second one. "`` does not lose the space that
+    separates it from the next sentence.
+
+Private-use characters
+    Verso's tag placeholders are the characters U+E001..U+F8FF, so a file's own
+    private-use character (a Wingdings bullet U+F0A7, a company logo glyph) can
+    not stay in the text as itself.  It becomes a standalone code whose
+    ``original`` is the character and whose label is ``U+F0A7``
+    (:func:`add_text_keeping_private_use`); writers put the character back as
+    text, never as markup (:func:`is_private_use_tag`).  Refusing such files
+    would refuse ordinary Word exports; replacing the character by U+FFFD, as
+    before, lost it silently.
+
 Nothing here imports torch or Qt.
 """
 from __future__ import annotations
@@ -172,6 +200,32 @@ def normalize(tt: TaggedText, preserve: bool) -> TaggedText:
     return TaggedText(_XML_WS.sub(" ", tt.text).strip(" "), tt.tags)
 
 
+_LEAD = re.compile(r"^[ \t\r\n]*")
+_TRAIL = re.compile(r"[ \t\r\n]*$")
+
+
+def edges(tt: TaggedText) -> tuple[str, str]:
+    """The whitespace at the start and at the end of ``tt`` (as in the file)."""
+    text = tt.text
+    lead = _LEAD.match(text).group(0)
+    if lead == text:
+        return lead, ""
+    return lead, _TRAIL.search(text).group(0)
+
+
+def keep_edges(target: TaggedText, lead: str, trail: str) -> TaggedText:
+    """``target`` with the whitespace reading trimmed (``lead``/``trail``) put
+    back, unless the translation has whitespace of its own at that end."""
+    text = target.text
+    if not text:
+        return target
+    if lead and not _LEAD.match(text).group(0):
+        text = lead + text
+    if trail and not _TRAIL.search(text).group(0):
+        text = text + trail
+    return TaggedText(text, target.tags)
+
+
 # ------------------------------------------------------------- serialisation
 def qname(el, clark: str) -> str:
     """``prefix:local`` for a Clark-notation name in ``el``'s scope."""
@@ -228,18 +282,55 @@ def inner_text(el) -> str:
 
 
 # ------------------------------------------------------------ reading codes
-Role = Literal["copy", "open", "close"]
+Role = Literal["copy", "open", "close", "char"]
 
 
 @dataclass
 class Code:
-    """Where tag ``n`` of a source came from: ``copy`` (an empty or opaque code
-    copied as is), or ``open`` / ``close`` of a wrapping element (``<g>``,
-    ``<pc>``, ``<mrk>``) that must be re-nested in a target."""
+    """Where tag ``n`` of a segment came from: ``copy`` (an empty or opaque
+    code copied as is), ``open`` / ``close`` of a wrapping element (``<g>``,
+    ``<pc>``, ``<mrk>``) that must be re-nested in a target, or ``char`` (a
+    private-use character of the text, written back as ``text``)."""
 
     el: object
     role: Role
     partner: int = 0  # for open/close: the number of the other half
+    text: str = ""    # for char: the character
+
+
+# ------------------------------------------------------- private-use characters
+_PRIVATE_USE = re.compile("[\ue001-\uf8ff]")  # exactly the placeholder range of engine.inline
+PRIVATE_USE_ATTR = "char"
+
+
+def private_use_label(ch: str) -> str:
+    return f"U+{ord(ch):04X}"
+
+
+def is_private_use_tag(tag: Tag | None) -> bool:
+    """True for the code that stands for a private-use character of the file
+    (its ``original`` is the character itself: write it as text)."""
+    return (tag is not None and tag.kind == "ph" and PRIVATE_USE_ATTR in tag.attrs
+            and len(tag.original) == 1 and bool(_PRIVATE_USE.match(tag.original)))
+
+
+def add_text_keeping_private_use(b: TaggedTextBuilder, s: str | None,
+                                 on_char: Callable[[str], None] | None = None) -> None:
+    """``b.text(s)``, except that each private-use character becomes a
+    standalone code (see the module docstring); ``on_char(ch)`` is called after
+    each such code is added."""
+    if not s:
+        return
+    pos = 0
+    for m in _PRIVATE_USE.finditer(s):
+        b.text(s[pos:m.start()])
+        ch = m.group(0)
+        label = private_use_label(ch)
+        b.ph(ch, label, attrs={PRIVATE_USE_ATTR: label})
+        if on_char is not None:
+            on_char(ch)
+        pos = m.end()
+    b.text(s[pos:])
 
 
 @dataclass
@@ -294,7 +385,10 @@ class Extractor:
         self.codes[n_close] = Code(el, "close", n_open)
 
     def text(self, s: str | None) -> None:
-        self.b.text(s)
+        add_text_keeping_private_use(self.b, s, self._char)
+
+    def _char(self, ch: str) -> None:
+        self.codes[self._next()] = Code(None, "char", text=ch)
 
     # -- walking
     def content(self, el) -> None:
@@ -373,13 +467,16 @@ def fill_content(container, target: TaggedText, codes: dict[int, Code], *,
                  isolate: IsolateFn, add_text: TextFn = append_text) -> None:
     """Replace ``container``'s content with ``target``.
 
-    Tag ``n`` of the target is the source's code ``n`` (``codes``).  Standalone
+    Tag ``n`` of the target is code ``n`` of ``codes`` (the source's, or the
+    file's target's where :func:`remap_target` found it there).  Standalone
     codes are copied; a wrapping pair whose two halves are well nested in the
     target is rebuilt around its content; a half that is alone or crosses
     another pair becomes what ``isolate(el, role, partner_present)`` returns
-    (``None`` drops it).  Numbers the source does not know are dropped.
+    (``None`` drops it).  A private-use character is written as text.  Other
+    numbers ``codes`` does not know are dropped.
     """
     clear_content(container)
+    tags = {t.n: t for t in target.tags}
     toks = _tokens(target)
     present = {t for t in toks if isinstance(t, int)}
     matched: set[int] = set()
@@ -404,8 +501,12 @@ def fill_content(container, target: TaggedText, codes: dict[int, Code], *,
             continue
         code = codes.get(t)
         if code is None:
+            if is_private_use_tag(tags.get(t)):  # e.g. from a TM: still just a character
+                add_text(cur, tags[t].original)
             continue
-        if code.role == "copy":
+        if code.role == "char":
+            add_text(cur, code.text)
+        elif code.role == "copy":
             new = copy.deepcopy(code.el)
             new.tail = None
             cur.append(new)
@@ -539,6 +640,8 @@ def root_of(path: Path, tree: etree._ElementTree, version: str) -> etree._Elemen
 
 
 def _signature(code: Code) -> tuple[str, str, str]:
+    if code.role == "char":
+        return ("#char", code.text, "char")
     el = code.el
     if not isinstance(getattr(el, "tag", None), str):
         return ("", "", code.role)
@@ -546,7 +649,7 @@ def _signature(code: Code) -> tuple[str, str, str]:
     return (localname(el), ident, code.role)
 
 
-def remap_target(src: Extracted, tgt: Extracted) -> TaggedText:
+def remap_target(src: Extracted, tgt: Extracted) -> Extracted:
     """A target read from the file, renumbered so that tag ``n`` is the
     source's code ``n``.
 
@@ -554,6 +657,11 @@ def remap_target(src: Extracted, tgt: Extracted) -> TaggedText:
     (an ``<mrk>``, whose id may differ in a target, by name alone); the closing
     half of a wrapping element follows its opening half.  Codes only the target
     has get numbers after the source's.
+
+    The codes returned are the target's own elements under those numbers, and
+    the source's for the numbers the target lacks: what a writer needs to
+    rebuild an edited target without replacing the target's ``<mrk id>`` by
+    the source's or dropping a code only the target has.
     """
     src_tags = {t.n: t for t in src.text.tags}
     free: dict[tuple, list[int]] = {}
@@ -593,4 +701,24 @@ def remap_target(src: Extracted, tgt: Extracted) -> TaggedText:
             next_n += 1
     text = "".join(tag_char(mapping[tag_number(c)]) if tag_number(c) in mapping else c
                    for c in tgt.text.text)
-    return TaggedText(text, tuple(src.text.tags) + tuple(extra))
+    codes = dict(src.codes)
+    for tn, sn in mapping.items():
+        code = tgt.codes.get(tn)
+        if code is not None:
+            partner = mapping.get(code.partner, 0) if code.role in ("open", "close") else 0
+            codes[sn] = Code(code.el, code.role, partner, code.text)
+    return Extracted(TaggedText(text, tuple(src.text.tags) + tuple(extra)), codes)
+
+
+def target_codes(src: Extracted, source_edges: tuple[str, str], container,
+                 extract: Callable[[object], Extracted]) -> tuple[dict[int, Code], tuple[str, str]]:
+    """What a writer needs to rebuild the target in ``container`` (None when
+    the segment has none yet): the codes by number (:func:`remap_target`) and
+    the whitespace to keep around the new text (:func:`keep_edges`) -- the
+    existing target's when it has content, else the source's
+    (``source_edges``)."""
+    if container is not None:
+        tgt = extract(container)
+        if tgt.text.text.strip():
+            return remap_target(src, tgt).codes, edges(tgt.text)
+    return src.codes, source_edges

@@ -1,6 +1,7 @@
 """XLIFF 1.2 (and 1.0/1.1, SDLXLIFF, mqxliff): import, export, round trip."""
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from datafiles import SHARED_DATA, data_file
 
 from engine.errors import FormatError
 from engine.formats.base import Translation
-from engine.formats.xliff12 import FORMAT
+from engine.formats.xliff12 import FORMAT, SDL_NS
 from engine.inline import TaggedText
 
 NS = "{urn:oasis:names:tc:xliff:document:1.2}"
@@ -400,3 +401,229 @@ def test_sdlxliff_sample_keys_and_tags():
     assert doc.meta["variant"] == "sdlxliff" and (doc.src_lang, doc.tgt_lang) == ("en-US", "es-ES")
     assert all("#" in s.key for s in doc.segments)
     assert len({s.key for s in doc.segments}) == len(doc.segments)
+
+
+# ------------------------------------------- untouched segments, target-only codes
+SDL_TRACKED = """<?xml version="1.0" encoding="utf-8"?>
+<xliff xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0" xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2" sdl:version="1.0">
+<file original="a.docx" datatype="x-sdlfilterframework2" source-language="en-US" target-language="de-DE">
+<header/>
+<body>
+<trans-unit id="u1">
+<source>Hello old world. Second one. </source>
+<seg-source><mrk mtype="seg" mid="1">Hello old world.</mrk> <mrk mtype="seg" mid="2">Second one. </mrk></seg-source>
+<target><mrk mtype="seg" mid="1">Hallo <mrk mtype="x-sdl-deleted" sdl:revid="r1">alte </mrk><mrk mtype="x-sdl-added" sdl:revid="r2">neue </mrk>Welt.</mrk> <mrk mtype="seg" mid="2">Zweiter. </mrk></target>
+<sdl:seg-defs><sdl:seg id="1" conf="Translated" origin="interactive"/><sdl:seg id="2" origin="not-translated"/></sdl:seg-defs>
+</trans-unit>
+<trans-unit id="u2">
+<source>Third.</source>
+<seg-source><mrk mtype="seg" mid="3">Third.</mrk></seg-source>
+<target><mrk mtype="seg" mid="3">Dritte.</mrk></target>
+<sdl:seg-defs><sdl:seg id="3" origin="not-translated"/></sdl:seg-defs>
+</trans-unit>
+</body>
+</file>
+</xliff>
+"""
+
+MQ_TRACKED = """<?xml version="1.0" encoding="utf-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" xmlns:mq="MQXliff" version="1.2">
+<file original="a.docx" source-language="en" target-language="de" datatype="x-memoq">
+<body>
+<trans-unit id="1" mq:status="PartiallyEdited">
+<source>The red car.</source>
+<target>Das <mrk mtype="x-mq-tc" mq:tctype="del" mq:tcuser="rev">rote</mrk><mrk mtype="x-mq-tc" mq:tctype="ins" mq:tcuser="rev">blaue</mrk> Auto.</target>
+</trans-unit>
+</body>
+</file>
+</xliff>
+"""
+
+TARGET_ONLY = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file original="a" source-language="en" target-language="de" datatype="plaintext">
+<body>
+<trans-unit id="t1">
+<source>Press <g id="1">OK</g> now.</source>
+<target state="translated">Drücken Sie <ph id="5">{x}</ph><it id="6" pos="open">&lt;i&gt;</it><mrk mtype="protected">ACME</mrk> <g id="1">OK</g>.</target>
+</trans-unit>
+<trans-unit id="t2">
+<source>Use <mrk mtype="protected">ACME Tools</mrk> daily. </source>
+<target>Täglich <mrk mtype="protected">ACME Tools</mrk> nutzen. </target>
+</trans-unit>
+<trans-unit id="t3">
+<source>Untouched.</source>
+<target>Unberührt.  </target>
+</trans-unit>
+</body>
+</file>
+</xliff>
+"""
+
+
+def _c14n(el) -> bytes:
+    el = copy.deepcopy(el)
+    el.tail = None
+    return etree.tostring(el, method="c14n2")
+
+
+def _units(path: Path) -> dict[str, etree._Element]:
+    return {u.get("id"): u for u in etree.parse(str(path)).iter(f"{NS}trans-unit")}
+
+
+def test_sdl_deleted_text_is_a_code_not_live_text(tmp_path):
+    segs = _by_key(FORMAT.read(_write(tmp_path, SDL_TRACKED, "a.sdlxliff")))
+    tgt = segs["u1#1"].target
+    assert tgt.plain() == "Hallo neue Welt."  # the accepted view: inserted text is live
+    assert tgt.display() == "Hallo <deleted/><inserted>neue </inserted>Welt."
+    deleted = next(t for t in tgt.tags if t.label == "deleted")
+    assert 'mtype="x-sdl-deleted"' in deleted.original and "alte " in deleted.original
+
+
+def test_memoq_tracked_changes_are_kept_as_codes(tmp_path):
+    src = _write(tmp_path, MQ_TRACKED, "a.mqxliff")
+    seg, = FORMAT.read(src).segments
+    assert seg.target.display() == "Das <deleted/><inserted>blaue</inserted> Auto."
+    out = tmp_path / "out.mqxliff"
+    edited = seg.target.with_text(seg.target.text + "!")
+    FORMAT.write(src, out, {"1": Translation(edited, "confirmed")})
+    target = _units(out)["1"].find(f"{NS}target")
+    inner = etree.tostring(target, encoding="unicode", with_tail=False)
+    assert 'mq:tctype="del" mq:tcuser="rev">rote</mrk>' in inner
+    assert 'mq:tctype="ins" mq:tcuser="rev">blaue</mrk> Auto.!' in inner
+    assert _units(out)["1"].get("{MQXliff}status") == "ManuallyConfirmed"
+
+
+def test_edited_sdl_segment_keeps_tracked_changes_and_its_neighbours(tmp_path):
+    src = _write(tmp_path, SDL_TRACKED, "a.sdlxliff")
+    segs = _by_key(FORMAT.read(src))
+    tgt = segs["u1#1"].target
+    out = tmp_path / "out.sdlxliff"
+    FORMAT.write(src, out, {"u1#1": Translation(tgt.with_text(tgt.text.replace("Welt", "Erde")),
+                                                "confirmed")}, tgt_lang="de-DE")
+    unit = _units(out)["u1"]
+    mrk1, mrk2 = [m for m in unit.find(f"{NS}target") if m.get("mtype") == "seg"]
+    assert etree.tostring(mrk1, encoding="unicode", with_tail=False).endswith(
+        '<mrk mtype="x-sdl-deleted" sdl:revid="r1">alte </mrk>'
+        '<mrk mtype="x-sdl-added" sdl:revid="r2">neue </mrk>Erde.</mrk>')
+    assert mrk2.text == "Zweiter. "  # the untouched segment of the same unit
+    seg1, seg2 = unit.find(f"{{{SDL_NS}}}seg-defs")
+    assert seg1.get("conf") == "Translated"
+    assert seg2.attrib == {"id": "2", "origin": "not-translated"}  # no conf="Draft" added
+    assert _c14n(_units(out)["u2"]) == _c14n(_units(src)["u2"])
+
+
+def test_untouched_sdl_origin_not_translated_keeps_no_conf(tmp_path):
+    src = _write(tmp_path, SDL_TRACKED, "a.sdlxliff")
+    out = tmp_path / "out.sdlxliff"
+    FORMAT.write(src, out, {}, tgt_lang="de-DE")
+    assert etree.tostring(etree.parse(str(out)), method="c14n2") == \
+        etree.tostring(etree.parse(str(src)), method="c14n2")
+
+
+def test_target_only_ph_it_and_protected_mrk_survive_an_edit(tmp_path):
+    src = _write(tmp_path, TARGET_ONLY)
+    segs = _by_key(FORMAT.read(src))
+    t1 = segs["t1"].target
+    assert t1.display() == "Drücken Sie <ph5/><it6/><protected/> <g1>OK</g1>."
+    out = tmp_path / "out.xlf"
+    # confirming the target as read writes the very same target
+    FORMAT.write(src, out, {"t1": Translation(t1, "confirmed")})
+    assert _c14n(_units(out)["t1"]) == _c14n(_units(src)["t1"])
+    # an edit keeps every code the target had
+    edited = t1.with_text(t1.text.replace("Sie", "du"))
+    FORMAT.write(src, out, {"t1": Translation(edited, "confirmed")})
+    target = _units(out)["t1"].find(f"{NS}target")
+    assert etree.tostring(target, encoding="unicode", with_tail=False).split(">", 1)[1] == (
+        'Drücken du <ph id="5">{x}</ph><it id="6" pos="open">&lt;i&gt;</it>'
+        '<mrk mtype="protected">ACME</mrk> <g id="1">OK</g>.</target>')
+
+
+def test_protected_mrk_is_one_code_that_cannot_be_edited(tmp_path):
+    seg = _by_key(FORMAT.read(_write(tmp_path, TARGET_ONLY)))["t2"]
+    assert seg.source.display() == "Use <protected/> daily."
+    assert seg.source.tags[0].original == '<mrk mtype="protected">ACME Tools</mrk>'
+
+
+def test_edited_target_keeps_the_trailing_space_reading_trimmed(tmp_path):
+    src = _write(tmp_path, TARGET_ONLY)
+    t2 = _by_key(FORMAT.read(src))["t2"].target
+    assert t2.plain() == "Täglich  nutzen."  # what the translator sees: no edge
+    out = tmp_path / "out.xlf"
+    FORMAT.write(src, out, {"t2": Translation(t2.with_text(t2.text.replace("nutzen", "verwenden")),
+                                              "confirmed")})
+    target = _units(out)["t2"].find(f"{NS}target")
+    assert target[0].tail == " verwenden. "
+    # SDL: a segment's new target keeps its trailing space
+    sdl = _write(tmp_path, SDL_TRACKED, "a.sdlxliff")
+    FORMAT.write(sdl, tmp_path / "o.sdlxliff",
+                 {"u1#2": Translation(TaggedText("Zwei."), "confirmed")})
+    mrk2 = [m for m in _units(tmp_path / "o.sdlxliff")["u1"].find(f"{NS}target")
+            if m.get("mid") == "2"][0]
+    assert mrk2.text == "Zwei. "
+
+
+def test_untouched_targets_get_no_state_and_keep_their_spaces(tmp_path):
+    src = _write(tmp_path, TARGET_ONLY)
+    t2 = _by_key(FORMAT.read(src))["t2"].target
+    out = tmp_path / "out.xlf"
+    FORMAT.write(src, out, {"t2": Translation(t2, "confirmed")}, tgt_lang="de")
+    before, after = _units(src), _units(out)
+    assert after["t2"].find(f"{NS}target").get("state") == "translated"
+    for uid in ("t1", "t3"):
+        assert _c14n(after[uid]) == _c14n(before[uid]), uid
+    assert after["t3"].find(f"{NS}target").text == "Unberührt.  "
+    assert after["t3"].find(f"{NS}target").get("state") is None
+
+
+def test_target_language_is_only_added_to_a_file_that_gets_a_translation(tmp_path):
+    src = _write(tmp_path, DOC)  # its <file> has no target-language
+    FORMAT.write(src, tmp_path / "a.xlf", {}, tgt_lang="de")
+    assert etree.parse(str(tmp_path / "a.xlf")).find(f"{NS}file").get("target-language") is None
+    FORMAT.write(src, tmp_path / "b.xlf", {"save": Translation(TaggedText("Speichern"))},
+                 tgt_lang="de")
+    assert etree.parse(str(tmp_path / "b.xlf")).find(f"{NS}file").get("target-language") == "de"
+
+
+# ---------------------------------------------------------- private-use characters
+PUA = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file original="a" source-language="en" target-language="de" datatype="plaintext">
+<body>
+<trans-unit id="b1"><source>\uf0a7 Item one</source><target>\uf0a7 Punkt eins</target></trans-unit>
+<trans-unit id="b2"><source>\uf0a7 Item two</source></trans-unit>
+</body>
+</file>
+</xliff>
+"""
+
+
+def test_private_use_character_is_kept_through_import_edit_export(tmp_path):
+    src = _write(tmp_path, PUA)
+    segs = _by_key(FORMAT.read(src))
+    b1 = segs["b1"]
+    assert b1.source.display() == "<U+F0A7/> Item one"
+    assert b1.source.tags[0].original == "\uf0a7"
+    assert b1.target.display() == "<U+F0A7/> Punkt eins"
+    out = tmp_path / "out.xlf"
+    FORMAT.write(src, out, {
+        "b1": Translation(b1.target.with_text(b1.target.text.replace("eins", "1")), "confirmed"),
+        "b2": Translation(TaggedText(segs["b2"].source.text.replace("Item two", "Punkt zwei"),
+                                     segs["b2"].source.tags), "confirmed"),
+    })
+    raw = out.read_text(encoding="utf-8")
+    assert "<target state=\"translated\">\uf0a7 Punkt 1</target>" in raw
+    assert "\uf0a7 Punkt zwei</target>" in raw and "\ufffd" not in raw
+    again = _by_key(FORMAT.read(out))
+    assert again["b2"].target.display() == "<U+F0A7/> Punkt zwei"
+
+
+def test_translation_equal_to_the_file_is_written_as_untouched(tmp_path):
+    src = _write(tmp_path, SDL_TRACKED, "a.sdlxliff")
+    doc = FORMAT.read(src)
+    out = tmp_path / "out.sdlxliff"
+    # every segment passed back exactly as read (target and status)
+    FORMAT.write(src, out, {s.key: Translation(s.target, s.status) for s in doc.segments},
+                 tgt_lang="de-DE")
+    assert etree.tostring(etree.parse(str(out)), method="c14n2") == \
+        etree.tostring(etree.parse(str(src)), method="c14n2")

@@ -262,3 +262,101 @@ def test_suite_sample_with_glossary_and_code_point():
     assert seg.key == "1/1"
     assert seg.source.display().split() == ["Press", "the", "<mrk-m1>TAB", "key</mrk-m1>."]
     assert seg.target.display().startswith("Drücken Sie die <mrk-m1>TAB-TASTE</mrk-m1>")
+
+
+# ------------------------------------------- untouched segments, target-only codes
+TARGET_CODES = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">
+ <file id="f1">
+  <unit id="u1">
+   <segment id="s1" state="translated">
+    <source>See <mrk id="m1" type="comment" value="check">the terms</mrk> here. </source>
+    <target>Siehe <mrk id="m9" type="term" value="Begriff">die Begriffe</mrk><ph id="7"/> hier. </target>
+   </segment>
+   <segment id="s2">
+    <source>Untouched one. </source>
+    <target>Unberührt.  </target>
+   </segment>
+  </unit>
+  <unit id="u2">
+   <segment><source>Other.</source><target>Andere. </target></segment>
+  </unit>
+ </file>
+</xliff>
+"""
+
+
+def _c14n(el) -> bytes:
+    import copy
+    el = copy.deepcopy(el)
+    el.tail = None
+    return etree.tostring(el, method="c14n2")
+
+
+def _segments(path: Path) -> list:
+    return list(etree.parse(str(path)).iter(f"{NS}segment"))
+
+
+def test_edited_target_keeps_its_own_mrk_ids_types_and_target_only_codes(tmp_path):
+    src = _write(tmp_path, TARGET_CODES)
+    seg = _by_key(FORMAT.read(src))["u1/s1"]
+    assert seg.target.display() == "Siehe <mrk-m1>die Begriffe</mrk-m1><ph7/> hier."
+    out = tmp_path / "out.xlf"
+    FORMAT.write(src, out, {"u1/s1": Translation(
+        seg.target.with_text(seg.target.text.replace("hier", "dort")), "confirmed")})
+    s1, s2, other = _segments(out)
+    target = etree.tostring(s1.find(f"{NS}target"), encoding="unicode", with_tail=False)
+    assert target.split(">", 1)[1] == ('Siehe <mrk id="m9" type="term" value="Begriff">die Begriffe'
+                                       '</mrk><ph id="7"/> dort. </target>')  # trailing space kept
+    assert s1.get("state") == "reviewed"
+    before = _segments(src)
+    assert (_c14n(s2), _c14n(other)) == (_c14n(before[1]), _c14n(before[2]))
+
+
+def test_untouched_segments_get_no_state_and_keep_their_spaces(tmp_path):
+    src = _write(tmp_path, TARGET_CODES)
+    doc = FORMAT.read(src)
+    out = tmp_path / "out.xlf"
+    FORMAT.write(src, out, {}, tgt_lang="de")
+    assert etree.tostring(etree.parse(str(out)), method="c14n2") == \
+        etree.tostring(etree.parse(str(src)), method="c14n2")
+    # passing every segment back as read changes nothing either
+    FORMAT.write(src, out, {s.key: Translation(s.target, s.status) for s in doc.segments})
+    s1, s2, other = _segments(out)
+    assert s2.get("state") is None and s2.find(f"{NS}target").text == "Unberührt.  "
+    assert other.find(f"{NS}target").text == "Andere. "
+    assert etree.tostring(etree.parse(str(out)), method="c14n2") == \
+        etree.tostring(etree.parse(str(src)), method="c14n2")
+
+
+def test_no_trglang_is_added_when_nothing_is_written(tmp_path):
+    src = _write(tmp_path, TARGET_CODES.replace(' trgLang="de"', ""))
+    FORMAT.write(src, tmp_path / "out.xlf", {}, tgt_lang="de")
+    assert etree.parse(str(tmp_path / "out.xlf")).getroot().get("trgLang") is None
+
+
+def test_private_use_character_is_kept_through_import_edit_export(tmp_path):
+    src = _write(tmp_path, """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">
+ <file id="f1">
+  <unit id="u1"><segment id="1"><source>\uf0a7 Item one</source><target>\uf0a7 Punkt eins</target></segment></unit>
+  <unit id="u2"><segment id="1"><source>Logo <cp hex="F0A7"/> here</source></segment></unit>
+ </file>
+</xliff>
+""")
+    segs = _by_key(FORMAT.read(src))
+    assert segs["u1/1"].source.display() == "<U+F0A7/> Item one"
+    assert segs["u1/1"].target.display() == "<U+F0A7/> Punkt eins"
+    assert segs["u2/1"].source.display() == "Logo <U+F0A7/> here"
+    out = tmp_path / "out.xlf"
+    t1 = segs["u1/1"].target
+    FORMAT.write(src, out, {
+        "u1/1": Translation(t1.with_text(t1.text.replace("eins", "1")), "confirmed"),
+        "u2/1": Translation(segs["u2/1"].source.with_text(
+            segs["u2/1"].source.text.replace("here", "hier")), "confirmed"),
+    })
+    raw = out.read_text(encoding="utf-8")
+    assert "<target>\uf0a7 Punkt 1</target>" in raw
+    assert "<target>Logo \uf0a7 hier</target>" in raw and "\ufffd" not in raw
+    again = _by_key(FORMAT.read(out))
+    assert again["u2/1"].target.display() == "Logo <U+F0A7/> hier"
