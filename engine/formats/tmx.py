@@ -17,6 +17,11 @@ What a :class:`~engine.formats.base.TMUnit` read from TMX carries:
   its (translatable) content.
   Tags of every variant are numbered like those of the reference variant
   (the source language), so tag ``n`` is the same code in each language.
+  A private-use character of the text (U+E001..U+F8FF, the range of Verso's
+  tag placeholders) becomes a standalone code whose ``original`` is the
+  character, labelled ``U+F0A7``; :func:`write_tmx` writes it back as the
+  plain character (see :mod:`engine.formats.xliffcommon` for why it is kept
+  this way rather than replaced or refused).
 * ``meta``: ``tuid``, ``creationdate`` / ``changedate`` / ``lastusagedate``
   (raw TMX value, plus ``*_iso`` in ISO 8601 when it parses), ``creationid``,
   ``changeid``, ``usagecount`` (int), ``props`` ([[type, value], ...]),
@@ -44,6 +49,7 @@ from lxml import etree
 import engine
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats.base import TMUnit
+from engine.formats.xliffcommon import add_text_keeping_private_use, is_private_use_tag
 from engine.formats.xmlsafe import iterparse, localname, safe_parser
 from engine.fsutil import atomic_write
 from engine.inline import Tag, TaggedText, TaggedTextBuilder, tag_char, tag_number
@@ -258,11 +264,14 @@ def seg_to_tagged(seg, path: Path | None = None) -> TaggedText:
         counter[0] += 1
         return f"{prefix}{counter[0]}"
 
+    def text(s: str | None) -> None:
+        add_text_keeping_private_use(b, s)  # a private-use character stays itself
+
     def walk(ch) -> None:
         if isinstance(ch, etree._Entity):
             raise UnsafeXMLError(path, "refused: entity reference in a segment", f"line {ch.sourceline}")
         if not isinstance(ch.tag, str):  # comment or processing instruction
-            b.text(ch.tail)
+            text(ch.tail)
             return
         name = localname(ch)
         attrs = {"fmt": "tmx", "el": name}
@@ -273,7 +282,7 @@ def seg_to_tagged(seg, path: Path | None = None) -> TaggedText:
             pid = fresh("hi")
             label = ch.get("type") or "hi"
             b.open(_start_tag(ch), label, pair=pid, attrs=attrs)
-            b.text(ch.text)
+            text(ch.text)
             for sub in ch:
                 walk(sub)
             b.close(f"</{name}>", label, pair=pid, attrs=attrs)
@@ -297,9 +306,9 @@ def seg_to_tagged(seg, path: Path | None = None) -> TaggedText:
                     b.close(original, label, pair=pid, attrs=attrs)
             else:  # ph, ut, an <ept> without its <bpt>, or an unknown element
                 b.ph(original, label, attrs=attrs)
-        b.text(ch.tail)
+        text(ch.tail)
 
-    b.text(seg.text)
+    text(seg.text)
     for ch in seg:
         walk(ch)
     return b.build()
@@ -497,6 +506,9 @@ def _seg_markup(tt: TaggedText, *, keep_tmx: bool) -> str:
             continue
         t = by_n.get(n)
         if t is None:
+            continue
+        if is_private_use_tag(t):  # text of the file, not markup
+            out.append(t.original)
             continue
         if keep_tmx and _is_tmx_code(t):
             out.append(t.original)

@@ -64,7 +64,7 @@ def test_every_sample_imports_normalised_and_round_trips(path: Path, tmp_path: P
             assert lang == normalize_lang(lang)
             # every placeholder in the text has its tag, with the TMX markup kept
             assert {t.n for t in text.tags} >= set(text.tag_numbers())
-            assert all(t.original.startswith("<") for t in text.tags)
+            assert all(t.original.startswith("<") or t.label.startswith("U+") for t in text.tags)
         assert u.meta["srclang"] in u.variants
         assert isinstance(u.line, int) and u.line > 0
     header = read_tmx_header(path)
@@ -237,9 +237,31 @@ def test_inline_codes_become_protected_tags(tmp_path: Path):
     assert u.variants["de"] == en
 
 
-def test_placeholder_characters_in_the_file_are_not_taken_for_tags(tmp_path: Path):
-    u, = read_tmx(write(tmp_path, tmx_text(tu("odd \ue001 char", "x"))))
-    assert u.variants["en"].tags == () and "\ue001" not in u.variants["en"].text
+def test_private_use_characters_are_kept_as_codes_not_taken_for_tags(tmp_path: Path):
+    # U+E001 is also the placeholder of tag 1: the file's character must become
+    # a code of its own, never be mistaken for another code nor become U+FFFD
+    u, = read_tmx(write(tmp_path, tmx_text(tu('odd \ue001 char <ph x="1">%s</ph>', "x"))))
+    en = u.variants["en"]
+    assert en.display() == "odd <U+E001/> char <%s/>"
+    assert en.tags[0].original == "\ue001" and en.tags[0].kind == "ph"
+    assert "\ufffd" not in en.text
+
+
+def test_private_use_character_round_trips_through_tmx(tmp_path: Path):
+    src = write(tmp_path, tmx_text(tu("\uf0a7 Item <ph x=\"1\">&lt;br/&gt;</ph>one",
+                                      "\uf0a7 Punkt <ph x=\"1\">&lt;br/&gt;</ph>eins")))
+    u, = read_tmx(src)
+    assert u.variants["en"].display() == "<U+F0A7/> Item <br/>one"
+    assert u.variants["de"].display() == "<U+F0A7/> Punkt <br/>eins"
+    assert u.variants["de"].tag_numbers() == u.variants["en"].tag_numbers()
+    out = tmp_path / "again.tmx"
+    write_tmx(out, [u], src_lang="en")
+    raw = out.read_text(encoding="utf-8")
+    assert "<seg>\uf0a7 Item <ph x=\"1\">&lt;br/&gt;</ph>one</seg>" in raw
+    assert "<seg>\uf0a7 Punkt <ph x=\"1\">&lt;br/&gt;</ph>eins</seg>" in raw
+    assert "\ufffd" not in raw
+    again, = read_tmx(out)
+    assert again.variants == u.variants
 
 
 # --------------------------------------------------------- broken and hostile
