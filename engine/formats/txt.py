@@ -1,7 +1,9 @@
 """Plain text: paragraphs (separated by blank lines) -> sentences -> segments.
 
 Segment keys are ``p<paragraph>.s<sentence>``, both counted from 1.  Markup
-and placeholders in the text become protected codes.  Encodings: UTF-8 with
+and placeholders in the text become protected codes, and so does each
+private-use character (a symbol-font bullet such as U+F0A7): it is kept, as a
+code whose original is the character.  Encodings: UTF-8 with
 or without BOM, UTF-16/UTF-32 with BOM; bytes that do not decode raise
 :class:`~engine.errors.FormatError` with the line.
 
@@ -28,7 +30,6 @@ from engine.inline import TaggedText
 from engine.segmentation import Segmentation, segment_text, segmenter_language
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
-_PUA = re.compile("[\ue000-\uf8ff]")
 
 
 @dataclass
@@ -67,10 +68,6 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
 def _parse(path: Path, src_lang: str) -> tuple[Decoded, list[_Paragraph], list[str]]:
     dec = read_decoded(path, "the file is empty (no text to translate)")
     problems: list[str] = []
-    if _PUA.search(dec.text):
-        line = dec.text[: _PUA.search(dec.text).start()].count("\n") + 1
-        problems.append(f"line {line}: private-use characters are reserved for inline codes "
-                        "and were replaced by U+FFFD")
     paras = []
     for start, end in paragraph_spans(dec.text):
         tagged = protect_text(dec.text[start:end])

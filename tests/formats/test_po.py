@@ -393,6 +393,24 @@ def test_obsolete_entry_without_space_after_the_marker_is_kept(tmp_path):
     assert out.read_text("utf-8") == text.replace("#, fuzzy\n", "")
 
 
+def test_private_use_characters_are_kept_as_codes(tmp_path):
+    p = tmp_path / "pua.po"
+    text = ('msgid "\uf0a7 Item <b>bold</b>"\nmsgstr "\uf0a7 Punkt <b>fett</b>"\n\n'
+            'msgid "\uf0a7 Two"\nmsgstr ""\n')
+    p.write_text(text, "utf-8")
+    doc = FORMAT.read(p)
+    one, two = doc.segments
+    assert "\ufffd" not in one.source.text + one.target.text
+    assert one.source.display() == "<U+F0A7/> Item <b>bold</b>"
+    assert one.target.display() == "<U+F0A7/> Punkt <b>fett</b>"
+    assert one.target.tag_numbers() == one.source.tag_numbers() == [1, 2, 3]
+    assert one.source.tags[0].original == "\uf0a7" and one.source.tags[0].kind == "ph"
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {two.key: Translation(TaggedText(two.source.text.replace("Two", "Zwei"),
+                                                          two.source.tags))})
+    assert out.read_text("utf-8") == text.replace('msgstr ""', 'msgstr "\uf0a7 Zwei"')
+
+
 # ----------------------------------------------------------------- bad input
 def test_wrong_encoding_names_file_and_line(tmp_path):
     p = tmp_path / "bad.po"

@@ -79,6 +79,20 @@ def test_export_writes_targets_and_keeps_other_columns_and_quoting(tmp_path):
             assert s.target.text == tr[s.key].target.text
 
 
+def test_private_use_characters_are_kept_as_codes(tmp_path):
+    text = '"\uf0a7 Item %1","\uf0a7 Punkt %1"\r\n"\uf0a7 Two",""\r\n'
+    src = _write(tmp_path, text)
+    doc = FORMAT.read(src)
+    one, two = doc.segments
+    assert "\ufffd" not in one.source.text + one.target.text
+    assert one.source.display() == "<U+F0A7/> Item <%1/>" and one.target.display() == "<U+F0A7/> Punkt <%1/>"
+    assert one.target.tag_numbers() == one.source.tag_numbers() == [1, 2]
+    out = tmp_path / "out.csv"
+    FORMAT.write(src, out, {two.key: Translation(TaggedText(two.source.text.replace("Two", "Zwei"),
+                                                            two.source.tags))})
+    assert out.read_bytes().decode("utf-8") == text.replace('""', '"\uf0a7 Zwei"')
+
+
 def test_tsv_with_named_header_columns(tmp_path):
     src = _write(tmp_path, "ID\tSource\tTarget\tNote\nbtn.ok\tOK\t\tbutton label\nbtn.no\tCancel\tAbbrechen\t\n",
                  name="ui.tsv")

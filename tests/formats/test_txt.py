@@ -149,8 +149,18 @@ def test_missing_file_is_a_format_error(tmp_path):
         FORMAT.read(tmp_path / "nothere.txt")
 
 
-def test_private_use_characters_in_the_file_are_reported(tmp_path):
-    doc = FORMAT.read(_write(tmp_path, "Hello.\n\nA \ue001 glyph.\n"), src_lang="en")
-    assert len(doc.segments) == 2
-    assert doc.problems and doc.problems[0].startswith("line 3")
-    assert doc.segments[1].source.tag_count == 0  # not mistaken for a tag
+def test_private_use_characters_are_kept_as_codes(tmp_path):
+    text = "Hello.\n\n\uf0a7 A <b>bold</b> glyph \ue001.\n"
+    p = _write(tmp_path, text)
+    doc = FORMAT.read(p, src_lang="en")
+    assert len(doc.segments) == 2 and not doc.problems
+    seg = doc.segments[1]
+    assert "\ufffd" not in seg.source.text
+    assert seg.source.display() == "<U+F0A7/> A <b>bold</b> glyph <U+E001/>."
+    assert [t.original for t in seg.source.tags] == ["\uf0a7", "<b>", "</b>", "\ue001"]
+    out = tmp_path / "out.txt"
+    FORMAT.write(p, out, {}, src_lang="en")
+    assert out.read_bytes() == p.read_bytes()
+    FORMAT.write(p, out, {seg.key: Translation(TaggedText(seg.source.text.replace("A", "Ein"),
+                                                          seg.source.tags))}, src_lang="en")
+    assert out.read_text("utf-8") == text.replace("A <b>", "Ein <b>")
