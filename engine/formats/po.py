@@ -399,8 +399,12 @@ def _splice_entry(parsed: _Parsed, e: _Entry, translations: dict[str, Translatio
         raise RuntimeError(f"PO entry at line {e.first_line + 1}: no msgid/msgstr lines found")
 
     plural = e.unit.hasplural()
+    changed = [i for i, (old, new) in enumerate(zip(before, forms)) if old != new]
     for idx, (old, new) in enumerate(zip(before, forms)):
-        if old == new:
+        # a plural form the file lacks is written (empty if need be) when a later one is:
+        # msgfmt wants msgstr[0..n] without gaps
+        missing = plural and idx not in blocks and changed and idx < changed[-1]
+        if old == new and not missing:
             continue
         name = f"msgstr[{idx}]" if plural else "msgstr"
         span = blocks.get(idx if plural else None) or (blocks.get(0) if not plural else None)

@@ -393,6 +393,20 @@ def test_obsolete_entry_without_space_after_the_marker_is_kept(tmp_path):
     assert out.read_text("utf-8") == text.replace("#, fuzzy\n", "")
 
 
+def test_plural_forms_the_file_lacks_are_added_after_the_last_one_without_gaps(tmp_path):
+    text = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+            '"Plural-Forms: nplurals=3; plural=n==1 ? 0 : n==2 ? 1 : 2;\\n"\n\n'
+            'msgid "A"\nmsgid_plural "As"\nmsgstr[0] "a"')  # no line end at the end of the file
+    p = tmp_path / "three.po"
+    p.write_text(text, "utf-8")
+    doc = FORMAT.read(p)
+    assert [s.meta["plural_index"] for s in doc.segments] == [0, 1, 2]
+    out = tmp_path / "out.po"
+    FORMAT.write(p, out, {doc.segments[2].key: Translation(TaggedText("aaa"), "confirmed")})
+    assert out.read_text("utf-8") == text + '\nmsgstr[1] ""\nmsgstr[2] "aaa"'
+    _msgfmt_accepts(out)
+
+
 def test_private_use_characters_are_kept_as_codes(tmp_path):
     p = tmp_path / "pua.po"
     text = ('msgid "\uf0a7 Item <b>bold</b>"\nmsgstr "\uf0a7 Punkt <b>fett</b>"\n\n'
