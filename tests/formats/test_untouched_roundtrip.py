@@ -4,14 +4,15 @@ The writer contract (issue 22, item 8): a key absent from ``translations`` is a
 segment the translator never touched, and its XML is written back exactly as
 it was -- no state added, no whitespace trimmed, no markup flattened, no SDL
 or memoQ status changed.  "Exactly" is checked after XML canonicalisation
-(c14n), so attribute order, quote style and ``<a/>`` versus ``<a></a>`` do
-not count; everything else does.
+(C14N 2.0), so attribute order, quote style, CDATA sections and ``<a/>``
+versus ``<a></a>`` do not count; everything else (comments included) does.
 
 Every real XLIFF 1.2 (``.xlf``/``.xliff``, SDLXLIFF, mqxliff, txlf) and
 XLIFF 2.0 sample (the OASIS suite's valid and in-out files included) under
-``../shared/data/format-samples`` is exported once with no translations and
-once with only its first segment confirmed under a new target, and once
-with every segment passed back exactly as read (which changes nothing either).
+``../shared/data/format-samples`` is exported three times: with no
+translations; with every segment passed back exactly as read (which changes
+nothing either); and with only its first segment confirmed under a new
+target, which must change that segment's unit and no other.
 """
 from __future__ import annotations
 
