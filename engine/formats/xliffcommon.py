@@ -308,10 +308,13 @@ def private_use_label(ch: str) -> str:
 
 
 def is_private_use_tag(tag: Tag | None) -> bool:
-    """True for the code that stands for a private-use character of the file
-    (its ``original`` is the character itself: write it as text)."""
-    return (tag is not None and tag.kind == "ph" and PRIVATE_USE_ATTR in tag.attrs
-            and len(tag.original) == 1 and bool(_PRIVATE_USE.match(tag.original)))
+    """True for the code that stands for a private-use character of a file:
+    its ``original`` is that one character, to be written as text.  The
+    ``char`` attribute is not required: PO/TXT/CSV readers
+    (:func:`engine.formats.textutil.protect_text_keeping_pua`) make the same
+    code without it, and a TM may hand either to any writer."""
+    return (tag is not None and tag.kind == "ph" and len(tag.original) == 1
+            and bool(_PRIVATE_USE.match(tag.original)))
 
 
 def add_text_keeping_private_use(b: TaggedTextBuilder, s: str | None,

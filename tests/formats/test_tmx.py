@@ -14,7 +14,7 @@ from engine.formats.base import TMUnit
 from engine.formats.tmx import (
     iso_to_tmx_date, read_tmx, read_tmx_header, tmx_date_to_iso, write_tmx,
 )
-from engine.inline import TaggedText, protect, tag_char
+from engine.inline import Tag, TaggedText, protect, tag_char
 from engine.langs import normalize_lang
 
 SAMPLES = SHARED_DATA / "format-samples"
@@ -262,6 +262,14 @@ def test_private_use_character_round_trips_through_tmx(tmp_path: Path):
     assert "\ufffd" not in raw
     again, = read_tmx(out)
     assert again.variants == u.variants
+
+
+def test_private_use_code_from_another_format_is_written_as_the_character(tmp_path: Path):
+    # the PO/TXT readers make the same code without attributes
+    tt = TaggedText(f"{c(1)} Punkt", (Tag(1, "ph", "\uf0a7", "U+F0A7"),))
+    out = tmp_path / "o.tmx"
+    write_tmx(out, [TMUnit({"en": tt, "de": tt})], src_lang="en")
+    assert "<seg>\uf0a7 Punkt</seg>" in out.read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------- broken and hostile
