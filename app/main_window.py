@@ -52,6 +52,7 @@ from app.segment_model import (
     replace_in_target,
 )
 from app.suggest import NMTService
+from engine.qa import TAG_CHECKS, check_segments, tag_issues
 from engine.resources import default_model_dir
 from app.tmservice import TMService, adapt_tags
 
@@ -172,6 +173,7 @@ class MainWindow(QMainWindow):
         self.matches.insertRequested.connect(self.insert_match)
         self.suggestion = SuggestionPanel(self)
         self.suggestion.insertRequested.connect(self.insert_suggestion)
+        self.suggestion.completionRequested.connect(self.insert_completion)
         self.alignment = AlignmentPanel(self)
         self.alignment.wordClicked.connect(self._alignment_clicked)
         self.alignment.choice.currentIndexChanged.connect(lambda i: i == 1 and self._score_own_target())
@@ -237,6 +239,8 @@ class MainWindow(QMainWindow):
         self.act_copy_source = self._action("Copy &Source to Target", self.copy_source, "copy_source", None, s)
         self._action("Insert Next Missing &Tag", self.insert_next_tag, "next_tag", None, s)
         self._action("Insert &Machine Suggestion", self.insert_suggestion, "insert_suggestion", None, s)
+        self._action("Use the Machine's &Completion of What I Typed", self.insert_completion,
+                     "insert_completion", None, s)
         mm = s.addMenu("Insert TM &Match")
         for n in range(1, 10):
             self._action(f"Match {n}", lambda n=n: self.insert_match(n - 1), f"match_{n}", None, mm)
@@ -317,6 +321,24 @@ class MainWindow(QMainWindow):
         if self.doc_combo.count():
             self.doc_combo.setCurrentIndex(0)
             self._on_document_chosen(0)
+        else:
+            self._clear_document()
+
+    def _clear_document(self) -> None:
+        """A project without documents shows an empty grid, never the previous project's."""
+        self.commit_editor()
+        self.model = None
+        self._row = None
+        self.proxy.setSourceModel(None)
+        self.matches.show_message("Import a document (File ▸ Import Document) to start translating.")
+        if self.nmt is None:
+            self.suggestion.show_message("")
+        else:
+            self.suggestion.working()
+            self.suggestion.status.setText("")
+        self.alignment.set_suggestion(None)
+        self.alignment.set_forced(None)
+        self.counts_label.setText("")
 
     def _close_services(self) -> None:
         if self.tm is not None:
@@ -451,7 +473,8 @@ class MainWindow(QMainWindow):
         self.grid.delegate.set_highlight(None, ())
         seg = self.model.segment(row)
         key = (self.model.document_id, row)
-        self.suggestion.working() if self.nmt and self.nmt.translator else None
+        if self.nmt and self.nmt.translator:
+            self.suggestion.working()  # the last segment's suggestion and completion go at once
         if self.tm is not None and self.tm.infos:
             self.matches.searching()
             self.tm.lookup(key, seg.source, k=int(settings().value("tm/matches", 5)))
@@ -542,9 +565,7 @@ class MainWindow(QMainWindow):
         if ed is None or ed.segment_text() != key[2]:
             return  # the translator typed on: a newer request is under way
         seg = self.model.segment(key[1])
-        self.suggestion.show_view(view, seg.source.tags)
-        self.suggestion.status.setText(self.suggestion.status.text() + " · completes what you typed")
-        self.alignment.set_suggestion(view)
+        self.suggestion.show_completion(view, seg.source.tags)
         self.panelUpdated.emit(key[1], "completion")
 
     def _score_own_target(self) -> None:
@@ -605,9 +626,20 @@ class MainWindow(QMainWindow):
         self.tm.record_use(fm.match.entry.id, fm.tm)
 
     def insert_suggestion(self) -> None:
+        """Ctrl+0: the machine suggestion for this segment's source (never a completion)."""
         view = self.suggestion.current
-        if self.model is None or view is None:
+        if self.model is None or view is None \
+                or view.source != self.model.segment(self.current_row()).source.text:
             self.statusBar().showMessage("No machine suggestion for this segment yet.", 3000)
+            return
+        self._put_in_editor(view.text, origin="mt", score=None)
+
+    def insert_completion(self) -> None:
+        """Ctrl+Shift+0: what was typed plus the engine's completion of it."""
+        view = self.suggestion.completion
+        ed = self.editor()
+        if self.model is None or view is None or ed is None or not view.text.startswith(ed.segment_text()):
+            self.statusBar().showMessage("No completion of what you typed yet.", 3000)
             return
         self._put_in_editor(view.text, origin="mt", score=None)
 
@@ -679,12 +711,23 @@ class MainWindow(QMainWindow):
                 self.commit_editor()  # keep the (empty) edit as a draft, as before
             self.statusBar().showMessage(f"Segment {row + 1} has no translation to confirm.", 4000)
             return
+        source = self.model.segment(row).source
+        tag_errors = tag_issues(0, row, source, target)
+        if tag_errors and not self._confirm_despite_tag_errors(row, tag_errors):
+            if typed is not None:
+                self.commit_editor()  # what was typed stays, as a draft
+            return
         try:
             seg = self.model.confirm(row, typed)
         except VersoError as e:
             QMessageBox.critical(self, "Verso", str(e))
             return
-        if self.tm is not None:
+        if tag_errors:
+            # Confirmed as the translator chose, but a target with broken tags never goes to the
+            # TM: it would come back as a 100 % match and break the next file too.
+            self.statusBar().showMessage(f"Segment {row + 1} confirmed with tag errors; it was not added "
+                                         "to the TM.", 6000)
+        elif self.tm is not None:
             self.tm.add(seg.source, seg.target, {"origin": self.project.name, "creator": "translator",
                                                  "document": self.doc_combo.currentText(),
                                                  "project": self.project.tm_key})
@@ -895,18 +938,65 @@ class MainWindow(QMainWindow):
         self.doc_combo.setCurrentIndex(self.doc_combo.count() - 1)
         self.statusBar().showMessage(f"Imported {path.name}", 5000)
 
+    def _confirm_despite_tag_errors(self, row: int, issues) -> bool:
+        """Ask whether to confirm a target with tag errors; with the setting *Refuse to confirm
+        a segment with tag errors* the answer is always no."""
+        lines = "\n".join(f"• {i.message}" for i in issues)
+        if settings().value("qa/refuse_tag_errors", "false") == "true":
+            QMessageBox.warning(self, "Tag errors", f"Segment {row + 1} is not confirmed: its tags are wrong.\n\n"
+                                f"{lines}\n\nFix them (F9 inserts a missing tag).")
+            return False
+        answer = QMessageBox.question(
+            self, "Tag errors", f"Segment {row + 1} has tag errors:\n\n{lines}\n\nConfirm it anyway? It will "
+            "not be added to the TM, and the export will refuse the document until the tags are fixed.",
+            QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        return answer == QMessageBox.Yes
+
+    def export_path_for(self, document_id: int) -> Path:
+        """The path the export dialog proposes: beside the last export of this project, else the
+        project's exports folder; the original's name with the target language (guide.de.xlf)."""
+        default = self.project.default_export_path(document_id)
+        last = self.project.setting("export/last_folder")
+        return Path(last) / default.name if last and Path(last).is_dir() else default
+
     def export_document_dialog(self) -> None:
+        """Run the QA first and show what it found; tag errors stop the export (the client's
+        tool would reject the file), other findings are the translator's call."""
         if self.project is None or self.model is None:
             return
         self.commit_editor()
         info = self.project.document(self.model.document_id)
-        path, _ = QFileDialog.getSaveFileName(self, "Export translated document", info.name)
+        issues = check_segments(self.model.segments(), self.project.qa_options(), spelling=None)
+        issues = [i for i in issues if i.check != "no-dictionary"]
+        errors = [i for i in issues if i.check in TAG_CHECKS]
+        if errors:
+            QMessageBox.critical(self, "Export", f"{info.name} cannot be exported: tag errors in segment(s) "
+                                 + ", ".join(sorted({str(i.idx + 1) for i in errors}, key=int))
+                                 + ". The QA check lists them.")
+            self.qa_dialog()
+            return
+        if issues:
+            answer = QMessageBox.question(self, "Export", f"The QA check found {len(issues)} thing(s) to look at "
+                                          "(numbers, spaces, punctuation, consistency…). Export anyway?",
+                                          QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+            if answer != QMessageBox.Yes:
+                self.qa_dialog()
+                return
+        proposed = self.export_path_for(info.id)
+        proposed.parent.mkdir(parents=True, exist_ok=True)
+        path, _ = QFileDialog.getSaveFileName(self, "Export translated document", str(proposed))
         if path:
-            try:
-                self.project.export_document(info.id, path)
-                self.statusBar().showMessage(f"Exported to {path}", 5000)
-            except VersoError as e:
-                QMessageBox.critical(self, "Verso", str(e))
+            self.export_to(info.id, Path(path))
+
+    def export_to(self, document_id: int, path: Path) -> bool:
+        try:
+            self.project.export_document(document_id, path)
+        except VersoError as e:
+            QMessageBox.critical(self, "Verso", str(e))
+            return False
+        self.project.set_setting("export/last_folder", str(path.parent))
+        self.statusBar().showMessage(f"Exported to {path}", 5000)
+        return True
 
     def import_tm_dialog(self):
         from app.dialogs.import_tm import ImportTMDialog

@@ -1,5 +1,7 @@
 """The machine suggestion, with the words that came from memory shaded by
-their copy weight ζ·p_copy; hovering one shows the TM entry and word."""
+their copy weight ζ·p_copy (a weight that rounds to 0.00 is not shaded);
+hovering one shows the TM entry and word.  The completion of what the
+translator typed is a second, separate line."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -35,55 +37,108 @@ def shading(weight: float) -> QColor:
 
 
 class SuggestionPanel(QWidget):
+    """Two lines, never mixed: the **suggestion** (the engine's translation of this segment's
+    source; what *Insert Machine Suggestion* inserts) and, below it, the **completion** (the
+    rest of what the translator typed; its own action).  Entering another segment clears
+    both before anything new arrives, so no line ever shows another segment's text.
+    Engine details (log-probability, how many TM matches were read) are in the tooltip."""
+
     insertRequested = Signal()
+    completionRequested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.current: SuggestionView | None = None
+        self.completion: SuggestionView | None = None
         self.tags = ()
-        self.status = QLabel("Loading the NMT model…", self)
+        self.status = QLabel("Loading the translation engine…", self)
         self.status.setWordWrap(True)
         self.view = ChipView(self)
         self.insert_button = QPushButton("Insert", self)
+        self.insert_button.setToolTip("Put the machine suggestion into the target")
         self.insert_button.clicked.connect(self.insertRequested.emit)
+        self.completion_label = QLabel("Completes what you typed:", self)
+        self.completion_view = ChipView(self)
+        self.completion_view.setMaximumHeight(60)
+        self.completion_button = QPushButton("Use", self)
+        self.completion_button.setToolTip("Replace the target with what you typed plus the machine's completion")
+        self.completion_button.clicked.connect(self.completionRequested.emit)
         self.legend = QLabel(self)
         self.legend.setText("<span style='background:rgba(32,160,120,0.6)'>&nbsp;shaded&nbsp;</span>"
-                            " words were copied from the TM (darker = higher ζ·p_copy); hover for the source")
+                            " words come from your translation memory (darker = copied more surely); "
+                            "hover a word to see the TM entry")
         self.legend.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.status, 1)
         top.addWidget(self.insert_button)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.completion_label, 1)
+        bottom.addWidget(self.completion_button)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(top)
         lay.addWidget(self.view, 1)
         lay.addWidget(self.legend)
+        lay.addLayout(bottom)
+        lay.addWidget(self.completion_view)
         self.legend.hide()
+        self._show_completion_line(False)
+
+    def _show_completion_line(self, on: bool) -> None:
+        for w in (self.completion_label, self.completion_view, self.completion_button):
+            w.setVisible(on)
 
     def show_message(self, text: str) -> None:
         self.current = None
         self.view.clear()
         self.status.setText(text)
+        self.status.setToolTip("")
         self.legend.hide()
+        self.clear_completion()
 
     def working(self) -> None:
+        """A new segment: forget the last one's suggestion and completion at once."""
+        self.current = None
+        self.view.clear()
+        self.legend.hide()
         self.status.setText("Translating…")
+        self.status.setToolTip("")
+        self.clear_completion()
 
-    def show_view(self, view: SuggestionView, tags=()) -> None:
-        self.current, self.tags = view, tuple(tags)
+    def clear_completion(self) -> None:
+        self.completion = None
+        self.completion_view.clear()
+        self._show_completion_line(False)
+
+    def _fill(self, target: ChipView, view: SuggestionView, tags) -> None:
         formats = []
         if view.has_memory:
             for span, ref in zip(word_spans(view.text, view.words), view.memory or []):
-                if span is None or ref is None:
+                # A word whose copy weight rounds to 0.00 was not copied in any sense a reader sees.
+                if span is None or ref is None or round(ref.weight, 2) <= 0.0:
                     continue
                 f = QTextCharFormat()
                 f.setBackground(shading(ref.weight))
                 f.setToolTip(ref.tooltip())
                 formats.append((span[0], span[1], f))
-        fill(self.view.document(), view.text, self.tags, formats)
-        mem = f" · read {view.used_memory} TM match{'es' if view.used_memory != 1 else ''}" if view.used_memory else ""
-        self.status.setText(f"NMT suggestion{mem} · log-prob {view.score:.1f}")
+        fill(target.document(), view.text, tuple(tags), formats)
+
+    def show_view(self, view: SuggestionView, tags=()) -> None:
+        """The suggestion for the current segment's source."""
+        self.current, self.tags = view, tuple(tags)
+        self._fill(self.view, view, self.tags)
+        n = view.used_memory
+        self.status.setText("Machine suggestion" + (f" · uses {n} TM match{'es' if n != 1 else ''}" if n else ""))
+        self.status.setToolTip(f"Engine details: log-probability {view.score:.2f}"
+                               + (f"; read {n} TM pair(s) in its memory" if n else ""))
         self.legend.setVisible(view.has_memory)
+
+    def show_completion(self, view: SuggestionView, tags=()) -> None:
+        """The engine's completion of what the translator typed in the current segment."""
+        self.completion = view
+        self._fill(self.completion_view, view, tuple(tags))
+        self.completion_view.setToolTip(f"Engine details: log-probability {view.score:.2f}")
+        self._show_completion_line(True)
 
     def copy_formats(self) -> list[tuple[str, str]]:
         """(word, tooltip) of every shaded word as drawn (for tests and screen readers)."""

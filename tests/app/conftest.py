@@ -36,6 +36,22 @@ def _fresh_settings():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_modal_message_boxes(monkeypatch):
+    """A modal message box nobody answers would hang the run: a test that expects one patches
+    it itself; any other fails at once with the box's text."""
+    from PySide6.QtWidgets import QMessageBox
+
+    def unexpected(kind):
+        def box(*a, **k):
+            pytest.fail(f"unexpected QMessageBox.{kind}: {a[2] if len(a) > 2 else a}")
+        return box
+
+    for kind in ("critical", "warning", "question", "information"):
+        monkeypatch.setattr(QMessageBox, kind, unexpected(kind))
+    yield
+
+
 @pytest.fixture
 def demo_dir(tmp_path) -> Path:
     from engine.demo import ensure_demo_project

@@ -155,17 +155,37 @@ def test_memory_shading_follows_the_engines_copy_weights(qtbot, tiny_translator,
 
 
 def test_typing_a_prefix_gets_the_rest_completed_by_the_engine(qtbot, win, tiny_translator):
-    """Interactive translation: after a pause in typing, the suggestion continues what was typed
-    (prefix-constrained decoding), and one key inserts the whole completed sentence."""
+    """Interactive translation: after a pause in typing, the engine continues what was typed
+    (prefix-constrained decoding) on its own line; its own key inserts the completed sentence,
+    while Ctrl+0 still inserts the clean suggestion for the source."""
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    suggestion = win.suggestion.current
     prefix = "Ein"
     qtbot.keyClicks(win.editor(), prefix)
     wait_panel(qtbot, win, 0, "completion", timeout=60_000)
     expected = tiny_translator.translate([SENTENCES[0]], beam=5, prefixes=[prefix])[0]
-    view = win.suggestion.current
-    assert view.text == expected.text and view.text.startswith(prefix)
-    qtbot.keyClick(win.editor(), Qt.Key_0, Qt.ControlModifier)
+    assert win.suggestion.completion.text == expected.text and expected.text.startswith(prefix)
+    assert win.suggestion.current is suggestion  # the suggestion line is untouched
+    assert win.suggestion.completion_view.isVisibleTo(win.suggestion)
+    qtbot.keyClick(win.editor(), Qt.Key_0, Qt.ControlModifier | Qt.ShiftModifier)
     assert win.model.segment(0).target.text == expected.text
+    qtbot.keyClick(win.editor(), Qt.Key_0, Qt.ControlModifier)
+    assert win.model.segment(0).target.text == suggestion.text
+
+
+def test_a_completion_never_outlives_its_segment(qtbot, win):
+    """Nothing from another segment: moving on clears the suggestion and the completion at once,
+    and Ctrl+0 before the new suggestion arrives inserts nothing."""
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.keyClicks(win.editor(), "Ein")
+    wait_panel(qtbot, win, 0, "completion", timeout=60_000)
+    win.go_to(1)
+    assert win.suggestion.completion is None and not win.suggestion.completion_view.isVisibleTo(win.suggestion)
+    assert win.suggestion.current is None or win.suggestion.current.source == SENTENCES[1]
+    win.insert_suggestion()
+    assert win.model.segment(1).target.text in ("", win.suggestion.current and win.suggestion.current.text)
+    wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
+    assert win.suggestion.current.source == SENTENCES[1]
 
 
 def test_completion_can_be_switched_off(qtbot, win):

@@ -127,7 +127,7 @@ def test_verso_qa_prints_findings_and_fails_on_errors(project, capsys):
     assert main(["qa", "--project", folder, "--json"]) == 0  # warnings only
     report = json.loads(capsys.readouterr().out)
     checks = {(i["segment"], i["check"]) for i in report[0]["issues"]}
-    assert (2, "end-punctuation") in checks and (1, "trailing-space") in checks
+    assert (2, "end-punctuation") in checks and (1, "end-punctuation") in checks
     with Project.open(folder) as p2:
         p2.confirm(segs[2].id, "Schließen Sie <Fenster.")
         seg0 = p2.segments(doc)[0]

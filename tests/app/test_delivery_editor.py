@@ -1,0 +1,106 @@
+"""Delivering from the editor: tag errors at confirm and export, the export's default path,
+a new project's empty grid (issue 22, items 1, 4, 12)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from app.main_window import settings
+from engine.store import Project
+from engine.tm import TranslationMemory
+
+from editor_helpers import make_project
+from test_editor import open_window, wait_matches
+
+TAGGED = ["Click <b>Save</b> now.", "Open the file."]
+
+
+def tm_units(folder: Path) -> int:
+    if not (folder / "tm").exists():
+        return 0
+    with TranslationMemory(folder / "tm") as tm:
+        return len(tm)
+
+
+def _type_swapped_tags(win) -> None:
+    seg = win.model.segment(0)
+    opening, closing = (t.char for t in seg.source.tags)
+    win.editor().replace_text(f"Klicken Sie {closing}Speichern{opening} jetzt.")
+
+
+@pytest.mark.parametrize("answer", [QMessageBox.No, QMessageBox.Yes])
+def test_confirming_broken_tags_asks_and_never_feeds_the_tm(qtbot, tmp_path, monkeypatch, answer):
+    folder = make_project(tmp_path / "p", TAGGED)
+    win = open_window(qtbot, folder)
+    wait_matches(qtbot, win, 0)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or answer)
+    _type_swapped_tags(win)
+    qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
+    assert asked and "closing tag" in asked[0]
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    seg = win.model.segment(0)
+    if answer == QMessageBox.No:
+        assert seg.status == "draft" and win.current_row() == 0
+    else:
+        assert seg.status == "confirmed" and "not added to the TM" in win.statusBar().currentMessage()
+    assert tm_units(folder) == 0  # a broken target never comes back as a 100 % match
+
+
+def test_the_setting_can_refuse_broken_tags_outright(qtbot, tmp_path, monkeypatch):
+    settings().setValue("qa/refuse_tag_errors", "true")
+    folder = make_project(tmp_path / "p", TAGGED)
+    win = open_window(qtbot, folder)
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or QMessageBox.Ok)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: pytest.fail("must not ask"))
+    _type_swapped_tags(win)
+    qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
+    assert warned and win.model.segment(0).status == "draft"
+
+
+def test_export_with_tag_errors_is_refused_and_shows_the_qa(qtbot, tmp_path, monkeypatch):
+    folder = make_project(tmp_path / "p", TAGGED)
+    win = open_window(qtbot, folder)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
+    _type_swapped_tags(win)
+    win.confirm_and_next()
+    errors = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: errors.append(a[2]))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: pytest.fail("must not ask for a file"))
+    win.export_document_dialog()
+    assert errors and "segment(s) 1" in errors[0]
+
+
+def test_export_proposes_the_original_name_with_the_target_language(qtbot, tmp_path, monkeypatch):
+    original = tmp_path / "p-doc.txt"
+    original.write_text("Open the file.", encoding="utf-8")
+    folder = tmp_path / "p"
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        p.import_document(original)
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: pytest.fail(a[2]))
+    win = open_window(qtbot, folder)
+    qtbot.keyClicks(win.editor(), "Öffnen Sie die Datei.")
+    win.confirm_and_next()
+    proposed = []
+    out = tmp_path / "delivery" / "p-doc.de.txt"
+    out.parent.mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda parent, title, path, *a: proposed.append(path) or (str(out), ""))
+    win.export_document_dialog()
+    assert proposed == [str(folder / "exports" / "p-doc.de.txt")]
+    assert out.read_text(encoding="utf-8") == "Öffnen Sie die Datei."
+    assert win.export_path_for(win.model.document_id) == out  # the next export goes beside it
+
+
+def test_new_project_shows_an_empty_grid_not_the_previous_one(qtbot, tmp_path):
+    folder = make_project(tmp_path / "p", ["Open the file.", "Close it."])
+    win = open_window(qtbot, folder)
+    assert win.proxy.rowCount() == 2
+    win.set_project(Project.create(tmp_path / "new", src_lang="en", tgt_lang="fr"))
+    assert win.model is None and win.proxy.rowCount() == 0
+    assert "Import a document" in win.matches.status.text()
+    assert win.counts_label.text() == ""
