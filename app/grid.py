@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
 
+import re
 import time
 from collections import OrderedDict
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QMimeData, QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QKeySequence,
     QPalette,
     QTextCharFormat,
+    QTextCursor,
     QTextDocument,
     QTextOption,
 )
@@ -35,15 +37,19 @@ from PySide6.QtWidgets import (
 )
 
 from engine.inline import Tag, TaggedText, tag_char
-from app.chips import fill, install, insert_tag, read_tagged
+from app.chips import CHIP_TYPE, PROP_TAG_N, fill, install, insert_tag, read_tagged
 from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_RAW, ROLE_TAGGED
 
 PAD_X, PAD_Y = 4, 3
+SEGMENT_MIME = "application/x-verso-segment"  # clipboard: segment text with tag characters
 FIT_BUDGET_S = 0.008  # longest a lazy row-height fit may hold the UI thread before yielding
 
 
 class TargetEditor(QTextEdit):
-    """The target box: tags are chips, paste is plain text, Enter commits.
+    """The target box: tags are chips (Alt+1..9 inserts the source's n-th tag, F9 the next
+    missing one; copy, cut and paste inside the target keep them), Enter commits, misspelt
+    words are underlined, and the right-click menu offers corrections, tags and the window's
+    segment actions.
 
     ``reserved``: key sequences (as strings) the window's actions own; the
     editor lets them through instead of consuming them (Ctrl+Insert, Ctrl+1..9).
@@ -61,6 +67,10 @@ class TargetEditor(QTextEdit):
         self.source_tags: tuple[Tag, ...] = ()
         self.loaded = False
         self._reserved = reserved or (lambda: set())
+        self._speller = None
+        self._on_add_word = None
+        #: the window's actions at the bottom of the right-click menu (confirm, insert suggestion, ...)
+        self.menu_actions: list = []
 
     def set_segment_text(self, text: str, tags) -> None:
         self.source_tags = tuple(tags)
@@ -93,16 +103,101 @@ class TargetEditor(QTextEdit):
         return [t for t in self.source_tags if tag_char(t.n) not in present]
 
     def insert_next_tag(self) -> bool:
-        """Insert the first source tag the target lacks (F9); False when none is missing."""
+        """F9: insert the missing tag that comes next in the source after the tags already
+        before the cursor (so repeated F9 walks the source's tags in order, not always the
+        first missing one); False when none is missing."""
         missing = self.missing_tags()
         if not missing:
             return False
-        insert_tag(self.textCursor(), missing[0])
+        order = [t.n for t in self.source_tags]
+        before = [c for c in self._segment_text_range(0, self.textCursor().position())
+                  if 0xE000 < ord(c) <= 0xF8FF]
+        last = max((order.index(ord(c) - 0xE000) for c in before if ord(c) - 0xE000 in order), default=-1)
+        after = [t for t in missing if order.index(t.n) > last]
+        insert_tag(self.textCursor(), (after or missing)[0])
         return True
 
-    def insertFromMimeData(self, source):  # noqa: N802 - plain text only
-        if source.hasText():
+    def insert_tag_number(self, i: int) -> bool:
+        """Alt+1..9: insert the source's i-th tag (1-based, in source order), present or not."""
+        if not 1 <= i <= len(self.source_tags):
+            return False
+        insert_tag(self.textCursor(), self.source_tags[i - 1])
+        return True
+
+    # -- clipboard: a chip copied, cut or dragged inside the target stays a chip ----
+    def _segment_text_range(self, start: int, end: int) -> str:
+        """Segment text (tag characters for chips) of document positions [start, end)."""
+        out = []
+        cur = QTextCursor(self.document())
+        for pos in range(start, end):
+            cur.setPosition(pos)
+            cur.setPosition(pos + 1, QTextCursor.KeepAnchor)
+            ch = cur.selectedText()
+            fmt = cur.charFormat()
+            if fmt.objectType() == CHIP_TYPE:
+                out.append(tag_char(int(fmt.property(PROP_TAG_N))))
+            else:
+                out.append("\n" if ch in ("\u2029", "\u2028") else ch)
+        return "".join(out)
+
+    def createMimeDataFromSelection(self):  # noqa: N802 (Qt API)
+        cur = self.textCursor()
+        text = self._segment_text_range(cur.selectionStart(), cur.selectionEnd())
+        md = QMimeData()
+        md.setData(SEGMENT_MIME, text.encode("utf-8"))
+        md.setText(TaggedText(text, self.source_tags).display())  # other programs get <b>-style tags
+        return md
+
+    def canInsertFromMimeData(self, source):  # noqa: N802
+        return source.hasFormat(SEGMENT_MIME) or source.hasText()
+
+    def insertFromMimeData(self, source):  # noqa: N802 - our tags as chips, anything else as plain text
+        if source.hasFormat(SEGMENT_MIME):
+            text = bytes(source.data(SEGMENT_MIME)).decode("utf-8", "replace")
+            by_n = {t.n: t for t in self.source_tags}
+            cur = self.textCursor()
+            cur.beginEditBlock()
+            for ch in text:
+                n = ord(ch) - 0xE000
+                if 0 < n <= 6399:
+                    if n in by_n:  # a tag of another segment has no meaning here: dropped
+                        insert_tag(cur, by_n[n])
+                else:
+                    cur.insertText(ch)
+            cur.endEditBlock()
+            self.setTextCursor(cur)
+        elif source.hasText():
             self.textCursor().insertText(source.text())
+
+    # -- spelling and the right-click menu ------------------------------------------
+    def set_spell_checker(self, checker, on_add_word=None) -> None:
+        """Underline misspellings with ``checker`` (None: off); ``on_add_word(word)`` keeps a word
+        the translator adds from the right-click menu (the project dictionary)."""
+        from app.spellcheck import SpellHighlighter
+
+        self._on_add_word = on_add_word
+        if self._speller is None:
+            self._speller = SpellHighlighter(self.document(), checker)
+        else:
+            self._speller.set_checker(checker)
+
+    def contextMenuEvent(self, e):  # noqa: N802
+        from app.spellcheck import add_spelling_actions
+
+        menu = self.createStandardContextMenu(e.pos())
+        if self._speller is not None:
+            add_spelling_actions(menu, self, e.pos(), self._speller.checker(), self._on_add_word)
+        if self.source_tags:
+            tags = menu.addMenu("Insert &Tag")
+            for i, t in enumerate(self.source_tags, 1):
+                a = tags.addAction(t.display() + (f"\tAlt+{i}" if i <= 9 else ""))
+                a.triggered.connect(lambda *_, i=i: self.insert_tag_number(i))
+        if self.menu_actions:
+            menu.addSeparator()
+            for a in self.menu_actions:
+                menu.addAction(a)
+        menu.exec(e.globalPos())
+        menu.deleteLater()
 
     def event(self, e):
         if e.type() == QEvent.ShortcutOverride:
@@ -110,11 +205,20 @@ class TargetEditor(QTextEdit):
             if seq in self._reserved():
                 e.ignore()
                 return True
+            # Undo/redo past the box's own history is the window's (an inserted match, a
+            # Replace all): let the key through once the box has nothing left to undo.
+            if (e.matches(QKeySequence.Undo) and not self.document().isUndoAvailable()) or \
+                    (e.matches(QKeySequence.Redo) and not self.document().isRedoAvailable()):
+                e.ignore()
+                return True
         return super().event(e)
 
     def keyPressEvent(self, e):  # noqa: N802
         if e.key() in (Qt.Key_Return, Qt.Key_Enter) and not e.modifiers() & (Qt.ControlModifier | Qt.ShiftModifier):
             self.committed.emit()
+            return
+        if e.modifiers() == Qt.AltModifier and Qt.Key_1 <= e.key() <= Qt.Key_9:
+            self.insert_tag_number(e.key() - Qt.Key_0)
             return
         super().keyPressEvent(e)
 
@@ -130,6 +234,7 @@ class ChipDelegate(QStyledItemDelegate):
         self._reserved = reserved
         self._cache: OrderedDict = OrderedDict()
         self.highlight: tuple[str, tuple[str, ...]] | None = None  # (source text, words) from the alignment panel
+        self.find_pattern = None   # the find bar's pattern: its hits are marked in every cell
 
     def set_highlight(self, source_text: str | None, words) -> None:
         """Shade ``words`` in the source cell whose text is ``source_text`` (None clears)."""
@@ -141,13 +246,40 @@ class ChipDelegate(QStyledItemDelegate):
         if isinstance(view, QTableView):
             view.viewport().update()
 
+    def set_find(self, pattern) -> None:
+        """Mark every hit of ``pattern`` (a compiled regex over text between tags; None clears)
+        in the source and target cells, as the find bar filters them."""
+        if pattern == self.find_pattern:
+            return
+        self.find_pattern = pattern
+        view = self.parent()
+        if isinstance(view, QTableView):
+            view.viewport().update()
+
+    def find_spans(self, tt: TaggedText) -> list[tuple[int, int]]:
+        """Where the find pattern hits in ``tt.text`` (never across a tag)."""
+        if self.find_pattern is None:
+            return []
+        out = []
+        for m in re.finditer(r"[^\ue001-\uf8ff]+", tt.text):
+            for h in self.find_pattern.finditer(m.group(0)):
+                if h.end() > h.start():
+                    out.append((m.start() + h.start(), m.start() + h.end()))
+        return out
+
     # -- drawing ----------------------------------------------------------------
     def _highlight_formats(self, tt: TaggedText):
+        out = []
+        if self.find_pattern is not None:
+            hit = QTextCharFormat()
+            hit.setBackground(QColor("#fff3a0"))
+            hit.setUnderlineStyle(QTextCharFormat.SingleUnderline)
+            out += [(a, b, hit) for a, b in self.find_spans(tt)]
         if not self.highlight or self.highlight[0] != tt.text:
-            return ()
+            return tuple(out)
         fmt = QTextCharFormat()
         fmt.setBackground(QColor("#ffd43b"))
-        out, pos = [], 0
+        pos = 0
         for w in self.highlight[1]:
             i = tt.text.find(w, pos)
             if i < 0:

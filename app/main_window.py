@@ -54,6 +54,7 @@ from app.segment_model import (
 from app.suggest import NMTService
 from engine.qa import TAG_CHECKS, check_segments, tag_issues
 from engine.resources import default_model_dir
+from app.history import Edit, EditHistory, TargetState
 from app.tmservice import TMService, adapt_tags
 
 AUTOSAVE_MS = 1500
@@ -106,8 +107,8 @@ class MainWindow(QMainWindow):
         self.nmt: NMTService | None = None
         self.use_nmt = nmt
         self.actions_by_id: dict[str, QAction] = {}
-        self._history: dict[int, list[str]] = {}   # segment id -> earlier targets (undo across visits)
-        self._redo: dict[int, list[str]] = {}
+        self.history = EditHistory()   # window edits past the open editor's own undo (app/history.py)
+        self.spell = None              # the target language's SpellChecker once loaded (None: none)
         self._row: int | None = None
         self.shown_for: dict[str, int] = {}  # panel -> row it last showed (tests, benchmark)
         self.panelUpdated.connect(lambda row, what: self.shown_for.__setitem__(what, row))
@@ -121,7 +122,7 @@ class MainWindow(QMainWindow):
         self.findbar = FindBar(self)
         self.findbar.hide()
         self.findbar.findChanged.connect(self._apply_find)
-        self.findbar.replaceAllRequested.connect(self.replace_all)
+        self.findbar.replaceAllRequested.connect(lambda: self.replace_all())
         self.findbar.replaceOneRequested.connect(self.replace_current)
         self.findbar.closed.connect(lambda: self.go_to(self.current_row()))
         central = QWidget(self)
@@ -237,8 +238,9 @@ class MainWindow(QMainWindow):
         self._action("Next &Unconfirmed Segment", self.go_next_unconfirmed, "next_unconfirmed", None, s)
         s.addSeparator()
         self.act_copy_source = self._action("Copy &Source to Target", self.copy_source, "copy_source", None, s)
-        self._action("Insert Next Missing &Tag", self.insert_next_tag, "next_tag", None, s)
-        self._action("Insert &Machine Suggestion", self.insert_suggestion, "insert_suggestion", None, s)
+        self.act_next_tag = self._action("Insert Next Missing &Tag", self.insert_next_tag, "next_tag", None, s)
+        self.act_insert_suggestion = self._action("Insert &Machine Suggestion", self.insert_suggestion,
+                                                  "insert_suggestion", None, s)
         self._action("Use the Machine's &Completion of What I Typed", self.insert_completion,
                      "insert_completion", None, s)
         mm = s.addMenu("Insert TM &Match")
@@ -260,11 +262,21 @@ class MainWindow(QMainWindow):
             v.addAction(d.toggleViewAction())
 
         t = mb.addMenu("&Tools")
-        self._action("&Concordance…", self.open_concordance, "concordance", None, t)
+        self.act_concordance = self._action("&Concordance…", self.open_concordance, "concordance", None, t)
         self._action("&Statistics…", self.statistics_dialog, None, None, t)
         self._action("&QA Check…", self.qa_dialog, None, "F8", t)
         t.addSeparator()
         self._action("&Fine-tune the Model…", self.finetune_dialog, None, None, t)
+
+        h = mb.addMenu("&Help")
+        self._action("&Keyboard Shortcuts", self.shortcuts_dialog, None, QKeySequence.HelpContents, h)
+        self._action("&About Verso", self.about_dialog, None, None, h)
+
+        # Right-click in the grid: the segment actions of the Segment menu.
+        self.grid.setContextMenuPolicy(Qt.ActionsContextMenu)
+        for a in (self.act_confirm, self.act_insert_suggestion, self.act_copy_source, self.act_next,
+                  self.act_prev, self.act_concordance):
+            self.grid.addAction(a)
 
         tb = QToolBar("Document", self)
         tb.setObjectName("documentToolbar")
@@ -309,6 +321,7 @@ class MainWindow(QMainWindow):
         self.tm.opened.connect(lambda n: self._segment_entered(self.current_row()) if self.model else None)
         if not self.tm.infos:
             self.matches.show_message("No TM attached to this project (File ▸ Import TMX adds one).")
+        self._load_spelling(project)
         if self.use_nmt:
             self._start_nmt(default_model_dir(project))
         else:
@@ -340,6 +353,38 @@ class MainWindow(QMainWindow):
         self.alignment.set_forced(None)
         self.counts_label.setText("")
 
+    def _load_spelling(self, project: Project) -> None:
+        """Load the target language's hunspell dictionary off the UI thread (German: ~3 s);
+        until then, and without a dictionary, nothing is underlined."""
+        from app.workers import Worker, start
+
+        self.spell = None
+        self.spell_ready = False
+
+        def job(control, project=project):
+            return project.spell_checker()
+
+        def done(checker, project=project):
+            if self.project is not project:
+                return  # another project was opened meanwhile
+            self.spell, self.spell_ready = checker, True
+            ed = self.editor()
+            if ed is not None:
+                ed.set_spell_checker(checker, self._add_to_dictionary)
+
+        w = Worker(job)
+        w.signals.result.connect(done)
+        w.signals.error.connect(lambda msg: setattr(self, "spell_ready", True))
+        self._spell_worker = start(w)
+
+    def _add_to_dictionary(self, word: str) -> None:
+        """A word the translator added from the right-click menu: kept in the project dictionary."""
+        from engine.spelling import ProjectDictionary
+
+        if self.project is not None:
+            ProjectDictionary(self.project.dictionary_path()).add(word)
+            self.grid.viewport().update()
+
     def _close_services(self) -> None:
         if self.tm is not None:
             self.tm.close()
@@ -357,6 +402,7 @@ class MainWindow(QMainWindow):
 
     def show_document(self, document_id: int) -> None:
         self.model = SegmentTableModel(self.project, document_id, self)
+        self.history.clear()  # steps name segments of the document they were made in
         self.model.segmentChanged.connect(lambda _row: self._update_counts())
         self._sync_doc_propagation()
         self.proxy.setSourceModel(self.model)
@@ -459,6 +505,9 @@ class MainWindow(QMainWindow):
     def _editor_created(self, ed: TargetEditor) -> None:
         ed.textChanged.connect(self._autosave.start)
         ed.textChanged.connect(self._complete_timer.start)
+        ed.set_spell_checker(self.spell, self._add_to_dictionary)
+        ed.menu_actions = [self.act_confirm, self.act_insert_suggestion, self.act_copy_source,
+                           self.act_next_tag, self.act_concordance]
 
     def autosave(self) -> None:
         """Write what is typed to the project as a draft (also done on every move)."""
@@ -592,11 +641,12 @@ class MainWindow(QMainWindow):
             self.grid.delegate.set_highlight(self.model.segment(self._row).source.text, words)
 
     # --------------------------------------------------------- editing actions
-    def _put_in_editor(self, text: str, *, origin: str, score: float | None) -> None:
-        """Replace the target (one undo step in the editor) and record where it came from."""
+    def _put_in_editor(self, text: str, *, origin: str, score: float | None, label: str = "Insert") -> None:
+        """Replace the target and record where it came from, as ONE step of the edit history:
+        what is typed after it is undone first (by the editor), then the insertion itself."""
         row = self.current_row()
+        self.commit_editor()  # what was typed so far is the "before" of this step
         seg = self.model.segment(row)
-        self._remember(seg.id, seg.target.text)
         ed = self.editor()
         if ed is None:
             self.go_to(row)
@@ -605,9 +655,14 @@ class MainWindow(QMainWindow):
             ed.blockSignals(True)
             ed.replace_text(text)
             ed.blockSignals(False)
+            # Qt merges typing that follows into the insertion's undo command, so one Ctrl+Z
+            # took both away (issue 22, item 7): the editor's undo starts afresh here and the
+            # insertion itself is the window's history step.
+            ed.document().clearUndoRedoStacks()
             ed.setFocus()
             text = ed.segment_text()
-        self.model.set_target(row, seg.source.with_text(text), origin=origin, origin_score=score)
+        new = self.model.set_target(row, seg.source.with_text(text), origin=origin, origin_score=score)
+        self.history.push(label, [Edit(seg.id, TargetState.of(seg), TargetState.of(new))])
 
     def _refresh_editor(self, row: int) -> None:
         ed = self.editor()
@@ -622,7 +677,8 @@ class MainWindow(QMainWindow):
             return
         fm = self.matches.matches[n]
         seg = self.model.segment(self.current_row())
-        self._put_in_editor(adapt_tags(fm.match, seg.source), origin="tm", score=fm.match.score)
+        self._put_in_editor(adapt_tags(fm.match, seg.source), origin="tm", score=fm.match.score,
+                            label=f"Insert match {n + 1}")
         self.tm.record_use(fm.match.entry.id, fm.tm)
 
     def insert_suggestion(self) -> None:
@@ -632,7 +688,7 @@ class MainWindow(QMainWindow):
                 or view.source != self.model.segment(self.current_row()).source.text:
             self.statusBar().showMessage("No machine suggestion for this segment yet.", 3000)
             return
-        self._put_in_editor(view.text, origin="mt", score=None)
+        self._put_in_editor(view.text, origin="mt", score=None, label="Insert machine suggestion")
 
     def insert_completion(self) -> None:
         """Ctrl+Shift+0: what was typed plus the engine's completion of it."""
@@ -641,43 +697,35 @@ class MainWindow(QMainWindow):
         if self.model is None or view is None or ed is None or not view.text.startswith(ed.segment_text()):
             self.statusBar().showMessage("No completion of what you typed yet.", 3000)
             return
-        self._put_in_editor(view.text, origin="mt", score=None)
+        self._put_in_editor(view.text, origin="mt", score=None, label="Use completion")
 
     def copy_source(self) -> None:
         if self.model is None:
             return
         seg = self.model.segment(self.current_row())
-        self._put_in_editor(seg.source.text, origin="human", score=None)
+        self._put_in_editor(seg.source.text, origin="human", score=None, label="Copy source")
 
     def insert_next_tag(self) -> None:
         ed = self.editor()
         if ed is not None and not ed.insert_next_tag():
             self.statusBar().showMessage("Every tag of the source is already in the target.", 3000)
 
-    def _remember(self, seg_id: int, text: str) -> None:
-        h = self._history.setdefault(seg_id, [])
-        if not h or h[-1] != text:
-            h.append(text)
-        self._redo.pop(seg_id, None)
-
     def undo(self) -> None:
-        """Undo typing in the open editor; past that, earlier targets of this segment."""
+        """Undo typing in the open editor; past that, the newest step of the edit history
+        (an insertion, a Replace all over many segments), statuses included."""
         ed = self.editor()
         if ed is not None and ed.document().isUndoAvailable():
             ed.undo()
             return
         if self.model is None:
             return
-        row = self.current_row()
-        seg = self.model.segment(row)
-        hist = self._history.get(seg.id)
-        if not hist:
-            self.statusBar().showMessage("Nothing to undo for this segment.", 3000)
+        self.commit_editor()
+        step = self.history.undo()
+        if step is None:
+            self.statusBar().showMessage("Nothing to undo.", 3000)
             return
-        prev = hist.pop()
-        self._redo.setdefault(seg.id, []).append(seg.target.text)
-        self.model.set_target(row, prev)
-        self._refresh_editor(row)
+        self._apply_step(step, "before")
+        self.statusBar().showMessage(f"Undone: {step.label}.", 3000)
 
     def redo(self) -> None:
         ed = self.editor()
@@ -686,14 +734,27 @@ class MainWindow(QMainWindow):
             return
         if self.model is None:
             return
-        row = self.current_row()
-        seg = self.model.segment(row)
-        stack = self._redo.get(seg.id)
-        if not stack:
+        step = self.history.redo()
+        if step is None:
             return
-        self._history.setdefault(seg.id, []).append(seg.target.text)
-        self.model.set_target(row, stack.pop())
-        self._refresh_editor(row)
+        self._apply_step(step, "after")
+        self.statusBar().showMessage(f"Redone: {step.label}.", 3000)
+
+    def _apply_step(self, step, side: str) -> None:
+        rows = self.model.rows_by_id()
+        touched = []
+        for e in step.edits:
+            row = rows.get(e.segment_id)
+            if row is None:
+                continue  # a segment of another document: the history is per open document
+            st = getattr(e, side)
+            self.model.set_target(row, st.text, origin=st.origin, origin_score=st.origin_score, status=st.status)
+            touched.append(row)
+        if len(touched) == 1 and touched[0] != self.current_row():
+            self.go_to(touched[0])
+        for row in touched:
+            self._refresh_editor(row)
+        self.proxy.refilter()
 
     def confirm_and_next(self) -> None:
         """Ctrl+Enter: save what is typed, confirm (project + writable TM), go to the next unconfirmed."""
@@ -796,31 +857,56 @@ class MainWindow(QMainWindow):
         self.commit_editor()
         self.proxy.set_find(self.findbar.find_edit.text(), case=self.findbar.case.isChecked(),
                             regex=self.findbar.regex.isChecked())
+        self.delegate.set_find(self._find_pattern())
         n = self.proxy.rowCount()
         self.findbar.result.setText(f"{n} segment{'s' if n != 1 else ''}" if self.findbar.find_edit.text() else "")
         self.grid.fit_visible_rows()
         if n:
             self.grid.setCurrentIndex(self.proxy.index(0, COL_TARGET))
 
-    def replace_all(self) -> int:
-        """Replace in every target of the document (tags untouched); returns the number of segments changed."""
+    def replace_plan(self) -> list[tuple[int, str]]:
+        """(row, new target text) of every target the find bar's replacement would change."""
         pat = self._find_pattern()
         if pat is None or self.model is None:
-            return 0
-        self.commit_editor()
+            return []
         rep = self.findbar.replace_edit.text()
-        n = 0
+        out = []
         for r in range(self.model.rowCount()):
-            seg = self.model.segment(r)
-            new = replace_in_target(seg, pat, rep, regex=self.findbar.regex.isChecked())
+            new = replace_in_target(self.model.segment(r), pat, rep, regex=self.findbar.regex.isChecked())
             if new is not None:
-                self._remember(seg.id, seg.target.text)
-                self.model.set_target(r, new)
-                self._refresh_editor(r)
-                n += 1
-        self.findbar.result.setText(f"replaced in {n} segment{'s' if n != 1 else ''}")
+                out.append((r, new))
+        return out
+
+    def replace_all(self, *, ask: bool = True, keep_confirmed: bool = True) -> int:
+        """Replace in every target of the document (tags untouched), after a preview of every
+        change (``ask``) in which the translator chooses whether confirmed segments stay
+        confirmed; ONE undo step.  Returns the number of segments changed."""
+        self.commit_editor()
+        plan = self.replace_plan()
+        if not plan:
+            self.findbar.result.setText("nothing to replace")
+            return 0
+        if ask:
+            from app.dialogs.replace import ReplacePreviewDialog
+
+            dlg = ReplacePreviewDialog(self, [(r, self.model.segment(r), new) for r, new in plan])
+            if not dlg.exec():
+                return 0
+            plan = dlg.chosen()
+            keep_confirmed = dlg.keep_confirmed()
+        edits = []
+        for r, new in plan:
+            seg = self.model.segment(r)
+            status = seg.status if keep_confirmed and seg.status == "confirmed" else "draft"
+            after = self.model.set_target(r, new, status=status)
+            edits.append(Edit(seg.id, TargetState.of(seg), TargetState.of(after)))
+            self._refresh_editor(r)
+        self.history.push(f"Replace all ({len(edits)} segments)", edits)
+        self.proxy.pin(r for r, _ in plan)
+        self.findbar.result.setText(f"replaced in {len(edits)} segment{'s' if len(edits) != 1 else ''} "
+                                    "(Ctrl+Z undoes)")
         self.proxy.refilter()
-        return n
+        return len(edits)
 
     def replace_current(self) -> None:
         pat = self._find_pattern()
@@ -831,8 +917,9 @@ class MainWindow(QMainWindow):
         seg = self.model.segment(row)
         new = replace_in_target(seg, pat, self.findbar.replace_edit.text(), regex=self.findbar.regex.isChecked())
         if new is not None:
-            self._remember(seg.id, seg.target.text)
-            self.model.set_target(row, new)
+            after = self.model.set_target(row, new, status=seg.status)
+            self.history.push("Replace", [Edit(seg.id, TargetState.of(seg), TargetState.of(after))])
+            self._refresh_editor(row)
         self.step(+1)
 
     # --------------------------------------------------------- concordance
@@ -1077,6 +1164,26 @@ class MainWindow(QMainWindow):
         if self.model is not None:
             self._row = None
             self._segment_entered(self.current_row())
+
+    def shortcuts_dialog(self):
+        """Help ▸ Keyboard Shortcuts: every action with its keys in the current preset."""
+        from app.dialogs.help import ShortcutsDialog
+
+        rows = [(a.text().replace("&", "").rstrip("…"), a.shortcut().toString(QKeySequence.NativeText))
+                for a in self.actions_by_id.values() if not a.shortcut().isEmpty()]
+        rows += [("Insert the source's n-th tag", "Alt+1 … Alt+9"),
+                 ("Copy / cut / paste in the target (tags kept)", "Ctrl+C / Ctrl+X / Ctrl+V")]
+        dlg = ShortcutsDialog(self, rows)
+        dlg.show()
+        return dlg
+
+    def about_dialog(self):
+        from app.dialogs.help import about_text
+
+        box = QMessageBox(QMessageBox.Information, "About Verso", about_text(), QMessageBox.Ok, self)
+        box.setTextFormat(Qt.RichText)
+        box.show()
+        return box
 
     def settings_dialog(self):
         from app.dialogs.settings import SettingsDialog

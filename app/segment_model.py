@@ -148,6 +148,10 @@ class SegmentTableModel(QAbstractTableModel):
     def segments(self) -> list[Segment]:
         return list(self._rows)
 
+    def rows_by_id(self) -> dict[int, int]:
+        """Segment id -> row."""
+        return {seg.id: r for r, seg in enumerate(self._rows)}
+
     def set_target(self, row: int, text: str | TaggedText, *, origin: str = "human",
                    origin_score: float | None = None, status: str = "draft") -> Segment:
         """Store a target for ``row`` (a draft by default; committed on return)."""
@@ -244,6 +248,14 @@ class SegmentFilter(QSortFilterProxyModel):
         self.pattern: re.Pattern | None = None
         self.in_source = True
         self.in_target = True
+        #: rows shown whatever the find text says: those a replacement just changed (so the
+        #: grid does not empty itself when the new text no longer matches)
+        self.pinned: frozenset[int] = frozenset()
+
+    def pin(self, rows) -> None:
+        self.beginFilterChange()
+        self.pinned = frozenset(rows)
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def set_mode(self, mode: str) -> None:
         if mode not in FILTERS:
@@ -255,6 +267,7 @@ class SegmentFilter(QSortFilterProxyModel):
     def set_find(self, text: str, *, case: bool = False, regex: bool = False,
                  source: bool = True, target: bool = True) -> None:
         self.beginFilterChange()
+        self.pinned = frozenset()
         self.pattern = compile_find(text, case=case, regex=regex) if text else None
         self.in_source, self.in_target = source, target
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
@@ -269,7 +282,7 @@ class SegmentFilter(QSortFilterProxyModel):
         seg = m.segment(row)
         if not matches_filter(seg, self.mode):
             return False
-        if self.pattern is None:
+        if self.pattern is None or row in self.pinned:
             return True
         return bool((self.in_source and self.pattern.search(strip_tags(seg.source.text)))
                     or (self.in_target and self.pattern.search(strip_tags(seg.target.text))))

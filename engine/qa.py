@@ -129,9 +129,20 @@ def numbers(text: str) -> Counter:
     return Counter(_normalise_number(m.group(0)) for m in _NUMBER.finditer(text))
 
 
+#: Codes that record a reviewer's tracked change (SDL, memoQ), not markup of the text: a
+#: target may carry them where the source has none, and the other way round.
+TRACKED_CHANGES = frozenset({"x-sdl-deleted", "x-sdl-added", "x-mq-tc"})
+
+
+def _tracked(tag) -> bool:
+    return tag is not None and tag.attrs.get("mtype") in TRACKED_CHANGES
+
+
 def check_tags(source: TaggedText, target: TaggedText) -> Iterator[tuple[str, str]]:
-    src = Counter(source.tag_numbers())
-    tgt = Counter(target.tag_numbers())
+    src_tags = {t.n: t for t in source.tags}
+    tgt_tags = {t.n: t for t in target.tags}
+    src = Counter(n for n in source.tag_numbers() if not _tracked(src_tags.get(n)))
+    tgt = Counter(n for n in target.tag_numbers() if not _tracked(tgt_tags.get(n) or src_tags.get(n)))
     by_n = {t.n: t for t in source.tags}
     for n in sorted(src - tgt):
         t = by_n.get(n)
@@ -278,15 +289,6 @@ def check_segments(segments: Iterable, options: QAOptions | None = None, *, spel
 
 
 def _spelling(segments: Sequence, checker) -> list[Issue]:
-    if checker is None:
-        return [Issue(0, -1, "no-dictionary", "no spelling dictionary for the target language: spelling "
-                      "not checked (see the README, \"Spelling\")", "warning")] if segments else []
-    out: list[Issue] = []
-    for s in segments:
-        if not s.target.text.strip():
-            continue
-        for m in checker.misspellings(s.target.text):
-            sugg = checker.suggest(m.word, limit=3)
-            out.append(Issue(s.id, s.idx, "spelling", f"{m.word!r} may be misspelt"
-                             + (f" (suggestions: {', '.join(sugg)})" if sugg else ""), "warning"))
-    return out
+    from engine.spelling import spelling_issues
+
+    return spelling_issues(segments, checker)

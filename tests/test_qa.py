@@ -100,3 +100,15 @@ def test_spelling_without_a_dictionary_is_reported_once():
     segs = [Seg(1, "Open", "Öffnen"), Seg(2, "Save", "Speichern")]
     found = [i for i in check_segments(segs) if i.group == "spelling"]
     assert [i.check for i in found] == ["no-dictionary"]
+
+
+def test_a_tracked_change_of_the_target_is_not_an_extra_tag():
+    """An SDL/memoQ file's target may carry a reviewer's deletion the source has not."""
+    from engine.inline import Tag, TaggedText, tag_char
+
+    s = protect("Open the file.")
+    deleted = Tag(7, "ph", '<mrk mtype="x-sdl-deleted">alte </mrk>', "deleted", attrs={"mtype": "x-sdl-deleted"})
+    t = TaggedText(f"Öffnen Sie die {tag_char(7)}Datei.", (deleted,))
+    assert check_segment(1, 0, s, t) == []
+    stray = Tag(7, "ph", "<x/>", "x7")
+    assert [i.check for i in check_segment(1, 0, s, TaggedText(t.text, (stray,)))] == ["extra-tag"]

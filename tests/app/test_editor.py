@@ -188,7 +188,7 @@ def test_filters_and_find_replace(qtbot, tmp_path):
     assert win.proxy.rowCount() == 2
     win.findbar.find_edit.setText("Album")
     win.findbar.replace_edit.setText("Fotoalbum")
-    assert win.replace_all() == 1
+    assert win.replace_all(ask=False) == 1
     tgt = win.model.segment(0).target
     assert tgt.display() == "Oeffnen Sie <b>das</b> Fotoalbum." and tgt.tag_count == 2
 
