@@ -16,7 +16,7 @@ import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first
 import re
 from typing import Iterable, Sequence
 
-from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
 
+import atexit
 import re
 import time
 from collections import OrderedDict
@@ -43,6 +44,27 @@ from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_RAW, ROLE_TAGGED
 PAD_X, PAD_Y = 4, 3
 SEGMENT_MIME = "application/x-verso-segment"  # clipboard: segment text with tag characters
 FIT_BUDGET_S = 0.008  # longest a lazy row-height fit may hold the UI thread before yielding
+
+
+_clipboard_hook: list[bool] = []
+
+
+def _release_clipboard_at_exit() -> None:
+    """Clipboard data set from Python still held by Qt when the interpreter exits crashes it
+    (PySide6: both sides delete the QMimeData); give it back before that, once registered."""
+    if _clipboard_hook:
+        return
+    _clipboard_hook.append(True)
+
+    def release() -> None:
+        app = QApplication.instance()
+        if app is not None:
+            cb = app.clipboard()
+            md = cb.mimeData()
+            if md is not None and md.hasFormat(SEGMENT_MIME):
+                cb.clear()
+
+    atexit.register(release)
 
 
 class TargetEditor(QTextEdit):
@@ -140,13 +162,25 @@ class TargetEditor(QTextEdit):
                 out.append("\n" if ch in ("\u2029", "\u2028") else ch)
         return "".join(out)
 
-    def createMimeDataFromSelection(self):  # noqa: N802 (Qt API)
+    def copy_with_tags(self) -> None:
+        """Ctrl+C: the selection to the clipboard with its tags (our own format) and, for other
+        programs, as text with short tags (<b>).  Not by overriding createMimeDataFromSelection:
+        a QMimeData made in Python and handed to Qt from there was deleted twice (by the
+        clipboard and by Python) and crashed the interpreter at exit; setMimeData takes it over."""
         cur = self.textCursor()
+        if not cur.hasSelection():
+            return
         text = self._segment_text_range(cur.selectionStart(), cur.selectionEnd())
         md = QMimeData()
         md.setData(SEGMENT_MIME, text.encode("utf-8"))
-        md.setText(TaggedText(text, self.source_tags).display())  # other programs get <b>-style tags
-        return md
+        md.setText(TaggedText(text, self.source_tags).display())
+        QApplication.clipboard().setMimeData(md)
+        _release_clipboard_at_exit()
+
+    def cut_with_tags(self) -> None:
+        if self.textCursor().hasSelection():
+            self.copy_with_tags()
+            self.textCursor().removeSelectedText()
 
     def canInsertFromMimeData(self, source):  # noqa: N802
         return source.hasFormat(SEGMENT_MIME) or source.hasText()
@@ -166,8 +200,8 @@ class TargetEditor(QTextEdit):
                     cur.insertText(ch)
             cur.endEditBlock()
             self.setTextCursor(cur)
-        elif source.hasText():
-            self.textCursor().insertText(source.text())
+        elif source.hasText():  # from another program, or Qt's drag: no object characters as text
+            self.textCursor().insertText(source.text().replace("\ufffc", ""))
 
     # -- spelling and the right-click menu ------------------------------------------
     def set_spell_checker(self, checker, on_add_word=None) -> None:
@@ -185,6 +219,15 @@ class TargetEditor(QTextEdit):
         from app.spellcheck import add_spelling_actions
 
         menu = self.createStandardContextMenu(e.pos())
+        for a in menu.actions():  # Qt's own Copy and Cut drop the chips: ours keep them
+            name = a.objectName()
+            if name in ("edit-copy", "edit-cut"):
+                mine = menu.addAction(a.text())
+                mine.setShortcut(a.shortcut())
+                mine.setEnabled(a.isEnabled())
+                mine.triggered.connect(self.copy_with_tags if name == "edit-copy" else self.cut_with_tags)
+                menu.insertAction(a, mine)
+                menu.removeAction(a)
         if self._speller is not None:
             add_spelling_actions(menu, self, e.pos(), self._speller.checker(), self._on_add_word)
         if self.source_tags:
@@ -216,6 +259,12 @@ class TargetEditor(QTextEdit):
     def keyPressEvent(self, e):  # noqa: N802
         if e.key() in (Qt.Key_Return, Qt.Key_Enter) and not e.modifiers() & (Qt.ControlModifier | Qt.ShiftModifier):
             self.committed.emit()
+            return
+        if e.matches(QKeySequence.Copy):
+            self.copy_with_tags()
+            return
+        if e.matches(QKeySequence.Cut):
+            self.cut_with_tags()
             return
         if e.modifiers() == Qt.AltModifier and Qt.Key_1 <= e.key() <= Qt.Key_9:
             self.insert_tag_number(e.key() - Qt.Key_0)

@@ -10,10 +10,9 @@ from __future__ import annotations
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
 
 import gc
-import json
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,8 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import VersoError
-from engine.inline import TaggedText
-from engine.nmt.retrieval import MEMORY_MIN_SCORE, readable
+from engine.nmt.retrieval import readable
 from engine.store import Project
 
 from app import keymap
@@ -55,22 +53,12 @@ from app.suggest import NMTService
 from engine.qa import TAG_CHECKS, check_segments, tag_issues
 from engine.resources import default_model_dir
 from app.history import Edit, EditHistory, TargetState
+from app.preferences import MEMORY_PAIRS, preferences, settings  # noqa: F401  (settings, MEMORY_PAIRS: for tests and scripts)
 from app.tmservice import TMService, adapt_tags
 
 AUTOSAVE_MS = 1500
 COMPLETE_MS = 400  # typing pause before the suggestion completes the typed prefix
 MAX_RECENT = 8
-
-
-#: How many of the best TM matches a SEG-NMT model reads by default (setting ``nmt/memory_pairs``): on the
-#: demo model's test set K = 1 / 2 / 4 / 8 give 18.87 / 19.20 / 19.34 / 19.25 BLEU (benchmarks/RESULTS.md,
-#: issue 5, session 9) and K = 4 keeps a suggestion at p95 127 ms on one CPU core; every pair read costs
-#: a teacher-forced pass before the beam search starts.
-MEMORY_PAIRS = 4
-
-
-def settings() -> QSettings:
-    return QSettings("Verso", "Verso")
 
 
 def freeze_heap(collect: bool) -> None:
@@ -84,13 +72,6 @@ def freeze_heap(collect: bool) -> None:
         gc.unfreeze()
         gc.collect()
     gc.freeze()
-
-
-def _as_list(v) -> list[str]:
-    """QSettings gives a one-item list back as a plain string (INI format)."""
-    if not v:
-        return []
-    return [v] if isinstance(v, str) else [str(x) for x in v]
 
 
 class MainWindow(QMainWindow):
@@ -155,7 +136,7 @@ class MainWindow(QMainWindow):
 
         self._build_panels()
         self._build_actions()
-        self.apply_preset(str(settings().value("keys/preset", keymap.DEFAULT_PRESET)))
+        self.apply_preset(str(preferences().preset))
         if project is not None:
             self.set_project(project)
         else:
@@ -526,7 +507,7 @@ class MainWindow(QMainWindow):
             self.suggestion.working()  # the last segment's suggestion and completion go at once
         if self.tm is not None and self.tm.infos:
             self.matches.searching()
-            self.tm.lookup(key, seg.source, k=int(settings().value("tm/matches", 5)))
+            self.tm.lookup(key, seg.source, k=preferences().tm_matches)
         else:
             self._request_suggestion(row, [])
         self._score_own_target()
@@ -552,15 +533,15 @@ class MainWindow(QMainWindow):
     @staticmethod
     def _memory_pairs() -> int:
         """How many of the best TM matches a SEG-NMT model reads (setting ``nmt/memory_pairs``,
-        default :data:`MEMORY_PAIRS`)."""
-        return max(1, int(settings().value("nmt/memory_pairs", MEMORY_PAIRS)))
+        default :data:`app.preferences.MEMORY_PAIRS`)."""
+        return max(1, preferences().memory_pairs)
 
     @classmethod
     def _memory_reads(cls, found: list) -> list:
         """The TM matches a SEG-NMT model reads: the best :meth:`_memory_pairs` of those scoring at
         least the setting ``nmt/memory_min_score`` (percent; default ``retrieval.MEMORY_MIN_SCORE``).
         The TM panel still shows the lower ones."""
-        floor = int(settings().value("nmt/memory_min_score", round(MEMORY_MIN_SCORE * 100))) / 100
+        floor = preferences().memory_min_score / 100
         return readable(found, floor)[:cls._memory_pairs()]
 
     def _prefetch(self, row: int) -> None:
@@ -569,7 +550,7 @@ class MainWindow(QMainWindow):
             return
         src = self.model.segment(row).source
         if self.tm is not None and self.tm.infos:
-            k = int(settings().value("tm/matches", 5))
+            k = preferences().tm_matches
             ctx = self._context(row)
             self.tm.run(lambda c: self.tm.search_now(c, src, k),
                         on_result=lambda found, src=src, ctx=ctx: self.nmt and self.nmt.prefetch(
@@ -594,7 +575,7 @@ class MainWindow(QMainWindow):
     def _request_completion(self) -> None:
         """Ask for the rest of the translation after what is typed (when enabled)."""
         if (self.nmt is None or self.nmt.translator is None or self.model is None or self._row is None
-                or settings().value("nmt/complete", "true") != "true"):
+                or not preferences().complete):
             return
         ed = self.editor()
         prefix = ed.segment_text() if ed is not None else ""
@@ -805,7 +786,7 @@ class MainWindow(QMainWindow):
 
     def propagation_on(self) -> bool:
         """Auto-propagation: on in Settings (all documents) and not switched off for this document."""
-        if settings().value("edit/propagate", "true") != "true" or self.project is None or self.model is None:
+        if not preferences().propagate or self.project is None or self.model is None:
             return False
         return self.project.setting(f"propagate/{self.model.document_id}", "true") == "true"
 
@@ -940,17 +921,16 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ dialogs
     def _remember_recent(self, folder) -> None:
-        s = settings()
-        items = [str(Path(folder).resolve())] + [p for p in _as_list(s.value("recent", [])) if
-                                                 p != str(Path(folder).resolve())]
-        s.setValue("recent", items[:MAX_RECENT])
+        prefs = preferences()
+        here = str(Path(folder).resolve())
+        prefs.recent = ([here] + [p for p in prefs.recent if p != here])[:MAX_RECENT]
         self._refresh_recent()
 
     def _refresh_recent(self) -> None:
         if not hasattr(self, "recent_menu"):
             return
         self.recent_menu.clear()
-        for p in _as_list(settings().value("recent", [])):
+        for p in preferences().recent:
             a = self.recent_menu.addAction(p)
             a.triggered.connect(lambda *_, p=p: self.open_project(Path(p)))
 
@@ -1029,7 +1009,7 @@ class MainWindow(QMainWindow):
         """Ask whether to confirm a target with tag errors; with the setting *Refuse to confirm
         a segment with tag errors* the answer is always no."""
         lines = "\n".join(f"• {i.message}" for i in issues)
-        if settings().value("qa/refuse_tag_errors", "false") == "true":
+        if preferences().refuse_tag_errors:
             QMessageBox.warning(self, "Tag errors", f"Segment {row + 1} is not confirmed: its tags are wrong.\n\n"
                                 f"{lines}\n\nFix them (F9 inserts a missing tag).")
             return False
@@ -1119,7 +1099,7 @@ class MainWindow(QMainWindow):
         if self.model is None:
             return None
         self.commit_editor()
-        dlg = QADialog(self, self.model.segments())
+        dlg = QADialog(self, self.model.segments(), self.project, self.spell)
         dlg.segmentActivated.connect(lambda idx: self.go_to(idx))
         dlg.show()
         return dlg
@@ -1130,7 +1110,7 @@ class MainWindow(QMainWindow):
         if self.project is None:
             return None
         dlg = FinetuneDialog(self, self.project, default_model_dir(self.project),
-                             threads=int(settings().value("nmt/threads", 0)))
+                             threads=preferences().threads)
         dlg.modelChosen.connect(self.use_model)
         dlg.show()
         return dlg
@@ -1148,10 +1128,8 @@ class MainWindow(QMainWindow):
         if self.nmt is not None:
             self.nmt.close()
             self.nmt.deleteLater()
-        s = settings()
-        self.nmt = NMTService(model_dir, self, beam=int(s.value("nmt/beam", 5)),
-                              threads=int(s.value("nmt/threads", 0)),
-                              quantize=s.value("nmt/quantize", "true") == "true")
+        prefs = preferences()
+        self.nmt = NMTService(model_dir, self, beam=prefs.beam, threads=prefs.threads, quantize=prefs.quantize)
         self.nmt.ready.connect(self._on_suggestion)
         self.nmt.forced_ready.connect(self._on_forced)
         self.nmt.completion_ready.connect(self._on_completion)
@@ -1190,7 +1168,7 @@ class MainWindow(QMainWindow):
 
         dlg = SettingsDialog(self)
         if dlg.exec():
-            self.apply_preset(str(settings().value("keys/preset", keymap.DEFAULT_PRESET)))
+            self.apply_preset(str(preferences().preset))
         return dlg
 
     def closeEvent(self, event) -> None:  # noqa: N802
@@ -1202,4 +1180,4 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-__all__ = ["MainWindow", "settings"]
+__all__ = ["MainWindow", "settings", "MEMORY_PAIRS"]

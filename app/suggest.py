@@ -13,7 +13,6 @@ passes TM pairs to the translator, once its API takes them.
 """
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -37,7 +36,7 @@ class MemoryRef:
     tm: str = ""
 
     def tooltip(self) -> str:
-        head = f"copied from memory (ζ·p_copy = {self.weight:.2f})"
+        head = f"from your translation memory (copy weight {self.weight:.2f})"
         where = f"TM entry {self.entry_index + 1}" + (f" (#{self.entry_id}, {self.tm})" if self.entry_id else "")
         lines = [head, f"{where}, word {self.token_index + 1}: “{self.word}”"]
         if self.entry_source:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QProcess, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,

@@ -147,7 +147,7 @@ class AlignmentPanel(QWidget):
 
     wordClicked = Signal(int, list)
 
-    VIEWS = ("Suggestion", "Your translation (forced decoding)")
+    VIEWS = ("Machine suggestion", "Your translation")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -186,6 +186,12 @@ class AlignmentPanel(QWidget):
         self.heat.set_view(v)
         if v is None:
             self.info.setText("")
+            self.info.setToolTip("")
         else:
-            gate = "" if v.gates is None else " · strip: context gate z per word"
-            self.info.setText(f"attention of each target word over the source{gate} · log-prob {v.score:.1f}")
+            self.info.setText("darker = the source words each word was translated from; click a word to mark them")
+            gate = "" if v.gates is None else "; the strip under each word is its context gate z (how much " \
+                                              "it drew on the source rather than the words before it)"
+            how = "the model read your own translation word by word (forced decoding)" \
+                if self.choice.currentIndex() == 1 else "the model's own translation"
+            self.info.setToolTip(f"Engine details: attention weights of {how}{gate}; "
+                                 f"log-probability {v.score:.2f}")

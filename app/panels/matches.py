@@ -2,7 +2,7 @@
 source highlighted (missing, extra, changed words), origin and date."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 

@@ -32,7 +32,7 @@ def word_spans(text: str, words: list[str]) -> list[tuple[int, int] | None]:
 
 def shading(weight: float) -> QColor:
     c = QColor(COPY_COLOUR)
-    c.setAlpha(int(40 + 200 * max(0.0, min(1.0, weight))))
+    c.setAlpha(int(90 + 165 * max(0.0, min(1.0, weight))))  # the faintest copy still visible at a glance
     return c
 
 

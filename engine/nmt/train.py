@@ -24,7 +24,6 @@ evaluates and writes).
 from __future__ import annotations
 
 import json
-import math
 import os
 import threading
 import time
@@ -38,7 +37,7 @@ import torch.nn.functional as F
 from engine.errors import ConfigError, ModelError
 from engine.nmt import checkpoint as ckpt
 from engine.nmt.config import ExperimentConfig
-from engine.nmt.data import collate, encode_corpus, make_batches, pad_sources, read_lines, read_parallel
+from engine.nmt.data import collate, encode_corpus, make_batches, pad_sources, read_parallel
 from engine.nmt.documents import parallel_layout
 from engine.nmt.evaluate import bleu
 from engine.nmt.model import RNNSearch, count_parameters

@@ -46,7 +46,7 @@ from array import array
 from collections import OrderedDict
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 from whoosh import columns, fields, formats, index

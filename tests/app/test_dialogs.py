@@ -83,7 +83,10 @@ def test_cancelled_import_leaves_the_tm_unchanged(qtbot, tmp_path):
     assert units_in(folder / "tm") == 0
 
 
-def test_qa_finds_a_missing_tag_and_goes_to_the_segment(qtbot, tmp_path):
+def test_qa_finds_a_missing_tag_and_goes_to_the_segment(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)  # confirm despite the tag
     folder = make_project(tmp_path / "p", ["Fine.", "Click <b>Save</b> now."], tm=False)
     win = open_window(qtbot, folder)
     qtbot.keyClicks(win.editor(), "Gut.")
@@ -97,6 +100,10 @@ def test_qa_finds_a_missing_tag_and_goes_to_the_segment(qtbot, tmp_path):
     assert len(missing) == 1 and missing[0].idx == 1 and "</b>" in missing[0].message
     dlg.activate(dlg.issues.index(missing[0]))
     assert win.current_row() == 1
+    # A check turned off is off for this project, and stays so.
+    dlg.boxes["tags"].setChecked(False)
+    assert not any(i.check == "missing-tag" for i in dlg.issues)
+    assert "tags" not in win.project.qa_options().enabled
 
 
 def test_statistics_bands_match_the_tm_panel_and_export_csv(qtbot, demo_dir, tmp_path):

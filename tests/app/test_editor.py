@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.main_window import MainWindow
-from app.segment_model import COL_STATUS, COL_TARGET
+from app.segment_model import COL_STATUS
 from app.tmservice import SCORE_TOOLTIP
 from engine.inline import TaggedText, tag_char
 from engine.store import Project

@@ -71,7 +71,7 @@ def test_confirm_skips_to_next_unconfirmed_and_wraps(qtbot, window: MainWindow):
     window.go_to(2)
     _type_and_confirm(qtbot, window, "Öffnen Sie die Datei.")
     assert window.current_row() == 0  # wraps to the first unconfirmed
-    _type_and_confirm(qtbot, window, "Klicken.")
+    _type_and_confirm(qtbot, window, "Klicken <b>Sie</b>.")
     assert window.current_row() == 1
 
 
@@ -92,9 +92,9 @@ def test_ctrl_down_and_up_navigate_and_keep_typed_text(qtbot, window: MainWindow
 
 
 def test_reopen_after_close_shows_confirmed_work(qtbot, window: MainWindow, project_dir: Path):
-    _type_and_confirm(qtbot, window, "Erster Satz.")
+    _type_and_confirm(qtbot, window, "Erster <b>Satz</b>.")
     window.close()
     win2 = MainWindow(Project.open(project_dir))
     qtbot.addWidget(win2)
-    assert win2.model.index(0, COL_TARGET).data() == "Erster Satz."
+    assert win2.model.index(0, COL_TARGET).data() == "Erster <b>Satz</b>."
     assert win2.current_row() == 1  # opens on the first unconfirmed segment

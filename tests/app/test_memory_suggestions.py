@@ -91,7 +91,7 @@ def test_the_engine_reads_as_many_tm_matches_as_the_setting_says(qtbot, tmp_path
         wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
         read = min(3, MEMORY_PAIRS)  # the default, at most the matches found
         assert len(win.matches.matches) == 3 and win.suggestion.current.used_memory == read
-        assert f"read {read} TM matches" in win.suggestion.status.text()
+        assert f"uses {read} TM matches" in win.suggestion.status.text()
         settings().setValue("nmt/memory_pairs", 1)
         win.go_to(1)
         win.go_to(0)

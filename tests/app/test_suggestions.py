@@ -152,6 +152,12 @@ def test_memory_shading_follows_the_engines_copy_weights(qtbot, tiny_translator,
     assert "Hund" in shaded[0][1] and "0.90" in shaded[0][1] and "Der rot Hund" in shaded[0][1]
     assert shading(0.9).alpha() > shading(0.2).alpha()
     assert panel.legend.isVisibleTo(panel)
+    assert "translation memory" in shaded[0][1] and "ζ" not in shaded[0][1]  # words a translator reads
+    # A copy weight that rounds to 0.00 is no copy a reader could see: not shaded.
+    res.memory = [{"weight": 0.004, "entry_index": 0, "token_index": 2} if i == 2 else None
+                  for i in range(len(res.words))]
+    panel.show_view(view_of("The red dog sees a small cat.", res, found))
+    assert panel.copy_formats() == []
 
 
 def test_typing_a_prefix_gets_the_rest_completed_by_the_engine(qtbot, win, tiny_translator):

@@ -10,7 +10,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 
-from app.workers import Cancelled, LatestOnly, Worker, start  # noqa: E402
+from app.workers import LatestOnly, Worker, start  # noqa: E402
 
 
 def test_worker_reports_progress_and_result_on_ui_thread(qtbot):

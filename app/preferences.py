@@ -1,0 +1,87 @@
+"""The editor's preferences: a typed view of QSettings in which every key and its default
+are written once.  ``preferences().beam`` reads ``nmt/beam`` as an int (5 when unset or
+unreadable); assigning stores it.  Booleans are kept as "true"/"false", as they always were,
+so settings files of earlier versions read the same.
+
+Project settings (TMs, model, QA checks) live in the project (:class:`engine.store.Project`);
+these are the translator's own, for every project.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSettings
+
+from app import keymap
+from engine.nmt.retrieval import MEMORY_MIN_SCORE
+
+#: How many of the best TM matches a SEG-NMT model reads by default: on the demo model's test
+#: set K = 1 / 2 / 4 / 8 give 18.87 / 19.20 / 19.34 / 19.25 BLEU (benchmarks/RESULTS.md, issue 5,
+#: session 9) and K = 4 keeps a suggestion at p95 127 ms on one CPU core; every pair read costs
+#: a teacher-forced pass before the beam search starts.
+MEMORY_PAIRS = 4
+
+
+def settings() -> QSettings:
+    """The raw QSettings store (tests set keys through it)."""
+    return QSettings("Verso", "Verso")
+
+
+def _as_list(v) -> list[str]:
+    """QSettings gives a one-item list back as a plain string (INI format)."""
+    if not v:
+        return []
+    return [v] if isinstance(v, str) else [str(x) for x in v]
+
+
+class Pref:
+    """One preference: its QSettings key, default and type (str, int, bool or list)."""
+
+    def __init__(self, key: str, default: Any, kind: type, doc: str = ""):
+        self.key, self.default, self.kind, self.__doc__ = key, default, kind, doc
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        raw = obj.store.value(self.key, None)
+        if raw is None:
+            return self.default
+        try:
+            if self.kind is bool:
+                return str(raw).lower() == "true"
+            if self.kind is list:
+                return _as_list(raw)
+            return self.kind(raw)
+        except (TypeError, ValueError):
+            return self.default
+
+    def __set__(self, obj, value) -> None:
+        if self.kind is bool:
+            value = "true" if value else "false"
+        obj.store.setValue(self.key, value)
+
+
+class Preferences:
+    preset = Pref("keys/preset", keymap.DEFAULT_PRESET, str, "keyboard preset (app/keymap.py)")
+    tm_matches = Pref("tm/matches", 5, int, "TM matches shown")
+    propagate = Pref("edit/propagate", True, bool, "fill identical unconfirmed segments on confirm")
+    complete = Pref("nmt/complete", True, bool, "complete the typed prefix (interactive translation)")
+    beam = Pref("nmt/beam", 5, int, "beam width of the suggestion")
+    threads = Pref("nmt/threads", 0, int, "CPU threads of the engine (0: automatic)")
+    memory_pairs = Pref("nmt/memory_pairs", MEMORY_PAIRS, int, "TM matches a memory-guided model reads")
+    memory_min_score = Pref("nmt/memory_min_score", round(MEMORY_MIN_SCORE * 100), int,
+                            "minimum match (percent) a memory-guided model reads")
+    quantize = Pref("nmt/quantize", True, bool, "int8 engine on the CPU")
+    refuse_tag_errors = Pref("qa/refuse_tag_errors", False, bool,
+                             "refuse (instead of asking) to confirm a segment with tag errors")
+    recent = Pref("recent", [], list, "recently opened project folders")
+
+    def __init__(self, store: QSettings | None = None):
+        self.store = store or settings()
+
+
+def preferences() -> Preferences:
+    return Preferences()
