@@ -52,6 +52,7 @@ from app.segment_model import (
 from app.suggest import NMTService
 from engine.qa import TAG_CHECKS, check_segments, tag_issues
 from engine.resources import default_model_dir
+from app.actions import MATCH_ACTIONS, MENUS, SEPARATOR, ActionSpec, Placeholder, specs
 from app.history import Edit, EditHistory, TargetState
 from app.preferences import MEMORY_PAIRS, preferences, settings  # noqa: F401  (settings, MEMORY_PAIRS: for tests and scripts)
 from app.tmservice import TMService, adapt_tags
@@ -172,92 +173,44 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.dock_alignment], [230], Qt.Vertical)
 
     # ------------------------------------------------------------ actions
-    def _action(self, text: str, slot, action_id: str | None = None, shortcut=None, menu=None) -> QAction:
-        a = QAction(text, self)
-        if shortcut:
-            a.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
+    def _action(self, spec: ActionSpec, menu=None) -> QAction:
+        """The QAction of one row of the action table (``app/actions.py``)."""
+        a = QAction(spec.text, self)
         a.setShortcutContext(Qt.WindowShortcut)
-        a.triggered.connect(lambda *_: slot())
+        slot, args = getattr(self, spec.slot), spec.args
+        a.triggered.connect(lambda *_: slot(*args))
         if menu is not None:
             menu.addAction(a)
         self.addAction(a)
-        if action_id:
-            self.actions_by_id[action_id] = a
+        self.actions_by_id[spec.id] = a
+        self._specs[spec.id] = spec
         return a
 
+    def _fixed_keys(self, spec: ActionSpec) -> list[QKeySequence]:
+        return [QKeySequence(getattr(QKeySequence.StandardKey, k)) if hasattr(QKeySequence.StandardKey, k)
+                else QKeySequence(k) for k in spec.keys]
+
     def _build_actions(self) -> None:
+        self._specs: dict[str, ActionSpec] = {}
         mb = self.menuBar()
-        f = mb.addMenu("&File")
-        self.act_new = self._action("&New Project…", self.new_project_dialog, "new_project", None, f)
-        self.act_open = self._action("&Open Project…", self.open_project_dialog, "open_project", None, f)
-        self.recent_menu = f.addMenu("Open &Recent")
-        self._refresh_recent()
-        f.addSeparator()
-        self.act_import = self._action("&Import Document…", self.import_document_dialog, None, "Ctrl+Shift+O", f)
-        self.act_export = self._action("&Export Translated Document…", self.export_document_dialog, None,
-                                       "Ctrl+Shift+E", f)
-        f.addSeparator()
-        self.act_import_tm = self._action("Import &TMX / TM File…", self.import_tm_dialog, None, "Ctrl+Shift+T", f)
-        self.act_export_tm = self._action("Export TM as TM&X…", self.export_tm_dialog, None, None, f)
-        f.addSeparator()
-        self._action("&Quit", self.close, None, QKeySequence.Quit, f)
-
-        e = mb.addMenu("&Edit")
-        self._action("&Undo", self.undo, "undo", None, e)
-        self._action("&Redo", self.redo, "redo", None, e)
-        e.addSeparator()
-        self._action("&Find…", lambda: self.open_find(False), "find", None, e)
-        self._action("Find and &Replace…", lambda: self.open_find(True), "replace", None, e)
-        e.addSeparator()
-        self._action("&Settings…", self.settings_dialog, None, None, e)
-
-        s = mb.addMenu("&Segment")
-        self.act_confirm = self._action("&Confirm and Go to Next Unconfirmed", self.confirm_and_next, "confirm",
-                                        None, s)
-        self.act_prev = self._action("&Previous Segment", lambda: self.step(-1), "prev", None, s)
-        self.act_next = self._action("&Next Segment", lambda: self.step(+1), "next", None, s)
-        self._action("Next &Unconfirmed Segment", self.go_next_unconfirmed, "next_unconfirmed", None, s)
-        s.addSeparator()
-        self.act_copy_source = self._action("Copy &Source to Target", self.copy_source, "copy_source", None, s)
-        self.act_next_tag = self._action("Insert Next Missing &Tag", self.insert_next_tag, "next_tag", None, s)
-        self.act_insert_suggestion = self._action("Insert &Machine Suggestion", self.insert_suggestion,
-                                                  "insert_suggestion", None, s)
-        self._action("Use the Machine's &Completion of What I Typed", self.insert_completion,
-                     "insert_completion", None, s)
-        mm = s.addMenu("Insert TM &Match")
-        for n in range(1, 10):
-            self._action(f"Match {n}", lambda n=n: self.insert_match(n - 1), f"match_{n}", None, mm)
-        s.addSeparator()
-        self.act_doc_propagate = QAction("Auto-propagate in This &Document", self)
-        self.act_doc_propagate.setCheckable(True)
-        self.act_doc_propagate.setChecked(True)
-        self.act_doc_propagate.toggled.connect(self._set_doc_propagation)
-        s.addAction(self.act_doc_propagate)
-
-        v = mb.addMenu("&View")
-        fm = v.addMenu("&Filter")
-        for key, label in FILTERS.items():
-            self._action(label, lambda key=key: self.set_filter(key), None, None, fm)
-        v.addSeparator()
-        for d in (self.dock_matches, self.dock_suggestion, self.dock_alignment, self.dock_concordance):
-            v.addAction(d.toggleViewAction())
-
-        t = mb.addMenu("&Tools")
-        self.act_concordance = self._action("&Concordance…", self.open_concordance, "concordance", None, t)
-        self._action("&Statistics…", self.statistics_dialog, None, None, t)
-        self._action("&QA Check…", self.qa_dialog, None, "F8", t)
-        t.addSeparator()
-        self._action("&Fine-tune the Model…", self.finetune_dialog, None, None, t)
-
-        h = mb.addMenu("&Help")
-        self._action("&Keyboard Shortcuts", self.shortcuts_dialog, None, QKeySequence.HelpContents, h)
-        self._action("&About Verso", self.about_dialog, None, None, h)
-
-        # Right-click in the grid: the segment actions of the Segment menu.
-        self.grid.setContextMenuPolicy(Qt.ActionsContextMenu)
-        for a in (self.act_confirm, self.act_insert_suggestion, self.act_copy_source, self.act_next,
-                  self.act_prev, self.act_concordance):
-            self.grid.addAction(a)
+        for title, entries in MENUS:
+            menu = mb.addMenu(title)
+            for entry in entries:
+                if entry is SEPARATOR:
+                    menu.addSeparator()
+                elif isinstance(entry, Placeholder):
+                    self._fill_placeholder(entry.name, menu)
+                else:
+                    self._action(entry, menu)
+        a = self.actions_by_id
+        self.act_confirm, self.act_prev, self.act_next = a["confirm"], a["prev"], a["next"]
+        self.act_copy_source, self.act_next_tag = a["copy_source"], a["next_tag"]
+        self.act_insert_suggestion, self.act_concordance = a["insert_suggestion"], a["concordance"]
+        # Right-click in the grid: the segment actions the table marks for it.
+        self.grid.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for spec in specs():
+            if spec.grid_menu:
+                self.grid.addAction(a[spec.id])
 
         tb = QToolBar("Document", self)
         tb.setObjectName("documentToolbar")
@@ -270,11 +223,39 @@ class MainWindow(QMainWindow):
         tb.addAction(self.act_confirm)
         self.addToolBar(tb)
 
+    def editor_menu_actions(self) -> list[QAction]:
+        """The window's actions at the bottom of the target box's right-click menu."""
+        return [self.actions_by_id[s.id] for s in specs() if s.editor_menu]
+
+    def _fill_placeholder(self, name: str, menu) -> None:
+        if name == "recent":
+            self.recent_menu = menu.addMenu("Open &Recent")
+            self._refresh_recent()
+        elif name == "matches":
+            mm = menu.addMenu("Insert TM &Match")
+            for spec in MATCH_ACTIONS:
+                self._action(spec, mm)
+        elif name == "propagate":
+            self.act_doc_propagate = QAction("Auto-propagate in This &Document", self)
+            self.act_doc_propagate.setCheckable(True)
+            self.act_doc_propagate.setChecked(True)
+            self.act_doc_propagate.toggled.connect(self._set_doc_propagation)
+            menu.addAction(self.act_doc_propagate)
+        elif name == "filters":
+            fm = menu.addMenu("&Filter")
+            for key, label in FILTERS.items():
+                act = fm.addAction(label)
+                act.triggered.connect(lambda *_, key=key: self.set_filter(key))
+        elif name == "panels":
+            for d in (self.dock_matches, self.dock_suggestion, self.dock_alignment, self.dock_concordance):
+                menu.addAction(d.toggleViewAction())
+
     def apply_preset(self, preset: str) -> None:
         """Bind every action to the shortcuts of ``preset`` (``trados`` or ``omegat``); menus show them."""
         self.preset = preset if preset in keymap.PRESETS else keymap.DEFAULT_PRESET
         for aid, act in self.actions_by_id.items():
-            act.setShortcuts([QKeySequence(k) for k in keymap.shortcuts(self.preset, aid)])
+            keys = keymap.shortcuts(self.preset, aid)
+            act.setShortcuts([QKeySequence(k) for k in keys] if keys else self._fixed_keys(self._specs[aid]))
 
     def reserved_shortcuts(self) -> set[str]:
         """Shortcuts the target editor must let through to the window's actions."""
@@ -487,8 +468,7 @@ class MainWindow(QMainWindow):
         ed.textChanged.connect(self._autosave.start)
         ed.textChanged.connect(self._complete_timer.start)
         ed.set_spell_checker(self.spell, self._add_to_dictionary)
-        ed.menu_actions = [self.act_confirm, self.act_insert_suggestion, self.act_copy_source,
-                           self.act_next_tag, self.act_concordance]
+        ed.menu_actions = self.editor_menu_actions()
 
     def autosave(self) -> None:
         """Write what is typed to the project as a draft (also done on every move)."""

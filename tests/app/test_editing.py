@@ -177,3 +177,16 @@ def test_help_menu_lists_the_shortcuts_of_the_preset(qtbot, tmp_path):
     rows = dict(dlg.rows)
     assert rows["Confirm and Go to Next Unconfirmed"] == "Ctrl+Return"
     assert "Alt+1" in rows["Insert the source's n-th tag"]
+
+
+def test_every_action_of_the_table_is_in_a_menu_with_its_keys(qtbot, tmp_path):
+    """The action table (app/actions.py) is the one place menus, right-click menus and Help are built from."""
+    from app.actions import specs
+
+    folder = make_project(tmp_path / "p", ["One."], tm=False)
+    win = open_window(qtbot, folder)
+    assert set(win.actions_by_id) == {s.id for s in specs()}
+    assert win.actions_by_id["qa"].shortcut().toString() == "F8"            # a fixed key
+    assert win.actions_by_id["confirm"].shortcut().toString() == "Ctrl+Return"  # the preset's key
+    assert win.actions_by_id["confirm"] in win.grid.actions()
+    assert win.actions_by_id["insert_suggestion"] in win.editor().menu_actions

@@ -1,0 +1,98 @@
+"""The editor's actions as data: which menu, what it says, which window method it calls, and
+its keys.  The window builds its menus, the grid's and the target box's right-click menus
+and Help ▸ Keyboard Shortcuts from this one table; the keyboard presets (``app/keymap.py``)
+bind keys to the ids they name, and ``keys`` are the fixed keys of the others.
+
+A menu's entries are :class:`ActionSpec`, :data:`SEPARATOR`, or a :class:`Placeholder` that
+the window fills itself (recent projects, the nine TM matches, filters, panel toggles, a
+checkable setting).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    id: str                       # unique; keymap presets name it
+    text: str                     # menu text (& marks the mnemonic)
+    slot: str                     # the MainWindow method it calls ...
+    args: tuple = ()              # ... with these arguments
+    keys: tuple[str, ...] = ()    # fixed keys when no preset names ``id`` ("Quit": the platform's)
+    grid_menu: bool = False       # also in the grid's right-click menu
+    editor_menu: bool = False     # also at the bottom of the target box's right-click menu
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    name: str
+
+
+SEPARATOR = None
+
+MENUS: tuple[tuple[str, tuple], ...] = (
+    ("&File", (
+        ActionSpec("new_project", "&New Project…", "new_project_dialog"),
+        ActionSpec("open_project", "&Open Project…", "open_project_dialog"),
+        Placeholder("recent"),
+        SEPARATOR,
+        ActionSpec("import_document", "&Import Document…", "import_document_dialog", keys=("Ctrl+Shift+O",)),
+        ActionSpec("export_document", "&Export Translated Document…", "export_document_dialog",
+                   keys=("Ctrl+Shift+E",)),
+        SEPARATOR,
+        ActionSpec("import_tm", "Import &TMX / TM File…", "import_tm_dialog", keys=("Ctrl+Shift+T",)),
+        ActionSpec("export_tm", "Export TM as TM&X…", "export_tm_dialog"),
+        SEPARATOR,
+        ActionSpec("quit", "&Quit", "close", keys=("Quit",)),
+    )),
+    ("&Edit", (
+        ActionSpec("undo", "&Undo", "undo"),
+        ActionSpec("redo", "&Redo", "redo"),
+        SEPARATOR,
+        ActionSpec("find", "&Find…", "open_find", (False,)),
+        ActionSpec("replace", "Find and &Replace…", "open_find", (True,)),
+        SEPARATOR,
+        ActionSpec("settings", "&Settings…", "settings_dialog"),
+    )),
+    ("&Segment", (
+        ActionSpec("confirm", "&Confirm and Go to Next Unconfirmed", "confirm_and_next", grid_menu=True,
+                   editor_menu=True),
+        ActionSpec("prev", "&Previous Segment", "step", (-1,), grid_menu=True),
+        ActionSpec("next", "&Next Segment", "step", (+1,), grid_menu=True),
+        ActionSpec("next_unconfirmed", "Next &Unconfirmed Segment", "go_next_unconfirmed"),
+        SEPARATOR,
+        ActionSpec("copy_source", "Copy &Source to Target", "copy_source", grid_menu=True, editor_menu=True),
+        ActionSpec("next_tag", "Insert Next Missing &Tag", "insert_next_tag", editor_menu=True),
+        ActionSpec("insert_suggestion", "Insert &Machine Suggestion", "insert_suggestion", grid_menu=True,
+                   editor_menu=True),
+        ActionSpec("insert_completion", "Use the Machine's &Completion of What I Typed", "insert_completion"),
+        Placeholder("matches"),
+        SEPARATOR,
+        Placeholder("propagate"),
+    )),
+    ("&View", (
+        Placeholder("filters"),
+        SEPARATOR,
+        Placeholder("panels"),
+    )),
+    ("&Tools", (
+        ActionSpec("concordance", "&Concordance…", "open_concordance", grid_menu=True, editor_menu=True),
+        ActionSpec("statistics", "&Statistics…", "statistics_dialog"),
+        ActionSpec("qa", "&QA Check…", "qa_dialog", keys=("F8",)),
+        SEPARATOR,
+        ActionSpec("finetune", "&Fine-tune the Model…", "finetune_dialog"),
+    )),
+    ("&Help", (
+        ActionSpec("shortcuts", "&Keyboard Shortcuts", "shortcuts_dialog", keys=("HelpContents",)),
+        ActionSpec("about", "&About Verso", "about_dialog"),
+    )),
+)
+
+#: The TM-match actions of the Segment menu: ``match_1`` .. ``match_9`` (Ctrl+1..9 in both presets).
+MATCH_ACTIONS = tuple(ActionSpec(f"match_{n}", f"Match {n}", "insert_match", (n - 1,)) for n in range(1, 10))
+
+
+def specs() -> list[ActionSpec]:
+    """Every action of the table, in menu order."""
+    out = [e for _, entries in MENUS for e in entries if isinstance(e, ActionSpec)]
+    return out + list(MATCH_ACTIONS)
