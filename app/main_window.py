@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import VersoError
-from engine.nmt.retrieval import readable
 from engine.store import Project
 
 from app import keymap
@@ -54,6 +53,7 @@ from engine.qa import TAG_CHECKS, check_segments, tag_issues
 from engine.resources import default_model_dir
 from app.actions import MATCH_ACTIONS, MENUS, SEPARATOR, ActionSpec, Placeholder, specs
 from app.history import Edit, EditHistory, TargetState
+from app.segment_flow import SegmentFlow
 from app.preferences import MEMORY_PAIRS, preferences, settings  # noqa: F401  (settings, MEMORY_PAIRS: for tests and scripts)
 from app.tmservice import TMService, adapt_tags
 
@@ -91,7 +91,7 @@ class MainWindow(QMainWindow):
         self.actions_by_id: dict[str, QAction] = {}
         self.history = EditHistory()   # window edits past the open editor's own undo (app/history.py)
         self.spell = None              # the target language's SpellChecker once loaded (None: none)
-        self._row: int | None = None
+        self.flow = SegmentFlow(self._typed_now, self)   # enter row → TM → suggestion → completion
         self.shown_for: dict[str, int] = {}  # panel -> row it last showed (tests, benchmark)
         self.panelUpdated.connect(lambda row, what: self.shown_for.__setitem__(what, row))
         self.resize(1280, 800)
@@ -133,9 +133,9 @@ class MainWindow(QMainWindow):
         self._complete_timer.setSingleShot(True)
         self._complete_timer.setInterval(COMPLETE_MS)
         self._complete_timer.timeout.connect(self._request_completion)
-        self._found: dict[int, list] = {}     # row -> TM matches the last suggestion read
 
         self._build_panels()
+        self._connect_flow()
         self._build_actions()
         self.apply_preset(str(preferences().preset))
         if project is not None:
@@ -159,7 +159,7 @@ class MainWindow(QMainWindow):
         self.suggestion.completionRequested.connect(self.insert_completion)
         self.alignment = AlignmentPanel(self)
         self.alignment.wordClicked.connect(self._alignment_clicked)
-        self.alignment.choice.currentIndexChanged.connect(lambda i: i == 1 and self._score_own_target())
+        self.alignment.choice.currentIndexChanged.connect(lambda i: i == 1 and self.flow.score_own_target())
         self.concordance = ConcordancePanel(self)
         self.concordance.searchRequested.connect(self._concordance_search)
         self.dock_matches = self._dock("TM matches", self.matches, Qt.RightDockWidgetArea, "dockMatches")
@@ -275,7 +275,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{project.name} [{project.src_lang} → {project.tgt_lang}] — Verso")
         self._remember_recent(project.folder)
         self.tm = TMService(project, self)
-        self.tm.lookups.ready.connect(self._on_matches)
+        self.flow.set_tm(self.tm)
         self.tm.lookups.failed.connect(lambda key, msg: self.matches.show_message(f"TM search failed: {msg}"))
         self.tm.concordances.ready.connect(lambda key, hits: self.concordance.show_hits(hits))
         self.tm.failed.connect(lambda msg: self.statusBar().showMessage(f"TM: {msg}", 8000))
@@ -303,7 +303,7 @@ class MainWindow(QMainWindow):
         """A project without documents shows an empty grid, never the previous project's."""
         self.commit_editor()
         self.model = None
-        self._row = None
+        self.flow.set_model(None)
         self.proxy.setSourceModel(None)
         self.matches.show_message("Import a document (File ▸ Import Document) to start translating.")
         if self.nmt is None:
@@ -348,6 +348,8 @@ class MainWindow(QMainWindow):
             self.grid.viewport().update()
 
     def _close_services(self) -> None:
+        self.flow.set_tm(None)
+        self.flow.set_nmt(None)
         if self.tm is not None:
             self.tm.close()
             self.tm.deleteLater()
@@ -364,6 +366,7 @@ class MainWindow(QMainWindow):
 
     def show_document(self, document_id: int) -> None:
         self.model = SegmentTableModel(self.project, document_id, self)
+        self.flow.set_model(self.model)
         self.history.clear()  # steps name segments of the document they were made in
         self.model.segmentChanged.connect(lambda _row: self._update_counts())
         self._sync_doc_propagation()
@@ -452,6 +455,11 @@ class MainWindow(QMainWindow):
     def editor(self) -> TargetEditor | None:
         return self.delegate.editor
 
+    def _typed_now(self) -> str | None:
+        """What the open target box holds (None when none is open)."""
+        ed = self.editor()
+        return ed.segment_text() if ed is not None else None
+
     def _typed_text(self, row: int) -> str | None:
         """The text in the target editor open on document ``row``; None when no editor is open there."""
         if self.model is None:
@@ -475,122 +483,54 @@ class MainWindow(QMainWindow):
         self.delegate.commit_open_editor()
 
     # --------------------------------------------------------- segment entered
+    @property
+    def _row(self) -> int | None:
+        """The row whose panels are shown (the flow's current row)."""
+        return self.flow.row
+
+    @_row.setter
+    def _row(self, row: int | None) -> None:
+        self.flow.row = row
+
+    def _context(self, row: int) -> list[str]:
+        return self.flow.context(row)
+
     def _segment_entered(self, row: int) -> None:
         if self.model is None or not (0 <= row < self.model.rowCount()):
             return
-        self._row = row
         self.shown_for.clear()
         self.grid.delegate.set_highlight(None, ())
-        seg = self.model.segment(row)
-        key = (self.model.document_id, row)
-        if self.nmt and self.nmt.translator:
-            self.suggestion.working()  # the last segment's suggestion and completion go at once
-        if self.tm is not None and self.tm.infos:
-            self.matches.searching()
-            self.tm.lookup(key, seg.source, k=preferences().tm_matches)
-        else:
-            self._request_suggestion(row, [])
-        self._score_own_target()
+        self.flow.enter(row)
 
-    def _on_matches(self, key, found) -> None:
-        if self.model is None or key != (self.model.document_id, self._row):
-            return
-        row = key[1]
-        self.matches.show_matches(self.model.segment(row).source, found)
+    def _connect_flow(self) -> None:
+        """The panels follow the segment flow (app/segment_flow.py)."""
+        f = self.flow
+        f.translating.connect(lambda row: self.suggestion.working())
+        f.searching.connect(lambda row: self.matches.searching())
+        f.matchesReady.connect(self._show_matches)
+        f.suggestionReady.connect(self._show_suggestion)
+        f.completionReady.connect(self._show_completion)
+        f.forcedReady.connect(self._show_forced)
+
+    def _show_matches(self, row: int, source, found) -> None:
+        self.matches.show_matches(source, found)
         self.panelUpdated.emit(row, "matches")
-        self._request_suggestion(row, found)
 
-    def _request_suggestion(self, row: int, found) -> None:
-        if self.nmt is None or self.nmt.error:
-            return
-        seg = self.model.segment(row)
-        memories = self._memory_reads(found)
-        self._found[row] = memories
-        self.nmt.suggest((self.model.document_id, row), seg.source.text, memories, self._context(row))
-        if row + 1 < self.model.rowCount():
-            self._prefetch(row + 1)
-
-    @staticmethod
-    def _memory_pairs() -> int:
-        """How many of the best TM matches a SEG-NMT model reads (setting ``nmt/memory_pairs``,
-        default :data:`app.preferences.MEMORY_PAIRS`)."""
-        return max(1, preferences().memory_pairs)
-
-    @classmethod
-    def _memory_reads(cls, found: list) -> list:
-        """The TM matches a SEG-NMT model reads: the best :meth:`_memory_pairs` of those scoring at
-        least the setting ``nmt/memory_min_score`` (percent; default ``retrieval.MEMORY_MIN_SCORE``).
-        The TM panel still shows the lower ones."""
-        floor = preferences().memory_min_score / 100
-        return readable(found, floor)[:cls._memory_pairs()]
-
-    def _prefetch(self, row: int) -> None:
-        """Look the next segment up in the TM and translate it ahead, both in the background."""
-        if self.nmt is None or self.model is None:
-            return
-        src = self.model.segment(row).source
-        if self.tm is not None and self.tm.infos:
-            k = preferences().tm_matches
-            ctx = self._context(row)
-            self.tm.run(lambda c: self.tm.search_now(c, src, k),
-                        on_result=lambda found, src=src, ctx=ctx: self.nmt and self.nmt.prefetch(
-                            src.text, self._memory_reads(found), ctx))
-        else:
-            self.nmt.prefetch(src.text, [], self._context(row))
-
-    def _context(self, row: int, k: int = 8) -> list[str]:
-        """Sources of the ``k`` segments before ``row`` in this document, oldest first
-        (what a document-context model reads; other models ignore it)."""
-        return [self.model.segment(r).source.text for r in range(max(0, row - k), row)]
-
-    def _on_suggestion(self, key, view) -> None:
-        if self.model is None or key != (self.model.document_id, self._row):
-            return
-        seg = self.model.segment(key[1])
-        self.suggestion.show_view(view, seg.source.tags)
+    def _show_suggestion(self, row: int, view, tags) -> None:
+        self.suggestion.show_view(view, tags)
         self.alignment.set_suggestion(view)
-        self.panelUpdated.emit(key[1], "suggestion")
-        self._score_own_target()
+        self.panelUpdated.emit(row, "suggestion")
+
+    def _show_completion(self, row: int, view, tags) -> None:
+        self.suggestion.show_completion(view, tags)
+        self.panelUpdated.emit(row, "completion")
+
+    def _show_forced(self, row: int, view) -> None:
+        self.alignment.set_forced(view)
+        self.panelUpdated.emit(row, "forced")
 
     def _request_completion(self) -> None:
-        """Ask for the rest of the translation after what is typed (when enabled)."""
-        if (self.nmt is None or self.nmt.translator is None or self.model is None or self._row is None
-                or not preferences().complete):
-            return
-        ed = self.editor()
-        prefix = ed.segment_text() if ed is not None else ""
-        if not prefix.strip():
-            return
-        current = self.suggestion.current
-        if current is not None and current.text.startswith(prefix) and len(current.text) > len(prefix):
-            return  # what is shown already continues what was typed
-        row = self._row
-        self.nmt.complete((self.model.document_id, row, prefix), self.model.segment(row).source.text, prefix,
-                          self._found.get(row, []), self._context(row))
-
-    def _on_completion(self, key, view) -> None:
-        if self.model is None or key[:2] != (self.model.document_id, self._row):
-            return
-        ed = self.editor()
-        if ed is None or ed.segment_text() != key[2]:
-            return  # the translator typed on: a newer request is under way
-        seg = self.model.segment(key[1])
-        self.suggestion.show_completion(view, seg.source.tags)
-        self.panelUpdated.emit(key[1], "completion")
-
-    def _score_own_target(self) -> None:
-        """Second alignment view: the translator's own target, scored by forced decoding."""
-        if self.nmt is None or self.nmt.translator is None or self.model is None or self._row is None:
-            return
-        seg = self.model.segment(self._row)
-        if seg.target.text.strip():
-            self.nmt.score_target((self.model.document_id, self._row), seg.source.text, seg.target.text)
-
-    def _on_forced(self, key, view) -> None:
-        if self.model is None or key != (self.model.document_id, self._row):
-            return
-        self.alignment.set_forced(view)
-        self.panelUpdated.emit(key[1], "forced")
+        self.flow.complete(self.suggestion.current)
 
     def _alignment_clicked(self, i: int, src_idx: list) -> None:
         view = self.alignment.heat.view
@@ -1110,9 +1050,7 @@ class MainWindow(QMainWindow):
             self.nmt.deleteLater()
         prefs = preferences()
         self.nmt = NMTService(model_dir, self, beam=prefs.beam, threads=prefs.threads, quantize=prefs.quantize)
-        self.nmt.ready.connect(self._on_suggestion)
-        self.nmt.forced_ready.connect(self._on_forced)
-        self.nmt.completion_ready.connect(self._on_completion)
+        self.flow.set_nmt(self.nmt)
         self.nmt.unavailable.connect(self.suggestion.show_message)
         self.nmt.failed.connect(lambda key, msg: self.suggestion.show_message(f"Translation failed: {msg}"))
         self.nmt.loaded.connect(self._nmt_loaded)

@@ -1,0 +1,166 @@
+"""The segment flow: what happens between entering a segment and confirming it, without any
+widget.  The window calls :meth:`SegmentFlow.enter` when the translator enters a row, and
+the panels connect to the signals:
+
+    enter(row) ──► searching(row) ─► TM lookup (tmservice, one thread) ─► matchesReady(row, source, found)
+                                                         │
+                   translating(row) ◄────────────────────┘ the matches a memory-guided model reads
+                         │                                (preferences: how many, minimum score)
+                         ▼
+                   suggestion (suggest.NMTService, off the UI thread) ─► suggestionReady(row, view, tags)
+                   + the next row looked up and translated ahead (prefetch)
+    typing pause ─► complete(prefix) ─► completionReady(row, view, tags)   (only while the prefix is typed)
+    own target ───► forced decoding ──► forcedReady(row, view)
+
+Every answer carries the key it was asked for -- (document, row[, prefix]) -- and one for a
+row the translator has left is dropped here, so no panel ever shows another segment's
+result.  Qt-only for its signals; no widgets.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.nmt.retrieval import readable
+from app.preferences import preferences
+
+CONTEXT_SENTENCES = 8  # previous sources a document-context model may read
+
+
+class SegmentFlow(QObject):
+    searching = Signal(int)
+    translating = Signal(int)
+    matchesReady = Signal(int, object, object)      # row, source TaggedText, [FoundMatch]
+    suggestionReady = Signal(int, object, object)   # row, SuggestionView, source tags
+    completionReady = Signal(int, object, object)   # row, SuggestionView, source tags
+    forcedReady = Signal(int, object)               # row, SuggestionView of the own target
+
+    def __init__(self, typed: Callable[[], str | None], parent=None):
+        """``typed()``: what the open target box holds now (None when none is open)."""
+        super().__init__(parent)
+        self.typed = typed
+        self.model = None
+        self.tm = None
+        self.nmt = None
+        self.row: int | None = None
+        self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
+
+    # -- the services ------------------------------------------------------------------
+    def set_model(self, model) -> None:
+        self.model, self.row = model, None
+        self.found.clear()
+
+    def set_tm(self, tm) -> None:
+        self.tm = tm
+        if tm is not None:
+            tm.lookups.ready.connect(self._on_matches)
+
+    def set_nmt(self, nmt) -> None:
+        self.nmt = nmt
+        if nmt is not None:
+            nmt.ready.connect(self._on_suggestion)
+            nmt.forced_ready.connect(self._on_forced)
+            nmt.completion_ready.connect(self._on_completion)
+
+    def _key(self, row: int) -> tuple:
+        return (self.model.document_id, row)
+
+    def _current(self, key) -> bool:
+        return self.model is not None and tuple(key[:2]) == (self.model.document_id, self.row)
+
+    # -- entering a row ----------------------------------------------------------------
+    def enter(self, row: int) -> None:
+        if self.model is None or not (0 <= row < self.model.rowCount()):
+            return
+        self.row = row
+        seg = self.model.segment(row)
+        if self.nmt is not None and self.nmt.translator is not None:
+            self.translating.emit(row)  # the last segment's suggestion and completion go at once
+        if self.tm is not None and self.tm.infos:
+            self.searching.emit(row)
+            self.tm.lookup(self._key(row), seg.source, k=preferences().tm_matches)
+        else:
+            self._request_suggestion(row, [])
+        self.score_own_target()
+
+    def _on_matches(self, key, found) -> None:
+        if not self._current(key):
+            return
+        row = key[1]
+        self.matchesReady.emit(row, self.model.segment(row).source, found)
+        self._request_suggestion(row, found)
+
+    @staticmethod
+    def memory_reads(found: list) -> list:
+        """The TM matches a memory-guided model reads: the best ``memory_pairs`` of those scoring
+        at least ``memory_min_score`` (preferences); the TM panel still shows the lower ones."""
+        prefs = preferences()
+        return readable(found, prefs.memory_min_score / 100)[:max(1, prefs.memory_pairs)]
+
+    def context(self, row: int, k: int = CONTEXT_SENTENCES) -> list[str]:
+        """Sources of the ``k`` segments before ``row``, oldest first (what a document-context
+        model reads; other models ignore it)."""
+        return [self.model.segment(r).source.text for r in range(max(0, row - k), row)]
+
+    def _request_suggestion(self, row: int, found) -> None:
+        if self.nmt is None or self.nmt.error:
+            return
+        seg = self.model.segment(row)
+        memories = self.memory_reads(found)
+        self.found[row] = memories
+        self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row))
+        if row + 1 < self.model.rowCount():
+            self._prefetch(row + 1)
+
+    def _prefetch(self, row: int) -> None:
+        """Look the next segment up in the TM and translate it ahead, both in the background."""
+        src = self.model.segment(row).source
+        ctx = self.context(row)
+        if self.tm is not None and self.tm.infos:
+            k, tm = preferences().tm_matches, self.tm
+            tm.run(lambda c: tm.search_now(c, src, k),
+                   on_result=lambda found: self.nmt and self.nmt.prefetch(src.text, self.memory_reads(found), ctx))
+        else:
+            self.nmt.prefetch(src.text, [], ctx)
+
+    def _on_suggestion(self, key, view) -> None:
+        if not self._current(key):
+            return
+        self.suggestionReady.emit(key[1], view, self.model.segment(key[1]).source.tags)
+        self.score_own_target()
+
+    # -- completing what is typed -------------------------------------------------------
+    def complete(self, current_suggestion=None) -> None:
+        """Ask for the rest of the translation after what is typed (when the preference is on
+        and the suggestion shown does not already continue it)."""
+        if (self.nmt is None or self.nmt.translator is None or self.model is None or self.row is None
+                or not preferences().complete):
+            return
+        prefix = self.typed() or ""
+        if not prefix.strip():
+            return
+        cur = current_suggestion
+        if cur is not None and cur.text.startswith(prefix) and len(cur.text) > len(prefix):
+            return
+        row = self.row
+        self.nmt.complete((self.model.document_id, row, prefix), self.model.segment(row).source.text, prefix,
+                          self.found.get(row, []), self.context(row))
+
+    def _on_completion(self, key, view) -> None:
+        if not self._current(key) or self.typed() != key[2]:
+            return  # another row, or the translator typed on: a newer request is under way
+        self.completionReady.emit(key[1], view, self.model.segment(key[1]).source.tags)
+
+    # -- the translator's own target ----------------------------------------------------
+    def score_own_target(self) -> None:
+        """Second alignment view: the translator's own target, scored by forced decoding."""
+        if self.nmt is None or self.nmt.translator is None or self.model is None or self.row is None:
+            return
+        seg = self.model.segment(self.row)
+        if seg.target.text.strip():
+            self.nmt.score_target(self._key(self.row), seg.source.text, seg.target.text)
+
+    def _on_forced(self, key, view) -> None:
+        if self._current(key):
+            self.forcedReady.emit(key[1], view)
