@@ -133,13 +133,17 @@ def shoot(out: Path, work: Path, model: str) -> int:
     QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(work / "settings"))
 
     from app.main_window import MainWindow, settings
-    from app.suggest import default_model_dir
+    from engine.resources import default_model_dir
     from engine.demo import ensure_demo_project
     from engine.formats.base import ParsedDocument, ParsedSegment
     from engine.inline import protect
     from engine.store import Project
 
+    from PySide6.QtWidgets import QMessageBox
+
     settings().setValue("nmt/threads", 1)
+    # The script answers the questions a translator would (confirm an inserted match as it is).
+    QMessageBox.question = staticmethod(lambda *a, **k: QMessageBox.Yes)
     saved: list[str] = []
 
     def save(widget, name: str) -> None:
@@ -191,7 +195,21 @@ def shoot(out: Path, work: Path, model: str) -> int:
     win.findbar.replace_edit.setText("Fotoalbum")
     pump(app, 0.3)
     save(win.centralWidget(), "find-replace.png")
+    from app.dialogs.replace import ReplacePreviewDialog
+
+    win.findbar.find_edit.setText("Bildbetrachter")  # in the confirmed target of segment 2
+    win.findbar.replace_edit.setText("Fotobetrachter")
+    dlg = ReplacePreviewDialog(win, [(r, win.model.segment(r), new) for r, new in win.replace_plan()])
+    dlg.show()
+    pump(app, 0.3)
+    save(dlg, "dialog-replace-all.png")
+    dlg.close()
     win.findbar._close()
+
+    dlg = win.shortcuts_dialog()
+    pump(app, 0.2)
+    save(dlg, "dialog-shortcuts.png")
+    dlg.close()
 
     dlg = win.statistics_dialog()
     wait(app, lambda: bool(dlg.analyses))

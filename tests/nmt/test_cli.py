@@ -150,3 +150,36 @@ def test_sigterm_stops_training_cleanly_and_a_second_run_resumes(toy_corpus, tmp
     p.send_signal(signal.SIGTERM)
     p.communicate(timeout=120)
     assert first["event"] == "resume" and first["step"] == last["step"]
+
+
+def test_pretranslate_fills_the_rest_with_the_models_translation(trained_model, translator, toy_corpus, tmp_path,
+                                                                  monkeypatch, capsys):
+    """`verso doc pretranslate`: a 100 % TM match gives its translation, every other empty
+    target the model's own translation, all as drafts; a target already there is kept."""
+    from engine.store import Project
+    from engine.tm import TranslationMemory
+
+    src = read_lines(toy_corpus["dev_en"])[:4]
+    ref = read_lines(toy_corpus["dev_de"])[:4]
+    doc = tmp_path / "doc.txt"
+    doc.write_text("\n\n".join(src), encoding="utf-8")
+    folder = tmp_path / "proj"
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        p.import_document(doc)
+        segs = p.segments(1)
+        p.set_target(segs[3].id, "mein eigener Entwurf")
+        with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+            tm.add(segs[0].source, ref[0])
+        p.add_tm_ref("tm", writable=True)
+    rc, out, err = run(["doc", "pretranslate", "doc.txt", "--project", str(folder), "--model", str(trained_model),
+                        "--beam", "3"], monkeypatch=monkeypatch, capsys=capsys)
+    assert rc == 0 and json.loads(out) | {"model": None} == {"document_id": 1, "model": None, "tm": 1, "mt": 2,
+                                                             "empty": 0, "kept": 1}
+    assert "pretranslate: 3/3" in err
+    with Project.open(folder) as p:
+        segs = p.segments(1)
+    assert (segs[0].target.text, segs[0].origin) == (ref[0], "tm")
+    expected = translator.translate([src[1], src[2]], beam=3)
+    assert [(s.target.text, s.origin, s.status) for s in segs[1:3]] == \
+        [(r.text, "mt", "draft") for r in expected]
+    assert segs[3].target.text == "mein eigener Entwurf"
