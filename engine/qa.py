@@ -252,22 +252,17 @@ def check_consistency(segments: Sequence) -> list[Issue]:
             by_source[_norm(s.source)].append(s)
             by_target[_norm(s.target)].append(s)
     out: list[Issue] = []
-    for group in by_source.values():
-        targets = {_norm(s.target) for s in group}
-        if len(targets) > 1:
-            rows = ", ".join(str(s.idx + 1) for s in group)
-            for s in group:
-                out.append(Issue(s.id, s.idx, "inconsistent-target",
-                                 f"the same source is translated {len(targets)} ways (segments {rows})",
-                                 "warning"))
-    for group in by_target.values():
-        sources = {_norm(s.source) for s in group}
-        if len(sources) > 1:
-            rows = ", ".join(str(s.idx + 1) for s in group)
-            for s in group:
-                out.append(Issue(s.id, s.idx, "same-target",
-                                 f"the same translation is given to {len(sources)} different sources "
-                                 f"(segments {rows})", "warning"))
+    # (groups, what differs within a group, finding, message)
+    for groups, other, check, what in (
+            (by_source, lambda s: _norm(s.target), "inconsistent-target", "the same source is translated {n} ways"),
+            (by_target, lambda s: _norm(s.source), "same-target",
+             "the same translation is given to {n} different sources")):
+        for group in groups.values():
+            n = len({other(s) for s in group})
+            if n > 1:
+                rows = ", ".join(str(s.idx + 1) for s in group)
+                out += [Issue(s.id, s.idx, check, what.format(n=n) + f" (segments {rows})", "warning")
+                        for s in group]
     return out
 
 

@@ -1,11 +1,12 @@
 """XLIFF 1.2 (and 1.0/1.1, SDLXLIFF, mqxliff): import, export, round trip."""
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import pytest
 from lxml import etree
+
+from xmlcompare import element_c14n
 
 from datafiles import SHARED_DATA, data_file
 
@@ -461,12 +462,6 @@ TARGET_ONLY = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def _c14n(el) -> bytes:
-    el = copy.deepcopy(el)
-    el.tail = None
-    return etree.tostring(el, method="c14n2")
-
-
 def _units(path: Path) -> dict[str, etree._Element]:
     return {u.get("id"): u for u in etree.parse(str(path)).iter(f"{NS}trans-unit")}
 
@@ -510,7 +505,7 @@ def test_edited_sdl_segment_keeps_tracked_changes_and_its_neighbours(tmp_path):
     seg1, seg2 = unit.find(f"{{{SDL_NS}}}seg-defs")
     assert seg1.get("conf") == "Translated"
     assert seg2.attrib == {"id": "2", "origin": "not-translated"}  # no conf="Draft" added
-    assert _c14n(_units(out)["u2"]) == _c14n(_units(src)["u2"])
+    assert element_c14n(_units(out)["u2"]) == element_c14n(_units(src)["u2"])
 
 
 def test_untouched_sdl_origin_not_translated_keeps_no_conf(tmp_path):
@@ -529,7 +524,7 @@ def test_target_only_ph_it_and_protected_mrk_survive_an_edit(tmp_path):
     out = tmp_path / "out.xlf"
     # confirming the target as read writes the very same target
     FORMAT.write(src, out, {"t1": Translation(t1, "confirmed")})
-    assert _c14n(_units(out)["t1"]) == _c14n(_units(src)["t1"])
+    assert element_c14n(_units(out)["t1"]) == element_c14n(_units(src)["t1"])
     # an edit keeps every code the target had
     edited = t1.with_text(t1.text.replace("Sie", "du"))
     FORMAT.write(src, out, {"t1": Translation(edited, "confirmed")})
@@ -571,7 +566,7 @@ def test_untouched_targets_get_no_state_and_keep_their_spaces(tmp_path):
     before, after = _units(src), _units(out)
     assert after["t2"].find(f"{NS}target").get("state") == "translated"
     for uid in ("t1", "t3"):
-        assert _c14n(after[uid]) == _c14n(before[uid]), uid
+        assert element_c14n(after[uid]) == element_c14n(before[uid]), uid
     assert after["t3"].find(f"{NS}target").text == "Unberührt.  "
     assert after["t3"].find(f"{NS}target").get("state") is None
 
