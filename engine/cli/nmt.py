@@ -64,6 +64,10 @@ def register(sub) -> None:
 
 
 def _model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--markup", choices=("protect", "none"), default="protect",
+                   help="protect: HTML/DocBook tags, entities and placeholders (%%1, {0}) are inline codes, "
+                        "as `verso tm import` and the editor read them, and each output line carries exactly "
+                        "its source's markup (default); none: every character is text")
     p.add_argument("--model", required=True, metavar="DIR")
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
@@ -153,6 +157,31 @@ def _translator(args):
     return Translator.load(args.model, device=args.device, quantize=args.quantize)
 
 
+def _protect(lines: list[str], args) -> list:
+    """Each line as the editor and `verso tm import` read it (markup as inline codes), or as it is."""
+    from engine.formats.textutil import protect_text
+    from engine.inline import TaggedText
+
+    return [protect_text(ln) if args.markup == "protect" else TaggedText(ln) for ln in lines]
+
+
+def _printed(res, source) -> str:
+    """A translation as printed: the source's markup back in place of its codes, every tag once."""
+    from engine.nmt.tagfix import restore_markup
+
+    return restore_markup(res.text, source, res) if source.tags else res.text
+
+
+def _protect_pairs(srcs: list[str], tgts: list[str], args) -> tuple[list[str], list[str]]:
+    """Sources protected, and each target's markup as the codes of its source (same numbers)."""
+    if args.markup != "protect":
+        return srcs, tgts
+    from engine.formats.textutil import protect_like
+
+    sources = _protect(srcs, args)
+    return [s.text for s in sources], [protect_like(s, t).text for s, t in zip(sources, tgts)]
+
+
 def _read(path: str) -> list[str]:
     from engine.nmt.data import read_lines
 
@@ -210,16 +239,23 @@ def cmd_translate(args) -> int:
     if prefixes is not None and lay.marker_lines:
         marks = set(lay.marker_lines)
         prefixes = [p for i, p in enumerate(prefixes) if i not in marks]
-    lines = lay.sentences
+    sources = _protect(lay.sentences, args)
+    lines = [s.text for s in sources]
+    if prefixes is not None and args.markup == "protect":
+        from engine.formats.textutil import protect_like
+
+        prefixes = [protect_like(s, p).text for s, p in zip(sources, prefixes)]
+    ctx = [[t.text for t in _protect(c, args)] for c in ctx] if ctx is not None else None
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args)[1] if tm is not None else None
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
                            split_long=args.split_long, exact_matches=args.exact_matches)
-    for res in lay.restore(results, marker=None):
+    printed = [_printed(r, s) for r, s in zip(results, sources)]
+    for res, text in zip(lay.restore(results, marker=None), lay.restore(printed, marker=None)):
         if args.json:
-            print_json(res.to_json() if res is not None else {"marker": "<d>"}, lines=True)
+            print_json({**res.to_json(), "text": text} if res is not None else {"marker": "<d>"}, lines=True)
         else:
-            sys.stdout.write((res.text if res is not None else "<d>") + "\n")
+            sys.stdout.write((text if res is not None else "<d>") + "\n")
     sys.stdout.flush()
     return 0
 
@@ -239,23 +275,29 @@ def cmd_eval(args) -> int:
     srcs, refs = _read_parallel(args.src, args.ref)
     tr = _translator(args)
     lay, refs, ctx = _documents(args, tr, srcs, refs, args.src, args.ref)
-    srcs = lay.sentences
+    sources = _protect(lay.sentences, args)
+    srcs = [s.text for s in sources]
+    ctx = [[t.text for t in _protect(c, args)] for c in ctx] if ctx is not None else None
     tm = _open_tm(args)
     t0 = time.time()
     found, memory, floor = _retrieve(tm, srcs, args) if tm is not None else (None, None, None)
     has_memory = tr.info()["options"].get("memory", "none") != "none"
     split = tr.loaded.cfg.data.max_len if args.split_long is None else args.split_long
-    plain = [r.text for r in tr.translate(srcs, beam=args.beam, context=ctx, split_long=split)]
+    plain = [_printed(r, s) for r, s in zip(tr.translate(srcs, beam=args.beam, context=ctx, split_long=split),
+                                            sources)]
     with_memory = (tr.translate(srcs, beam=args.beam, memories=memory, context=ctx, split_long=split,
                                 exact_matches=args.exact_matches) if memory is not None and has_memory else None)
-    hyps = [r.text for r in with_memory] if with_memory is not None else plain
-    out = score_all(hyps, refs, srcs)
+    hyps = [_printed(r, s) for r, s in zip(with_memory, sources)] if with_memory is not None else plain
+    out = score_all(hyps, refs, lay.sentences)
     out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized, "split_long": split,
                 "seconds": round(time.time() - t0, 1)})
     if found is not None:
         from engine.nmt.retrieval import bleu_by_band
 
-        systems = {"tm_copy": [m[0].target if m else "" for m in found], "no_memory": plain}
+        from engine.nmt.tagfix import restore_markup
+
+        systems = {"tm_copy": [restore_markup(m[0].target, s) if m else "" for m, s in zip(found, sources)],
+                   "no_memory": plain}
         if has_memory:
             systems["memory"] = hyps
         out["tm"] = {"path": args.tm, "k": None if args.coverage else args.k, "coverage": args.coverage,
@@ -278,6 +320,7 @@ def cmd_eval(args) -> int:
 def cmd_align(args) -> int:
     srcs, tgts = _read_parallel(args.src, args.tgt)
     tr = _translator(args)
+    srcs, tgts = _protect_pairs(srcs, tgts, args)
     for links in tr.align(srcs, tgts):
         sys.stdout.write(" ".join(f"{i}-{j}" for i, j in sorted(links)) + "\n")
     return 0
@@ -287,7 +330,9 @@ def cmd_score(args) -> int:
     srcs, hyps = _read_parallel(args.src, args.hyp)
     tr = _translator(args)
     lay, hyps, ctx = _documents(args, tr, srcs, hyps, args.src, args.hyp)
-    for i, lp in enumerate(tr.score(lay.sentences, hyps, context=ctx)):
+    srcs, hyps = _protect_pairs(lay.sentences, hyps, args)
+    ctx = [[t.text for t in _protect(c, args)] for c in ctx] if ctx is not None else None
+    for i, lp in enumerate(tr.score(srcs, hyps, context=ctx)):
         sys.stdout.write(f"{i}\t{lp:.4f}\n")
     return 0
 

@@ -58,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", type=Path, default=None, metavar="FILE",
                    help="answer every line of FILE (UTF-8) instead of TEXT")
     _pair_args(p)
+    _markup_arg(p)
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(handler=_search)
 
@@ -69,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--side", choices=("source", "target"), default="source")
     p.add_argument("--limit", type=int, default=50)
     _pair_args(p)
+    _markup_arg(p)
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(handler=_concordance)
 
@@ -146,6 +148,20 @@ def _stats(a) -> int:
     return 0
 
 
+def _markup_arg(p) -> None:
+    p.add_argument("--markup", choices=("protect", "none"), default="protect",
+                   help="protect: HTML/DocBook tags, entities and placeholders are inline codes, as `verso tm "
+                        "import` stored them (default); none: every character is text")
+
+
+def _query(text: str, a):
+    """A query as the TM stored its units: markup protected as inline codes (``--markup none``: as typed)."""
+    from engine.formats.textutil import protect_text
+    from engine.inline import TaggedText
+
+    return protect_text(text) if a.markup == "protect" else TaggedText(text)
+
+
 def _search(a) -> int:
     from engine.cli import print_json
 
@@ -161,13 +177,13 @@ def _search(a) -> int:
                 raise TMError(f"{a.queries}: cannot read queries ({e})") from None
             for q in lines:
                 t0 = time.perf_counter()
-                ms = tm.search(q, k=a.k, min_score=a.min_score, coverage=a.coverage,
+                ms = tm.search(_query(q, a), k=a.k, min_score=a.min_score, coverage=a.coverage,
                                src_lang=a.src_lang, tgt_lang=a.tgt_lang)
                 dt = (time.perf_counter() - t0) * 1000
                 print_json({"query": q, "ms": round(dt, 3), "matches": [m.to_json() for m in ms]},
                            lines=True)
             return 0
-        ms = tm.search(a.text, k=a.k, min_score=a.min_score, coverage=a.coverage,
+        ms = tm.search(_query(a.text, a), k=a.k, min_score=a.min_score, coverage=a.coverage,
                        src_lang=a.src_lang, tgt_lang=a.tgt_lang)
         if a.json:
             print_json([m.to_json() for m in ms])
@@ -182,7 +198,9 @@ def _concordance(a) -> int:
     from engine.cli import print_json
 
     with _open(a.tm) as tm:
-        hits = tm.concordance(a.phrase, side=a.side, limit=a.limit, src_lang=a.src_lang,
+        # The words of the phrase: its markup (a tag typed with it) is no part of what is looked for.
+        phrase = _query(a.phrase, a).plain().strip() or a.phrase
+        hits = tm.concordance(phrase, side=a.side, limit=a.limit, src_lang=a.src_lang,
                               tgt_lang=a.tgt_lang)
         if a.json:
             print_json([h.to_json() for h in hits])

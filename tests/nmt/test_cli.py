@@ -183,3 +183,22 @@ def test_pretranslate_fills_the_rest_with_the_models_translation(trained_model, 
     assert [(s.target.text, s.origin, s.status) for s in segs[1:3]] == \
         [(r.text, "mt", "draft") for r in expected]
     assert segs[3].target.text == "mein eigener Entwurf"
+
+
+def test_translate_prints_exactly_the_markup_of_each_source_line(trained_model, toy_corpus, monkeypatch, capsys):
+    """Markup is read as inline codes (as `verso tm import` and the editor do) and every printed
+    line carries exactly its source's tags, once each, opening before closing."""
+    import re
+
+    src = read_lines(toy_corpus["dev_en"])[:3]
+    words = [s.split() for s in src]
+    marked = [f"<b>{w[0]}</b> {' '.join(w[1:-1])} &amp; <ph id=\"1\"/> {w[-1]}" for w in words]
+    rc, out, _ = run(["translate", "--model", str(trained_model), "--beam", "3"], "\n".join(marked) + "\n",
+                     monkeypatch, capsys)
+    lines = out.splitlines()
+    assert rc == 0 and len(lines) == 3
+    for line in lines:
+        tags = re.findall(r"<[^>]+>|&amp;", line)
+        assert sorted(tags) == sorted(["<b>", "</b>", "&amp;", '<ph id="1"/>']), line
+        assert line.index("<b>") < line.index("</b>")
+        assert "\ue001" not in line and "\ue002" not in line

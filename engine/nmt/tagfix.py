@@ -1,0 +1,121 @@
+"""Every tag of the source, once, balanced, in the translation.
+
+The model reads a segment's inline codes as tag symbols (:mod:`engine.inline`) and usually
+writes each one back where the target language wants it.  When it does not -- a tag dropped,
+written twice, invented, or a closing tag before its opening one -- :func:`repair` mends the
+translation so that it carries exactly the source's tags:
+
+1. a tag the source lacks, and every occurrence of a tag after its first, is removed;
+2. a missing tag is put where the attention says: before (an opening or standalone tag) or
+   after (a closing tag) the first target word whose most-attended source word is the one the
+   tag stood at in the source; with no such word, at the start (opening) or the end (closing);
+3. a pair written close-before-open has its two halves swapped; two pairs that cross
+   (``<b> <i> </b> </i>``) have the inner closing tag moved before the outer one.
+
+The model's own placement is kept wherever it is already valid.  Pure Python.
+"""
+from __future__ import annotations
+
+from engine.inline import TaggedText, tag_char, tag_number
+
+
+def _tag_word_index(words: list[str], n: int) -> int | None:
+    """Index of the source word that holds tag ``n`` (or the word after it)."""
+    ch = tag_char(n)
+    for i, w in enumerate(words):
+        if ch in w:
+            return i
+    return None
+
+
+def _place(chars: list[str], tag, src_words: list[str], words: list[str], links: list[int]) -> None:
+    """Insert tag ``tag`` into ``chars`` (the target as a list of characters) by the alignment."""
+    ch = tag.char
+    i = _tag_word_index(src_words, tag.n)
+    target_word = next((j for j, s in enumerate(links) if s == i), None) if i is not None else None
+    text = "".join(chars)
+    if target_word is not None and target_word < len(words):
+        # the character span of that target word (words are whitespace-split in order)
+        pos = 0
+        for j, w in enumerate(words):
+            k = text.find(w, pos)
+            if k < 0:
+                break
+            if j == target_word:
+                at = k + len(w) if tag.kind == "close" else k
+                chars.insert(at, ch)
+                return
+            pos = k + len(w)
+    if tag.kind == "close":
+        end = len(chars)
+        while end and chars[end - 1] in ".!?:;。！？":  # before the final punctuation
+            end -= 1
+        chars.insert(end, ch)
+    else:
+        chars.insert(0, ch)
+
+
+def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
+           src_words: list[str] | None = None, links: list[int] | None = None) -> str:
+    """``text`` (a translation, tags as placeholder characters) with exactly ``source``'s tags,
+    each once and balanced.  ``words``/``src_words``/``links``: the translation's words, the
+    source's words and, per target word, its most-attended source word (a TranslationResult)."""
+    by_n = {t.n: t for t in source.tags}
+    seen: set[int] = set()
+    chars: list[str] = []
+    for ch in text:
+        n = tag_number(ch)
+        if n is None:
+            chars.append(ch)
+        elif n in by_n and n not in seen:
+            seen.add(n)
+            chars.append(ch)
+    words, src_words, links = words or [], src_words or [], links or []
+    for t in source.tags:
+        if t.n not in seen:
+            _place(chars, t, src_words, words, links)
+    # Pairs: open before close, no crossing.
+    pair_of = {t.n: t.pair for t in source.tags if t.kind in ("open", "close") and t.pair}
+    for _ in range(2 * len(source.tags) + 1):
+        changed = False
+        pos = {tag_number(c): i for i, c in enumerate(chars) if tag_number(c) is not None}
+        halves: dict[str, dict[str, int]] = {}
+        for n, pid in pair_of.items():
+            halves.setdefault(pid, {})[by_n[n].kind] = n
+        for pid, h in halves.items():
+            if "open" in h and "close" in h and pos[h["close"]] < pos[h["open"]]:
+                a, b = pos[h["open"]], pos[h["close"]]
+                chars[a], chars[b] = chars[b], chars[a]
+                changed = True
+                break
+        if changed:
+            continue
+        stack: list[int] = []
+        for i, c in enumerate(chars):
+            n = tag_number(c)
+            if n is None or n not in pair_of:
+                continue
+            if by_n[n].kind == "open":
+                stack.append(n)
+            elif stack and pair_of[stack[-1]] == pair_of[n]:
+                stack.pop()
+            elif stack:
+                # ``n`` closes an outer pair while an inner one is open: close the inner one first
+                inner = stack[-1]
+                inner_close = next(m for m, p in pair_of.items() if p == pair_of[inner] and m != inner)
+                j = chars.index(tag_char(inner_close))
+                chars.pop(j)
+                chars.insert(i, tag_char(inner_close))
+                changed = True
+                break
+        if not changed:
+            break
+    return "".join(chars)
+
+
+def restore_markup(text: str, source: TaggedText, result=None) -> str:
+    """The translation with the source's original markup in place of its tags (what the command
+    line prints), after :func:`repair` with the alignment of ``result`` when given."""
+    fixed = repair(text, source, words=getattr(result, "words", None), src_words=getattr(result, "src_words", None),
+                   links=getattr(result, "links", None))
+    return TaggedText(fixed, source.tags).original()
