@@ -170,7 +170,6 @@ def shoot(out: Path, work: Path, model: str) -> int:
     wait(app, lambda: win.shown_for.get("matches") == 0)
     win.go_to(1)
     wait(app, lambda: win.shown_for.get("matches") == 1)
-    qs = win.model.segment(1)
     win.insert_match(0)
     win.confirm_and_next()
     wait(app, lambda: win.shown_for.get("matches") == win.current_row())

@@ -18,6 +18,16 @@ def test_import_contracts_hold():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_the_code_is_lint_clean():
+    """ruff with the project's rules (pyproject [tool.ruff]): no unused imports or variables,
+    no undefined names, anywhere in the code, its tests, benchmarks and packaging."""
+    exe = Path(sys.executable).with_name("ruff")
+    cmd = [str(exe)] if exe.exists() else [shutil.which("ruff") or "ruff"]
+    r = subprocess.run(cmd + ["check", "--no-cache", "engine", "app", "tests", "benchmarks", "packaging"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_tm_formats_and_store_start_without_torch_or_qt():
     code = ("import sys, engine.formats, engine.store, engine.cli;"
             "import importlib;"

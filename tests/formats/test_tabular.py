@@ -58,7 +58,7 @@ def test_export_without_translations_is_byte_identical(tmp_path):
 def test_export_writes_targets_and_keeps_other_columns_and_quoting(tmp_path):
     src = _write(tmp_path, CSV)
     doc = FORMAT.read(src)
-    r2, r3, r6 = doc.segments[1], doc.segments[2], doc.segments[4]
+    r2, r3 = doc.segments[1], doc.segments[2]
     tr = {
         "r2": Translation(TaggedText(r2.source.text.replace("Delete", "Löschen:").replace("items?", 'Artikel, "alle"?'),
                                      r2.source.tags)),
