@@ -11,14 +11,27 @@
       last/                   resumable state: model + optimizer tensors (safetensors) + state.json
 
 Loading checks every file the manifest names; a missing, truncated or
-altered file raises :class:`~engine.errors.ModelError` naming it.
+altered file raises :class:`~engine.errors.ModelError` naming it.  A model
+folder may come from someone else, so before anything is opened or built:
+
+* every path it names (``best``, the keys of ``files``, the fixed names) must
+  stay inside the folder -- no absolute path, no ``..``, no symlink leading out;
+* a pickle (``.pt``, ``.bin``, ``.pkl``, ... or pickle bytes under any name) is
+  refused as such: Verso never unpickles anything;
+* the weights' safetensors header (shapes only, read with a size cap) must
+  match what config.json implies; a mismatch names config.json, the option and
+  the tensor, before a single tensor is allocated.
+
+A folder written here names no folder of the machine it was made on.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import torch
 from safetensors import SafetensorError
@@ -32,6 +45,141 @@ from engine.nmt.vocab import SubwordVocab
 
 FORMAT = "verso-nmt"
 FORMAT_VERSION = 1
+# file kinds that hold pickles (torch.save, pickle, joblib): never opened as weights
+PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".bin", ".ckpt", ".joblib", ".npy", ".npz")
+MAX_HEADER_BYTES = 16 << 20  # a safetensors header of a Verso model is a few KB
+_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U64": 8,
+                "U32": 4, "U16": 2, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
+
+
+# ------------------------------------------------------------------ what a folder names
+def pickle_error(path: Path) -> ModelError:
+    return ModelError(f"{path}: is a pickle: Verso never loads pickles; weights must be .safetensors")
+
+
+def _pickle_bytes(path: Path) -> bool:
+    """Whether ``path`` starts like a pickle (protocol 2+) or a torch.save zip archive."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return False
+    return head[:4] == b"PK\x03\x04" or (len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5)
+
+
+def inside(folder: Path, name, where: str) -> Path:
+    """``folder / name`` when ``name`` is a relative path that stays inside
+    ``folder``, symlinks followed; else a :class:`ModelError` naming ``where``
+    (the file and the place that names it).  Nothing is opened."""
+    if not isinstance(name, str) or not name.strip() or "\x00" in name:
+        raise ModelError(f"{where}: names no file ({name!r})")
+    rel = PurePosixPath(name.replace("\\", "/"))
+    win = PureWindowsPath(name)
+    if rel.is_absolute() or win.is_absolute() or win.drive or ".." in rel.parts:
+        raise ModelError(f"{where}: {name!r} is outside the model folder")
+    path = folder / rel
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        raise ModelError(f"{where}: {name!r} is a link leading outside the model folder") from None
+    except (OSError, RuntimeError) as e:  # a symlink loop, an unreadable folder
+        raise ModelError(f"{where}: {name!r} cannot be resolved ({e})") from None
+    return path
+
+
+def read_header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Names, dtypes and shapes of a safetensors file, from its header alone
+    (length-capped, offsets checked against the file size): no tensor is read."""
+    if path.suffix.lower() in PICKLE_SUFFIXES:
+        raise pickle_error(path)
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            head = fh.read(8)
+            n = int.from_bytes(head, "little") if len(head) == 8 else -1
+            raw = fh.read(n) if 2 <= n <= min(MAX_HEADER_BYTES, size - 8) else None
+    except FileNotFoundError:
+        raise ModelError(f"{path}: file missing") from None
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read ({e.strerror or e})") from None
+
+    def bad(why: str) -> ModelError:
+        if _pickle_bytes(path):
+            return pickle_error(path)
+        return ModelError(f"{path}: not a readable safetensors file ({why})")
+
+    if raw is None:
+        raise bad(f"header length {n} in a file of {size} bytes")
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise bad("header is not JSON") from None
+    if not isinstance(header, dict):
+        raise bad("header is not a JSON object")
+    data_size = size - 8 - n
+    out = {}
+    for k, v in header.items():
+        if k == "__metadata__":
+            continue
+        try:
+            dtype, shape, (begin, end) = v["dtype"], v["shape"], v["data_offsets"]
+            ok = (dtype in _DTYPE_BYTES and isinstance(shape, list)
+                  and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
+                  and all(isinstance(o, int) and not isinstance(o, bool) for o in (begin, end))
+                  and 0 <= begin <= end <= data_size
+                  and end - begin == math.prod(shape) * _DTYPE_BYTES[dtype])
+        except (TypeError, ValueError, KeyError):
+            ok = False
+        if not ok:
+            raise bad(f"tensor {k!r}: dtype, shape and data offsets disagree with each other or the file size")
+        out[k] = (dtype, tuple(shape))
+    return out
+
+
+def check_shapes(cfg: ExperimentConfig, header: dict[str, tuple[str, tuple[int, ...]]], weights: Path,
+                 config_path: Path) -> None:
+    """Refuse a config that the weights (their header) do not carry, before the
+    model is built: first the sizes config.json names, then every tensor of the
+    model the config makes, built on the ``meta`` device (no memory)."""
+    m = cfg.model
+
+    def shape(k):
+        return header[k][1] if k in header else None
+
+    core = [("src_emb.weight", 0, "model.src_vocab", m.src_vocab), ("src_emb.weight", 1, "model.emb_dim", m.emb_dim),
+            ("encoder.weight_hh_l0", 1, "model.hidden", m.hidden), ("out_proj.bias", 0, "model.tgt_vocab", m.tgt_vocab)]
+    if m.tie != "all":
+        core.append(("tgt_emb.weight", 0, "model.tgt_vocab", m.tgt_vocab))
+    if m.att_dim:
+        core.append(("att_v.weight", 1, "model.att_dim", m.att_dim))
+    for key, dim, option, value in core:
+        s = shape(key)
+        if s is not None and len(s) > dim and s[dim] != value:
+            raise ModelError(f"{config_path}: {option} = {value} does not match the weights "
+                             f"({weights.name}: {key} has shape {s})")
+    try:
+        with torch.device("meta"):
+            meta = RNNSearch(m)
+    except (ConfigError, ValueError, RuntimeError, OverflowError) as e:
+        raise ModelError(f"{config_path}: the model section cannot be built ({e})") from None
+    groups: dict[int, list[str]] = {}
+    state = meta.state_dict(keep_vars=True)
+    for k, v in state.items():
+        groups.setdefault(id(v), []).append(k)
+    for names in groups.values():
+        want = tuple(state[names[0]].shape)
+        present = [n for n in names if n in header]
+        if not present:
+            raise ModelError(f"{config_path}: does not match the weights ({weights.name} lacks {names[0]}, "
+                             f"shape {want}, which this configuration needs)")
+        for n in present:
+            if shape(n) != want:
+                raise ModelError(f"{config_path}: does not match the weights ({weights.name}: {n} has shape "
+                                 f"{shape(n)}, this configuration needs {want})")
+    unknown = [k for k in header if k not in state]
+    if unknown:
+        raise ModelError(f"{config_path}: does not match the weights ({weights.name} has {unknown[0]}, "
+                         f"which this configuration does not make)")
 
 
 # ------------------------------------------------------------------ tensors
@@ -51,11 +199,17 @@ def model_tensors(model: torch.nn.Module, dtype: torch.dtype | None = None) -> d
 
 
 def load_tensors(path: Path) -> dict[str, torch.Tensor]:
+    """Every tensor of a safetensors file; a pickle is refused as one, never unpickled."""
+    path = Path(path)
+    if path.suffix.lower() in PICKLE_SUFFIXES:
+        raise pickle_error(path)
     try:
         return load_file(str(path))
     except FileNotFoundError:
         raise ModelError(f"{path}: file missing") from None
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        if _pickle_bytes(path):
+            raise pickle_error(path) from None
         raise ModelError(f"{path}: not a readable safetensors file ({e})") from None
 
 
@@ -144,33 +298,53 @@ class LoadedModel:
 
 
 def load_model(folder: str | Path, *, device: str | torch.device = "cpu", verify: bool = True) -> LoadedModel:
-    """Load the best checkpoint of a model folder (eval mode)."""
+    """Load the best checkpoint of a model folder (eval mode).
+
+    Every path the folder names is resolved inside it before anything is
+    opened, pickles are refused, and the config is checked against the
+    weights' header before the model is built (see the module docstring)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ModelError(f"{folder}: no such model folder")
-    man = read_json(folder / "manifest.json")
-    if man.get("format") != FORMAT:
-        raise ModelError(f"{folder / 'manifest.json'}: not a Verso NMT model manifest")
+    man_path = inside(folder, "manifest.json", str(folder))
+    if not man_path.is_file():
+        pickles = sorted(p for p in folder.iterdir() if p.suffix.lower() in PICKLE_SUFFIXES)
+        if pickles:  # e.g. a PyTorch / Hugging Face folder: say why it is not a model here
+            raise pickle_error(pickles[0])
+    man = read_json(man_path)
+    if not isinstance(man, dict) or man.get("format") != FORMAT:
+        raise ModelError(f"{man_path}: not a Verso NMT model manifest")
     if int(man.get("version", 0)) > FORMAT_VERSION:
-        raise ModelError(f"{folder / 'manifest.json'}: made by a newer Verso (format {man.get('version')})")
+        raise ModelError(f"{man_path}: made by a newer Verso (format {man.get('version')})")
+    # 1. every name resolved inside the folder, pickles refused -- before any of them is opened
+    best = inside(folder, man.get("best"), f"{man_path}, 'best'")
     files = man.get("files") or {}
+    if not isinstance(files, dict):
+        raise ModelError(f"{man_path}, 'files': expected an object of file names and SHA-256 sums")
+    named = {name: inside(folder, name, f"{man_path}, 'files'") for name in files}
+    for p in [best, *named.values()]:
+        if p.suffix.lower() in PICKLE_SUFFIXES:
+            raise pickle_error(p)
+    cfg_path = inside(folder, "config.json", str(man_path))
+    # 2. checksums
     for name, digest in files.items():
-        p = folder / name
+        p = named[name]
         if not p.is_file():
             raise ModelError(f"{p}: file missing")
         if verify and sha256(p) != digest:
             raise ModelError(f"{p}: corrupt (checksum differs from manifest.json)")
     try:
-        cfg = ExperimentConfig.from_dict(read_json(folder / "config.json"), where=str(folder / "config.json"))
+        cfg = ExperimentConfig.from_dict(read_json(cfg_path), where=str(cfg_path))
     except ConfigError as e:
         raise ModelError(str(e)) from None
     sv, tv = vocab_files(cfg)
-    src_vocab = SubwordVocab.load(folder / sv)
-    tgt_vocab = src_vocab if tv == sv else SubwordVocab.load(folder / tv)
+    src_vocab = SubwordVocab.load(inside(folder, sv, str(cfg_path)))
+    tgt_vocab = src_vocab if tv == sv else SubwordVocab.load(inside(folder, tv, str(cfg_path)))
     if len(src_vocab) != cfg.model.src_vocab or len(tgt_vocab) != cfg.model.tgt_vocab:
         raise ModelError(f"{folder / sv}: vocabulary size differs from config.json")
+    # 3. the config against the weights' shapes (header only), then build and fill
+    check_shapes(cfg, read_header(best), best, cfg_path)
     model = RNNSearch(cfg.model)
-    best = folder / str(man.get("best", ""))
     apply_tensors(model, load_tensors(best), best)
     model.to(device).eval()
     return LoadedModel(folder, cfg, model, src_vocab, tgt_vocab, man)

@@ -1,0 +1,250 @@
+"""A model folder a translator receives from someone else (issue 23).
+
+Loading refuses, in one line naming the file and the place, a configuration
+the weights do not carry (before anything is built), any path that leaves the
+folder (before it is opened) and pickles (never unpickled).  A folder written
+by training, fine-tuning or export names no folder of the machine it came from.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from nmt.toydata import toy_config_dict
+from engine.errors import ModelError
+from engine.nmt import checkpoint as ckpt
+from engine.nmt.checkpoint import export_model, load_model
+
+DEMO = Path(__file__).resolve().parents[2] / "resources" / "models" / "demo"
+PICKLE_MSG = "is a pickle: Verso never loads pickles; weights must be .safetensors"
+
+
+# ------------------------------------------------------------------ helpers
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def _copy(trained_model: Path, tmp_path: Path) -> tuple[Path, dict]:
+    dst = tmp_path / "shared-model"
+    shutil.copytree(trained_model, dst)
+    return dst, json.loads((dst / "manifest.json").read_text(encoding="utf-8"))
+
+
+def _write_manifest(folder: Path, man: dict) -> None:
+    (folder / "manifest.json").write_text(json.dumps(man, indent=2), encoding="utf-8")
+
+
+def _edit_config(folder: Path, man: dict, **model) -> None:
+    """Change config.json's model section and its checksum (a consistent, hostile folder)."""
+    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    cfg["model"].update(model)
+    (folder / "config.json").write_text(json.dumps(cfg, indent=2), encoding="utf-8")
+    man["files"]["config.json"] = _sha(folder / "config.json")
+    _write_manifest(folder, man)
+
+
+def _one_line(e: pytest.ExceptionInfo) -> str:
+    msg = str(e.value)
+    assert "\n" not in msg and "Traceback" not in msg
+    return msg
+
+
+@pytest.fixture
+def no_real_model_built(monkeypatch):
+    """Fails the test if a model is built anywhere but on the 'meta' device (no memory)."""
+    from engine.nmt import model as model_mod
+
+    real_init = model_mod.RNNSearch.__init__
+    built = []
+
+    def spy(self, cfg):
+        dev = torch.get_default_device()
+        if dev.type != "meta":
+            built.append((cfg.emb_dim, cfg.hidden))
+            raise AssertionError(f"a model was built on {dev} (emb_dim={cfg.emb_dim}, hidden={cfg.hidden})")
+        real_init(self, cfg)
+
+    monkeypatch.setattr(model_mod.RNNSearch, "__init__", spy)
+    return built
+
+
+@pytest.fixture
+def nothing_unpickled(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("a pickle was loaded")
+
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    monkeypatch.setattr(torch, "load", refuse)
+
+
+def _json_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+
+
+def _strings(obj):
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
+
+
+def _absolute_paths(folder: Path, *machine_dirs: Path) -> list[str]:
+    """Every absolute path (or machine folder) a JSON / JSONL file of ``folder`` mentions."""
+    found = []
+    for p in _json_files(folder):
+        text = p.read_text(encoding="utf-8")
+        for d in machine_dirs:
+            if str(d) and str(d) != os.sep and str(d) in text:
+                found.append(f"{p.name}: mentions {d}")
+        docs = [json.loads(x) for x in text.splitlines() if x.strip()] if p.suffix == ".jsonl" else [json.loads(text)]
+        for doc in docs:
+            for s in _strings(doc):
+                if os.path.isabs(s) or s.startswith("~"):
+                    found.append(f"{p.name}: {s!r}")
+    return found
+
+
+# ------------------------------------------------------------------ 1. config vs weights
+@pytest.mark.parametrize("change, key", [({"hidden": 100_000}, "model.hidden"),
+                                         ({"emb_dim": 65_536, "hidden": 65_536}, "model.emb_dim")])
+def test_a_config_asking_for_huge_dimensions_is_refused_in_one_line_before_a_model_is_built(
+        trained_model, tmp_path, no_real_model_built, change, key):
+    dst, man = _copy(trained_model, tmp_path)
+    _edit_config(dst, man, **change)
+    with pytest.raises(ModelError) as e:
+        load_model(dst)
+    msg = _one_line(e)
+    assert "config.json" in msg and key in msg and man["best"].split("/")[-1] in msg
+    assert not no_real_model_built
+
+
+def test_a_config_whose_options_the_weights_lack_is_refused_naming_the_first_tensor(
+        trained_model, tmp_path, no_real_model_built):
+    dst, man = _copy(trained_model, tmp_path)
+    _edit_config(dst, man, context_gate="none", bridging=["direct"])  # weights have gate_lin, lack bridge_W
+    with pytest.raises(ModelError) as e:
+        load_model(dst)
+    msg = _one_line(e)
+    assert "config.json" in msg and ("gate_lin" in msg or "bridge_W" in msg)
+    assert not no_real_model_built
+
+
+def test_a_weights_header_claiming_more_data_than_the_file_holds_is_refused(trained_model, tmp_path):
+    dst, man = _copy(trained_model, tmp_path)
+    best = dst / man["best"]
+    raw = best.read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    k = next(k for k in header if k != "__metadata__")
+    header[k]["shape"] = [10 ** 9, 10 ** 6]
+    new = json.dumps(header).encode()
+    best.write_bytes(len(new).to_bytes(8, "little") + new + raw[8 + n:])
+    man["files"][man["best"]] = _sha(best)
+    _write_manifest(dst, man)
+    with pytest.raises(ModelError) as e:
+        load_model(dst)
+    assert best.name in _one_line(e)
+
+
+# ------------------------------------------------------------------ 2. paths stay inside the folder
+def _outside_weights(trained_model: Path, tmp_path: Path, man: dict) -> Path:
+    out = tmp_path / "outside.safetensors"
+    shutil.copyfile(trained_model / man["best"], out)
+    return out
+
+
+@pytest.mark.parametrize("how", ["dotdot", "absolute", "symlink", "files-entry"])
+def test_a_manifest_naming_a_file_outside_the_model_folder_is_refused_before_it_is_opened(
+        trained_model, tmp_path, monkeypatch, how):
+    dst, man = _copy(trained_model, tmp_path)
+    outside = _outside_weights(trained_model, tmp_path, man)
+    if how == "dotdot":
+        man["best"] = "../outside.safetensors"
+    elif how == "absolute":
+        man["best"] = str(outside)
+    elif how == "symlink":
+        (dst / "link.safetensors").symlink_to(outside)
+        man["best"] = "link.safetensors"
+    if how == "files-entry":
+        man["files"]["../outside.safetensors"] = _sha(outside)
+    else:
+        man["files"][man["best"]] = _sha(outside)
+    _write_manifest(dst, man)
+
+    opened = []
+    real_open, real_load = open, ckpt.load_file
+
+    def spy_open(file, *a, **k):
+        opened.append(os.path.realpath(file) if isinstance(file, (str, Path)) else file)
+        return real_open(file, *a, **k)
+
+    def spy_load(file, *a, **k):
+        opened.append(os.path.realpath(file))
+        return real_load(file, *a, **k)
+
+    monkeypatch.setattr("builtins.open", spy_open)
+    monkeypatch.setattr(ckpt, "load_file", spy_load)
+    with pytest.raises(ModelError) as e:
+        load_model(dst)
+    msg = _one_line(e)
+    assert "manifest.json" in msg and "outside the model folder" in msg
+    assert os.path.realpath(outside) not in opened
+
+
+def test_a_model_folder_reached_through_a_symlink_still_loads(trained_model, tmp_path):
+    (tmp_path / "alias").symlink_to(trained_model, target_is_directory=True)
+    assert load_model(tmp_path / "alias").cfg.data.src_lang == "en"
+
+
+def _pickle_weights(path: Path, trained_model: Path, man: dict) -> None:
+    from safetensors.torch import load_file
+
+    torch.save(load_file(str(trained_model / man["best"])), path)
+
+
+@pytest.mark.parametrize("name", ["model.pt", "model.bin", "model.pkl", "disguised.safetensors"])
+def test_a_pickle_in_a_model_folder_is_refused_and_never_unpickled(trained_model, tmp_path, nothing_unpickled,
+                                                                      name):
+    dst, man = _copy(trained_model, tmp_path)
+    _pickle_weights(dst / name, trained_model, man)
+    del man["files"][man["best"]]
+    man["best"] = name
+    man["files"][name] = _sha(dst / name)
+    _write_manifest(dst, man)
+    for verify in (True, False):
+        with pytest.raises(ModelError) as e:
+            load_model(dst, verify=verify)
+        msg = _one_line(e)
+        assert name in msg and PICKLE_MSG in msg and "header too large" not in msg
+
+
+def test_a_folder_holding_only_pickled_weights_says_pickles_are_never_loaded(trained_model, tmp_path,
+                                                                              nothing_unpickled):
+    dst, man = _copy(trained_model, tmp_path)
+    _pickle_weights(dst / "pytorch_model.bin", trained_model, man)
+    (dst / "manifest.json").unlink()
+    with pytest.raises(ModelError) as e:
+        load_model(dst)
+    msg = _one_line(e)
+    assert "pytorch_model.bin" in msg and PICKLE_MSG in msg
+
+
+def test_pickled_weights_given_as_a_file_are_refused_as_a_pickle(trained_model, tmp_path, nothing_unpickled):
+    man = json.loads((trained_model / "manifest.json").read_text(encoding="utf-8"))
+    _pickle_weights(tmp_path / "weights.safetensors", trained_model, man)
+    with pytest.raises(ModelError) as e:
+        ckpt.load_tensors(tmp_path / "weights.safetensors")
+    assert PICKLE_MSG in _one_line(e)
