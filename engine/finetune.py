@@ -173,13 +173,13 @@ def _seed_folder(base: Path, out: Path, cfg_dict: dict, lr: float) -> None:
     import torch
 
     from engine.nmt import checkpoint as ckpt
-    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.config import ExperimentConfig, portable_paths
     from engine.nmt.train import save_last
 
     cfg = ExperimentConfig.from_dict(cfg_dict)
     for name in sorted(set(ckpt.vocab_files(cfg))):
         shutil.copyfile(base / name, out / name)
-    ckpt.write_json(out / "config.json", cfg.to_dict())
+    ckpt.write_json(out / "config.json", portable_paths(cfg.to_dict(), out))  # names no folder of this machine
     loaded = ckpt.load_model(base)
     opt = torch.optim.Adam(loaded.model.parameters(), lr=lr)
     state = {"step": 0, "epoch": 0, "batch": 0, "best_bleu": -1.0, "best_step": 0, "bad_evals": 0,
@@ -226,7 +226,10 @@ def run(cfg: FinetuneConfig, on_event: EventFn | None = None,
     with atomic_write(out / MARKER, "w", encoding="utf-8") as fh:
         import json
 
-        json.dump({"config": cfg.to_dict(), "base_model": str(base.resolve())}, fh, indent=2)
+        # file names only: the new model folder may be shared, and must not reveal the translator's folders
+        shown = {**cfg.to_dict(), "base_model": base.resolve().name, "out": out.resolve().name,
+                 "sources": [Path(x).name for x in cfg.sources]}
+        json.dump({"config": shown, "base_model": base.resolve().name}, fh, indent=2)
 
     if cancel.is_set():
         return _cancelled(emit, out)
@@ -239,7 +242,11 @@ def run(cfg: FinetuneConfig, on_event: EventFn | None = None,
     d["train"] = {**base_cfg.get("train", {}), "lr": cfg.lr, "batch_tokens": cfg.batch_tokens,
                   "max_epochs": cfg.max_epochs, "max_steps": cfg.max_steps, "eval_every": cfg.eval_every,
                   "log_every": cfg.log_every, "device": cfg.device, "threads": cfg.threads, "seed": cfg.seed,
-                  "dev_beam": cfg.beam, "dev_max_sentences": 0, "patience": 0}
+                  "dev_beam": cfg.beam, "dev_max_sentences": 0, "patience": 0,
+                  # the base model's own training folders mean nothing here: the retrieval cache goes to
+                  # OUT/memory and the weights come from the base (train.context_only needs a name)
+                  "memory_cache": "",
+                  "init_from": base.resolve().name if base_cfg.get("train", {}).get("context_only") else ""}
     exp = ExperimentConfig.from_dict(d, where=str(out / MARKER))
     if not (out / "last" / "state.json").is_file():
         _seed_folder(base, out, exp.to_dict(), cfg.lr)

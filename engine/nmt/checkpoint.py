@@ -39,7 +39,7 @@ from safetensors.torch import load_file, save_file
 
 from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
-from engine.nmt.config import ExperimentConfig
+from engine.nmt.config import ExperimentConfig, portable_paths
 from engine.nmt.model import RNNSearch
 from engine.nmt.vocab import SubwordVocab
 
@@ -352,7 +352,10 @@ def load_model(folder: str | Path, *, device: str | torch.device = "cpu", verify
 
 def export_model(src: str | Path, dst: str | Path, *, dtype: str = "float16") -> Path:
     """Copy what a translator needs (config, subword models, the best weights,
-    history) into a fresh folder, weights stored as ``dtype``; no resumable state."""
+    history) into a fresh folder, weights stored as ``dtype``; no resumable state.
+    The copy names no folder of this machine: config paths become file names
+    (:func:`~engine.nmt.config.portable_paths`), ``exported_from`` the source
+    folder's name."""
     import shutil
 
     src, dst = Path(src), Path(dst)
@@ -360,14 +363,16 @@ def export_model(src: str | Path, dst: str | Path, *, dtype: str = "float16") ->
     if dst.exists() and any(dst.iterdir()):
         raise ModelError(f"{dst}: export folder is not empty")
     dst.mkdir(parents=True, exist_ok=True)
-    for name in ["config.json", "history.jsonl", *sorted(set(vocab_files(loaded.cfg)))]:
+    for name in ["history.jsonl", *sorted(set(vocab_files(loaded.cfg)))]:
         if (src / name).is_file():
             shutil.copyfile(src / name, dst / name)
+    # config.json without the folders of the machine it was trained on (older folders have them)
+    write_json(dst / "config.json", portable_paths(read_json(src / "config.json"), src))
     best = "model.safetensors"
     save_weights(loaded.model, dst / best, dtype=torch.float16 if dtype == "float16" else None)
     man = loaded.manifest
     from engine.nmt.model import count_parameters
 
     write_manifest(dst, best=best, best_step=man.get("best_step", 0), best_bleu=man.get("best_dev_bleu"),
-                   params=count_parameters(loaded.model), extra={"exported_from": str(src)})
+                   params=count_parameters(loaded.model), extra={"exported_from": src.resolve().name})
     return dst

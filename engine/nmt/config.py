@@ -8,7 +8,9 @@ unknown keys and values of the wrong type with :class:`~engine.errors.ConfigErro
     [train]  optimiser, batches, schedule, early stopping, device
 
 Files are JSON or TOML.  Relative data paths are resolved against the
-config file's folder; ``$VARS`` and ``~`` are expanded.
+config file's folder; ``$VARS`` and ``~`` are expanded.  The config.json a
+model folder stores names no folder of the machine it was made on
+(:func:`portable_paths`).
 """
 from __future__ import annotations
 
@@ -240,6 +242,44 @@ def load_config(path: str | Path) -> ExperimentConfig:
             p = Path(os.path.expanduser(os.path.expandvars(v)))
             setattr(cfg.train, name, str(p if p.is_absolute() else (base / p).resolve()))
     return cfg
+
+
+# file paths of a config, by section
+PATH_FIELDS = {"data": ("train_src", "train_tgt", "dev_src", "dev_tgt", "train_docs", "dev_docs"),
+               "train": ("memory_cache", "init_from")}
+
+
+def portable_path(value: str, folder: str | Path) -> str:
+    """``value`` as a model folder stores it: a path inside ``folder``
+    relative to it (``/``-separated), a plain relative path as it is, any
+    other path (absolute, ``..``, ``~``, ``$VAR``) its last name alone."""
+    if not value:
+        return value
+    p = Path(value)
+    if not p.is_absolute() and ".." not in p.parts and not value.startswith("~") and "$" not in value:
+        return p.as_posix()
+    if p.is_absolute():
+        try:
+            return p.resolve().relative_to(Path(folder).resolve()).as_posix()
+        except (ValueError, OSError, RuntimeError):
+            pass
+    return p.name
+
+
+def portable_paths(d: dict, folder: str | Path) -> dict:
+    """A copy of config dict ``d`` whose file paths name no folder of this
+    machine (:func:`portable_path` against the model folder ``folder``): what
+    a model folder's config.json holds, so that sharing a model does not
+    reveal its maker's folders (issue 23).  Anything not a path is unchanged."""
+    if not isinstance(d, dict):
+        return d
+    out = dict(d)
+    for section, names in PATH_FIELDS.items():
+        sec = out.get(section)
+        if isinstance(sec, dict):
+            out[section] = {k: portable_path(v, folder) if k in names and isinstance(v, str) else v
+                            for k, v in sec.items()}
+    return out
 
 
 # ------------------------------------------------------------------ helpers

@@ -36,7 +36,7 @@ import torch.nn.functional as F
 
 from engine.errors import ConfigError, ModelError
 from engine.nmt import checkpoint as ckpt
-from engine.nmt.config import ExperimentConfig
+from engine.nmt.config import ExperimentConfig, portable_paths
 from engine.nmt.data import collate, encode_corpus, make_batches, pad_sources, read_parallel
 from engine.nmt.documents import parallel_layout
 from engine.nmt.evaluate import bleu
@@ -185,10 +185,10 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     folder.mkdir(parents=True, exist_ok=True)
     saved_cfg = folder / "config.json"
     resuming = (folder / "last" / "state.json").is_file()
-    if saved_cfg.is_file():
-        old = ExperimentConfig.from_dict(ckpt.read_json(saved_cfg), where=str(saved_cfg))
+    if saved_cfg.is_file():  # paths compared as the folder stores them (older folders: absolute)
+        old = ExperimentConfig.from_dict(portable_paths(ckpt.read_json(saved_cfg), folder), where=str(saved_cfg))
         old.model.src_vocab = old.model.tgt_vocab = 0
-        new = ExperimentConfig.from_dict(cfg.to_dict())
+        new = ExperimentConfig.from_dict(portable_paths(cfg.to_dict(), folder))
         new.model.src_vocab = new.model.tgt_vocab = 0
         if old.to_dict()["model"] != new.to_dict()["model"] or old.to_dict()["data"] != new.to_dict()["data"]:
             raise ConfigError(f"{folder}: holds a different experiment (model/data config differ); "
@@ -210,7 +210,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             sv, tv = build_vocabs(cfg, folder, src_lines, tgt_lines)
     cfg.model.src_vocab, cfg.model.tgt_vocab = len(sv), len(tv)
     if is_main:
-        ckpt.write_json(saved_cfg, cfg.to_dict())
+        ckpt.write_json(saved_cfg, portable_paths(cfg.to_dict(), folder))  # no folder of this machine
 
     # -- 2. data
     examples = encode_corpus(src_lines, tgt_lines, sv, tv, max_len=d.max_len)

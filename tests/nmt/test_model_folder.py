@@ -22,7 +22,6 @@ from engine.errors import ModelError
 from engine.nmt import checkpoint as ckpt
 from engine.nmt.checkpoint import export_model, load_model
 
-DEMO = Path(__file__).resolve().parents[2] / "resources" / "models" / "demo"
 PICKLE_MSG = "is a pickle: Verso never loads pickles; weights must be .safetensors"
 
 
@@ -248,3 +247,67 @@ def test_pickled_weights_given_as_a_file_are_refused_as_a_pickle(trained_model, 
     with pytest.raises(ModelError) as e:
         ckpt.load_tensors(tmp_path / "weights.safetensors")
     assert PICKLE_MSG in _one_line(e)
+
+
+# ------------------------------------------------------------------ 3. no absolute paths written
+def test_a_freshly_trained_model_folder_names_no_folder_of_the_machine(trained_model, tmp_path_factory):
+    found = _absolute_paths(trained_model, tmp_path_factory.getbasetemp(), Path.home())
+    assert not found, found
+    cfg = json.loads((trained_model / "config.json").read_text(encoding="utf-8"))
+    assert cfg["data"]["train_src"] == "train.en" and cfg["data"]["dev_tgt"] == "dev.de"
+
+
+def test_an_exported_model_folder_names_no_folder_of_the_machine(trained_model, tmp_path, tmp_path_factory):
+    dst = export_model(trained_model, tmp_path / "export")
+    found = _absolute_paths(dst, tmp_path_factory.getbasetemp(), Path.home())
+    assert not found, found
+    assert load_model(dst).cfg.data.src_lang == "en"
+
+
+def test_resuming_a_run_accepts_its_own_folder_and_refuses_other_data(toy_corpus, tmp_path):
+    import threading
+
+    from engine.errors import ConfigError
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+
+    ev = threading.Event()
+    ev.set()
+    cfg = toy_config_dict(toy_corpus)
+    train(ExperimentConfig.from_dict(cfg), tmp_path / "m", cancel=ev)
+    assert train(ExperimentConfig.from_dict(cfg), tmp_path / "m", cancel=ev)["event"] == "cancelled"
+    other = {**cfg, "data": {**cfg["data"], "train_src": cfg["data"]["dev_src"]}}
+    with pytest.raises(ConfigError, match="different experiment"):
+        train(ExperimentConfig.from_dict(other), tmp_path / "m", cancel=ev)
+
+
+def test_a_fine_tuned_model_folder_names_no_folder_of_the_machine(trained_model, toy_corpus, tmp_path,
+                                                                   tmp_path_factory):
+    from engine.finetune import FinetuneConfig, run
+
+    src = toy_corpus["dev_en"].read_text(encoding="utf-8").splitlines()[:20]
+    tgt = toy_corpus["dev_de"].read_text(encoding="utf-8").splitlines()[:20]
+    csv = tmp_path / "mine.csv"
+    csv.write_text("en,de\n" + "".join(f'"{s}","{t}"\n' for s, t in zip(src, tgt)), encoding="utf-8")
+    out = tmp_path / "tuned"
+    final = run(FinetuneConfig.from_dict({"base_model": str(trained_model), "out": str(out), "sources": [str(csv)],
+                                          "max_steps": 2, "max_epochs": 1, "device": "cpu", "threads": 1}))
+    assert final["event"] == "finished"
+    found = _absolute_paths(out, tmp_path_factory.getbasetemp(), Path.home())
+    assert not found, found
+    cfg = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert cfg["data"]["train_src"] == "finetune-data/train.src"
+    assert cfg["train"]["init_from"] == "" and cfg["train"]["memory_cache"] == ""
+    assert load_model(out).cfg.data.tgt_lang == "de"
+
+
+def test_an_old_model_folder_with_absolute_paths_still_loads(trained_model, tmp_path):
+    dst, man = _copy(trained_model, tmp_path)
+    cfg = json.loads((dst / "config.json").read_text(encoding="utf-8"))
+    cfg["data"]["train_src"] = "/work/runs/demo-data/train.en"
+    cfg["train"]["init_from"] = "/work/runs/demo-small"
+    (dst / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    man["files"]["config.json"] = _sha(dst / "config.json")
+    man["exported_from"] = "/work/runs/gpu9/seg/kde-best"
+    _write_manifest(dst, man)
+    assert load_model(dst).cfg.data.train_src == "/work/runs/demo-data/train.en"
