@@ -17,10 +17,19 @@ spacing.  Protected inline codes (one private-use character each, see
 (``two.</b> Next``) stays with the sentence it closes, and when the tag table
 is given, no break falls between an opening code and its closing code.
 
+A very long paragraph (over :data:`LONG_TEXT` characters: a whole file on
+one line) is first cut at safe points -- a sentence end, else white space,
+else anywhere -- into pieces of at most :data:`PIECE` characters, and each
+piece is segmented on its own: pysbd's time grows with the square of its
+input, so this keeps segmentation linear in the length of the text.  A
+break always falls at such a cut.
+
 This module is pure Python (no torch, no Qt).
 """
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -28,7 +37,15 @@ from typing import Sequence
 from engine.inline import Tag, tag_number
 from engine.langs import primary
 
-__all__ = ["Segmentation", "segment_text", "split_sentences", "segmenter_language"]
+__all__ = ["Segmentation", "safe_cuts", "segment_text", "split_sentences", "segmenter_language"]
+
+#: A text longer than this (characters) is cut into pieces before pysbd sees it.
+LONG_TEXT = 10_000
+#: The longest piece pysbd is given when a text is cut.
+PIECE = 4_000
+
+_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u00bb\u201d\u2019)\]]*\s+|[\u3002\uff01\uff1f][\u300d\u300f\u201d\u2019\uff09]*\s*")
+_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -86,14 +103,46 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
     """Split ``text`` into sentences with the rules of ``lang``; loss-free."""
     if not text or text.isspace():
         return Segmentation((), (text,))
-    cuts = _pysbd_cuts(text, segmenter_language(lang))
+    code = segmenter_language(lang)
+    cuts: list[int] = []
+    start = 0
+    for end in safe_cuts(text) + [len(text)]:
+        cuts += [start + c for c in _pysbd_cuts(text[start:end], code)]
+        if end < len(text):
+            cuts.append(end)
+        start = end
     cuts = [_after_trailing_codes(text, c) for c in cuts]
     if tags:
-        cuts = [c for c in cuts if not _inside_pair(text, c, tags)]
+        spans = _pair_spans(text, tags)
+        cuts = [c for c in cuts if not _inside(spans, c)]
     return _pieces(text, cuts)
 
 
 # ------------------------------------------------------------------ internals
+def safe_cuts(text: str) -> list[int]:
+    """Where to cut a text longer than :data:`LONG_TEXT` into pieces of at
+    most :data:`PIECE` characters: in the second half of each window, after
+    the last sentence end, else after the last white space, else at the
+    window's end.  No cut for a shorter text."""
+    if len(text) <= LONG_TEXT:
+        return []
+    cuts: list[int] = []
+    start = 0
+    while len(text) - start > PIECE:
+        lo, hi = start + PIECE // 2, start + PIECE
+        cut = _last_end(_SENTENCE_END, text, lo, hi) or _last_end(_SPACE, text, lo, hi) or hi
+        cuts.append(cut)
+        start = cut
+    return cuts
+
+
+def _last_end(pattern: re.Pattern, text: str, lo: int, hi: int) -> int:
+    end = 0
+    for m in pattern.finditer(text, lo, hi):
+        end = m.end()
+    return end
+
+
 def _pysbd_cuts(text: str, code: str) -> list[int]:
     """Offsets in ``text`` where pysbd starts a new sentence (first excluded).
 
@@ -101,6 +150,8 @@ def _pysbd_cuts(text: str, code: str) -> list[int]:
     break is only layout (hard-wrapped text), so it sees spaces instead.  The
     probe has the same length as ``text``, so offsets carry over.
     """
+    if not text.strip():
+        return []
     probe = text.replace("\r", " ").replace("\n", " ")
     pieces = _segmenter(code).segment(probe)
     cuts: list[int] = []
@@ -133,27 +184,35 @@ def _after_trailing_codes(text: str, cut: int) -> int:
     return j
 
 
-def _inside_pair(text: str, cut: int, tags: Sequence[Tag]) -> bool:
-    """True when an opening code before ``cut`` is closed after it."""
+def _pair_spans(text: str, tags: Sequence[Tag]) -> list[tuple[int, int]]:
+    """(open, close) offsets of each opening code and the code that closes it,
+    in one pass; a break at ``c`` with ``open < c <= close`` splits the pair."""
     by_n = {t.n: t for t in tags}
-    open_pairs: set[str] = set()
-    for ch in text[:cut]:
+    opened: dict[str, int] = {}
+    spans: list[tuple[int, int]] = []
+    for i, ch in enumerate(text):
         n = tag_number(ch)
         t = by_n.get(n) if n is not None else None
         if t is None or not t.pair:
             continue
         if t.kind == "open":
-            open_pairs.add(t.pair)
-        elif t.kind == "close":
-            open_pairs.discard(t.pair)
-    if not open_pairs:
-        return False
-    for ch in text[cut:]:
-        n = tag_number(ch)
-        t = by_n.get(n) if n is not None else None
-        if t is not None and t.kind == "close" and t.pair in open_pairs:
-            return True
-    return False
+            opened.setdefault(t.pair, i)
+        elif t.kind == "close" and t.pair in opened:
+            spans.append((opened.pop(t.pair), i))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if merged and a < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _inside(spans: list[tuple[int, int]], cut: int) -> bool:
+    """True when ``cut`` falls between an opening code and its closing code."""
+    k = bisect.bisect_left(spans, (cut, -1)) - 1
+    return k >= 0 and spans[k][0] < cut <= spans[k][1]
 
 
 def _pieces(text: str, cuts: list[int]) -> Segmentation:

@@ -20,6 +20,10 @@ What ``msgfmt -c`` accepts is read: a keyword whose string starts on the
 next line (``msgstr[0]`` then ``"..."``), and lines ending in ``\r\r\n``
 (gettext reads a CR as white space).
 
+A line over 1 MiB, or one string (a keyword line and its ``"..."`` lines)
+over 1 MiB, is refused with the file and the line before the file is read
+whole (:func:`engine.formats.textutil.check_lines`).
+
 Export is a line splice, not a re-serialisation.  For each entry whose
 translation differs from the file, only its ``msgstr``/``msgstr[n]`` lines
 are replaced (a plural form that did not change keeps its lines), and only
@@ -45,7 +49,8 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.textutil import Decoded, decode_bytes, protect_like, protect_text, render, sniff_bom
+from engine.formats.textutil import (Decoded, check_lines, decode_bytes, protect_like, protect_text, render,
+                                     sniff_bom)
 from engine.fsutil import atomic_write
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
@@ -152,6 +157,7 @@ class _Parsed:
 def _parse(path: Path) -> _Parsed:
     from translate.storage import poparser, pypo
 
+    check_lines(path, po_strings=True)  # before reading it whole: a 200 MB string is refused at once
     try:
         raw = path.read_bytes()
     except OSError as e:

@@ -7,7 +7,11 @@
 * protecting placeholders and markup in a source and in its target so that a
   target's codes carry the numbers of the same codes in the source;
 * keeping private-use characters of the file's text (which Verso's own codes
-  would otherwise be confused with) as codes of their own.
+  would otherwise be confused with) as codes of their own;
+* limits on the size of a line and of one string (:data:`MAX_LINE_BYTES`,
+  :data:`MAX_STRING_CHARS`), checked while streaming (:func:`check_lines`)
+  so that a file that breaks them is refused within seconds, in bounded
+  memory, before it is read whole.
 """
 from __future__ import annotations
 
@@ -19,6 +23,70 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.inline import Tag, TaggedText, merge_tags, protect, tag_char, tag_number
+
+#: The longest line a text file may have (bytes); no real document has one near it.
+MAX_LINE_BYTES = 1 << 20
+#: The longest single string (a PO msgid/msgstr, a TMX <seg>), in characters
+#: (bytes where checked before decoding).
+MAX_STRING_CHARS = 1 << 20
+_CHUNK = 1 << 20
+
+
+def size_label(n: int) -> str:
+    """``1 MiB``, ``64 KiB`` or ``1000 bytes``."""
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} bytes"
+
+
+def check_lines(path: str | Path, *, po_strings: bool = False) -> None:
+    """Refuse ``path`` if a line is longer than :data:`MAX_LINE_BYTES` or, with
+    ``po_strings``, if a PO string (a keyword line and the ``"..."`` lines that
+    continue it) is longer than :data:`MAX_STRING_CHARS` bytes.
+
+    Reads the file in chunks, keeping at most one unfinished line: a 200 MB
+    line is refused after reading about a megabyte.  Lines end at CR, LF or
+    CRLF.  The error names the file and the line.
+    """
+    line_limit, string_limit = MAX_LINE_BYTES, MAX_STRING_CHARS
+    line = 1            # number of the first line in ``data``
+    carry = b""         # the unfinished last line of the previous chunk
+    pending_cr = False  # the previous chunk ended with CR (a CRLF may be split)
+    string_len, string_line = 0, 0
+    try:
+        fh = open(path, "rb")
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    with fh:
+        while True:
+            chunk = fh.read(_CHUNK)
+            if pending_cr and chunk[:1] == b"\n":
+                chunk = chunk[1:]
+            pending_cr = chunk.endswith(b"\r")
+            data = carry + chunk
+            parts = data.splitlines()
+            if chunk and parts and not data.endswith((b"\n", b"\r")):
+                carry = parts.pop()
+            else:
+                carry = b""
+            if len(carry) > line_limit or (parts and max(map(len, parts)) > line_limit):
+                at = next((i for i, p in enumerate(parts) if len(p) > line_limit), len(parts))
+                raise FormatError(path, f"a line longer than {size_label(line_limit)}: not a document "
+                                        "Verso translates (is it a text file?)", f"line {line + at}")
+            if po_strings:
+                for i, p in enumerate(parts):
+                    if p.lstrip()[:1] == b'"':
+                        string_len += len(p)
+                    else:
+                        string_len, string_line = len(p), line + i
+                    if string_len > string_limit:
+                        raise FormatError(path, f"a string longer than {size_label(string_limit)}: "
+                                                "not a message Verso translates", f"line {string_line}")
+            line += len(parts)
+            if not chunk:
+                return
+
 
 # Longest BOMs first: the UTF-32-LE BOM starts with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -176,8 +244,9 @@ def protect_text(text: str) -> TaggedText:
 
 def renumber(text: str, tags) -> TaggedText:
     """``text`` with its codes numbered 1, 2, ... in order of appearance; codes
-    of ``tags`` that do not occur in ``text`` are dropped."""
-    by_n = {t.n: t for t in tags}
+    of ``tags`` (a sequence, or a dict number -> tag) that do not occur in
+    ``text`` are dropped."""
+    by_n = tags if isinstance(tags, dict) else {t.n: t for t in tags}
     new_tags: list[Tag] = []
     out = []
     for ch in text:
@@ -228,7 +297,9 @@ def render(target: TaggedText, source: TaggedText | None = None) -> str:
 
 
 def read_decoded(path: Path, empty_message: str) -> "Decoded":
-    """Read and decode a text file; an unreadable or empty file is a FormatError naming it."""
+    """Read and decode a text file; an unreadable or empty file, or one with a
+    line over :data:`MAX_LINE_BYTES`, is a FormatError naming it."""
+    check_lines(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as e:

@@ -20,7 +20,7 @@ from typing import Iterator
 
 from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.base import TMUnit
-from engine.formats.textutil import protect_like, protect_text, sniff_bom
+from engine.formats.textutil import check_lines, protect_like, protect_text, sniff_bom
 from engine.formats.tmx import read_tmx
 from engine.langs import normalize_lang, same_language
 
@@ -133,7 +133,7 @@ def _lines(path: Path) -> Iterator[str]:
         with open(path, "r", encoding=enc.rsplit("-", 1)[0], newline=None) as fh:
             for n, line in enumerate(fh, 1):
                 yield line.rstrip("\n")
-    except UnicodeDecodeError as e:
+    except UnicodeDecodeError:
         raise FormatError(path, f"not valid {enc} text; save the file as UTF-8", f"after line {n}") from None
 
 
@@ -168,6 +168,8 @@ def read_aligned_text(path: Path, target_file: Path, *, src_lang: str, tgt_lang:
         raise FormatError(path, f"source and target language are both {src}")
     if not target_file.is_file():
         raise FormatError(target_file, "cannot read: no such file")
+    check_lines(path)  # a line over 1 MiB is refused before anything is read whole
+    check_lines(target_file)
     n_src, n_tgt = _count(path), _count(target_file)
     if n_src != n_tgt:
         raise FormatError(path, f"has {n_src} lines but {target_file} has {n_tgt}: "

@@ -30,6 +30,11 @@ What a :class:`~engine.formats.base.TMUnit` read from TMX carries:
   ``<tuv>``}), ``extra_variants`` (a second ``<tuv>`` of a language already
   seen: [{"lang", "text", "tags"}]).  Keys appear only when the file has them.
 
+A TMX whose elements are in a namespace (``xmlns="http://www.lisa.org/tmx14"``,
+as some tools write) is read like any other; a ``<body>`` with content but
+no ``<tu>`` is an error, not an empty memory.  A ``<seg>`` over 1 MiB of text
+is refused with its line.
+
 Problems: each skipped ``<tu>`` adds one message to ``problems`` naming its
 number, tuid and line; a well-formedness error raises
 :class:`~engine.errors.FormatError` with the line (callers roll back).
@@ -48,6 +53,7 @@ from lxml import etree
 
 import engine
 from engine.errors import FormatError, UnsafeXMLError
+from engine.formats import textutil
 from engine.formats.base import TMUnit
 from engine.formats.xliffcommon import add_text_keeping_private_use, is_private_use_tag
 from engine.formats.xmlsafe import iterparse, localname, safe_parser
@@ -200,7 +206,8 @@ def _events(path: Path) -> Iterator:
     if size == 0:
         raise FormatError(path, "the file is empty (no TMX content)", "line 1")
     _check_root(path)
-    for _ev, el in iterparse(path, events=("end",), tag=("header", "tu")):
+    # "{*}": in no namespace or any (some tools write xmlns="http://www.lisa.org/tmx14")
+    for _ev, el in iterparse(path, events=("end",), tag=("{*}header", "{*}tu", "{*}body")):
         yield el
 
 
@@ -287,7 +294,7 @@ def seg_to_tagged(seg, path: Path | None = None) -> TaggedText:
                 walk(sub)
             b.close(f"</{name}>", label, pair=pid, attrs=attrs)
         else:
-            original = etree.tostring(ch, encoding="unicode", with_tail=False)
+            original = etree.tostring(_without_namespace(ch), encoding="unicode", with_tail=False)
             label = _label(ch, name)
             i = ch.get("i")
             if name == "bpt":
@@ -312,6 +319,21 @@ def seg_to_tagged(seg, path: Path | None = None) -> TaggedText:
     for ch in seg:
         walk(ch)
     return b.build()
+
+
+def _without_namespace(el):
+    """``el`` itself, or a copy whose elements are in no namespace (an inline
+    code of a namespaced TMX is written back into Verso's plain TMX)."""
+    if not any(isinstance(e.tag, str) and e.tag.startswith("{") for e in el.iter()):
+        return el
+    import copy
+
+    el = copy.deepcopy(el)
+    for e in el.iter():
+        if isinstance(e.tag, str) and e.tag.startswith("{"):
+            e.tag = localname(e)
+    etree.cleanup_namespaces(el)
+    return el
 
 
 def align_tags(ref: TaggedText, other: TaggedText) -> TaggedText:
@@ -390,6 +412,11 @@ def read_tmx(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
             if name == "header":
                 header = _header_from(el)
                 continue
+            if name == "body" and index == 0:
+                other = next((c for c in el if isinstance(c.tag, str)), None)
+                if other is not None:
+                    raise FormatError(path, f"no <tu> in a <body> that holds <{localname(other)}>: "
+                                            "not a TMX body Verso can read", f"line {other.sourceline}")
             if name != "tu":
                 continue
             index += 1
@@ -424,6 +451,10 @@ def _unit_from(tu, index: int, header: TMXHeader, want_src: str, want_tgt: str,
             continue
         seg = next((c for c in tuv if localname(c) == "seg"), None)
         text = seg_to_tagged(seg, path) if seg is not None else TaggedText("")
+        if len(text.text) > textutil.MAX_STRING_CHARS:
+            raise FormatError(path, f"a <seg> longer than {textutil.size_label(textutil.MAX_STRING_CHARS)} "
+                                    "of text: not a segment Verso translates",
+                              f"line {seg.sourceline}")
         if not text.text.strip():
             continue
         if lang in variants:

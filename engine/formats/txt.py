@@ -27,19 +27,26 @@ from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import Decoded, newline_style, protect_text, read_decoded, render, renumber
 from engine.fsutil import atomic_write
 from engine.inline import TaggedText
-from engine.segmentation import Segmentation, segment_text, segmenter_language
+from engine.segmentation import Segmentation, safe_cuts, segment_text, segmenter_language
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
 
 @dataclass
 class _Paragraph:
-    """One paragraph: its span in the decoded text, protected text, sentences."""
+    """One paragraph (or one piece of a very long one): its span in the
+    decoded text, protected text, sentences; ``number`` the paragraph's
+    number and ``first`` the number of its first sentence."""
 
     start: int
     end: int
     tagged: TaggedText
     seg: Segmentation
+    number: int = 0
+    first: int = 1
+
+    def keys(self) -> list[str]:
+        return [f"p{self.number}.s{self.first + i}" for i in range(len(self.seg.sentences))]
 
 
 def paragraph_spans(text: str) -> list[tuple[int, int]]:
@@ -69,10 +76,21 @@ def _parse(path: Path, src_lang: str) -> tuple[Decoded, list[_Paragraph], list[s
     dec = read_decoded(path, "the file is empty (no text to translate)")
     problems: list[str] = []
     paras = []
-    for start, end in paragraph_spans(dec.text):
-        tagged = protect_text(dec.text[start:end])
-        paras.append(_Paragraph(start, end, tagged, segment_text(tagged.text, src_lang, tagged.tags)))
+    for number, (start, end) in enumerate(paragraph_spans(dec.text), 1):
+        # A very long paragraph (a whole file on one line) is taken piece by piece,
+        # cut at sentence ends or white space: its codes are numbered per piece.
+        first = 1
+        for a, b in _pieces(dec.text, start, end):
+            tagged = protect_text(dec.text[a:b])
+            para = _Paragraph(a, b, tagged, segment_text(tagged.text, src_lang, tagged.tags), number, first)
+            paras.append(para)
+            first += len(para.seg.sentences)
     return dec, paras, problems
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    cuts = [start + c for c in safe_cuts(text[start:end])]
+    return list(zip([start] + cuts, cuts + [end]))
 
 
 def _plain_newlines(s: str) -> str:
@@ -97,12 +115,13 @@ class TxtFormat:
                   "segmentation_rules": segmenter_language(src_lang)},
             problems=problems,
         )
-        for pi, para in enumerate(paras, 1):
-            for si, sent in enumerate(para.seg.sentences, 1):
-                tt = renumber(sent, para.tagged.tags)
+        for para in paras:
+            by_n = {t.n: t for t in para.tagged.tags}
+            for si, (key, sent) in enumerate(zip(para.keys(), para.seg.sentences), para.first):
+                tt = renumber(sent, by_n)
                 doc.segments.append(ParsedSegment(
-                    key=f"p{pi}.s{si}", source=tt.with_text(_plain_newlines(tt.text)),
-                    meta={"paragraph": pi, "sentence": si}))
+                    key=key, source=tt.with_text(_plain_newlines(tt.text)),
+                    meta={"paragraph": para.number, "sentence": si}))
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
@@ -112,19 +131,20 @@ class TxtFormat:
         original = Path(original)
         dec, paras, _ = _parse(original, src_lang)
         nl = newline_style(dec.text)
-        known = {f"p{pi}.s{si}" for pi, p in enumerate(paras, 1) for si in range(1, len(p.seg.sentences) + 1)}
+        known = {k for p in paras for k in p.keys()}
         unknown = sorted(set(translations) - known)
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for segments the file does not have "
                                         f"(first: {unknown[0]!r}); was it read with another source language?")
         parts: list[str] = []
         pos = 0
-        for pi, para in enumerate(paras, 1):
+        for para in paras:
             parts.append(dec.text[pos:para.start])
             rendered = []
-            for si, sent in enumerate(para.seg.sentences, 1):
-                src = renumber(sent, para.tagged.tags)
-                tr = translations.get(f"p{pi}.s{si}")
+            by_n = {t.n: t for t in para.tagged.tags}
+            for key, sent in zip(para.keys(), para.seg.sentences):
+                src = renumber(sent, by_n)
+                tr = translations.get(key)
                 if tr is None or not tr.target:
                     rendered.append(src.original())
                 else:

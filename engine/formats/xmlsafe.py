@@ -2,10 +2,14 @@
 
 Every XML reader in Verso goes through here.  A document with a DOCTYPE that
 declares entities (billion laughs, XXE) is refused with
-:class:`~engine.errors.UnsafeXMLError` before anything is expanded.
+:class:`~engine.errors.UnsafeXMLError` before anything is expanded, wherever
+the DOCTYPE is (after a comment of any length) and naming its line: the
+prolog is scanned in a stream (:func:`check_file_prolog`) up to the root
+element, in bounded memory.
 """
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 
@@ -42,12 +46,102 @@ def check_prolog(path: str | Path, head: bytes) -> None:
                                    "(entity expansion is disabled for safety)", "prolog")
 
 
+_CHUNK = 1 << 16
+_NEXT_MARKUP = re.compile("<")
+_NEXT_IN_DOCTYPE = re.compile("[<\"']")
+_NAME_START = re.compile(r"[A-Za-z_:\u00c0-\uffff]")
+
+
+def _prolog_encoding(head: bytes) -> str:
+    """A codec that decodes the markup of the prolog (ASCII) whatever the file's encoding."""
+    for bom, enc in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                     (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                     (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if head.startswith(bom):
+            return enc
+    if len(head) > 1 and head[0] == 0 and head[1] != 0:
+        return "utf-16-be"
+    if len(head) > 1 and head[1] == 0 and head[0] != 0:
+        return "utf-16-le"
+    return "latin-1"  # byte for byte: ASCII markup reads right in any ASCII-compatible encoding
+
+
+def check_file_prolog(path: str | Path) -> None:
+    """Refuse a DOCTYPE that declares entities, wherever it is before the root
+    element, with its line.  Streams the file up to the root element's start,
+    skipping comments and processing instructions of any length and, inside
+    the DOCTYPE, quoted literals; at most a chunk is held at a time."""
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    with fh:
+        head = fh.read(_CHUNK)
+        dec = codecs.getincrementaldecoder(_prolog_encoding(head))(errors="replace")
+        buf = dec.decode(head)
+        line = 1          # line of buf[0]
+        doctype_line = 0  # line of the DOCTYPE once inside it
+        eof = not head
+
+        def more() -> bool:
+            nonlocal buf, eof
+            if eof:
+                return False
+            chunk = fh.read(_CHUNK)
+            buf += dec.decode(chunk, final=not chunk)
+            eof = not chunk
+            return True
+
+        def skip_to(pos: int, end: str) -> int | None:
+            """Offset after ``end`` searched from ``pos`` (reading on, dropping what is passed)."""
+            nonlocal buf, line
+            while True:
+                k = buf.find(end, pos)
+                if k >= 0:
+                    return k + len(end)
+                keep = max(pos, len(buf) - len(end))
+                line += buf.count("\n", 0, keep)
+                buf, pos = buf[keep:], 0
+                if not more():
+                    return None
+
+        pos = 0
+        while True:
+            if len(buf) - pos < 16 and not eof:
+                line += buf.count("\n", 0, pos)
+                buf, pos = buf[pos:], 0
+                more()
+                continue
+            if pos >= len(buf):
+                return
+            c = buf[pos]
+            if doctype_line and c in "\"'":
+                nxt = skip_to(pos + 1, c)
+            elif buf.startswith("<!--", pos):
+                nxt = skip_to(pos + 4, "-->")
+            elif buf.startswith("<?", pos):
+                nxt = skip_to(pos + 2, "?>")
+            elif buf[pos:pos + 9].upper() == "<!DOCTYPE":
+                doctype_line = line + buf.count("\n", 0, pos)
+                nxt = pos + 9
+            elif doctype_line and buf[pos:pos + 8].upper() == "<!ENTITY":
+                raise UnsafeXMLError(path, "refused: the document declares XML entities "
+                                           "(entity expansion is disabled for safety)", f"line {doctype_line}")
+            elif c == "<" and _NAME_START.match(buf, pos + 1):
+                return  # the root element: the prolog is over
+            else:  # on to the next markup (or quote, inside the DOCTYPE)
+                m = (_NEXT_IN_DOCTYPE if doctype_line else _NEXT_MARKUP).search(buf, pos + 1)
+                nxt = m.start() if m else len(buf)
+            if nxt is None:
+                return
+            pos = nxt
+
+
 def parse_file(path: str | Path) -> etree._ElementTree:
     """Parse a whole (small or medium) XML file safely."""
     path = Path(path)
-    with open(path, "rb") as fh:
-        head = fh.read(65536)
-    check_prolog(path, head)
+    check_file_prolog(path)
     try:
         return etree.parse(str(path), safe_parser())
     except etree.XMLSyntaxError as e:
@@ -60,9 +154,7 @@ def parse_file(path: str | Path) -> etree._ElementTree:
 def iterparse(path: str | Path, events=("start", "end"), tag=None):
     """Streaming parse (bounded memory); the caller clears finished elements."""
     path = Path(path)
-    with open(path, "rb") as fh:
-        head = fh.read(65536)
-    check_prolog(path, head)
+    check_file_prolog(path)
     return etree.iterparse(
         str(path), events=events, tag=tag, resolve_entities=False, no_network=True,
         load_dtd=False, huge_tree=False, recover=False,

@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from engine.errors import TMError
+from engine.errors import FormatError, TMError
 from engine.formats.base import TMUnit
 from engine.inline import TaggedText
 from engine.langs import normalize_lang, same_language
@@ -339,6 +339,8 @@ class TranslationMemory:
                     store.set_meta(self.conn, key, lang)
             for i, unit in enumerate(units, 1):
                 picked = _pick(unit, want_s, want_t)
+                if isinstance(picked, _Unclear):
+                    _refuse_unclear(units, unit, origin, want_s, want_t)
                 if isinstance(picked, str):
                     res.skipped += 1
                     _note(res, f"unit {i}" + (f" (line {unit.line})" if unit.line else "")
@@ -661,6 +663,22 @@ def _note(res: ImportResult, msg: str) -> None:
         res.errors.append("... (more problems not listed)")
 
 
+class _Unclear(str):
+    """_pick's answer when the unit holds more languages than it can tell apart."""
+
+
+def _refuse_unclear(units: Iterable[TMUnit], unit: TMUnit, origin: str, want_s: str, want_t: str):
+    """Refuse an import whose languages are not known: once, naming the
+    languages the file holds (the rest of it is read, unit by unit, to list
+    them), instead of skipping unit after unit with the same reason."""
+    langs = set(unit.variants)
+    for other in units:
+        langs.update(other.variants)
+    flags = " and ".join(f for f, given in (("--src-lang", want_s), ("--tgt-lang", want_t)) if not given)
+    raise FormatError(origin or None, f"the file holds {', '.join(sorted(langs))} and does not say which "
+                                      f"to import: give {flags}")
+
+
 def _pick(unit: TMUnit, want_s: str, want_t: str):
     """((src_lang, text), (tgt_lang, text)) of a unit, or a reason to skip it."""
     v = unit.variants
@@ -677,15 +695,14 @@ def _pick(unit: TMUnit, want_s: str, want_t: str):
         if s is None and len(v) == 2 and want_t:
             s = next(((lang, tt) for lang, tt in v.items() if not same_language(lang, want_t)), None)
     if s is None:
-        return (f"no source text in {want_s}" if want_s else
-                "cannot tell the source language; give --src-lang")
+        return f"no source text in {want_s}" if want_s else _Unclear("source")
     if want_t:
         t = find(want_t, exclude=s[0])
     else:
         others = [(lang, tt) for lang, tt in v.items() if lang != s[0]]
         t = others[0] if len(others) == 1 else None
         if t is None:
-            return "cannot tell the target language; give --tgt-lang"
+            return _Unclear("target")
     if t is None:
         return f"no target text in {want_t}"
     if not s[1].text.strip() or not t[1].text.strip():
