@@ -22,6 +22,7 @@ from engine.errors import ModelError
 from engine.nmt import checkpoint as ckpt
 from engine.nmt.checkpoint import export_model, load_model
 
+DEMO = Path(__file__).resolve().parents[2] / "resources" / "models" / "demo"
 PICKLE_MSG = "is a pickle: Verso never loads pickles; weights must be .safetensors"
 
 
@@ -311,3 +312,12 @@ def test_an_old_model_folder_with_absolute_paths_still_loads(trained_model, tmp_
     man["exported_from"] = "/work/runs/gpu9/seg/kde-best"
     _write_manifest(dst, man)
     assert load_model(dst).cfg.data.train_src == "/work/runs/demo-data/train.en"
+
+
+def test_the_shipped_demo_model_names_no_folder_and_its_checksums_hold():
+    assert not _absolute_paths(DEMO, Path.home())
+    man = json.loads((DEMO / "manifest.json").read_text(encoding="utf-8"))
+    for name, digest in man["files"].items():
+        assert _sha(DEMO / name) == digest, name
+    assert "model.safetensors" in man["files"] and "config.json" in man["files"]
+    assert load_model(DEMO).cfg.data.tgt_lang == "de"
