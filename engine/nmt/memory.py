@@ -451,7 +451,8 @@ def init_from_checkpoint(model: nn.Module, path, *, strict_shapes: bool = True) 
     path = Path(path)
     if path.is_dir():
         man = ckpt.read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
-        path = path / man["best"] if man.get("best") else path / "last" / "model.safetensors"
+        path = (ckpt.inside(path, man["best"], f"{path / 'manifest.json'}, 'best'") if man.get("best")
+                else path / "last" / "model.safetensors")
     tensors = ckpt.load_tensors(path)
     state = model.state_dict()
     loaded, new = 0, []

@@ -6,9 +6,10 @@ written twice, invented, or a closing tag before its opening one -- :func:`repai
 translation so that it carries exactly the source's tags:
 
 1. a tag the source lacks, and every occurrence of a tag after its first, is removed;
-2. a missing tag is put where the attention says: before (an opening or standalone tag) or
-   after (a closing tag) the first target word whose most-attended source word is the one the
-   tag stood at in the source; with no such word, at the start (opening) or the end (closing);
+2. a missing half of a pair goes around the word beside the half that is there; any other
+   missing tag is put where the attention says: before (an opening or standalone tag) or after
+   (a closing tag) the first target word whose most-attended source word is the one the tag
+   stood at in the source; with no such word, at the start (opening) or the end (closing);
 3. a pair written close-before-open has its two halves swapped; two pairs that cross
    (``<b> <i> </b> </i>``) have the inner closing tag moved before the outer one.
 
@@ -55,6 +56,40 @@ def _place(chars: list[str], tag, src_words: list[str], words: list[str], links:
         chars.insert(0, ch)
 
 
+def _partners(source: TaggedText) -> dict[int, int]:
+    """Tag number -> the number of the other half of its pair."""
+    halves: dict[str, dict[str, int]] = {}
+    for t in source.tags:
+        if t.kind in ("open", "close") and t.pair:
+            halves.setdefault(t.pair, {})[t.kind] = t.n
+    out = {}
+    for h in halves.values():
+        if "open" in h and "close" in h:
+            out[h["open"]], out[h["close"]] = h["close"], h["open"]
+    return out
+
+
+def _beside_partner(chars: list[str], tag, partner: str) -> None:
+    """Put the missing half of a pair around the one word beside the half that is there: an
+    opening tag before the word that ends at the closing one, a closing tag after the word that
+    starts at the opening one (rather than stretching the pair over the whole sentence)."""
+    i = chars.index(partner)
+    if tag.kind == "open":
+        j = i
+        while j > 0 and chars[j - 1].isspace():
+            j -= 1
+        while j > 0 and not chars[j - 1].isspace():
+            j -= 1
+        chars.insert(j, tag.char)
+    else:
+        j = i + 1
+        while j < len(chars) and chars[j].isspace():
+            j += 1
+        while j < len(chars) and not chars[j].isspace() and chars[j] not in ".,;:!?":
+            j += 1
+        chars.insert(j, tag.char)
+
+
 def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
            src_words: list[str] | None = None, links: list[int] | None = None) -> str:
     """``text`` (a translation, tags as placeholder characters) with exactly ``source``'s tags,
@@ -71,9 +106,15 @@ def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
             seen.add(n)
             chars.append(ch)
     words, src_words, links = words or [], src_words or [], links or []
-    for t in source.tags:
-        if t.n not in seen:
+    partner = _partners(source)
+    missing = [t for t in source.tags if t.n not in seen]
+    for t in missing:
+        other = partner.get(t.n)
+        if other is not None and other in seen:
+            _beside_partner(chars, t, tag_char(other))  # half a pair: wrap the word next to its partner
+        else:
             _place(chars, t, src_words, words, links)
+        seen.add(t.n)
     # Pairs: open before close, no crossing.
     pair_of = {t.n: t.pair for t in source.tags if t.kind in ("open", "close") and t.pair}
     for _ in range(2 * len(source.tags) + 1):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +24,7 @@ import numpy as np
 
 from engine.errors import FormatError, TMError
 from engine.formats.base import TMUnit
-from engine.inline import TaggedText
+from engine.inline import TaggedText, strip_tags
 from engine.langs import normalize_lang, same_language
 from engine.tm import store
 from engine.tm.candidates import CandidateStage, MemoryLeaf
@@ -45,6 +46,9 @@ COVERAGE_POOL = 100
 _MAX_ERRORS = 1000
 _COLS = ("id, source, source_tags, target, target_tags, src_lang, tgt_lang, origin, created, "
          "changed, creator, changer, usage_count, last_used, meta")
+
+
+_WORD = re.compile(r"\w")
 
 
 def _now() -> str:
@@ -481,6 +485,16 @@ class TranslationMemory:
             raise TMError(f"{self.folder}: no unit {uid}")
         return _entry(row)
 
+    def _same_source(self, text: str, k: int, pair: tuple[str, str]) -> list[Match]:
+        """Units whose source is ``text`` exactly (of the language pair), as 100 % matches."""
+        uids = [r[0] for r in self.conn.execute("SELECT id FROM units WHERE source = ? ORDER BY id DESC", (text,))]
+        out = []
+        for e in self._entries(uids).values():
+            if all(not want or want == "*" or same_language(have, want)
+                   for have, want in ((e.src_lang, pair[0]), (e.tgt_lang, pair[1]))):
+                out.append(Match(e, 1.0, 1.0, []))
+        return sorted(out, key=lambda m: -m.entry.id)[:k]
+
     def _entries(self, uids: list[int]) -> dict[int, TMEntry]:
         out = {}
         for chunk in _chunks(uids, 500):
@@ -530,7 +544,14 @@ class TranslationMemory:
         """
         text = query.text if isinstance(query, TaggedText) else str(query)
         qa = analyse(text)
-        if not qa.core or k <= 0:
+        if k <= 0:
+            return []
+        if not _WORD.search(strip_tags(text)):
+            # No word to find candidates by (a segment of tags only, or punctuation): the same
+            # text is still a 100 % match -- KDE manuals hold such segments, and the command
+            # line's recall on queries with markup was 97 % without this.
+            return self._same_source(text, k, self.search_pair(src_lang, tgt_lang)) if text.strip() else []
+        if not qa.core:
             return []
         self._catch_up()
         enc = self.vocab.encode_known

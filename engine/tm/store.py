@@ -70,6 +70,8 @@ def create_schema(conn: sqlite3.Connection) -> None:
             "usage_count": int, "last_used": str, "meta": str, "dkey": str,
         }, pk="id", not_null={"source", "target", "enc", "dkey"})
         db["units"].create_index(["dkey"], unique=True)
+    # Exact lookups of a source that has no words to search by (a segment of tags only).
+    conn.execute("CREATE INDEX IF NOT EXISTS units_source ON units(source)")
     if "vocab" not in db.table_names():
         db.execute("CREATE TABLE vocab (token TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE) "
                    "WITHOUT ROWID")

@@ -36,11 +36,11 @@ def test_a_valid_placement_is_kept():
 
 def test_a_missing_tag_goes_where_the_attention_points():
     # words of the translation, the source's words, and per target word its most-attended source word
-    text = f"Klicken Sie auf {B}Weiter, um {I}fortzufahren{I_}."
-    words = ["Klicken", "Sie", "auf", f"{B}Weiter,", "um", f"{I}fortzufahren{I_}."]
+    text = f"Klicken Sie auf Weiter, um {I}fortzufahren{I_}."   # both halves of <b> dropped
+    words = ["Klicken", "Sie", "auf", "Weiter,", "um", f"{I}fortzufahren{I_}."]
     src_words = ["Click", f"{B}Next{B_}", "to", f"{I}continue{I_}."]
     fixed = repair(text, SRC, words=words, src_words=src_words, links=[0, 0, 0, 1, 2, 3])
-    assert fixed == f"Klicken Sie auf {B}Weiter,{B_} um {I}fortzufahren{I_}."
+    assert fixed == f"Klicken Sie auf {B}Weiter{B_}, um {I}fortzufahren{I_}."
 
 
 def test_the_printed_line_has_the_sources_own_markup():
@@ -48,3 +48,10 @@ def test_the_printed_line_has_the_sources_own_markup():
     c = [t.char for t in src.tags]
     out = restore_markup(f"Wählen Sie {c[0]}Datei{c[1]} {c[2]} {c[3]}Speichern{c[4]}.", src)
     assert out == "Wählen Sie <guimenu>Datei</guimenu> &gt; <guimenuitem>Speichern</guimenuitem>."
+
+
+def test_the_missing_half_of_a_pair_wraps_the_word_beside_the_other_half():
+    assert repair(f"Klicken Sie auf {B}Weiter, um {I}fortzufahren{I_}.", SRC) == \
+        f"Klicken Sie auf {B}Weiter{B_}, um {I}fortzufahren{I_}."
+    assert repair(f"Klicken Sie auf {B}Weiter{B_}, um fortzufahren{I_}.", SRC) == \
+        f"Klicken Sie auf {B}Weiter{B_}, um {I}fortzufahren{I_}."

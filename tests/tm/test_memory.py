@@ -339,3 +339,18 @@ def test_reimporting_the_same_units_under_a_bare_language_code_updates_them(tmp_
                            src_lang="en-US", tgt_lang="de-CH")
     assert other.added == 1
     t.close()
+
+
+def test_a_segment_of_tags_only_finds_its_100_percent_match(tmp_path):
+    """A KDE manual line holding only markup (<glossseealso .../> pairs) has no word to search by,
+    yet the same segment in the TM is a 100 % match."""
+    from engine.formats.textutil import protect_text
+
+    t = TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de")
+    src = protect_text('<glossseealso otherterm="a"></glossseealso> <glossseealso otherterm="b"></glossseealso>')
+    t.add(src, src)
+    t.add("Open the file", "Datei öffnen")
+    hits = t.search(src, k=3)
+    assert [(h.score, h.source.text) for h in hits] == [(1.0, src.text)]
+    assert t.search(protect_text('<glossseealso otherterm="c"></glossseealso>'), k=3) == []
+    t.close()
