@@ -138,7 +138,7 @@ class HeatMap(QWidget):
             p.save()
             p.translate(gx + GATE_W / 2 + fm.ascent() / 2, top - 4)
             p.rotate(-90)
-            p.drawText(0, 0, "gate z")
+            p.drawText(0, 0, "source")
             p.restore()
 
 
@@ -189,7 +189,7 @@ class AlignmentPanel(QWidget):
             self.info.setToolTip("")
         else:
             self.info.setText("darker = the source words each word was translated from; click a word to mark them")
-            gate = "" if v.gates is None else "; the strip under each word is its context gate z (how much " \
+            gate = "" if v.gates is None else "; the strip (\"source\") beside each word is its context gate z (how much " \
                                               "it drew on the source rather than the words before it)"
             how = "the model read your own translation word by word (forced decoding)" \
                 if self.choice.currentIndex() == 1 else "the model's own translation"
