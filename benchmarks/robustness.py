@@ -176,7 +176,8 @@ def hostile_files(work: Path) -> dict[str, Path]:
     put("deep-nesting.xlf", '<?xml version="1.0"?><xliff version="1.2"><file source-language="en" '
         'target-language="de"><body><trans-unit id="1"><source>' + "<g id='1'>" * 100_000 + "x"
         + "</g>" * 100_000 + "</source></trans-unit></body></file></xliff>")
-    put("binary.txt", bytes(random.Random(1).randrange(256) for _ in range(200_000)))
+    noise = random.Random(1)
+    put("binary.txt", bytes(noise.randrange(256) for _ in range(200_000)))
     put("utf16-no-bom.po", 'msgid "Hello"\nmsgstr "Hallo"\n'.encode("utf-16-le"))
     put("truncated.tmx", '<?xml version="1.0"?><tmx version="1.4"><header srclang="en"/><body><tu><tuv '
         'xml:lang="en"><seg>Open')
