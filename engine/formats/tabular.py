@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.textutil import Decoded, protect_like, protect_text, read_decoded, render
+from engine.formats.textutil import MAX_STRING_CHARS, Decoded, protect_like, protect_text, read_decoded, render
 from engine.fsutil import atomic_write
 from engine.langs import normalize_lang, same_language
 
@@ -94,6 +94,10 @@ def _records(path: Path, text: str, delimiter: str, problems: list[str]) -> list
 
     rows: list[_Row] = []
     line_no = 1
+    # A quoted field may span lines: the same bound as a single string of any other reader
+    # (Python's default, 128 KiB, refused real-looking files with a message of its own).
+    if csv.field_size_limit() != MAX_STRING_CHARS:
+        csv.field_size_limit(MAX_STRING_CHARS)
     reader = csv.reader(feed(), delimiter=delimiter, quotechar=_QUOTE, doublequote=True, strict=False)
     try:
         for n, fields in enumerate(reader, 1):
@@ -104,6 +108,9 @@ def _records(path: Path, text: str, delimiter: str, problems: list[str]) -> list
             rows.append(_Row(n, line_no, fields, raw))
             line_no += len(_LINE.findall(raw))
     except csv.Error as e:
+        if "field larger than field limit" in str(e):
+            raise FormatError(path, "a field longer than 1 MiB: not a document Verso translates",
+                              f"line {line_no}") from None
         raise FormatError(path, f"CSV error: {e}", f"line {line_no}") from None
     return rows
 

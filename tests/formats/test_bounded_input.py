@@ -248,3 +248,22 @@ def test_a_many_language_tmx_without_a_pair_is_refused_once_naming_its_languages
     assert main(["tm", "import", str(p), "--tm", str(tmp_path / "tm"), "--src-lang", "en",
                  "--tgt-lang", "fr"]) == 0
     assert json.loads(capsys.readouterr().out)["added"] == 51
+
+
+def test_a_quoted_csv_field_over_the_limit_is_refused_in_verso_words(tmp_path, monkeypatch):
+    """A quoted field may span lines; past the string limit it is refused with the file and line,
+    not with Python's csv wording of its 128 KiB default."""
+    import csv
+
+    from engine.formats import tabular
+
+    monkeypatch.setattr(tabular, "MAX_STRING_CHARS", 2000)
+    monkeypatch.setattr(textutil, "MAX_STRING_CHARS", 2000)
+    body = "\n".join(["word " * 50] * 20)  # 20 lines of 250 characters: no line is long, the field is
+    f = tmp_path / "long.csv"
+    f.write_text(f'source,target\n"short","kurz"\n"{body}","x"\n', encoding="utf-8")
+    with pytest.raises(FormatError) as e:
+        tabular.FORMAT.read(f)
+    msg = str(e.value)
+    assert "long.csv" in msg and "line 3" in msg and "1 MiB" in msg and "field limit" not in msg
+    csv.field_size_limit(2 ** 20)  # the module-wide bound the real limit sets
