@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
+from xml.sax.saxutils import quoteattr as _quoteattr
 
 from lxml import etree
 
@@ -192,7 +193,8 @@ def _read_tbx_concepts(path: Path) -> tuple[str, list[_Concept]]:
                     del parent[0]
     except etree.XMLSyntaxError as e:
         line = getattr(e, "lineno", None) or 1
-        raise FormatError(path, f"not well-formed XML: {getattr(e, 'msg', None) or e}", f"line {line}") from None
+        msg = (str(getattr(e, "msg", None) or e).strip().splitlines() or ["?"])[0]
+        raise FormatError(path, f"not well-formed XML: {msg}", f"line {line}") from None
     except OSError as e:
         raise FormatError(path, f"cannot read: {e.strerror or e}") from None
     if not concepts:
@@ -284,29 +286,30 @@ def write_tbx(path: str | Path, entries: Iterable[GlossaryEntry], *, src_lang: s
             etree.SubElement(tig, "note").text = note
 
     with atomic_write(path, "wb") as fh:
-        with etree.xmlfile(fh, encoding="UTF-8") as xf:
-            xf.write_declaration()
-            with xf.element("martif", {"type": "TBX-Basic", XML_LANG: src_lang}):
-                hdr = etree.Element("martifHeader")
-                fd = etree.SubElement(hdr, "fileDesc")
-                sd = etree.SubElement(fd, "sourceDesc")
-                etree.SubElement(sd, "p").text = "Exported by Verso"
-                xf.write(hdr)
-                with xf.element("text"):
-                    with xf.element("body"):
-                        for (cid, targets, forbidden), members in groups.items():
-                            n = used.get(cid, 0)
-                            used[cid] = n + 1
-                            te = etree.Element("termEntry", id=cid if n == 0 else f"{cid}-{n + 1}")
-                            ls = etree.SubElement(te, "langSet", {XML_LANG: src_lang})
-                            for e in members:
-                                term_group(ls, e.source, e.pos, e.status, e.note)
-                            ls = etree.SubElement(te, "langSet", {XML_LANG: tgt_lang})
-                            for t in targets:
-                                term_group(ls, t)
-                            for t in forbidden:
-                                term_group(ls, t, status="deprecated")
-                            xf.write(te)
+        # The root is written by hand: lxml's xmlfile gives xml:lang on a streamed element a wrong prefix.
+        fh.write(b'<?xml version="1.0" encoding="UTF-8"?>\n<martif type="TBX-Basic" xml:lang=' +
+                 _quoteattr(src_lang).encode("utf-8") + b'>\n')
+        hdr = etree.Element("martifHeader")
+        fd = etree.SubElement(hdr, "fileDesc")
+        sd = etree.SubElement(fd, "sourceDesc")
+        etree.SubElement(sd, "p").text = "Exported by Verso"
+        etree.indent(hdr, level=1)
+        fh.write(b"  " + etree.tostring(hdr, encoding="utf-8") + b"\n  <text>\n    <body>\n")
+        for (cid, targets, forbidden), members in groups.items():
+            n = used.get(cid, 0)
+            used[cid] = n + 1
+            te = etree.Element("termEntry", id=cid if n == 0 else f"{cid}-{n + 1}")
+            ls = etree.SubElement(te, "langSet", {XML_LANG: src_lang})
+            for e in members:
+                term_group(ls, e.source, e.pos, e.status, e.note)
+            ls = etree.SubElement(te, "langSet", {XML_LANG: tgt_lang})
+            for t in targets:
+                term_group(ls, t)
+            for t in forbidden:
+                term_group(ls, t, status="deprecated")
+            etree.indent(te, level=3)
+            fh.write(b"      " + etree.tostring(te, encoding="utf-8") + b"\n")
+        fh.write(b"    </body>\n  </text>\n</martif>\n")
     return len(groups)
 
 
