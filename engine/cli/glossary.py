@@ -43,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "longest match wins). Spans are character offsets into TEXT.")
     p.add_argument("text", metavar="TEXT")
     p.add_argument("--glossary", type=Path, required=True, metavar="DIR")
+    p.add_argument("--markup", choices=("protect", "none"), default="protect",
+                   help="protect: HTML/DocBook tags and placeholders are inline codes that a term may span, "
+                        "as in the editor (default); none: every character is text")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(handler=_lookup)
 
@@ -116,8 +119,13 @@ def _lookup(a) -> int:
     from engine.cli import print_json
     from engine.glossary.recognise import find_terms
 
+    text, offsets = a.text, None
+    if a.markup == "protect":
+        text, offsets = _protected(a.text)
     with _open(a.glossary) as g:
-        hits = find_terms(a.text, g)
+        hits = find_terms(text, g)
+    if offsets is not None:  # spans into TEXT as typed
+        hits = [type(h)(offsets[h.start], offsets[h.end], h.entry) for h in hits]
     if a.json:
         print_json([{"start": h.start, "end": h.end, "text": a.text[h.start:h.end], "entry": entry_json(h.entry)}
                     for h in hits])
@@ -126,6 +134,25 @@ def _lookup(a) -> int:
             sys.stdout.write(f"{h.start}-{h.end}\t{a.text[h.start:h.end]}\t{h.entry.source} -> "
                              f"{'; '.join(h.entry.targets)}\n")
     return 0
+
+
+def _protected(text: str) -> tuple[str, list[int] | None]:
+    """``text`` with markup as tag characters, and for each of its offsets the offset in ``text``
+    (None when the markup cannot be mapped back, then the text is looked up as typed)."""
+    from engine.formats.textutil import protect_text
+    from engine.inline import tag_number
+
+    tt = protect_text(text)
+    by_n = {t.n: t for t in tt.tags}
+    offsets, pos = [], 0
+    for ch in tt.text:
+        offsets.append(pos)
+        n = tag_number(ch)
+        pos += len(by_n[n].original) if n is not None and n in by_n else 1
+    offsets.append(pos)
+    if pos != len(text):
+        return text, None
+    return tt.text, offsets
 
 
 def _stats(a) -> int:

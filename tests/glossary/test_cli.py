@@ -95,3 +95,13 @@ def test_export_to_an_unknown_format_is_refused(glossary, tmp_path, capsys):
     folder, _ = glossary
     rc, _, err = run(capsys, "glossary", "export", "--glossary", folder, "--out", tmp_path / "x.docx")
     assert rc == 2 and ".tbx" in err and not (tmp_path / "x.docx").exists()
+
+
+def test_lookup_reads_markup_as_tags_and_gives_spans_in_the_text_as_typed(glossary, capsys):
+    folder, _ = glossary
+    text = "Start the <b>file</b> manager."
+    rc, out, _ = run(capsys, "glossary", "lookup", "--glossary", folder, "--json", text)
+    (h,) = json.loads(out)
+    assert (h["text"], h["entry"]["source"]) == ("file</b> manager", "file manager")
+    rc, out, _ = run(capsys, "glossary", "lookup", "--glossary", folder, "--json", "--markup", "none", text)
+    assert [h["entry"]["source"] for h in json.loads(out)] == ["file"]  # "b" is a word then
