@@ -19,6 +19,7 @@ consistency    inconsistent-target (one source, several targets), same-target (o
                for several sources)
 length         length: the target is much shorter or longer than the source
 spelling       spelling (needs a dictionary; see :mod:`engine.spelling`)
+terms          term-not-used, forbidden-term (the project's glossaries, :mod:`engine.glossary`)
 =============  =========================================================================
 """
 from __future__ import annotations
@@ -52,6 +53,7 @@ CHECKS: tuple[CheckInfo, ...] = (
     CheckInfo("consistency", "Inconsistent translations of the same source, one translation for different sources"),
     CheckInfo("length", "Target much shorter or longer than the source"),
     CheckInfo("spelling", "Spelling (hunspell dictionary of the target language)"),
+    CheckInfo("terms", "Glossary terms: a term not translated as the glossary says, a forbidden term used"),
 )
 CHECK_IDS = tuple(c.id for c in CHECKS)
 
@@ -62,6 +64,7 @@ GROUP = {
     "end-punctuation": "punctuation", "untranslated": "untranslated", "empty": "untranslated",
     "source-copied": "untranslated", "inconsistent-target": "consistency", "same-target": "consistency",
     "length": "length", "spelling": "spelling", "no-dictionary": "spelling",
+    "term-not-used": "terms", "forbidden-term": "terms",
 }
 TAG_CHECKS = frozenset(k for k, g in GROUP.items() if g == "tags")
 
@@ -266,10 +269,12 @@ def check_consistency(segments: Sequence) -> list[Issue]:
     return out
 
 
-def check_segments(segments: Iterable, options: QAOptions | None = None, *, spelling=None) -> list[Issue]:
+def check_segments(segments: Iterable, options: QAOptions | None = None, *, spelling=None,
+                   terms=None, tgt_lang: str = "") -> list[Issue]:
     """Run the enabled checks over store segments (objects with id, idx, source, target, status),
     sorted by segment.  ``spelling``: a :class:`engine.spelling.SpellChecker`, or None (then a
-    spelling check that is on reports once that there is no dictionary)."""
+    spelling check that is on reports once that there is no dictionary).  ``terms``: the
+    project's :class:`engine.glossary.TermIndex` (None: no glossary, nothing to check)."""
     options = options or QAOptions()
     segments = list(segments)
     out: list[Issue] = []
@@ -279,7 +284,26 @@ def check_segments(segments: Iterable, options: QAOptions | None = None, *, spel
         out.extend(check_consistency(segments))
     if "spelling" in options.enabled:
         out.extend(_spelling(segments, spelling))
+    if "terms" in options.enabled and terms is not None:
+        out.extend(_terms(segments, terms, tgt_lang))
     out.sort(key=lambda i: (i.idx, i.severity != "error"))
+    return out
+
+
+def _terms(segments: Sequence, index, tgt_lang: str) -> list[Issue]:
+    """Glossary terms found in each translated source, checked in its target: a term not used
+    as the glossary says (warning), a forbidden variant used (error: the client said no)."""
+    from engine.glossary import term_issues
+
+    out: list[Issue] = []
+    for s in segments:
+        if not s.target.text.strip():
+            continue
+        hits = index.find(s.source.text)
+        for p in term_issues(s.source.text, s.target.text, hits, tgt_lang) if hits else ():
+            forbidden = p.kind == "forbidden_term"
+            out.append(Issue(s.id, s.idx, "forbidden-term" if forbidden else "term-not-used", p.message,
+                             "error" if forbidden else "warning"))
     return out
 
 

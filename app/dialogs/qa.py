@@ -23,8 +23,8 @@ class QADialog(QDialog):
     segmentActivated = Signal(int)  # 0-based row in the document
 
     def __init__(self, parent, segments, project=None, spelling=None):
-        """``project``: where the choice of checks is kept (None: all checks, not saved);
-        ``spelling``: the target language's SpellChecker, or None."""
+        """``project``: where the choice of checks is kept and its glossaries (None: all checks,
+        not saved, no glossary); ``spelling``: the target language's SpellChecker, or None."""
         super().__init__(parent)
         self.setWindowTitle("QA check")
         self.resize(820, 520)
@@ -32,6 +32,8 @@ class QADialog(QDialog):
         self.project = project
         self.spelling = spelling
         self.options = project.qa_options() if project is not None else None
+        self.terms = project.term_index() if project is not None else None
+        self.tgt_lang = project.tgt_lang if project is not None else ""
         box = QGroupBox("Checks run for this project", self)
         grid = QGridLayout(box)
         self.boxes: dict[str, QCheckBox] = {}
@@ -65,7 +67,8 @@ class QADialog(QDialog):
         self.run()
 
     def run(self) -> None:
-        self.issues: list[Issue] = check_segments(self.segments, self.options, spelling=self.spelling)
+        self.issues: list[Issue] = check_segments(self.segments, self.options, spelling=self.spelling,
+                                                  terms=self.terms, tgt_lang=self.tgt_lang)
         errors = sum(1 for i in self.issues if i.severity == "error")
         self.summary.setText(f"{len(self.issues)} finding(s): {errors} error(s), "
                              f"{len(self.issues) - errors} warning(s). Click one to go to its segment.")

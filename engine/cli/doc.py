@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("qa", help="check a project's translations before delivery",
                        description="Run the project's QA checks (tags, numbers, spaces, punctuation, "
-                                   "untranslated, consistency, length, spelling) and print the findings. "
+                                   "untranslated, consistency, length, spelling, glossary terms) and print "
+                                   "the findings. "
                                    "Exit 0 without errors, 1 when a finding is an error.")
     p.add_argument("--project", type=Path, required=True, metavar="DIR")
     p.add_argument("document", nargs="?", default=None, metavar="DOCUMENT",
@@ -169,9 +170,11 @@ def _qa(a) -> int:
 
     with _open(a.project) as p:
         docs = [p.document(a.document)] if a.document else p.documents()
+        checker, terms = p.spell_checker(), p.term_index()
         report = []
         for d in docs:
-            issues = check_segments(p.segments(d.id), p.qa_options(), spelling=p.spell_checker())
+            issues = check_segments(p.segments(d.id), p.qa_options(), spelling=checker, terms=terms,
+                                    tgt_lang=p.tgt_lang)
             report.append((d, issues))
         if a.json:
             print_json([{"document_id": d.id, "name": d.name, "issues": [i.to_json() for i in issues]}

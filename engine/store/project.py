@@ -36,6 +36,7 @@ DB_NAME = "project.verso"
 ORIGINALS = "originals"
 EXPORTS = "exports"
 TMS_SETTING = "tms"
+GLOSSARIES_SETTING = "glossaries"
 DICTIONARY = "dictionary.txt"
 ORIGINS = ("", "file", "human", "tm", "mt")
 
@@ -60,8 +61,9 @@ class DocumentInfo:
 
 @dataclass(frozen=True)
 class TMRef:
-    """A translation memory a project reads (setting ``tms``; paths relative to the project
-    folder or absolute).  Confirmed segments go to the first writable one."""
+    """A translation memory (setting ``tms``) or glossary (setting ``glossaries``) a project
+    reads; paths relative to the project folder or absolute.  Confirmed segments go to the
+    first writable TM."""
 
     path: Path
     writable: bool
@@ -218,31 +220,59 @@ class Project:
 
         return SpellChecker.for_language(self.tgt_lang, ProjectDictionary(self.dictionary_path()).words())
 
-    def tm_refs(self) -> list[TMRef]:
-        """The project's TMs, in the order they are searched."""
-        raw = self.setting(TMS_SETTING, "") or ""
+    def glossary_refs(self) -> list[TMRef]:
+        """The project's glossaries, highest priority first (setting ``glossaries``, as ``tms``):
+        the project's own (writable) first, others read-only."""
+        return self._refs(GLOSSARIES_SETTING)
+
+    def add_glossary_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
+        """List a glossary in the project: a writable one goes first (highest priority)."""
+        return self._add_ref(GLOSSARIES_SETTING, path, writable, first=writable)
+
+    def term_index(self):
+        """One :class:`engine.glossary.TermIndex` over every glossary of the project (entries of
+        higher-priority glossaries first), or None when the project has none."""
+        from engine.glossary import Glossary, TermIndex
+
+        entries = []
+        for ref in self.glossary_refs():
+            if Glossary.exists(ref.path):
+                with Glossary(ref.path) as g:
+                    entries += g.entries()
+        return TermIndex(entries, self.src_lang) if entries else None
+
+    def _refs(self, key: str) -> list[TMRef]:
+        raw = self.setting(key, "") or ""
         try:
             items = json.loads(raw) if raw else []
         except ValueError:
             items = []
         out = []
-        for i in items:
+        for i in items if isinstance(items, list) else []:
             if isinstance(i, dict) and isinstance(i.get("path"), str) and i["path"]:
                 p = Path(i["path"])
                 out.append(TMRef(p if p.is_absolute() else self.folder / p, bool(i.get("writable")), p.name))
         return out
 
-    def add_tm_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
-        """List a TM in the project (relative paths are relative to the project folder)."""
-        raw = self.setting(TMS_SETTING, "") or ""
+    def _add_ref(self, key: str, path: str | Path, writable: bool, first: bool = False) -> TMRef:
+        raw = self.setting(key, "") or ""
         try:
             items = [i for i in (json.loads(raw) if raw else []) if isinstance(i, dict)]
         except ValueError:
             items = []
-        items.append({"path": str(path), "writable": writable})
-        self.set_setting(TMS_SETTING, json.dumps(items))
+        item = {"path": str(path), "writable": writable}
+        items = [item] + items if first else items + [item]
+        self.set_setting(key, json.dumps(items))
         p = Path(path)
         return TMRef(p if p.is_absolute() else self.folder / p, writable, p.name)
+
+    def tm_refs(self) -> list[TMRef]:
+        """The project's TMs, in the order they are searched."""
+        return self._refs(TMS_SETTING)
+
+    def add_tm_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
+        """List a TM in the project (relative paths are relative to the project folder)."""
+        return self._add_ref(TMS_SETTING, path, writable)
 
     @property
     def name(self) -> str:

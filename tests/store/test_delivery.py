@@ -155,3 +155,23 @@ def test_pretranslate_fills_empty_targets_from_100_percent_matches_as_drafts(pro
         segs = p2.segments(doc)
         assert (segs[1].target.text, segs[1].status, segs[1].origin) == ("Öffnen Sie die Datei.", "draft", "tm")
         assert segs[2].target.text == "" and segs[0].origin == "file"
+
+
+def test_verso_qa_checks_the_projects_glossary_terms(project, tmp_path, capsys):
+    """A glossary listed in the project: a term not translated as it says is a warning, a
+    forbidden variant used is an error."""
+    p, doc, _ = project
+    tsv = tmp_path / "terms.tsv"
+    tsv.write_text("source\ttarget\tforbidden\nfile\tDatei\tFile\nwindow\tFenster\t\n", encoding="utf-8")
+    assert main(["glossary", "import", str(tsv), "--glossary", str(p.folder / "glossary"),
+                 "--src-lang", "en", "--tgt-lang", "de"]) == 0
+    capsys.readouterr()
+    p.add_glossary_ref("glossary", writable=True)
+    segs = p.segments(doc)
+    p.confirm(segs[1].id, "Öffnen Sie das File.")       # forbidden variant
+    p.confirm(segs[2].id, "Schließen Sie die Ansicht.")  # "window" not as the glossary says
+    folder = str(p.folder)
+    p.close()
+    assert main(["qa", "--project", folder, "--json"]) == 1
+    found = {(i["segment"], i["check"]) for i in json.loads(capsys.readouterr().out)[0]["issues"]}
+    assert (2, "forbidden-term") in found and (3, "term-not-used") in found
