@@ -10,9 +10,17 @@ All searches share one definition, so they can be tested against each other:
   the first ``beam`` are set aside as finished, the others fill the beam);
 * a sentence is done when it has ``beam`` finished hypotheses; at
   ``max_ratio * source length`` tokens only ``</s>`` is allowed;
-* ``prefix``: the first target tokens are forced (interactive completion).
+* ``prefix``: the first target tokens are forced (interactive completion);
+* ``constraints``: token sequences (glossary terms) every finished hypothesis must contain
+  (lexically constrained decoding, Post & Vilar 2018, "dynamic beam allocation"): each step
+  also offers every live hypothesis the next token of the term it is in, or the first token of
+  each term it lacks; the beam is shared out over *banks* (how many constraint tokens a
+  hypothesis has met) from the most advanced down, so progress on the terms is not crowded out
+  by fluent hypotheses that ignore them; ``</s>`` is allowed only once every term is met, and
+  once the tokens left only just hold the unmet terms, their next token is forced -- so every
+  translation holds every term and the search still ends within the length limit.
 
-With ``beam = 1`` this is exactly greedy search.
+With ``beam = 1`` and no constraints this is exactly greedy search.
 """
 from __future__ import annotations
 
@@ -85,11 +93,90 @@ def _constrain(lp: Tensor, step: int, max_len: int, prefix: list[int] | None) ->
         lp[..., EOS] = keep
 
 
+@dataclass(frozen=True)
+class ConstraintState:
+    """Where a hypothesis stands with its sentence's constraints: ``met`` (bit i: term i is in
+    it), ``cur`` (the term it is in the middle of, or -1) and ``pos`` (tokens of it written)."""
+
+    met: int = 0
+    cur: int = -1
+    pos: int = 0
+
+    def needed(self, terms: list[list[int]]) -> int:
+        """Tokens still to write for every term to be met."""
+        n = sum(len(t) for i, t in enumerate(terms) if not self.met >> i & 1)
+        return n - (self.pos if self.cur >= 0 else 0)
+
+    def bank(self, terms: list[list[int]]) -> int:
+        """Constraint tokens met so far (the bank the hypothesis belongs to)."""
+        total = sum(len(t) for t in terms)
+        return total - self.needed(terms)
+
+    def next_tokens(self, terms: list[list[int]]) -> list[int]:
+        """Tokens that make progress: the next of the term under way, or the first of each unmet term."""
+        if self.cur >= 0:
+            return [terms[self.cur][self.pos]]
+        return [t[0] for i, t in enumerate(terms) if not self.met >> i & 1 and t]
+
+    def advance(self, tok: int, terms: list[list[int]]) -> "ConstraintState":
+        if self.cur >= 0 and terms[self.cur][self.pos] == tok:
+            pos = self.pos + 1
+            if pos == len(terms[self.cur]):
+                return ConstraintState(self.met | 1 << self.cur)
+            return ConstraintState(self.met, self.cur, pos)
+        for i, t in enumerate(terms):  # a term abandoned half way, or a new one started
+            if not self.met >> i & 1 and t and t[0] == tok:
+                return ConstraintState(self.met | 1 << i) if len(t) == 1 else ConstraintState(self.met, i, 1)
+        return ConstraintState(self.met)
+
+
+#: ``prefer``: log-probability bonus of a token that makes progress on a term (a hint, not a rule).
+PREFER_BONUS = 2.0
+
+
+def _constrain_terms(lp: Tensor, st: ConstraintState, terms: list[list[int]], step: int, max_len: int,
+                     mode: str = "enforce") -> None:
+    """In place, one hypothesis's log-probs (V,).  ``enforce``: no ``</s>`` while a term is unmet;
+    the next constraint token forced once the tokens left (``</s>`` included) only just hold the
+    unmet terms.  ``prefer``: the tokens that make progress get :data:`PREFER_BONUS`."""
+    need = st.needed(terms)
+    if need <= 0:
+        return
+    if mode == "prefer":
+        for tok in set(st.next_tokens(terms)):
+            lp[tok] += PREFER_BONUS
+        return
+    lp[EOS] = NEG_INF
+    if need + 1 >= max_len - step:
+        tok = st.next_tokens(terms)[0]
+        keep = lp[tok].clone()
+        lp.fill_(NEG_INF)
+        lp[tok] = keep
+
+
+def _bank_allocation(cands: list[tuple[float, int, int, int]], K: int) -> list[tuple[float, int, int, int]]:
+    """Up to ``K`` of (score, row, token, bank) candidates, shared out over banks round-robin from the
+    most advanced bank down, each bank's best first (Post & Vilar's dynamic beam allocation)."""
+    banks: dict[int, list] = {}
+    for c in sorted(cands, key=lambda c: -c[0]):
+        banks.setdefault(c[3], []).append(c)
+    order = sorted(banks, reverse=True)
+    out: list = []
+    while len(out) < K and any(banks[b] for b in order):
+        for b in order:
+            if banks[b] and len(out) < K:
+                out.append(banks[b].pop(0))
+    return sorted(out, key=lambda c: -c[0])
+
+
 @torch.inference_mode()
 def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 5, alpha: float = 1.0,
                 max_ratio: float = 3.0, prefixes: list[list[int]] | None = None,
+                constraints: list[list[list[int]]] | None = None, constraint_mode: str = "enforce",
                 **inputs) -> list[Hypothesis]:
-    """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence."""
+    """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence.
+    ``constraints``: per sentence the token sequences its translation must contain ([] for none);
+    ``constraint_mode``: ``enforce`` (must) or ``prefer`` (a bonus, see :func:`_constrain_terms`)."""
     model.eval()
     B, K = src.size(0), beam
     dev = src.device
@@ -99,6 +186,11 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     state = model.init_state(enc)
     max_lens = _max_lens(src_mask, max_ratio, prefixes)
     src_lens = src_mask.sum(1).tolist()
+    terms = [[t for t in c if t] for c in constraints] if constraints else [[] for _ in range(B)]
+    # room for every term after the prefix, and for </s>
+    max_lens = [max(m, (len(prefixes[b]) if prefixes else 0) + sum(map(len, terms[b])) + 1)
+                for b, m in enumerate(max_lens)]
+    cstate = [ConstraintState()] * (B * K)
 
     scores = torch.full((B, K), NEG_INF, device=dev, dtype=torch.float64)
     scores[:, 0] = 0.0
@@ -120,6 +212,9 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         lp = lp.view(B, K, V)
         for b in range(B):
             _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
+            if terms[b] and not (prefixes and step < len(prefixes[b])):
+                for k in range(K):
+                    _constrain_terms(lp[b, k], cstate[b * K + k], terms[b], step, max_lens[b], constraint_mode)
         cand = (scores.unsqueeze(-1) + lp).view(B, K * V)
         top_v, top_i = cand.topk(min(2 * K, K * V), dim=-1)
         top_v, top_i = top_v.tolist(), top_i.tolist()
@@ -129,7 +224,10 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         for b in range(B):
             alive: list[tuple[int, int, float]] = []
             if not done[b]:
-                for rank, (v, i) in enumerate(zip(top_v[b], top_i[b])):
+                ranked = list(zip(top_v[b], top_i[b]))
+                if terms[b]:
+                    ranked = _with_constraint_candidates(ranked, b, K, V, scores, lp, cstate, terms[b])
+                for rank, (v, i) in enumerate(ranked):
                     if v == NEG_INF:
                         break
                     k, tok = divmod(i, V)
@@ -160,6 +258,9 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                 sel_rows.append(row)
                 sel_tok.append(tok)
                 sel_score.append(v if not done[b] else NEG_INF)
+        if any(terms):
+            cstate = [cstate[r].advance(t, terms[r // K]) if terms[r // K] and t != PAD else cstate[r]
+                      for r, t in zip(sel_rows, sel_tok)]
         idx = torch.tensor(sel_rows, device=dev)
         prev = torch.tensor(sel_tok, device=dev)
         scores = torch.tensor(sel_score, device=dev, dtype=torch.float64).view(B, K)
@@ -175,6 +276,31 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         state = state.index_select(idx)
         step += 1
     return [max(f, key=lambda h: h.norm_score) for f in finished]
+
+
+def _with_constraint_candidates(ranked: list[tuple[float, int]], b: int, K: int, V: int, scores: Tensor,
+                                lp: Tensor, cstate: list[ConstraintState],
+                                terms: list[list[int]]) -> list[tuple[float, int]]:
+    """The (score, k*V + token) candidates of sentence ``b`` in the order the beam takes them: the
+    usual best ``2K`` plus each live hypothesis's progress tokens, ``</s>`` ones where the score
+    puts them, the others by bank allocation (:func:`_bank_allocation`)."""
+    seen = {i for _, i in ranked}
+    extra = []
+    for k in range(K):
+        base = float(scores[b, k])
+        if base == NEG_INF:
+            continue
+        for tok in cstate[b * K + k].next_tokens(terms):
+            v = base + float(lp[b, k, tok])
+            if v != NEG_INF and k * V + tok not in seen:
+                seen.add(k * V + tok)
+                extra.append((v, k * V + tok))
+    pool = sorted(ranked + extra, key=lambda c: -c[0])
+    eos = [(v, i) for rank, (v, i) in enumerate(pool) if i % V == EOS and rank < K]
+    rest = [(v, b * K + i // V, i % V, cstate[b * K + i // V].advance(i % V, terms).bank(terms))
+            for v, i in pool if i % V != EOS and v != NEG_INF]
+    chosen = [(v, (row - b * K) * V + tok) for v, row, tok, _ in _bank_allocation(rest, K)]
+    return sorted(eos + chosen, key=lambda c: -c[0])
 
 
 @torch.inference_mode()

@@ -164,7 +164,8 @@ class Translator:
                   prefixes: list[str] | None = None, batch_size: int = 32, memories: list | None = None,
                   tm=None, k: int = 4, coverage: bool = False, min_score: float = 0.0,
                   context: list[list[str]] | None = None,
-                  split_long: int | None = None, exact_matches: bool = False) -> list[TranslationResult]:
+                  split_long: int | None = None, exact_matches: bool = False,
+                  terms: list[list[str]] | None = None, terms_mode: str = "enforce") -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
         SEG-NMT models: ``memories`` gives per sentence the retrieved pairs the
@@ -188,7 +189,10 @@ class Translator:
         holds a 100 % match (score 1.0: same words, case and punctuation)
         gets that pair's target verbatim, as CAT tools pre-translate; the
         model reads it teacher-forced, with the memory, for the alignment,
-        gates and copy report, and ``exact_match`` names the pair."""
+        gates and copy report, and ``exact_match`` names the pair.
+        ``terms``: per sentence the target terms its translation must contain (glossary terms,
+        lexically constrained beam search, :mod:`engine.nmt.search`; ``terms_mode="prefer"``: a
+        bonus instead of a rule); a sentence with terms is not cut into pieces."""
         memory = memories
         if tm is not None and memory is None:
             from engine.nmt.retrieval import readable, retrieve
@@ -205,6 +209,12 @@ class Translator:
                                         context=context, split_long=split_long)
         limit = self.loaded.cfg.data.max_len if split_long is None else split_long
         kw = dict(beam=beam, alpha=alpha, max_ratio=max_ratio, batch_size=batch_size)
+        if terms is not None:
+            if len(terms) != len(texts):
+                raise ValueError(f"{len(texts)} sentences but {len(terms)} term lists")
+            if any(terms):
+                return self._translate(texts, prefixes=prefixes, memory=memory, context=context, terms=terms,
+                                       terms_mode=terms_mode, **kw)
         if limit:
             plans = [self._cut(t, limit) if not (prefixes and prefixes[i]) else ([t], [""])
                      for i, t in enumerate(texts)]
@@ -256,7 +266,8 @@ class Translator:
 
     def _translate(self, texts: list[str], *, beam: int, alpha: float, max_ratio: float,
                    prefixes: list[str] | None, batch_size: int, memory: list | None,
-                   context: list[list[str]] | None, close_prefixes: bool = False) -> list[TranslationResult]:
+                   context: list[list[str]] | None, close_prefixes: bool = False,
+                   terms: list[list[str]] | None = None, terms_mode: str = "enforce") -> list[TranslationResult]:
         """:meth:`translate` of sentences as they are (retrieval done, no cutting).
         ``close_prefixes``: each prefix is the whole translation (``</s>`` forced after it)."""
         caps = [casing.is_all_caps(t) and not (prefixes and prefixes[i] and any(c.islower() for c in prefixes[i]))
@@ -287,6 +298,8 @@ class Translator:
         ids = {i: self._src_ids(texts[i]) for i in todo}
         pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) + ([EOS] if close_prefixes else [])
                    if prefixes and prefixes[i] else []) for i in todo}
+        cons = {i: [self.loaded.tgt_vocab.encode(casing.fold(x) if caps[i] else x) for x in terms[i] if x.strip()]
+                if terms and terms[i] else [] for i in todo}
         todo.sort(key=lambda i: len(ids[i]))
         for k in range(0, len(todo), batch_size):
             chunk = todo[k:k + batch_size]
@@ -297,11 +310,12 @@ class Translator:
                               scores=[[p.score for p in memory[i]] for i in chunk]) if memory is not None else None)
             kw = {"memory": mb} if mb is not None else {}
             kw.update(self._doc_inputs(context, chunk))
-            if beam <= 1:
+            con = [cons[i] for i in chunk] if any(cons[i] for i in chunk) else None
+            if beam <= 1 and con is None:
                 hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx, **kw)
             else:
-                hyps = beam_search(self.model, src, mask, beam=beam, alpha=alpha, max_ratio=max_ratio,
-                                   prefixes=pfx, **kw)
+                hyps = beam_search(self.model, src, mask, beam=max(1, beam), alpha=alpha, max_ratio=max_ratio,
+                                   prefixes=pfx, constraints=con, constraint_mode=terms_mode, **kw)
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
             if memory is not None:
