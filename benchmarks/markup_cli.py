@@ -70,7 +70,7 @@ def main() -> int:
                                  input=(tmp / "src.txt").read_text(encoding="utf-8"), capture_output=True,
                                  text=True, cwd=ROOT, check=True)
             rows = [json.loads(x) for x in res.stdout.splitlines()]
-            ok = sum(exact_tags(s, r["text"]) for s, r in zip(marked, rows))
+            ok = sum(exact_tags(s, r["translation"]) for s, r in zip(marked, rows))
             out[f"translate_{mode}"] = {"exact_tags": ok, "share": round(ok / max(1, len(marked)), 4)}
             if mode == "protect":
                 own = 0

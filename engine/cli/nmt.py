@@ -34,6 +34,12 @@ def register(sub) -> None:
                    help="one JSON object a line: tokens, attention matrix, gate per token, word alignment")
     p.add_argument("--prefixes", metavar="FILE",
                    help="one line per input line: the start of the translation to complete")
+    p.add_argument("--glossary", metavar="FILE|DIR",
+                   help="a glossary folder or file (TBX, CSV/TSV, XLSX): the target term of every entry found "
+                        "in a line goes into its translation (see --terms)")
+    p.add_argument("--terms", choices=("enforce", "prefer", "off"), default="enforce",
+                   help="with --glossary: enforce (every term in the translation; the default), prefer (a bonus), "
+                        "off")
     _split_arg(p)
     _tm_args(p)
     _docs_arg(p)
@@ -172,6 +178,33 @@ def _printed(res, source) -> str:
     return restore_markup(res.text, source, res) if source.tags else res.text
 
 
+def _glossary_terms(args, lines: list[str], tr) -> list | None:
+    """Per line, the glossary entries found in it (those with a target term), or None without --glossary."""
+    if not getattr(args, "glossary", None):
+        return None
+    from pathlib import Path
+
+    from engine.glossary import Glossary, TermIndex, read_glossary_file
+
+    src_lang = tr.loaded.cfg.data.src_lang
+    path = Path(args.glossary)
+    if path.is_dir():
+        with Glossary(path) as g:
+            index = g.index()
+    else:
+        gf = read_glossary_file(path, src_lang=src_lang, tgt_lang=tr.loaded.cfg.data.tgt_lang)
+        index = TermIndex(gf.entries, src_lang)
+    out = []
+    for line in lines:
+        seen, hits = set(), []
+        for h in index.find(line):
+            if h.entry.targets and h.entry.target not in seen:
+                seen.add(h.entry.target)
+                hits.append(h)
+        out.append(hits)
+    return out
+
+
 def _protect_pairs(srcs: list[str], tgts: list[str], args) -> tuple[list[str], list[str]]:
     """Sources protected, and each target's markup as the codes of its source (same numbers)."""
     if args.markup != "protect":
@@ -248,12 +281,19 @@ def cmd_translate(args) -> int:
     ctx = [[t.text for t in _protect(c, args)] for c in ctx] if ctx is not None else None
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args)[1] if tm is not None else None
+    found = _glossary_terms(args, lines, tr)
+    terms = [[h.entry.target for h in hits] for hits in found] if found is not None and args.terms != "off" else None
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
-                           split_long=args.split_long, exact_matches=args.exact_matches)
+                           split_long=args.split_long, exact_matches=args.exact_matches,
+                           terms=terms, terms_mode="prefer" if args.terms == "prefer" else "enforce")
     printed = [_printed(r, s) for r, s in zip(results, sources)]
+    if found is not None:  # the glossary report of --json: each entry found and whether its term is in
+        for r, hits, text in zip(results, found, printed):
+            r.terms = [{"entry": h.entry.id, "source": h.entry.source, "target": h.entry.target,
+                        "span": [h.start, h.end], "used": h.entry.target in text} for h in hits]
     for res, text in zip(lay.restore(results, marker=None), lay.restore(printed, marker=None)):
         if args.json:
-            print_json({**res.to_json(), "text": text} if res is not None else {"marker": "<d>"}, lines=True)
+            print_json({**res.to_json(), "translation": text} if res is not None else {"marker": "<d>"}, lines=True)
         else:
             sys.stdout.write((text if res is not None else "<d>") + "\n")
     sys.stdout.flush()

@@ -57,6 +57,7 @@ class TranslationResult:
     copy: list[float] | None = None
     memory: list[dict | None] | None = None
     exact_match: int | None = None
+    terms: list[dict] | None = None   # with a glossary: each entry found, its target term, whether it is in
 
     def to_json(self, *, detail: bool = True) -> dict:
         d = {"translation": self.text, "score": round(self.score, 4), "words": self.words,
@@ -70,6 +71,8 @@ class TranslationResult:
         if self.memory_pairs is not None:
             d.update({"memory_pairs": self.memory_pairs, "copy": [round(c, 4) for c in self.copy or []],
                       "memory": self.memory, "exact_match": self.exact_match})
+        if self.terms is not None:
+            d["terms"] = self.terms
         return d
 
 

@@ -202,3 +202,30 @@ def test_translate_prints_exactly_the_markup_of_each_source_line(trained_model, 
         assert sorted(tags) == sorted(["<b>", "</b>", "&amp;", '<ph id="1"/>']), line
         assert line.index("<b>") < line.index("</b>")
         assert "\ue001" not in line and "\ue002" not in line
+
+
+def test_translate_with_a_glossary_writes_every_term(trained_model, toy_corpus, tmp_path, monkeypatch, capsys):
+    """`verso translate --glossary FILE`: the target term of each entry found in a line is in its
+    translation (enforced by default), and --json reports each entry found and that it was used."""
+    src = read_lines(toy_corpus["dev_en"])[:3]
+    ref = read_lines(toy_corpus["dev_de"])[:3]
+    rc, out, _ = run(["translate", "--model", str(trained_model), "--beam", "3"], "\n".join(src) + "\n",
+                     monkeypatch, capsys)
+    plain = out.splitlines()
+    # a glossary entry per line: its first source word -> a reference word the plain output lacks
+    rows = []
+    for s, r, p in zip(src, ref, plain):
+        target = next((w.strip(".,") for w in r.split() if w.strip(".,") not in p.split()), r.split()[0].strip(".,"))
+        rows.append((s.split()[1], target))
+    gl = tmp_path / "terms.tsv"
+    gl.write_text("source\ttarget\n" + "".join(f"{a}\t{b}\n" for a, b in rows), encoding="utf-8")
+    rc, out, _ = run(["translate", "--model", str(trained_model), "--beam", "3", "--glossary", str(gl), "--json"],
+                     "\n".join(src) + "\n", monkeypatch, capsys)
+    objs = [json.loads(x) for x in out.splitlines()]
+    assert rc == 0 and len(objs) == 3
+    for (term_src, term_tgt), o, s in zip(rows, objs, src):
+        mine = [t for t in o["terms"] if t["source"] == term_src]
+        assert mine and mine[0]["used"] and term_tgt in o["translation"], (term_tgt, o["translation"])
+    rc, out, _ = run(["translate", "--model", str(trained_model), "--beam", "3", "--glossary", str(gl),
+                      "--terms", "off"], "\n".join(src) + "\n", monkeypatch, capsys)
+    assert out.splitlines() == plain
