@@ -4,8 +4,8 @@ and Help ▸ Keyboard Shortcuts from this one table; the keyboard presets (``app
 bind keys to the ids they name, and ``keys`` are the fixed keys of the others.
 
 A menu's entries are :class:`ActionSpec`, :data:`SEPARATOR`, or a :class:`Placeholder` that
-the window fills itself (recent projects, the nine TM matches, filters, panel toggles, a
-checkable setting).
+the window fills itself (recent projects, the nine TM matches, the nine glossary terms, filters,
+panel toggles, a checkable setting).
 """
 from __future__ import annotations
 
@@ -67,6 +67,7 @@ MENUS: tuple[tuple[str, tuple], ...] = (
                    editor_menu=True),
         ActionSpec("insert_completion", "Use the Machine's &Completion of What I Typed", "insert_completion"),
         Placeholder("matches"),
+        Placeholder("terms"),
         SEPARATOR,
         Placeholder("propagate"),
     )),
@@ -77,6 +78,7 @@ MENUS: tuple[tuple[str, tuple], ...] = (
     )),
     ("&Tools", (
         ActionSpec("concordance", "&Concordance…", "open_concordance", grid_menu=True, editor_menu=True),
+        ActionSpec("add_term", "Add &Term to Glossary…", "add_term_dialog", editor_menu=True),
         ActionSpec("statistics", "&Statistics…", "statistics_dialog"),
         ActionSpec("qa", "&QA Check…", "qa_dialog", keys=("F8",)),
         SEPARATOR,
@@ -91,8 +93,12 @@ MENUS: tuple[tuple[str, tuple], ...] = (
 #: The TM-match actions of the Segment menu: ``match_1`` .. ``match_9`` (Ctrl+1..9 in both presets).
 MATCH_ACTIONS = tuple(ActionSpec(f"match_{n}", f"Match {n}", "insert_match", (n - 1,)) for n in range(1, 10))
 
+#: The glossary-term actions of the Segment menu: ``term_1`` .. ``term_9`` (Ctrl+Alt+1..9 in both
+#: presets) insert the preferred target term of the glossary panel's term N at the cursor.
+TERM_ACTIONS = tuple(ActionSpec(f"term_{n}", f"Term {n}", "insert_term", (n - 1,)) for n in range(1, 10))
+
 
 def specs() -> list[ActionSpec]:
     """Every action of the table, in menu order."""
     out = [e for _, entries in MENUS for e in entries if isinstance(e, ActionSpec)]
-    return out + list(MATCH_ACTIONS)
+    return out + list(MATCH_ACTIONS) + list(TERM_ACTIONS)

@@ -43,6 +43,7 @@ from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_RAW, ROLE_TAGGED
 
 PAD_X, PAD_Y = 4, 3
 SEGMENT_MIME = "application/x-verso-segment"  # clipboard: segment text with tag characters
+TERM_COLOUR = QColor("#d3f9d8")  # glossary terms of the current source (find: yellow, alignment: amber)
 FIT_BUDGET_S = 0.008  # longest a lazy row-height fit may hold the UI thread before yielding
 
 
@@ -284,6 +285,7 @@ class ChipDelegate(QStyledItemDelegate):
         self._cache: OrderedDict = OrderedDict()
         self.highlight: tuple[str, tuple[str, ...]] | None = None  # (source text, words) from the alignment panel
         self.find_pattern = None   # the find bar's pattern: its hits are marked in every cell
+        self.terms: tuple[str, tuple[tuple[int, int], ...]] | None = None  # (source text, glossary term spans)
 
     def set_highlight(self, source_text: str | None, words) -> None:
         """Shade ``words`` in the source cell whose text is ``source_text`` (None clears)."""
@@ -305,6 +307,24 @@ class ChipDelegate(QStyledItemDelegate):
         if isinstance(view, QTableView):
             view.viewport().update()
 
+    def set_terms(self, source_text: str | None, spans) -> None:
+        """Mark the glossary terms at ``spans`` ((start, end) in ``source_text``) in the source
+        cell whose text is ``source_text`` (None or no spans clears)."""
+        spans = tuple(sorted({(int(a), int(b)) for a, b in spans if b > a}))
+        new = (source_text, spans) if source_text and spans else None
+        if new == self.terms:
+            return
+        self.terms = new
+        view = self.parent()
+        if isinstance(view, QTableView):
+            view.viewport().update()
+
+    def term_spans(self, tt: TaggedText) -> list[tuple[int, int]]:
+        """The glossary terms marked in the source cell showing ``tt``."""
+        if self.terms is None or self.terms[0] != tt.text:
+            return []
+        return list(self.terms[1])
+
     def find_spans(self, tt: TaggedText) -> list[tuple[int, int]]:
         """Where the find pattern hits in ``tt.text`` (never across a tag)."""
         if self.find_pattern is None:
@@ -317,8 +337,14 @@ class ChipDelegate(QStyledItemDelegate):
         return out
 
     # -- drawing ----------------------------------------------------------------
-    def _highlight_formats(self, tt: TaggedText):
+    def _highlight_formats(self, tt: TaggedText, source: bool = False):
         out = []
+        if source and self.terms is not None:
+            term = QTextCharFormat()
+            term.setBackground(TERM_COLOUR)
+            term.setUnderlineStyle(QTextCharFormat.DotLine)
+            term.setUnderlineColor(QColor("#2b8a3e"))
+            out += [(a, b, term) for a, b in self.term_spans(tt)]
         if self.find_pattern is not None:
             hit = QTextCharFormat()
             hit.setBackground(QColor("#fff3a0"))
@@ -338,9 +364,9 @@ class ChipDelegate(QStyledItemDelegate):
                 pos = i + len(w)
         return tuple(out)
 
-    def _doc(self, tt: TaggedText, width: int, font) -> QTextDocument:
-        formats = self._highlight_formats(tt)
-        key = (tt.text, width, font.toString(), tuple((a, b) for a, b, _ in formats))
+    def _doc(self, tt: TaggedText, width: int, font, source: bool = False) -> QTextDocument:
+        formats = self._highlight_formats(tt, source)
+        key = (tt.text, width, font.toString(), tuple((a, b, f.background().color().rgb()) for a, b, f in formats))
         doc = self._cache.get(key)
         if doc is not None:
             self._cache.move_to_end(key)
@@ -367,7 +393,7 @@ class ChipDelegate(QStyledItemDelegate):
         opt.text = ""
         style = opt.widget.style() if opt.widget else QApplication.style()
         style.drawControl(QStyle.CE_ItemViewItem, opt, painter, opt.widget)
-        doc = self._doc(tt, option.rect.width(), option.font)
+        doc = self._doc(tt, option.rect.width(), option.font, index.column() == COL_SOURCE)
         painter.save()
         painter.translate(option.rect.topLeft())
         painter.setClipRect(0, 0, option.rect.width(), option.rect.height())
@@ -383,7 +409,7 @@ class ChipDelegate(QStyledItemDelegate):
             return super().sizeHint(option, index)
         view = self.parent()
         width = view.columnWidth(index.column()) if isinstance(view, QTableView) else option.rect.width()
-        doc = self._doc(tt, width, option.font)
+        doc = self._doc(tt, width, option.font, index.column() == COL_SOURCE)
         return QSize(width, int(doc.size().height()) + 1)
 
     # -- editing ----------------------------------------------------------------

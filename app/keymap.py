@@ -23,6 +23,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "undo": ["Ctrl+Z"],
         "redo": ["Ctrl+Y"],
         **{f"match_{n}": [f"Ctrl+{n}"] for n in range(1, 10)},
+        **{f"term_{n}": [f"Ctrl+Alt+{n}"] for n in range(1, 10)},
+        "add_term": ["Ctrl+Shift+G"],
     },
     # OmegaT conventions.
     "omegat": {
@@ -42,6 +44,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "undo": ["Ctrl+Z"],
         "redo": ["Ctrl+Y"],
         **{f"match_{n}": [f"Ctrl+{n}"] for n in range(1, 10)},
+        **{f"term_{n}": [f"Ctrl+Alt+{n}"] for n in range(1, 10)},
+        "add_term": ["Ctrl+Shift+G"],
     },
 }
 PRESET_NAMES = {"trados": "Trados Studio / memoQ", "omegat": "OmegaT"}

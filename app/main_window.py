@@ -1,5 +1,5 @@
 """The main window: the segment grid of one document, the dockable panels
-(TM matches, suggestion, alignment, concordance), menus and dialogs.
+(TM matches, glossary terms, suggestion, alignment, concordance), menus and dialogs.
 
 Nothing slow runs on the UI thread: TM calls go to :class:`~app.tmservice.TMService`
 (one TM thread, in order), translations to :class:`~app.suggest.NMTService`
@@ -35,6 +35,7 @@ from app.findbar import FindBar
 from app.grid import SegmentGrid, TargetEditor
 from app.panels.alignment import AlignmentPanel
 from app.panels.concordance import ConcordancePanel
+from app.panels.glossary import GlossaryPanel
 from app.panels.matches import MatchesPanel
 from app.panels.suggestion import SuggestionPanel
 from app.segment_model import (
@@ -51,7 +52,7 @@ from app.segment_model import (
 from app.suggest import NMTService
 from engine.qa import TAG_CHECKS, check_segments, tag_issues
 from engine.resources import default_model_dir
-from app.actions import MATCH_ACTIONS, MENUS, SEPARATOR, ActionSpec, Placeholder, specs
+from app.actions import MATCH_ACTIONS, MENUS, TERM_ACTIONS, SEPARATOR, ActionSpec, Placeholder, specs
 from app.history import Edit, EditHistory, TargetState
 from app.segment_flow import SegmentFlow
 from app.preferences import MEMORY_PAIRS, preferences, settings  # noqa: F401  (settings, MEMORY_PAIRS: for tests and scripts)
@@ -154,6 +155,8 @@ class MainWindow(QMainWindow):
     def _build_panels(self) -> None:
         self.matches = MatchesPanel(self)
         self.matches.insertRequested.connect(self.insert_match)
+        self.glossary = GlossaryPanel(self)
+        self.glossary.insertRequested.connect(self.insert_term)
         self.suggestion = SuggestionPanel(self)
         self.suggestion.insertRequested.connect(self.insert_suggestion)
         self.suggestion.completionRequested.connect(self.insert_completion)
@@ -163,6 +166,7 @@ class MainWindow(QMainWindow):
         self.concordance = ConcordancePanel(self)
         self.concordance.searchRequested.connect(self._concordance_search)
         self.dock_matches = self._dock("TM matches", self.matches, Qt.RightDockWidgetArea, "dockMatches")
+        self.dock_glossary = self._dock("Glossary", self.glossary, Qt.RightDockWidgetArea, "dockGlossary")
         self.dock_suggestion = self._dock("Suggestion", self.suggestion, Qt.RightDockWidgetArea, "dockSuggestion")
         self.dock_alignment = self._dock("Alignment", self.alignment, Qt.BottomDockWidgetArea, "dockAlignment")
         self.dock_concordance = self._dock("Concordance", self.concordance, Qt.BottomDockWidgetArea,
@@ -170,6 +174,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.dock_alignment, self.dock_concordance)
         self.dock_alignment.raise_()
         self.resizeDocks([self.dock_matches, self.dock_suggestion], [420, 420], Qt.Horizontal)
+        self.resizeDocks([self.dock_matches, self.dock_glossary, self.dock_suggestion], [320, 160, 320], Qt.Vertical)
         self.resizeDocks([self.dock_alignment], [230], Qt.Vertical)
 
     # ------------------------------------------------------------ actions
@@ -235,6 +240,10 @@ class MainWindow(QMainWindow):
             mm = menu.addMenu("Insert TM &Match")
             for spec in MATCH_ACTIONS:
                 self._action(spec, mm)
+        elif name == "terms":
+            tm = menu.addMenu("Insert &Glossary Term")
+            for spec in TERM_ACTIONS:
+                self._action(spec, tm)
         elif name == "propagate":
             self.act_doc_propagate = QAction("Auto-propagate in This &Document", self)
             self.act_doc_propagate.setCheckable(True)
@@ -247,7 +256,8 @@ class MainWindow(QMainWindow):
                 act = fm.addAction(label)
                 act.triggered.connect(lambda *_, key=key: self.set_filter(key))
         elif name == "panels":
-            for d in (self.dock_matches, self.dock_suggestion, self.dock_alignment, self.dock_concordance):
+            for d in (self.dock_matches, self.dock_glossary, self.dock_suggestion, self.dock_alignment,
+                      self.dock_concordance):
                 menu.addAction(d.toggleViewAction())
 
     def apply_preset(self, preset: str) -> None:
@@ -276,6 +286,7 @@ class MainWindow(QMainWindow):
         self._remember_recent(project.folder)
         self.tm = TMService(project, self)
         self.flow.set_tm(self.tm)
+        self.flow.set_terms(None)  # the last project's terms go; this one's load below
         self.tm.lookups.failed.connect(lambda key, msg: self.matches.show_message(f"TM search failed: {msg}"))
         self.tm.concordances.ready.connect(lambda key, hits: self.concordance.show_hits(hits))
         self.tm.failed.connect(lambda msg: self.statusBar().showMessage(f"TM: {msg}", 8000))
@@ -284,6 +295,7 @@ class MainWindow(QMainWindow):
         if not self.tm.infos:
             self.matches.show_message("No TM attached to this project (File ▸ Import TMX adds one).")
         self._load_spelling(project)
+        self._load_terms(project)
         if self.use_nmt:
             self._start_nmt(default_model_dir(project))
         else:
@@ -306,6 +318,8 @@ class MainWindow(QMainWindow):
         self.flow.set_model(None)
         self.proxy.setSourceModel(None)
         self.matches.show_message("Import a document (File ▸ Import Document) to start translating.")
+        self.glossary.show_message("")
+        self.delegate.set_terms(None, ())
         if self.nmt is None:
             self.suggestion.show_message("")
         else:
@@ -338,6 +352,48 @@ class MainWindow(QMainWindow):
         w.signals.result.connect(done)
         w.signals.error.connect(lambda msg: setattr(self, "spell_ready", True))
         self._spell_worker = start(w)
+
+    def _load_terms(self, project: Project) -> None:
+        """Build the project's term index (every glossary's source terms, stemmed) off the UI
+        thread, when the project opens and after a term is added; until it is ready the
+        glossary panel says so.  Looking a segment up in it then costs well under a millisecond."""
+        from app.workers import Worker, start
+
+        from engine.glossary import Glossary, TermIndex
+
+        self._terms_generation = getattr(self, "_terms_generation", 0) + 1
+        gen = self._terms_generation
+        refs, lang = project.glossary_refs(), project.src_lang  # read here: the project is the UI thread's
+        if self.flow.terms is None:
+            self.glossary.show_message("Loading the glossaries…" if refs else self._no_glossary_text())
+
+        def job(control):
+            entries = []
+            for ref in refs:
+                if Glossary.exists(ref.path):
+                    with Glossary(ref.path) as g:
+                        entries += g.entries()
+            return TermIndex(entries, lang) if entries else None
+
+        def done(index):
+            if self.project is project and gen == self._terms_generation:  # not another project, not stale
+                self.terms_ready = True
+                self.flow.set_terms(index)
+
+        def failed(msg):
+            if self.project is project and gen == self._terms_generation:
+                self.terms_ready = True
+                self.glossary.show_message(f"The glossaries could not be read: {msg}")
+
+        self.terms_ready = False
+        w = Worker(job)
+        w.signals.result.connect(done)
+        w.signals.error.connect(failed)
+        self._terms_worker = start(w)
+
+    @staticmethod
+    def _no_glossary_text() -> str:
+        return "This project has no glossary (Tools ▸ Add Term to Glossary, Ctrl+Shift+G, starts one)."
 
     def _add_to_dictionary(self, word: str) -> None:
         """A word the translator added from the right-click menu: kept in the project dictionary."""
@@ -511,6 +567,7 @@ class MainWindow(QMainWindow):
         f.suggestionReady.connect(self._show_suggestion)
         f.completionReady.connect(self._show_completion)
         f.forcedReady.connect(self._show_forced)
+        f.termsReady.connect(self._show_terms)
 
     def _show_matches(self, row: int, source, found) -> None:
         self.matches.show_matches(source, found)
@@ -528,6 +585,15 @@ class MainWindow(QMainWindow):
     def _show_forced(self, row: int, view) -> None:
         self.alignment.set_forced(view)
         self.panelUpdated.emit(row, "forced")
+
+    def _show_terms(self, row: int, hits) -> None:
+        source = self.model.segment(row).source.text if self.model is not None else None
+        self.delegate.set_terms(source, [(h.start, h.end) for h in hits])
+        if self.flow.terms is not None:
+            self.glossary.show_hits(hits)
+        elif getattr(self, "terms_ready", False):
+            self.glossary.show_message(self._no_glossary_text())
+        self.panelUpdated.emit(row, "terms")
 
     def _request_completion(self) -> None:
         self.flow.complete(self.suggestion.current)
@@ -581,6 +647,67 @@ class MainWindow(QMainWindow):
         self._put_in_editor(adapt_tags(fm.match, seg.source), origin="tm", score=fm.match.score,
                             label=f"Insert match {n + 1}")
         self.tm.record_use(fm.match.entry.id, fm.tm)
+
+    def insert_term(self, n: int) -> None:
+        """Ctrl+Alt+N: the preferred target term of glossary term N (0-based here) at the cursor
+        of the target box, as one undo step of the box."""
+        entries = self.glossary.entries
+        if self.model is None or not (0 <= n < len(entries)) or not entries[n].target:
+            self.statusBar().showMessage(f"There is no glossary term {n + 1}.", 3000)
+            return
+        ed = self.editor()
+        if ed is None:
+            self.go_to(self.current_row())
+            ed = self.editor()
+        if ed is None:
+            return
+        cur = ed.textCursor()
+        cur.beginEditBlock()
+        cur.insertText(entries[n].target)
+        cur.endEditBlock()
+        # Qt merges an insertion and the typing right after it into one undo command (issue 22,
+        # item 7); an unmodified document starts a new one, so Ctrl+Z takes the term alone.
+        ed.document().setModified(False)
+        ed.setTextCursor(cur)
+        ed.setFocus()
+
+    def add_term_dialog(self):
+        """Ctrl+Shift+G: a term for the project's glossary, the target prefilled from the text
+        selected in the target box, the source from the source words highlighted in the grid
+        (a word clicked in the alignment panel).  Returns the dialog (open, window-modal)."""
+        from app.dialogs.add_term import AddTermDialog
+
+        if self.project is None:
+            return None
+        ed = self.editor()
+        target = ed.textCursor().selectedText().replace("\u2029", " ") if ed is not None else ""
+        target = "".join(ch for ch in target if not 0xE000 <= ord(ch) <= 0xF8FF)  # no tag chips in a term
+        source = ""
+        hl = self.delegate.highlight
+        if hl is not None and self.model is not None and self._row is not None \
+                and hl[0] == self.model.segment(self._row).source.text:
+            source = " ".join(hl[1])
+        dlg = AddTermDialog(self, source=source, target=target, src_lang=self.project.src_lang,
+                            tgt_lang=self.project.tgt_lang)
+        dlg.accepted.connect(lambda: self.add_term(dlg.entry()))
+        dlg.open()
+        return dlg
+
+    def add_term(self, entry) -> bool:
+        """Write ``entry`` (a GlossaryEntry) to the project's writable glossary and rebuild the
+        term index, so the glossary panel shows it at once."""
+        from app.dialogs.add_term import save_term
+
+        if self.project is None:
+            return False
+        try:
+            stored = save_term(self.project, entry)
+        except VersoError as e:
+            QMessageBox.critical(self, "Verso", f"The term was not added: {e}")
+            return False
+        self.statusBar().showMessage(f"Added to the glossary: {stored.source} → {stored.target}", 5000)
+        self._load_terms(self.project)
+        return True
 
     def insert_suggestion(self) -> None:
         """Ctrl+0: the machine suggestion for this segment's source (never a completion)."""

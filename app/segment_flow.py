@@ -2,7 +2,8 @@
 widget.  The window calls :meth:`SegmentFlow.enter` when the translator enters a row, and
 the panels connect to the signals:
 
-    enter(row) ──► searching(row) ─► TM lookup (tmservice, one thread) ─► matchesReady(row, source, found)
+    enter(row) ──► termsReady(row, hits)   glossary terms of the source (TermIndex, in memory: sub-ms)
+               ──► searching(row) ─► TM lookup (tmservice, one thread) ─► matchesReady(row, source, found)
                                                          │
                    translating(row) ◄────────────────────┘ the matches a memory-guided model reads
                          │                                (preferences: how many, minimum score)
@@ -35,6 +36,7 @@ class SegmentFlow(QObject):
     suggestionReady = Signal(int, object, object)   # row, SuggestionView, source tags
     completionReady = Signal(int, object, object)   # row, SuggestionView, source tags
     forcedReady = Signal(int, object)               # row, SuggestionView of the own target
+    termsReady = Signal(int, object)                # row, [TermHit] of its source (empty: none / no glossary)
 
     def __init__(self, typed: Callable[[], str | None], parent=None):
         """``typed()``: what the open target box holds now (None when none is open)."""
@@ -43,6 +45,7 @@ class SegmentFlow(QObject):
         self.model = None
         self.tm = None
         self.nmt = None
+        self.terms = None                  # the project's engine.glossary.TermIndex (None: none, or not loaded yet)
         self.row: int | None = None
         self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
 
@@ -63,6 +66,19 @@ class SegmentFlow(QObject):
             nmt.forced_ready.connect(self._on_forced)
             nmt.completion_ready.connect(self._on_completion)
 
+    def set_terms(self, index) -> None:
+        """The project's term index (built off the UI thread); the current row is looked up again."""
+        self.terms = index
+        if self.model is not None and self.row is not None:
+            self.look_up_terms(self.row)
+
+    def look_up_terms(self, row: int) -> None:
+        """The glossary terms of ``row``'s source: on the UI thread, as the index is in memory."""
+        if self.model is None or not (0 <= row < self.model.rowCount()):
+            return
+        hits = self.terms.find(self.model.segment(row).source.text) if self.terms is not None else []
+        self.termsReady.emit(row, hits)
+
     def _key(self, row: int) -> tuple:
         return (self.model.document_id, row)
 
@@ -75,6 +91,7 @@ class SegmentFlow(QObject):
             return
         self.row = row
         seg = self.model.segment(row)
+        self.look_up_terms(row)
         if self.nmt is not None and self.nmt.translator is not None:
             self.translating.emit(row)  # the last segment's suggestion and completion go at once
         if self.tm is not None and self.tm.infos:
