@@ -146,3 +146,39 @@ def test_a_project_without_glossary_shows_an_empty_panel_and_no_error(qtbot, tmp
     assert ed.segment_text() == ""
     enter(qtbot, win, 1)
     assert win.glossary.entries == []
+
+
+def test_clicking_a_terms_number_inserts_it(qtbot, win):
+    from PySide6.QtCore import QUrl
+
+    ed = win.editor()
+    win.glossary.view.anchorClicked.emit(QUrl("term:0"))
+    assert ed.segment_text() == "Datei"
+
+
+def test_a_term_the_glossary_cannot_take_is_reported_and_nothing_changes(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    folder = make_project(tmp_path / "p", SOURCES)
+    with Glossary(folder / "fr", create=True) as g:           # the project's writable glossary is en -> fr
+        g.add(GlossaryEntry("file", ("fichier",), "en", "fr"))
+    with Project.open(folder) as p:
+        p.add_glossary_ref("fr", writable=True)
+    win = open_window(qtbot, folder)
+    wait_terms(qtbot, win, 0)
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: shown.append(a[2]))
+    assert not win.add_term(GlossaryEntry("window", ("Fenster",), "en", "de"))
+    assert shown and "not added" in shown[0]
+    with Glossary(folder / "fr") as g:
+        assert [e.source for e in g.entries()] == ["file"]
+    assert [e.source for e in win.glossary.entries] == ["file"]
+
+
+def test_the_source_words_highlighted_in_the_grid_prefill_the_source_term(qtbot, win):
+    seg = win.model.segment(0)
+    win.delegate.set_highlight(seg.source.text, ["files"])   # as a word clicked in the alignment panel does
+    dlg = win.add_term_dialog()
+    assert dlg.source.text() == "files" and dlg.target.text() == ""
+    dlg.reject()
+    assert [e.source for e in win.glossary.entries] == ["file"]
