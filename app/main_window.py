@@ -241,9 +241,9 @@ class MainWindow(QMainWindow):
             for spec in MATCH_ACTIONS:
                 self._action(spec, mm)
         elif name == "terms":
-            tm = menu.addMenu("Insert &Glossary Term")
+            gm = menu.addMenu("Insert &Glossary Term")
             for spec in TERM_ACTIONS:
-                self._action(spec, tm)
+                self._action(spec, gm)
         elif name == "propagate":
             self.act_doc_propagate = QAction("Auto-propagate in This &Document", self)
             self.act_doc_propagate.setCheckable(True)
