@@ -44,7 +44,10 @@ SNOWBALL: dict[str, str] = {
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TAGS = "\ue001-\uf8ff"
 #: A word (letters/digits, possibly with tag characters inside it), or one CJK character.
-_TOKEN = re.compile(rf"[^\W{_CJK}]+(?:[{_TAGS}]+[^\W{_CJK}]+)*|[{_CJK}]")
+# One tag inside a word (``Da<b>tei``: formatting) is skipped; two or more between letters
+# (``Search</guimenu><guimenuitem>Filter``: one element closing, the next opening) part two words --
+# KDE manuals write menu paths that way, and read as one word no label of them was found.
+_TOKEN = re.compile(rf"[^\W{_CJK}]+(?:[{_TAGS}][^\W{_CJK}]+)*|[{_CJK}]")
 _TAG_RE = re.compile(f"[{_TAGS}]")
 _EXACT = "\x00"  # prefix of the key of an all-capitals token (matched case-sensitively)
 

@@ -95,38 +95,46 @@ def _constrain(lp: Tensor, step: int, max_len: int, prefix: list[int] | None) ->
 
 @dataclass(frozen=True)
 class ConstraintState:
-    """Where a hypothesis stands with its sentence's constraints: ``met`` (bit i: term i is in
-    it), ``cur`` (the term it is in the middle of, or -1) and ``pos`` (tokens of it written)."""
+    """Where a hypothesis stands with its sentence's terms.  Each term is a list of alternative
+    token sequences (the same words tokenised after a space or after a tag: ``▁OK`` / ``OK``).
+    ``met``: bit i set when term i is in the hypothesis; ``cur``, ``alt``, ``pos``: the term and
+    alternative it is in the middle of (-1: none) and how many of its tokens are written."""
 
     met: int = 0
     cur: int = -1
+    alt: int = 0
     pos: int = 0
 
-    def needed(self, terms: list[list[int]]) -> int:
-        """Tokens still to write for every term to be met."""
-        n = sum(len(t) for i, t in enumerate(terms) if not self.met >> i & 1)
-        return n - (self.pos if self.cur >= 0 else 0)
-
-    def bank(self, terms: list[list[int]]) -> int:
-        """Constraint tokens met so far (the bank the hypothesis belongs to)."""
-        total = sum(len(t) for t in terms)
-        return total - self.needed(terms)
-
-    def next_tokens(self, terms: list[list[int]]) -> list[int]:
-        """Tokens that make progress: the next of the term under way, or the first of each unmet term."""
+    def needed(self, terms: list[list[list[int]]]) -> int:
+        """Tokens still to write for every term to be met (the shortest alternative of each)."""
+        n = sum(min(map(len, t)) for i, t in enumerate(terms) if not self.met >> i & 1)
         if self.cur >= 0:
-            return [terms[self.cur][self.pos]]
-        return [t[0] for i, t in enumerate(terms) if not self.met >> i & 1 and t]
+            n += len(terms[self.cur][self.alt]) - self.pos - min(map(len, terms[self.cur]))
+        return n
 
-    def advance(self, tok: int, terms: list[list[int]]) -> "ConstraintState":
-        if self.cur >= 0 and terms[self.cur][self.pos] == tok:
+    def bank(self, terms: list[list[list[int]]]) -> int:
+        """Constraint tokens met so far (the bank the hypothesis belongs to)."""
+        return sum(min(map(len, t)) for t in terms) - self.needed(terms)
+
+    def next_tokens(self, terms: list[list[list[int]]]) -> list[int]:
+        """Tokens that make progress: the next of the term under way, else the first of each
+        alternative of each unmet term (shortest alternatives first)."""
+        if self.cur >= 0:
+            return [terms[self.cur][self.alt][self.pos]]
+        return [a[0] for i, t in enumerate(terms) if not self.met >> i & 1 for a in sorted(t, key=len)]
+
+    def advance(self, tok: int, terms: list[list[list[int]]]) -> "ConstraintState":
+        if self.cur >= 0 and terms[self.cur][self.alt][self.pos] == tok:
             pos = self.pos + 1
-            if pos == len(terms[self.cur]):
+            if pos == len(terms[self.cur][self.alt]):
                 return ConstraintState(self.met | 1 << self.cur)
-            return ConstraintState(self.met, self.cur, pos)
+            return ConstraintState(self.met, self.cur, self.alt, pos)
         for i, t in enumerate(terms):  # a term abandoned half way, or a new one started
-            if not self.met >> i & 1 and t and t[0] == tok:
-                return ConstraintState(self.met | 1 << i) if len(t) == 1 else ConstraintState(self.met, i, 1)
+            if self.met >> i & 1:
+                continue
+            for j, a in enumerate(t):
+                if a[0] == tok:
+                    return ConstraintState(self.met | 1 << i) if len(a) == 1 else ConstraintState(self.met, i, j, 1)
         return ConstraintState(self.met)
 
 
@@ -134,11 +142,12 @@ class ConstraintState:
 PREFER_BONUS = 2.0
 
 
-def _constrain_terms(lp: Tensor, st: ConstraintState, terms: list[list[int]], step: int, max_len: int,
+def _constrain_terms(lp: Tensor, st: ConstraintState, terms: list[list[list[int]]], step: int, max_len: int,
                      mode: str = "enforce") -> None:
     """In place, one hypothesis's log-probs (V,).  ``enforce``: no ``</s>`` while a term is unmet;
-    the next constraint token forced once the tokens left (``</s>`` included) only just hold the
-    unmet terms.  ``prefer``: the tokens that make progress get :data:`PREFER_BONUS`."""
+    the next constraint token forced where the hypothesis would end, or once the tokens left
+    (``</s>`` included) only just hold the unmet terms.  ``prefer``: the tokens that make progress
+    get :data:`PREFER_BONUS`."""
     need = st.needed(terms)
     if need <= 0:
         return
@@ -146,8 +155,12 @@ def _constrain_terms(lp: Tensor, st: ConstraintState, terms: list[list[int]], st
         for tok in set(st.next_tokens(terms)):
             lp[tok] += PREFER_BONUS
         return
+    # Where the model would end the sentence with a term still missing, the term is written
+    # there rather than later: with </s> only masked, the KDE UI-label test rambled on to the
+    # length limit (BLEU 53.6 -> 36.1 for 97 % term use).
+    wants_end = bool(lp[EOS] >= lp.max())
     lp[EOS] = NEG_INF
-    if need + 1 >= max_len - step:
+    if wants_end or need + 1 >= max_len - step:
         tok = st.next_tokens(terms)[0]
         keep = lp[tok].clone()
         lp.fill_(NEG_INF)
@@ -172,10 +185,11 @@ def _bank_allocation(cands: list[tuple[float, int, int, int]], K: int) -> list[t
 @torch.inference_mode()
 def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 5, alpha: float = 1.0,
                 max_ratio: float = 3.0, prefixes: list[list[int]] | None = None,
-                constraints: list[list[list[int]]] | None = None, constraint_mode: str = "enforce",
+                constraints: list[list[list[list[int]]]] | None = None, constraint_mode: str = "enforce",
                 **inputs) -> list[Hypothesis]:
     """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence.
-    ``constraints``: per sentence the token sequences its translation must contain ([] for none);
+    ``constraints``: per sentence its terms, each a list of alternative token sequences, every term
+    of which its translation must contain ([] for none);
     ``constraint_mode``: ``enforce`` (must) or ``prefer`` (a bonus, see :func:`_constrain_terms`)."""
     model.eval()
     B, K = src.size(0), beam
@@ -186,9 +200,10 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     state = model.init_state(enc)
     max_lens = _max_lens(src_mask, max_ratio, prefixes)
     src_lens = src_mask.sum(1).tolist()
-    terms = [[t for t in c if t] for c in constraints] if constraints else [[] for _ in range(B)]
-    # room for every term after the prefix, and for </s>
-    max_lens = [max(m, (len(prefixes[b]) if prefixes else 0) + sum(map(len, terms[b])) + 1)
+    terms = ([[[a for a in alts if a] for alts in c if any(alts)] for c in constraints] if constraints
+             else [[] for _ in range(B)])
+    # room for every term (its longest alternative) after the prefix, and for </s>
+    max_lens = [max(m, (len(prefixes[b]) if prefixes else 0) + sum(max(map(len, t)) for t in terms[b]) + 1)
                 for b, m in enumerate(max_lens)]
     cstate = [ConstraintState()] * (B * K)
 
@@ -280,7 +295,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
 
 def _with_constraint_candidates(ranked: list[tuple[float, int]], b: int, K: int, V: int, scores: Tensor,
                                 lp: Tensor, cstate: list[ConstraintState],
-                                terms: list[list[int]]) -> list[tuple[float, int]]:
+                                terms: list[list[list[int]]]) -> list[tuple[float, int]]:
     """The (score, k*V + token) candidates of sentence ``b`` in the order the beam takes them: the
     usual best ``2K`` plus each live hypothesis's progress tokens, ``</s>`` ones where the score
     puts them, the others by bank allocation (:func:`_bank_allocation`)."""

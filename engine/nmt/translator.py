@@ -301,7 +301,7 @@ class Translator:
         ids = {i: self._src_ids(texts[i]) for i in todo}
         pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) + ([EOS] if close_prefixes else [])
                    if prefixes and prefixes[i] else []) for i in todo}
-        cons = {i: [self.loaded.tgt_vocab.encode(casing.fold(x) if caps[i] else x) for x in terms[i] if x.strip()]
+        cons = {i: [self._term_variants(casing.fold(x) if caps[i] else x) for x in dict.fromkeys(terms[i]) if x.strip()]
                 if terms and terms[i] else [] for i in todo}
         todo.sort(key=lambda i: len(ids[i]))
         for k in range(0, len(todo), batch_size):
@@ -333,6 +333,24 @@ class Translator:
                     if ref is not None and casing.is_all_caps(memory[i][ref["entry_index"]].target):
                         ref["word"] = casing.restore(ref["word"])
         return results  # type: ignore[return-value]
+
+    def _term_variants(self, term: str) -> list[list[int]]:
+        """The token sequences a target term may take: as after a space (``▁Datei``) and as after a
+        tag or at a word start without one (``Datei``) -- the model writes both, and a term it
+        wrote one way must count (measured on KDE: without the second form the search kept
+        writing past a term it had already written after a tag)."""
+        v = self.loaded.tgt_vocab
+        ids = v.encode(term)
+        out = [ids]
+        if ids:
+            first = v.sp.id_to_piece(ids[0])
+            if first == "\u2581" and len(ids) > 1:
+                out.append(ids[1:])
+            elif first.startswith("\u2581") and len(first) > 1:
+                pid = v.sp.piece_to_id(first[1:])
+                if pid != v.sp.unk_id():
+                    out.append([pid] + ids[1:])
+        return out
 
     def _doc_inputs(self, context: list[list[str]] | None, rows: list[int]) -> dict:
         """``{"doc": DocBatch}`` of the sentences ``rows`` for a document-context model, else ``{}``."""

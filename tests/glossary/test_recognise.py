@@ -91,3 +91,15 @@ def test_forbidden_variant_in_the_target_is_reported_with_its_place():
 
 def test_no_hits_means_no_term_problems():
     assert term_issues("Hello", "Hallo", [], "de") == []
+
+
+def test_labels_of_a_menu_path_written_without_spaces_are_each_found():
+    """KDE writes <guimenu>Search</guimenu><guimenuitem>Filter Out Rare</guimenuitem>: two codes
+    between the words part them, one code inside a word (formatting) does not."""
+    from engine.formats.textutil import protect_text
+    from engine.glossary import GlossaryEntry, TermIndex
+
+    idx = TermIndex([GlossaryEntry("Search", ("Suchen",), "en", "de"),
+                     GlossaryEntry("Filter Out Rare", ("Seltene ausfiltern",), "en", "de")], "en")
+    text = protect_text("Choose <guimenu>Search</guimenu><guimenuitem>Filter Out Rare</guimenuitem>.").text
+    assert sorted(h.entry.source for h in idx.find(text)) == ["Filter Out Rare", "Search"]
