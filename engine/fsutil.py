@@ -58,3 +58,19 @@ def atomic_write(path: str | Path, mode: str = "wb", encoding: str | None = None
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def remove_created_store(folder: Path, folder_existed: bool, db_name: str, subfolders: tuple[str, ...] = ()) -> None:
+    """Undo the creation of a SQLite store (a TM, a glossary) in ``folder`` after a refused first
+    import: the whole folder when the command made it, else only the store's own files."""
+    import shutil
+
+    if not folder_existed:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    for name in subfolders:
+        shutil.rmtree(folder / name, ignore_errors=True)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            (folder / (db_name + suffix)).unlink()
+

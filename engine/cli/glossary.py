@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import shutil
 import sys
 from pathlib import Path
 
@@ -92,14 +90,10 @@ def _import(a) -> int:
 
 
 def _remove_new(folder: Path, folder_existed: bool) -> None:
+    from engine.fsutil import remove_created_store
     from engine.glossary.store import Glossary
 
-    if not folder_existed:
-        shutil.rmtree(folder, ignore_errors=True)
-        return
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(OSError):
-            (folder / (Glossary.DB_NAME + suffix)).unlink()
+    remove_created_store(folder, folder_existed, Glossary.DB_NAME)
 
 
 def _export(a) -> int:

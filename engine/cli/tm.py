@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -116,18 +114,11 @@ def _import(a) -> int:
 
 
 def _remove_new_tm(folder: Path, folder_existed: bool) -> None:
-    """Undo the creation of a TM in ``folder`` (the whole folder when this
-    command made it, else only the TM's own files)."""
+    """Undo the creation of a TM in ``folder`` (its index folders too)."""
+    from engine.fsutil import remove_created_store
     from engine.tm import TranslationMemory
 
-    if not folder_existed:
-        shutil.rmtree(folder, ignore_errors=True)
-        return
-    for name in ("index", "index.new", "index.old"):
-        shutil.rmtree(folder / name, ignore_errors=True)
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(OSError):
-            (folder / (TranslationMemory.DB_NAME + suffix)).unlink()
+    remove_created_store(folder, folder_existed, TranslationMemory.DB_NAME, ("index", "index.new", "index.old"))
 
 
 def _export(a) -> int:
