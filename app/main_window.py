@@ -1176,7 +1176,8 @@ class MainWindow(QMainWindow):
             self.nmt.close()
             self.nmt.deleteLater()
         prefs = preferences()
-        self.nmt = NMTService(model_dir, self, beam=prefs.beam, threads=prefs.threads, quantize=prefs.quantize)
+        self.nmt = NMTService(model_dir, self, beam=prefs.beam, threads=prefs.threads, quantize=prefs.quantize,
+                              terms_mode=prefs.glossary_terms)
         self.flow.set_nmt(self.nmt)
         self.nmt.unavailable.connect(self.suggestion.show_message)
         self.nmt.failed.connect(lambda key, msg: self.suggestion.show_message(f"Translation failed: {msg}"))

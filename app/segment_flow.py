@@ -72,6 +72,14 @@ class SegmentFlow(QObject):
         if self.model is not None and self.row is not None:
             self.look_up_terms(self.row)
 
+    def term_targets(self, row: int) -> list[str]:
+        """The glossary's target terms for ``row``'s source, each once (what the suggestion uses,
+        as the preference *Use glossary terms in suggestions* says)."""
+        if self.terms is None or self.model is None:
+            return []
+        return list(dict.fromkeys(h.entry.target for h in self.terms.find(self.model.segment(row).source.text)
+                                  if h.entry.targets))
+
     def look_up_terms(self, row: int) -> None:
         """The glossary terms of ``row``'s source: on the UI thread, as the index is in memory."""
         if self.model is None or not (0 <= row < self.model.rowCount()):
@@ -126,7 +134,7 @@ class SegmentFlow(QObject):
         seg = self.model.segment(row)
         memories = self.memory_reads(found)
         self.found[row] = memories
-        self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row))
+        self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row), self.term_targets(row))
         if row + 1 < self.model.rowCount():
             self._prefetch(row + 1)
 
@@ -134,12 +142,14 @@ class SegmentFlow(QObject):
         """Look the next segment up in the TM and translate it ahead, both in the background."""
         src = self.model.segment(row).source
         ctx = self.context(row)
+        terms = self.term_targets(row)
         if self.tm is not None and self.tm.infos:
             k, tm = preferences().tm_matches, self.tm
             tm.run(lambda c: tm.search_now(c, src, k),
-                   on_result=lambda found: self.nmt and self.nmt.prefetch(src.text, self.memory_reads(found), ctx))
+                   on_result=lambda found: self.nmt and self.nmt.prefetch(src.text, self.memory_reads(found), ctx,
+                                                                          terms))
         else:
-            self.nmt.prefetch(src.text, [], ctx)
+            self.nmt.prefetch(src.text, [], ctx, terms)
 
     def _on_suggestion(self, key, view) -> None:
         if not self._current(key):
@@ -162,7 +172,7 @@ class SegmentFlow(QObject):
             return
         row = self.row
         self.nmt.complete((self.model.document_id, row, prefix), self.model.segment(row).source.text, prefix,
-                          self.found.get(row, []), self.context(row))
+                          self.found.get(row, []), self.context(row), self.term_targets(row))
 
     def _on_completion(self, key, view) -> None:
         if not self._current(key) or self.typed() != key[2]:

@@ -115,10 +115,13 @@ def reads_context(translator) -> bool:
 
 
 def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = "",
-                    context: Sequence[str] | None = None):
+                    context: Sequence[str] | None = None, terms: Sequence[str] = (), terms_mode: str = "off"):
     """Translate one sentence, giving the model the TM pairs and the previous
-    sources of the document when it reads them (plain models get neither)."""
+    sources of the document when it reads them (plain models get neither), and
+    the glossary's target ``terms`` (``terms_mode``: off, prefer or enforce)."""
     kw: dict = {"beam": beam}
+    if terms and terms_mode in ("prefer", "enforce"):
+        kw["terms"], kw["terms_mode"] = [list(terms)], terms_mode
     if prefix:
         kw["prefixes"] = [prefix]
     if memories and reads_memory(translator):  # search-engine guided NMT (issue 5)
@@ -145,7 +148,7 @@ class NMTService(QObject):
     failed = Signal(object, str)
 
     def __init__(self, model_dir: Path | None, parent=None, *, beam: int = 5, threads: int = 0,
-                 quantize: bool = False):
+                 quantize: bool = False, terms_mode: str = "off"):
         super().__init__(parent)
         self.quantize = quantize  # dynamic int8 (CPU only; ignored on a GPU)
         self.pool = QThreadPool(self)
@@ -153,6 +156,7 @@ class NMTService(QObject):
         self.pool.setExpiryTimeout(-1)
         self.model_dir = model_dir
         self.beam = beam
+        self.terms_mode = terms_mode  # glossary terms in suggestions: off, prefer or enforce
         self.threads = threads
         self.translator = None
         self.error: str | None = None
@@ -205,16 +209,17 @@ class NMTService(QObject):
         self.unavailable.emit(self.error)
 
     # -- requests ----------------------------------------------------------------
-    def _key(self, text: str, memories, context=()) -> str:
+    def _key(self, text: str, memories, context=(), terms=()) -> str:
         return "\x00".join([text, *(getattr(m, "match", m).target.text for m in (memories or ())),
-                             "\x01", *(context or ())])
+                             "\x01", *(context or ()), "\x02", self.terms_mode, *terms])
 
     def suggest(self, key, text: str, memories: Sequence | None = None,
-                context: Sequence[str] | None = None) -> None:
-        """``context``: the sources of the previous segments of the document, oldest first."""
+                context: Sequence[str] | None = None, terms: Sequence[str] = ()) -> None:
+        """``context``: the sources of the previous segments of the document, oldest first;
+        ``terms``: the glossary's target terms for this source (used as ``terms_mode`` says)."""
         if self.error and self.translator is None:
             return
-        ck = self._key(text, memories, context)
+        ck = self._key(text, memories, context, terms)
         hit = self.cache.get(ck)
         if hit is not None:
             self._latest.invalidate()
@@ -224,14 +229,16 @@ class NMTService(QObject):
             self._latest.invalidate()
             self._waiting = (self._latest.generation, key, ck)
             return
-        self._latest.request(key, self._translate, text, list(memories or ()), list(context or ()))
+        self._latest.request(key, self._translate, text, list(memories or ()), list(context or ()), "",
+                             tuple(terms))
 
-    def prefetch(self, text: str, memories: Sequence | None = None, context: Sequence[str] | None = None) -> None:
+    def prefetch(self, text: str, memories: Sequence | None = None, context: Sequence[str] | None = None,
+                 terms: Sequence[str] = ()) -> None:
         """Translate ``text`` ahead (kept in the cache; never cancels the current request)."""
-        ck = self._key(text, memories, context)
+        ck = self._key(text, memories, context, terms)
         if self.error or not text.strip() or ck in self.cache or ck in self._inflight:
             return
-        args = (text, list(memories or ()), list(context or ()))
+        args = (text, list(memories or ()), list(context or ()), "", tuple(terms))
         self._inflight[ck] = args
         w = Worker(self._translate, *args)
         w.signals.result.connect(lambda view, ck=ck: self._prefetched(ck, view))
@@ -255,20 +262,25 @@ class NMTService(QObject):
             self._latest.request(waiting[1], self._translate, *args)
 
     def complete(self, key, text: str, prefix: str, memories: Sequence | None = None,
-                 context: Sequence[str] | None = None) -> None:
+                 context: Sequence[str] | None = None, terms: Sequence[str] = ()) -> None:
         """Interactive translation: the rest of the translation after what the
         translator typed (prefix-constrained decoding); answers ``completion_ready``."""
         if self.translator is None or not prefix:
             return
-        self._complete.request(key, self._translate, text, list(memories or ()), list(context or ()), prefix)
+        self._complete.request(key, self._translate, text, list(memories or ()), list(context or ()), prefix,
+                               tuple(terms))
 
-    def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = ""):
+    def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = "",
+                   terms: tuple = ()):
         control.check()
         if self.translator is None:  # loading failed after the request was queued
             raise RuntimeError(self.error or "no model")
-        res = call_translator(self.translator, text, memories, beam=self.beam, context=context, prefix=prefix)
+        res = call_translator(self.translator, text, memories, beam=self.beam, context=context, prefix=prefix,
+                              terms=terms, terms_mode=self.terms_mode)
         view = view_of(text, res, memories)
-        view.extra["key"] = self._key(text, memories, context)
+        if terms and self.terms_mode != "off":
+            view.extra["terms"] = [t for t in terms if t in view.text]   # glossary terms the suggestion holds
+        view.extra["key"] = self._key(text, memories, context, terms)
         if prefix:
             view.extra["prefix"] = prefix
         return view

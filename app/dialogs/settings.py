@@ -42,6 +42,12 @@ class SettingsDialog(QDialog):
         self.memory_min.setToolTip("A TM match scoring less is shown but not read by the memory-guided model")
         self.quantize = QCheckBox("Quantise the model to int8 on the CPU (about 2-3x faster suggestions)", self)
         self.quantize.setChecked(p.quantize)
+        self.glossary_terms = QComboBox(self)
+        for mode, label in (("off", "No"), ("prefer", "Prefer them (a hint)"), ("enforce", "Always (every term)")):
+            self.glossary_terms.addItem(label, mode)
+        self.glossary_terms.setCurrentIndex(max(0, self.glossary_terms.findData(p.glossary_terms)))
+        self.glossary_terms.setToolTip("The target terms of the project's glossaries found in a source: in its "
+                                       "machine suggestion always, as a preference, or not at all")
         self.refuse_tags = QCheckBox("Refuse to confirm a segment with tag errors (instead of asking)", self)
         self.refuse_tags.setChecked(p.refuse_tag_errors)
         form = QFormLayout(self)
@@ -54,6 +60,7 @@ class SettingsDialog(QDialog):
         form.addRow("TM matches the NMT reads", self.memory_pairs)
         form.addRow("Minimum match the NMT reads", self.memory_min)
         form.addRow("NMT speed", self.quantize)
+        form.addRow("Use glossary terms in suggestions", self.glossary_terms)
         form.addRow("Tag errors", self.refuse_tags)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -72,4 +79,5 @@ class SettingsDialog(QDialog):
         p.memory_min_score = self.memory_min.value()
         p.quantize = self.quantize.isChecked()
         p.refuse_tag_errors = self.refuse_tags.isChecked()
+        p.glossary_terms = self.glossary_terms.currentData()
         super().accept()

@@ -14,6 +14,7 @@ from app.panels.textview import ChipView
 from app.suggest import SuggestionView
 
 COPY_COLOUR = QColor(32, 160, 120)
+GLOSSARY_COLOUR = QColor(40, 90, 200)
 
 
 def word_spans(text: str, words: list[str]) -> list[tuple[int, int] | None]:
@@ -112,6 +113,15 @@ class SuggestionPanel(QWidget):
 
     def _fill(self, target: ChipView, view: SuggestionView, tags) -> None:
         formats = []
+        for term in view.extra.get("terms", ()):  # glossary terms: underlined, named in the tooltip
+            i = view.text.find(term)
+            if i >= 0:
+                f = QTextCharFormat()
+                f.setUnderlineStyle(QTextCharFormat.SingleUnderline)
+                f.setUnderlineColor(GLOSSARY_COLOUR)
+                f.setFontUnderline(True)
+                f.setToolTip(f"from the glossary: {term}")
+                formats.append((i, i + len(term), f))
         if view.has_memory:
             for span, ref in zip(word_spans(view.text, view.words), view.memory or []):
                 # A word whose copy weight rounds to 0.00 was not copied in any sense a reader sees.

@@ -1,0 +1,68 @@
+"""Glossary terms in the editor's machine suggestion (issue 25): the preference *Use glossary terms
+in suggestions* puts the term of each entry found in the source into the suggestion (enforce), and
+the panel underlines it and names it in the tooltip."""
+from __future__ import annotations
+
+import pytest
+
+from app.main_window import MainWindow, settings
+from engine.glossary import Glossary, GlossaryEntry
+from engine.store import Project
+
+from editor_helpers import make_project
+from test_editor import wait_panel
+
+SENTENCES = ["The red dog sees a small cat.", "A big man has the blue car."]
+
+
+@pytest.fixture
+def glossary_project(tmp_path, tiny_model, tiny_translator):
+    folder = make_project(tmp_path / "p", SENTENCES)
+    plain = tiny_translator.translate([SENTENCES[0]], beam=5)[0].text
+    # a term the tiny model does not write by itself for "dog"
+    target = next(w for w in ("Katze", "Auto", "Mann", "Hund") if w not in plain.split())
+    with Glossary(folder / "glossary", create=True) as g:
+        g.add(GlossaryEntry("dog", (target,), "en", "de"))
+    with Project.open(folder) as p:
+        p.add_glossary_ref("glossary", writable=True)
+        p.set_setting("model", str(tiny_model))
+    return folder, target
+
+
+def _window(qtbot, folder):
+    w = MainWindow(Project.open(folder))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_enforced_glossary_terms_are_in_the_suggestion_and_underlined(qtbot, glossary_project):
+    folder, target = glossary_project
+    settings().setValue("nmt/threads", 1)
+    settings().setValue("nmt/quantize", "false")
+    settings().setValue("nmt/glossary_terms", "enforce")
+    win = _window(qtbot, folder)
+    qtbot.waitUntil(lambda: win.terms_ready, timeout=20_000)
+    win.go_to(1)
+    win.go_to(0)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: win.suggestion.current is not None and target in win.suggestion.current.text,
+                    timeout=60_000)
+    assert win.suggestion.current.extra["terms"] == [target]
+    html = win.suggestion.view.toHtml()
+    assert "underline" in html
+
+
+def test_glossary_terms_can_be_kept_out_of_the_suggestion(qtbot, glossary_project, tiny_translator):
+    folder, target = glossary_project
+    settings().setValue("nmt/threads", 1)
+    settings().setValue("nmt/quantize", "false")
+    settings().setValue("nmt/glossary_terms", "off")
+    win = _window(qtbot, folder)
+    qtbot.waitUntil(lambda: win.terms_ready, timeout=20_000)
+    win.go_to(1)
+    win.go_to(0)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    assert win.suggestion.current.text == tiny_translator.translate([SENTENCES[0]], beam=5)[0].text
+    assert "terms" not in win.suggestion.current.extra
