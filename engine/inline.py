@@ -50,6 +50,22 @@ def is_tag_char(ch: str) -> bool:
     return tag_number(ch) is not None
 
 
+#: attrs key of the code that stands for a private-use character of a file's own text
+PRIVATE_USE_ATTR = "char"
+
+
+def private_use_label(ch: str) -> str:
+    return f"U+{ord(ch):04X}"
+
+
+def is_private_use_tag(tag: "Tag | None") -> bool:
+    """True for the code that stands for a private-use character of a file's text (a symbol-font
+    bullet, a company glyph): its ``original`` is that one character, which writers put back as
+    text, never as markup."""
+    return (tag is not None and tag.kind == "ph" and len(tag.original) == 1
+            and bool(_TAG_CHAR_RE.match(tag.original)))
+
+
 @dataclass(frozen=True)
 class Tag:
     """One inline code.
@@ -185,12 +201,29 @@ class TaggedTextBuilder:
     def __init__(self) -> None:
         self._parts: list[str] = []
         self._tags: list[Tag] = []
+        #: called with each private-use character :meth:`text` turned into a code (a reader that
+        #: numbers its codes alongside, as the XLIFF extractor does, counts it there)
+        self.on_private_use = None
 
     def text(self, s: str | None) -> None:
-        if s:
-            # Placeholder characters in the file's own text would be mistaken for
-            # tags; the private use area has no meaning in translatable text.
-            self._parts.append(_TAG_CHAR_RE.sub("\ufffd", s))
+        """Text of the file.  A private-use character in it (the range of Verso's placeholders)
+        becomes a standalone code whose original is the character itself (see
+        :func:`is_private_use_tag`): it is text -- a symbol-font bullet -- that must neither be
+        taken for a tag nor lost."""
+        if not s:
+            return
+        pos = 0
+        for m in _TAG_CHAR_RE.finditer(s):
+            if m.start() > pos:
+                self._parts.append(s[pos:m.start()])
+            ch = m.group(0)
+            label = private_use_label(ch)
+            self.ph(ch, label, attrs={PRIVATE_USE_ATTR: label})
+            if self.on_private_use is not None:
+                self.on_private_use(ch)
+            pos = m.end()
+        if pos < len(s):
+            self._parts.append(s[pos:])
 
     def _add(self, kind: TagKind, original: str, label: str, pair: str, attrs: dict | None) -> int:
         n = len(self._tags) + 1

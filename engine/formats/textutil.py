@@ -161,76 +161,10 @@ def _is_false_placeholder(t: Tag) -> bool:
     return t.kind == "ph" and t.original.startswith("% ")
 
 
-# Unicode noncharacters: never in interchange text, so free to stand in for a
-# private-use character while protect() runs.
-_NONCHARACTERS = tuple(chr(c) for c in range(0xFDD0, 0xFDF0)) + tuple(
-    chr(p * 0x10000 + c) for p in range(17) for c in (0xFFFE, 0xFFFF))
-_PUA_CHAR = re.compile("[\ue001-\uf8ff]")  # the range Verso uses for its own codes
-
-
-def pua_label(ch: str) -> str:
-    return f"U+{ord(ch):04X}"
-
-
-def protect_text_keeping_pua(text: str) -> TaggedText:
-    """:func:`engine.inline.protect`, except that each private-use character of
-    the file's own text (U+E001..U+F8FF, the range of Verso's codes) becomes a
-    standalone code whose original is the character itself, labelled like
-    ``U+F0A7``, instead of U+FFFD: it is text (a symbol-font bullet, a
-    company glyph), and writers put a code's original back."""
-    found = _PUA_CHAR.findall(text)
-    if not found:
-        return protect(text)
-    stand_in = next((c for c in _NONCHARACTERS if c not in text), None)
-    if stand_in is None:  # pragma: no cover - a text holding all 66 noncharacters
-        return _protect_pieces(text)
-    tt = protect(_PUA_CHAR.sub(stand_in, text))
-    pending = iter(found)
-    by_n = {t.n: t for t in tt.tags}
-    tags: list[Tag] = []
-    out: list[str] = []
-
-    def add(tag: Tag) -> None:
-        tag = dataclasses.replace(tag, n=len(tags) + 1)
-        tags.append(tag)
-        out.append(tag.char)
-
-    for ch in tt.text:
-        if ch == stand_in:
-            pua = next(pending)
-            add(Tag(0, "ph", pua, pua_label(pua)))
-        elif (n := tag_number(ch)) is not None and n in by_n:
-            t = by_n[n]
-            if stand_in in t.original:  # e.g. inside an attribute of <a title="...">
-                original = "".join(next(pending) if c == stand_in else c for c in t.original)
-                t = dataclasses.replace(t, original=original)
-            add(t)
-        else:
-            out.append(ch)
-    return TaggedText("".join(out), tuple(tags))
-
-
-def _protect_pieces(text: str) -> TaggedText:  # pragma: no cover - see above
-    """Fallback: protect the text between private-use characters piece by piece."""
-    tags: list[Tag] = []
-    out: list[str] = []
-    for k, piece in enumerate(re.split("([\ue001-\uf8ff])", text)):
-        if k % 2:
-            tags.append(Tag(len(tags) + 1, "ph", piece, pua_label(piece)))
-            out.append(tags[-1].char)
-            continue
-        tt = protect(piece)
-        shift = {t.n: len(tags) + i + 1 for i, t in enumerate(tt.tags)}
-        tags += [dataclasses.replace(t, n=shift[t.n], pair=f"{t.pair}.{k}" if t.pair else "")
-                 for t in tt.tags]
-        out.append("".join(tag_char(shift[n]) if (n := tag_number(c)) in shift else c for c in tt.text))
-    return TaggedText("".join(out), tuple(tags))
-
-
 def protect_text(text: str) -> TaggedText:
-    """Protect markup and placeholders of a source text (see :func:`engine.inline.protect`);
-    private-use characters of the text are kept, as codes (:func:`protect_text_keeping_pua`)."""
-    tt = protect_text_keeping_pua(text)
+    """Protect markup and placeholders of a source text (see :func:`engine.inline.protect`;
+    private-use characters of the text are kept, as codes)."""
+    tt = protect(text)
     if any(_is_false_placeholder(t) for t in tt.tags):
         by_n = {t.n: t for t in tt.tags}
         chars = []

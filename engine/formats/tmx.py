@@ -55,10 +55,9 @@ import engine
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats import textutil
 from engine.formats.base import TMUnit
-from engine.formats.xliffcommon import add_text_keeping_private_use, is_private_use_tag
 from engine.formats.xmlsafe import iterparse, localname, safe_parser
 from engine.fsutil import atomic_write
-from engine.inline import Tag, TaggedText, TaggedTextBuilder, tag_char, tag_number
+from engine.inline import Tag, TaggedText, TaggedTextBuilder, is_private_use_tag, tag_char, tag_number
 from engine.langs import normalize_lang, same_language
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -272,7 +271,7 @@ def seg_to_tagged(seg, path: Path | None = None) -> TaggedText:
         return f"{prefix}{counter[0]}"
 
     def text(s: str | None) -> None:
-        add_text_keeping_private_use(b, s)  # a private-use character stays itself
+        b.text(s)  # a private-use character stays itself (a code whose original it is)
 
     def walk(ch) -> None:
         if isinstance(ch, etree._Entity):

@@ -33,8 +33,8 @@ Private-use characters
     private-use character (a Wingdings bullet U+F0A7, a company logo glyph) can
     not stay in the text as itself.  It becomes a standalone code whose
     ``original`` is the character and whose label is ``U+F0A7``
-    (:func:`add_text_keeping_private_use`); writers put the character back as
-    text, never as markup (:func:`is_private_use_tag`).  Refusing such files
+    (:meth:`engine.inline.TaggedTextBuilder.text`); writers put the character back
+    as text, never as markup (:func:`engine.inline.is_private_use_tag`).  Refusing such files
     would refuse ordinary Word exports; replacing the character by U+FFFD, as
     before, lost it silently.
 
@@ -53,7 +53,7 @@ from lxml import etree
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats import xmlsafe
 from engine.fsutil import atomic_write
-from engine.inline import Tag, TaggedText, TaggedTextBuilder, tag_char, tag_number
+from engine.inline import Tag, TaggedText, TaggedTextBuilder, is_private_use_tag, tag_char, tag_number
 
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 XML_SPACE = f"{{{XML_NS}}}space"
@@ -298,44 +298,6 @@ class Code:
     text: str = ""    # for char: the character
 
 
-# ------------------------------------------------------- private-use characters
-_PRIVATE_USE = re.compile("[\ue001-\uf8ff]")  # exactly the placeholder range of engine.inline
-PRIVATE_USE_ATTR = "char"
-
-
-def private_use_label(ch: str) -> str:
-    return f"U+{ord(ch):04X}"
-
-
-def is_private_use_tag(tag: Tag | None) -> bool:
-    """True for the code that stands for a private-use character of a file:
-    its ``original`` is that one character, to be written as text.  The
-    ``char`` attribute is not required: PO/TXT/CSV readers
-    (:func:`engine.formats.textutil.protect_text_keeping_pua`) make the same
-    code without it, and a TM may hand either to any writer."""
-    return (tag is not None and tag.kind == "ph" and len(tag.original) == 1
-            and bool(_PRIVATE_USE.match(tag.original)))
-
-
-def add_text_keeping_private_use(b: TaggedTextBuilder, s: str | None,
-                                 on_char: Callable[[str], None] | None = None) -> None:
-    """``b.text(s)``, except that each private-use character becomes a
-    standalone code (see the module docstring); ``on_char(ch)`` is called after
-    each such code is added."""
-    if not s:
-        return
-    pos = 0
-    for m in _PRIVATE_USE.finditer(s):
-        b.text(s[pos:m.start()])
-        ch = m.group(0)
-        label = private_use_label(ch)
-        b.ph(ch, label, attrs={PRIVATE_USE_ATTR: label})
-        if on_char is not None:
-            on_char(ch)
-        pos = m.end()
-    b.text(s[pos:])
-
-
 @dataclass
 class Extracted:
     """A container's content as tagged text plus the element of each tag."""
@@ -355,6 +317,7 @@ class Extractor:
     def __init__(self, path: Path):
         self.path = path
         self.b = TaggedTextBuilder()
+        self.b.on_private_use = self._char
         self.codes: dict[int, Code] = {}
         self._n = 0
 
@@ -388,7 +351,7 @@ class Extractor:
         self.codes[n_close] = Code(el, "close", n_open)
 
     def text(self, s: str | None) -> None:
-        add_text_keeping_private_use(self.b, s, self._char)
+        self.b.text(s)  # a private-use character becomes a code: counted by _char
 
     def _char(self, ch: str) -> None:
         self.codes[self._next()] = Code(None, "char", text=ch)
