@@ -92,6 +92,8 @@ class MainWindow(QMainWindow):
         self.actions_by_id: dict[str, QAction] = {}
         self.history = EditHistory()   # window edits past the open editor's own undo (app/history.py)
         self.spell = None              # the target language's SpellChecker once loaded (None: none)
+        self._terms_generation = 0     # a term index built for an older request is dropped
+        self.spell_ready = self.terms_ready = False   # the background loads have answered (tests wait on them)
         self.flow = SegmentFlow(self._typed_now, self)   # enter row → TM → suggestion → completion
         self.shown_for: dict[str, int] = {}  # panel -> row it last showed (tests, benchmark)
         self.panelUpdated.connect(lambda row, what: self.shown_for.__setitem__(what, row))
@@ -350,7 +352,7 @@ class MainWindow(QMainWindow):
 
         w = Worker(job)
         w.signals.result.connect(done)
-        w.signals.error.connect(lambda msg: setattr(self, "spell_ready", True))
+        w.signals.error.connect(lambda msg: done(None))  # no checker: nothing underlined
         self._spell_worker = start(w)
 
     def _load_terms(self, project: Project) -> None:
@@ -359,21 +361,16 @@ class MainWindow(QMainWindow):
         glossary panel says so.  Looking a segment up in it then costs well under a millisecond."""
         from app.workers import Worker, start
 
-        from engine.glossary import Glossary, TermIndex
+        from engine.glossary import load_term_index
 
-        self._terms_generation = getattr(self, "_terms_generation", 0) + 1
+        self._terms_generation += 1
         gen = self._terms_generation
         refs, lang = project.glossary_refs(), project.src_lang  # read here: the project is the UI thread's
         if self.flow.terms is None:
             self.glossary.show_message("Loading the glossaries…" if refs else self._no_glossary_text())
 
         def job(control):
-            entries = []
-            for ref in refs:
-                if Glossary.exists(ref.path):
-                    with Glossary(ref.path) as g:
-                        entries += g.entries()
-            return TermIndex(entries, lang) if entries else None
+            return load_term_index([r.path for r in refs], lang)
 
         def done(index):
             if self.project is project and gen == self._terms_generation:  # not another project, not stale

@@ -199,6 +199,19 @@ class TermIndex:
         return hits
 
 
+def load_term_index(folders, lang: str | None) -> "TermIndex | None":
+    """One index over the glossaries in ``folders`` (highest priority first; a folder without a
+    glossary is skipped), or None when they hold no entry."""
+    from engine.glossary.store import Glossary
+
+    entries: list[GlossaryEntry] = []
+    for folder in folders:
+        if Glossary.exists(folder):
+            with Glossary(folder) as g:
+                entries += g.entries()
+    return TermIndex(entries, lang) if entries else None
+
+
 def find_terms(text: str, glossary_or_index: Union["Glossary", TermIndex, Iterable[GlossaryEntry]]) -> list[TermHit]:
     """The glossary entries whose source term is in ``text``, with their
     character spans, in text order (see the module doc for the matching rules).

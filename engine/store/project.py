@@ -232,14 +232,9 @@ class Project:
     def term_index(self):
         """One :class:`engine.glossary.TermIndex` over every glossary of the project (entries of
         higher-priority glossaries first), or None when the project has none."""
-        from engine.glossary import Glossary, TermIndex
+        from engine.glossary import load_term_index
 
-        entries = []
-        for ref in self.glossary_refs():
-            if Glossary.exists(ref.path):
-                with Glossary(ref.path) as g:
-                    entries += g.entries()
-        return TermIndex(entries, self.src_lang) if entries else None
+        return load_term_index([r.path for r in self.glossary_refs()], self.src_lang)
 
     def _refs(self, key: str) -> list[TMRef]:
         raw = self.setting(key, "") or ""

@@ -153,7 +153,7 @@ def test_spelling_is_underlined_and_corrected_from_the_right_click_menu(qtbot, t
 
     folder = make_project(tmp_path / "p", ["The house is big."])
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: getattr(win, "spell_ready", False), timeout=30_000)
+    qtbot.waitUntil(lambda: win.spell_ready, timeout=30_000)
     assert win.spell is not None
     ed = win.editor()
     qtbot.keyClicks(ed, "Das Hauss ist groß.")

@@ -29,24 +29,26 @@ def glossary_project(tmp_path, tiny_model, tiny_translator):
     return folder, target
 
 
-def _window(qtbot, folder):
-    w = MainWindow(Project.open(folder))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
-def test_enforced_glossary_terms_are_in_the_suggestion_and_underlined(qtbot, glossary_project):
-    folder, target = glossary_project
+def _suggestion_for_row_0(qtbot, folder, mode: str):
+    """The window with *Use glossary terms in suggestions* at ``mode``, once row 0's suggestion
+    was asked for with the term index loaded."""
     settings().setValue("nmt/threads", 1)
     settings().setValue("nmt/quantize", "false")
-    settings().setValue("nmt/glossary_terms", "enforce")
-    win = _window(qtbot, folder)
+    settings().setValue("nmt/glossary_terms", mode)
+    win = MainWindow(Project.open(folder))
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
     qtbot.waitUntil(lambda: win.terms_ready, timeout=20_000)
     win.go_to(1)
     win.go_to(0)
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    return win
+
+
+def test_enforced_glossary_terms_are_in_the_suggestion_and_underlined(qtbot, glossary_project):
+    folder, target = glossary_project
+    win = _suggestion_for_row_0(qtbot, folder, "enforce")
     qtbot.waitUntil(lambda: win.suggestion.current is not None and target in win.suggestion.current.text,
                     timeout=60_000)
     assert win.suggestion.current.extra["terms"] == [target]
@@ -56,13 +58,6 @@ def test_enforced_glossary_terms_are_in_the_suggestion_and_underlined(qtbot, glo
 
 def test_glossary_terms_can_be_kept_out_of_the_suggestion(qtbot, glossary_project, tiny_translator):
     folder, target = glossary_project
-    settings().setValue("nmt/threads", 1)
-    settings().setValue("nmt/quantize", "false")
-    settings().setValue("nmt/glossary_terms", "off")
-    win = _window(qtbot, folder)
-    qtbot.waitUntil(lambda: win.terms_ready, timeout=20_000)
-    win.go_to(1)
-    win.go_to(0)
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    win = _suggestion_for_row_0(qtbot, folder, "off")
     assert win.suggestion.current.text == tiny_translator.translate([SENTENCES[0]], beam=5)[0].text
     assert "terms" not in win.suggestion.current.extra
