@@ -146,7 +146,6 @@ class TranslationMemory:
 
     def _begin(self) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
-        self._pairs = None  # another writer may have stored a new pair of codes
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -426,7 +425,10 @@ class TranslationMemory:
         return uid, True
 
     def _lang_pairs(self) -> set[tuple[str, str]]:
-        """The (src_lang, tgt_lang) codes the TM's units are stored under (a handful)."""
+        """The (src_lang, tgt_lang) codes the TM's units are stored under (a handful): read once a
+        handle -- a DISTINCT over every unit is a table scan, too dear for each confirm -- and kept
+        up to date by this handle's own inserts (a pair of codes another process adds meanwhile is
+        seen on reopening)."""
         if self._pairs is None:
             self._pairs = {tuple(r) for r in self.conn.execute(
                 "SELECT DISTINCT src_lang, tgt_lang FROM units")}
