@@ -48,11 +48,13 @@ class SegmentFlow(QObject):
         self.terms = None                  # the project's engine.glossary.TermIndex (None: none, or not loaded yet)
         self.row: int | None = None
         self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
+        self._last_hits: tuple = (None, [])
 
     # -- the services ------------------------------------------------------------------
     def set_model(self, model) -> None:
         self.model, self.row = model, None
         self.found.clear()
+        self._last_hits = (None, [])
 
     def set_tm(self, tm) -> None:
         self.tm = tm
@@ -72,19 +74,25 @@ class SegmentFlow(QObject):
         if self.model is not None and self.row is not None:
             self.look_up_terms(self.row)
 
+    def _hits(self, row: int) -> list:
+        """The glossary hits of ``row``'s source (the last row's kept: entering a row asks for them
+        for the panel and again for the suggestion)."""
+        if self.terms is None or self.model is None:
+            return []
+        if self._last_hits[0] != (id(self.terms), row):
+            self._last_hits = ((id(self.terms), row), self.terms.find(self.model.segment(row).source.text))
+        return self._last_hits[1]
+
     def term_targets(self, row: int) -> list[str]:
         """The glossary's target terms for ``row``'s source, each once (what the suggestion uses,
         as the preference *Use glossary terms in suggestions* says)."""
-        if self.terms is None or self.model is None:
-            return []
-        return list(dict.fromkeys(h.entry.target for h in self.terms.find(self.model.segment(row).source.text)
-                                  if h.entry.targets))
+        return list(dict.fromkeys(h.entry.target for h in self._hits(row) if h.entry.targets))
 
     def look_up_terms(self, row: int) -> None:
         """The glossary terms of ``row``'s source: on the UI thread, as the index is in memory."""
         if self.model is None or not (0 <= row < self.model.rowCount()):
             return
-        hits = self.terms.find(self.model.segment(row).source.text) if self.terms is not None else []
+        hits = self._hits(row)
         self.termsReady.emit(row, hits)
 
     def _key(self, row: int) -> tuple:
