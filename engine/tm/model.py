@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.errors import TMError
 from engine.inline import TaggedText
 from engine.tm.scoring import EditOp
 
@@ -105,3 +106,11 @@ class ImportResult:
     def to_json(self) -> dict:
         return {"added": self.added, "skipped": self.skipped, "updated": self.updated,
                 "errors": self.errors}
+
+
+class TMOffline(TMError):
+    """A shared TM's server cannot be reached (the write may wait in an outbox)."""
+
+
+class TMReadOnly(TMError):
+    """The TM may be read but not written (a read-only database role)."""

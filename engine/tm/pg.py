@@ -1,0 +1,660 @@
+"""``PgTranslationMemory``: a TM in a PostgreSQL database, shared by a team.
+
+Named by a URL ``postgresql://host:port/dbname?tm=NAME`` (libpq conventions:
+user, password, ``sslmode``/``sslrootcert``... in the URL's query or from the
+environment, ``~/.pgpass`` and ``pg_service.conf``; the ``tm`` parameter is
+Verso's and is removed before connecting).  Each TM is one PostgreSQL
+*schema* ``verso_tm_<name>`` -- so read-only and read-write access per TM are
+plain ``GRANT``s on a schema (see docs/team-tm.md) -- holding:
+
+* ``units``: the same columns as the local TM's SQLite table, plus ``n``
+  (core-token count), ``lp`` (language-pair term ``src|tgt``), ``src_terms``
+  (occurrence terms of the source's core tokens, GIN-indexed) and
+  ``tgt_terms`` (distinct core terms of the target, GIN-indexed);
+  ``UNIQUE(dkey)``: an exact duplicate updates metadata, also between two
+  writers at once.
+* ``vocab``: core token -> id (ids from a sequence; concurrent writers insert
+  with ``ON CONFLICT DO NOTHING`` and read back), so ``enc`` means the same
+  for every client.
+* ``pairs``: the language pairs present; ``meta``: schema, languages, created.
+
+Search: the database finds the candidates -- units sharing an occurrence term
+with the query (GIN ``&&``), ordered by the same upper bound of the fuzzy score
+as the local candidate stage, at most the local verification limit -- and the
+rows are handed to the unchanged candidate / re-rank / scoring / selection
+pipeline (:class:`RowsLeaf` is a candidate-stage leaf over them).  Every
+statement is parameterised; the only identifier composed into SQL is the schema
+name, checked against ``[a-z0-9_]`` and quoted by :mod:`psycopg.sql`.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from array import array
+from typing import Iterable, Iterator, Sequence
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+import psycopg
+from psycopg import errors as pgerrors
+from psycopg import sql
+
+from engine.errors import TMError
+from engine.formats.base import TMUnit
+from engine.inline import TaggedText, strip_tags
+from engine.langs import normalize_lang, same_language
+from engine.tm import store
+from engine.tm.candidates import CandidateStage
+from engine.tm.memory import (_COLS, _WORD, COVERAGE_POOL, VERIFY_LIMIT, VERIFY_PER, TranslationMemory,
+                              _any_lang, _chunks, _entry, _export_meta, _meta_columns, _merge_meta,
+                              _note, _now, _pair_filter, _pick, _refuse_unclear, _tt, _Unclear)
+from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry, TMOffline, TMReadOnly
+from engine.tm.rerank import verify
+from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops
+from engine.tm.select import coverage_select
+from engine.tm.tokens import TAG, analyse, index_terms, occurrence_terms, tokenize
+from engine.tm.whoosh_index import pair_term
+
+SCHEMA_VERSION = 1
+_NAME = re.compile(r"^[a-z0-9_]{1,40}$")
+_UNKNOWN_TOP = 0x10FFFF
+
+_DDL = [
+    "CREATE TABLE IF NOT EXISTS {s}.meta (key text PRIMARY KEY, value text NOT NULL)",
+    "CREATE SEQUENCE IF NOT EXISTS {s}.vocab_id MINVALUE 0 START 0",
+    "CREATE TABLE IF NOT EXISTS {s}.vocab (token text PRIMARY KEY, id integer NOT NULL UNIQUE)",
+    "CREATE TABLE IF NOT EXISTS {s}.pairs (lp text PRIMARY KEY)",
+    "CREATE TABLE IF NOT EXISTS {s}.units (id bigserial PRIMARY KEY, source text NOT NULL, "
+    "source_tags text, target text NOT NULL, target_tags text, src_lang text, tgt_lang text, "
+    "lp text NOT NULL, enc text NOT NULL, senc text, penc text, n integer NOT NULL, "
+    "src_terms text[] NOT NULL, tgt_terms text[] NOT NULL, origin text, created text, changed text, "
+    "creator text, changer text, usage_count integer, last_used text, meta text, "
+    "dkey text NOT NULL UNIQUE)",
+    "CREATE INDEX IF NOT EXISTS units_src_terms ON {s}.units USING gin (src_terms)",
+    "CREATE INDEX IF NOT EXISTS units_tgt_terms ON {s}.units USING gin (tgt_terms)",
+    "CREATE INDEX IF NOT EXISTS units_source ON {s}.units (md5(source))",
+]
+
+
+def split_url(url: str) -> tuple[str, str]:
+    """(libpq connection URL without Verso's ``tm`` parameter, TM name)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    names = [v for k, v in query if k == "tm"]
+    rest = [(k, v) for k, v in query if k != "tm"]
+    name = (names[-1] if names else "default").strip().lower()
+    if not _NAME.match(name):
+        raise TMError(f"{redact(url)}: the TM name (tm=...) may hold only a-z, 0-9 and _ "
+                      f"(1 to 40 characters), not {name!r}")
+    return urlunsplit(parts._replace(query=urlencode(rest))), name
+
+
+def redact(url: str) -> str:
+    """``url`` without a password (for messages)."""
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(":" + parts.password + "@", ":***@")
+        parts = parts._replace(netloc=netloc)
+    query = [(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def _offline(e: Exception, where: str) -> TMOffline:
+    return TMOffline(f"{where}: the shared TM server cannot be reached ({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__})")
+
+
+def _db_token(t: str) -> str:
+    """A vocabulary token as stored (PostgreSQL text holds no NUL: the tag token has one)."""
+    return t.replace("\\", "\\\\").replace("\x00", "\\0")
+
+
+def _py_token(t: str) -> str:
+    return re.sub(r"\\(.)", lambda m: "\x00" if m.group(1) == "0" else m.group(1), t)
+
+
+class RowsLeaf:
+    """A candidate-stage leaf (:class:`engine.tm.candidates.Leaf`) over rows
+    fetched from the database: (id, n, enc, senc, penc, terms)."""
+
+    overlay = True
+
+    def __init__(self, rows: Sequence[tuple], field: str = "src"):
+        self.base = 0
+        self.deleted: frozenset = frozenset()
+        self.uids = array("q", [r[0] for r in rows])
+        self._lengths = np.array([min(65535, r[1]) for r in rows], dtype=np.uint16)
+        self._enc = {"e": [r[2] for r in rows], "x": [f"{r[3] or ''}\x01{r[4] or ''}" for r in rows]}
+        self._post: dict[str, list[int]] = {}
+        for d, r in enumerate(rows):
+            for t in r[5]:
+                self._post.setdefault(t, []).append(d)
+        self.field = field
+
+    @property
+    def count(self) -> int:
+        return len(self.uids)
+
+    def lengths(self) -> np.ndarray:
+        return self._lengths
+
+    def postings(self, field: str, term: str) -> np.ndarray:
+        return np.array(self._post.get(term, ()) if field == self.field else (), dtype=np.int32)
+
+    def doc_frequency(self, field: str, term: str) -> int:
+        return len(self._post.get(term, ())) if field == self.field else 0
+
+    def terms(self, field: str) -> list[str]:
+        return list(self._post) if field == self.field else []
+
+    def encodings(self, local: np.ndarray, column: str = "e") -> list[str]:
+        col = self._enc[column]
+        return [col[d] for d in local.tolist()]
+
+    def local_of(self, uids: Sequence[int]) -> np.ndarray:
+        pos = {u: i for i, u in enumerate(self.uids)}
+        return np.array([pos[u] for u in uids if u in pos], dtype=np.int64)
+
+
+class PgTranslationMemory:
+    """A TM in PostgreSQL with the interface of :class:`TranslationMemory`.
+
+    ``writable``: False when the role may only read (a write raises
+    :class:`TMReadOnly`); a lost connection raises :class:`TMOffline` (the
+    handle reconnects on the next call).
+    """
+
+    FLUSH_AT = TranslationMemory.FLUSH_AT
+
+    def __init__(self, url: str, *, create: bool = True, src_lang: str = "", tgt_lang: str = "",
+                 connect_timeout: int = 5):
+        self.url = url
+        self.conninfo, self.name = split_url(url)
+        self.folder = redact(url)  # what messages name
+        self.schema = f"verso_tm_{self.name}"
+        self._want = (_any_lang(src_lang), _any_lang(tgt_lang))
+        self._timeout = connect_timeout
+        self.conn: psycopg.Connection | None = None
+        self.last_search: dict = {}
+        self._vocab: dict[str, int] = {}
+        self._meta: dict[str, str] | None = None
+        self._pairs: set[str] | None = None
+        self._connect()
+        try:
+            self._prepare(create, src_lang, tgt_lang)
+        except BaseException:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------ connection
+    def _connect(self) -> None:
+        try:
+            self.conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=self._timeout,
+                                        application_name="verso-tm")
+        except psycopg.OperationalError as e:
+            raise _offline(e, self.folder) from None
+
+    def _c(self) -> psycopg.Connection:
+        if self.conn is None or self.conn.closed or self.conn.broken:
+            with contextlib.suppress(Exception):
+                if self.conn is not None:
+                    self.conn.close()
+            self.conn = None
+            self._connect()
+        return self.conn  # type: ignore[return-value]
+
+    def _q(self, text: str) -> sql.Composed:
+        return sql.SQL(text).format(s=sql.Identifier(self.schema))
+
+    @contextlib.contextmanager
+    def _tx(self):
+        """A transaction; connection faults become :class:`TMOffline`, a
+        refused write :class:`TMReadOnly`."""
+        conn = self._c()
+        try:
+            with conn.transaction():
+                yield conn
+        except pgerrors.InsufficientPrivilege as e:
+            self._vocab.clear()
+            raise TMReadOnly(f"{self.folder}: this database user may not write to the TM "
+                             f"({e.diag.message_primary or e})") from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as e:
+            self._vocab.clear()
+            raise _offline(e, self.folder) from None
+        except BaseException:
+            self._vocab.clear()
+            raise
+
+    def _read(self, query, params=()) -> list[tuple]:
+        try:
+            return self._c().execute(query, params).fetchall()
+        except (psycopg.OperationalError, psycopg.InterfaceError) as e:
+            raise _offline(e, self.folder) from None
+
+    def _prepare(self, create: bool, src_lang: str, tgt_lang: str) -> None:
+        exists = self._read("SELECT to_regclass(%s)", (f"{self.schema}.units",))[0][0] is not None
+        if not exists:
+            if not create:
+                raise TMError(f"{self.folder}: no TM named {self.name!r} in this database")
+            try:
+                with self._tx() as conn:
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.schema,))
+                    conn.execute(self._q("CREATE SCHEMA IF NOT EXISTS {s}"))
+                    for ddl in _DDL:
+                        conn.execute(self._q(ddl))
+                    for k, v in (("schema", str(SCHEMA_VERSION)), ("created", _now())):
+                        conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (k, v))
+            except TMReadOnly:
+                raise TMError(f"{self.folder}: no TM named {self.name!r}, and this user may not create one") from None
+        version = int(self._meta_get("schema", "0") or 0)
+        if version > SCHEMA_VERSION:
+            raise TMError(f"{self.folder}: made by a newer Verso (TM schema {version})")
+        self.writable = bool(self._read("SELECT has_table_privilege(%s, 'INSERT')",
+                                        (f"{self.schema}.units",))[0][0])
+        if self.writable:
+            for key, lang in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
+                if lang and not self._meta_get(key):
+                    with self._tx() as conn:
+                        self._meta_set(conn, key, normalize_lang(lang), overwrite=False)
+
+    def _meta_all(self) -> dict[str, str]:
+        if self._meta is None:
+            self._meta = dict(self._read(self._q("SELECT key, value FROM {s}.meta")))
+        return self._meta
+
+    def _meta_get(self, key: str, default: str = "") -> str:
+        v = self._meta_all().get(key)
+        if v is None and key in ("src_lang", "tgt_lang"):
+            self._meta = None  # another client may have set it since
+            v = self._meta_all().get(key)
+        return v if v is not None else default
+
+    def _meta_set(self, conn, key: str, value: str, overwrite: bool = True) -> None:
+        conflict = "DO UPDATE SET value = excluded.value" if overwrite else "DO NOTHING"
+        conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT (key) " + conflict), (key, value))
+        self._meta = None
+
+    # ------------------------------------------------------------ basics
+    @property
+    def src_lang(self) -> str:
+        return self._meta_get("src_lang")
+
+    @property
+    def tgt_lang(self) -> str:
+        return self._meta_get("tgt_lang")
+
+    def __len__(self) -> int:
+        return int(self._read(self._q("SELECT count(*) FROM {s}.units"))[0][0])
+
+    def __enter__(self) -> "PgTranslationMemory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                self.conn.close()
+        self.conn = None
+
+    def flush(self) -> bool:
+        return True
+
+    def rebuild_index(self) -> None:
+        """Nothing to rebuild: PostgreSQL keeps its indexes itself."""
+
+    def search_pair(self, src_lang: str | None = None, tgt_lang: str | None = None) -> tuple[str, str]:
+        out = []
+        for given, mine, declared in ((src_lang, self._want[0], self.src_lang),
+                                      (tgt_lang, self._want[1], self.tgt_lang)):
+            out.append(_any_lang(given) if given is not None else (mine or declared))
+        return out[0], out[1]
+
+    def _lps(self, pair: tuple[str, str]) -> list[str] | None:
+        """Language-pair terms a search of ``pair`` keeps (None: any)."""
+        accept = _pair_filter(*pair)
+        if accept is None:
+            return None
+        lps = [r[0] for r in self._read(self._q("SELECT lp FROM {s}.pairs"))]
+        return [lp for lp in lps if accept(lp)]
+
+    # ------------------------------------------------------------ vocabulary
+    def _ids_for_write(self, conn, tokens) -> dict[str, int]:
+        want = list(dict.fromkeys(tokens))
+        missing = [t for t in want if t not in self._vocab]
+        if missing:
+            keys = [_db_token(t) for t in missing]
+            conn.execute(self._q("INSERT INTO {s}.vocab(token, id) SELECT t, nextval(%s) FROM unnest(%s::text[]) t "
+                                 "WHERE NOT EXISTS (SELECT 1 FROM {s}.vocab v WHERE v.token = t) "
+                                 "ORDER BY t ON CONFLICT (token) DO NOTHING"),
+                         (f"{self.schema}.vocab_id", keys))
+            for tok, i in conn.execute(self._q("SELECT token, id FROM {s}.vocab WHERE token = ANY(%s)"), (keys,)):
+                self._vocab[_py_token(tok)] = i
+        return {t: self._vocab[t] for t in want}
+
+    def _encode_known(self, tokens) -> str:
+        missing = [t for t in set(tokens) if t not in self._vocab]
+        if missing:
+            for tok, i in self._read(self._q("SELECT token, id FROM {s}.vocab WHERE token = ANY(%s)"),
+                                     ([_db_token(t) for t in missing],)):
+                self._vocab[_py_token(tok)] = i
+        if len(self._vocab) > 500_000:
+            keep = {t: self._vocab[t] for t in tokens if t in self._vocab}
+            self._vocab = keep
+        unknown: dict[str, str] = {}
+        out = []
+        for t in tokens:
+            i = self._vocab.get(t)
+            if i is not None:
+                out.append(store.token_char(i))
+            else:
+                c = unknown.get(t)
+                if c is None:
+                    c = unknown[t] = chr(_UNKNOWN_TOP - len(unknown))
+                out.append(c)
+        return "".join(out)
+
+    # ------------------------------------------------------------ writing
+    def _need_write(self) -> None:
+        if not self.writable:
+            raise TMReadOnly(f"{self.folder}: this database user may only read the TM")
+
+    def add(self, source: str | TaggedText, target: str | TaggedText, *, src_lang: str = "",
+            tgt_lang: str = "", origin: str = "human", creator: str = "",
+            meta: dict | None = None) -> int:
+        self._need_write()
+        with self._tx() as conn:
+            uid, _ = self._put(conn, _tt(source), _tt(target), src_lang or self.src_lang,
+                               tgt_lang or self.tgt_lang,
+                               {"origin": origin, "creationid": creator, **(meta or {})})
+        return uid
+
+    def add_many(self, pairs: Iterable[tuple], *, src_lang: str = "", tgt_lang: str = "",
+                 origin: str = "import") -> ImportResult:
+        s, t = src_lang or self.src_lang or "und", tgt_lang or self.tgt_lang or "und"
+        if s == t:
+            raise TMError("source and target language are the same")
+
+        def units():
+            for p in pairs:
+                meta = dict(p[2]) if len(p) > 2 and p[2] else {}
+                yield TMUnit({s: _tt(p[0]), t: _tt(p[1])}, meta)
+        return self.import_units(units(), src_lang=s, tgt_lang=t, origin=origin)
+
+    def import_units(self, units: Iterable[TMUnit], *, src_lang: str = "", tgt_lang: str = "",
+                     origin: str = "", problems: list[str] | None = None) -> ImportResult:
+        """Import as ONE transaction (all or nothing), as the local TM does."""
+        self._need_write()
+        res = ImportResult()
+        want_s = normalize_lang(src_lang) or self.src_lang
+        want_t = normalize_lang(tgt_lang) or self.tgt_lang
+        with self._tx() as conn:
+            for key, lang in (("src_lang", want_s), ("tgt_lang", want_t)):
+                if lang and not self._meta_get(key):
+                    self._meta_set(conn, key, lang)
+            for i, unit in enumerate(units, 1):
+                picked = _pick(unit, want_s, want_t)
+                if isinstance(picked, _Unclear):
+                    _refuse_unclear(units, unit, origin, want_s, want_t)
+                if isinstance(picked, str):
+                    res.skipped += 1
+                    _note(res, f"unit {i}" + (f" (line {unit.line})" if unit.line else "") + f": {picked}")
+                    continue
+                (sl, src), (tl, tgt) = picked
+                if not want_s:
+                    want_s = sl
+                    self._meta_set(conn, "src_lang", sl)
+                if not want_t:
+                    want_t = tl
+                    self._meta_set(conn, "tgt_lang", tl)
+                meta = dict(unit.meta or {})
+                if origin and not meta.get("origin"):
+                    meta["origin"] = origin
+                _, new = self._put(conn, src, tgt, sl, tl, meta)
+                if new:
+                    res.added += 1
+                else:
+                    res.updated += 1
+        self._meta = None
+        for p in problems or ():
+            res.skipped += 1
+            _note(res, p)
+        return res
+
+    def _lang_pairs(self, conn) -> set[str]:
+        if self._pairs is None:
+            self._pairs = {r[0] for r in conn.execute(self._q("SELECT lp FROM {s}.pairs"))}
+        return self._pairs
+
+    def _put(self, conn, source: TaggedText, target: TaggedText, src_lang: str, tgt_lang: str,
+             meta: dict) -> tuple[int, bool]:
+        if not source.text.strip() or not target.text.strip():
+            raise TMError("a TM unit needs a source and a target text")
+        src_lang, tgt_lang = normalize_lang(src_lang), normalize_lang(tgt_lang)
+        cols = _meta_columns(meta)
+        lp = pair_term(src_lang, tgt_lang)
+        keys = [store.dup_key(source.text, target.text, src_lang, tgt_lang)]
+        for other in sorted(self._lang_pairs(conn)):
+            s_l, _, t_l = other.partition("|")
+            if other != lp and same_language(s_l, src_lang) and same_language(t_l, tgt_lang):
+                keys.append(store.dup_key(source.text, target.text, s_l, t_l))
+        row = None
+        if len(keys) > 1:
+            row = conn.execute(self._q("SELECT id, meta, usage_count FROM {s}.units WHERE dkey = ANY(%s) "
+                                       "ORDER BY id LIMIT 1 FOR UPDATE"), (keys[1:],)).fetchone()
+        if row is None:
+            a = analyse(source.text)
+            ids = self._ids_for_write(conn, a.core + a.surface + a.punct)
+            tc = store.token_char
+            encs = ["".join(tc(ids[t]) for t in seq) for seq in (a.core, a.surface, a.punct)]
+            got = conn.execute(self._q(
+                "INSERT INTO {s}.units(source, source_tags, target, target_tags, src_lang, tgt_lang, lp, enc, "
+                "senc, penc, n, src_terms, tgt_terms, origin, created, changed, creator, changer, usage_count, "
+                "last_used, meta, dkey) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
+                "ON CONFLICT (dkey) DO NOTHING RETURNING id"),
+                (source.text, source.tags_json(), target.text, target.tags_json(), src_lang, tgt_lang, lp,
+                 *encs, len(a.core), occurrence_terms(a.core), index_terms(target.text), cols["origin"],
+                 cols["created"], cols["changed"], cols["creator"], cols["changer"], cols["usage_count"],
+                 cols["last_used"], json.dumps(cols["meta"], ensure_ascii=False), keys[0])).fetchone()
+            if got is not None:
+                if lp not in self._lang_pairs(conn):
+                    conn.execute(self._q("INSERT INTO {s}.pairs VALUES (%s) ON CONFLICT DO NOTHING"), (lp,))
+                    self._lang_pairs(conn).add(lp)
+                return int(got[0]), True
+            row = conn.execute(self._q("SELECT id, meta, usage_count FROM {s}.units WHERE dkey = %s FOR UPDATE"),
+                               (keys[0],)).fetchone()
+        uid, old_meta, old_usage = row
+        merged = _merge_meta(json.loads(old_meta or "{}"), cols["meta"])
+        conn.execute(self._q(
+            "UPDATE {s}.units SET changed=%s, changer=%s, usage_count=%s, last_used=coalesce(%s, last_used), "
+            "meta=%s, source_tags=%s, target_tags=%s WHERE id=%s"),
+            (cols["changed"] or _now(), cols["changer"] or cols["creator"], max(old_usage or 0, cols["usage_count"]),
+             cols["last_used"], json.dumps(merged, ensure_ascii=False), source.tags_json(), target.tags_json(), uid))
+        return int(uid), False
+
+    def update(self, uid: int, *, source: str | TaggedText | None = None,
+               target: str | TaggedText | None = None, meta: dict | None = None) -> int:
+        self._need_write()
+        e = self.get(uid)
+        with self._tx() as conn:
+            new_meta = {**_export_meta(e), **(meta or {}), "changedate_iso": _now()}
+            conn.execute(self._q("DELETE FROM {s}.units WHERE id=%s"), (uid,))
+            s = _tt(source) if source is not None else e.source
+            t = _tt(target) if target is not None else e.target
+            new_id, created = self._put(conn, s, t, e.src_lang, e.tgt_lang, new_meta)
+            if created and new_id != uid:
+                conn.execute(self._q("UPDATE {s}.units SET id=%s WHERE id=%s"), (uid, new_id))
+                new_id = uid
+        return new_id
+
+    def delete(self, uid: int) -> bool:
+        self._need_write()
+        with self._tx() as conn:
+            n = conn.execute(self._q("DELETE FROM {s}.units WHERE id=%s"), (uid,)).rowcount
+        return bool(n)
+
+    def record_use(self, uid: int) -> None:
+        if not self.writable:
+            return
+        with self._tx() as conn:
+            conn.execute(self._q("UPDATE {s}.units SET usage_count=coalesce(usage_count,0)+1, last_used=%s "
+                                 "WHERE id=%s"), (_now(), uid))
+
+    # ------------------------------------------------------------ reading
+    def get(self, uid: int) -> TMEntry:
+        rows = self._read(self._q(f"SELECT {_COLS} FROM {{s}}.units WHERE id=%s"), (uid,))
+        if not rows:
+            raise TMError(f"{self.folder}: no unit {uid}")
+        return _entry(rows[0])
+
+    def _entries(self, uids: list[int]) -> dict[int, TMEntry]:
+        out = {}
+        for chunk in _chunks(uids, 1000):
+            for row in self._read(self._q(f"SELECT {_COLS} FROM {{s}}.units WHERE id = ANY(%s)"), (chunk,)):
+                out[row[0]] = _entry(row)
+        return out
+
+    def entries(self) -> Iterator[TMEntry]:
+        """Every unit, oldest first (read in one snapshot, streamed)."""
+        try:
+            with psycopg.connect(self.conninfo, connect_timeout=self._timeout) as conn:
+                with conn.transaction(), conn.cursor(name="verso_export") as cur:
+                    cur.itersize = 2000
+                    cur.execute(self._q(f"SELECT {_COLS} FROM {{s}}.units ORDER BY id"))
+                    for row in cur:
+                        yield _entry(row)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as e:
+            raise _offline(e, self.folder) from None
+
+    __iter__ = entries
+
+    def tm_units(self) -> Iterator[TMUnit]:
+        for e in self.entries():
+            yield TMUnit({e.src_lang: e.source, e.tgt_lang: e.target}, _export_meta(e))
+
+    def stats(self) -> dict:
+        origins = dict(self._read(self._q(
+            "SELECT coalesce(origin, ''), count(*) FROM {s}.units GROUP BY 1 ORDER BY 2 DESC LIMIT 20")))
+        size = self._read("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                          "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind = 'r'",
+                          (self.schema,))[0][0]
+        n = len(self)
+        return {
+            "path": self.folder, "backend": "postgresql", "units": n, "src_lang": self.src_lang,
+            "tgt_lang": self.tgt_lang, "created": self._meta_get("created"), "indexed": n, "pending": 0,
+            "index_segments": 0, "writable": self.writable,
+            "size_bytes": {"database": int(size), "index": 0}, "origins": {k: int(v) for k, v in origins.items()},
+        }
+
+    # ------------------------------------------------------------ search
+    def _same_source(self, text: str, k: int, pair: tuple[str, str]) -> list[Match]:
+        rows = self._read(self._q("SELECT id FROM {s}.units WHERE md5(source) = md5(%s) AND source = %s "
+                                  "ORDER BY id DESC"), (text, text))
+        out = []
+        for e in self._entries([r[0] for r in rows]).values():
+            if all(not want or want == "*" or same_language(have, want)
+                   for have, want in ((e.src_lang, pair[0]), (e.tgt_lang, pair[1]))):
+                out.append(Match(e, 1.0, 1.0, []))
+        return sorted(out, key=lambda m: -m.entry.id)[:k]
+
+    def _candidates(self, core: tuple[str, ...], pair: tuple[str, str], limit: int,
+                    min_bound: float) -> list[tuple]:
+        """Rows (id, n, enc, senc, penc, src_terms) of the ``limit`` units
+        with the best upper bound of the fuzzy score (as the local candidate
+        stage computes it), found through the GIN index."""
+        terms = occurrence_terms(core)
+        if not terms:
+            return []
+        unread = sum(1 for t in core if t == TAG)
+        lps = self._lps(pair)
+        if lps is not None and not lps:
+            return []
+        q = ("SELECT id, n, enc, senc, penc, src_terms FROM ("
+             "SELECT id, n, enc, senc, penc, src_terms, "
+             "least((SELECT count(*) FROM unnest(src_terms) x WHERE x = ANY(%(t)s)) + %(u)s, least(n, %(q)s))::real"
+             " / greatest(n, %(q)s, 1) AS bound FROM {s}.units WHERE src_terms && %(t)s"
+             + (" AND lp = ANY(%(lps)s)" if lps is not None else "") +
+             ") c WHERE bound >= %(mb)s ORDER BY bound DESC, id LIMIT %(lim)s")
+        return self._read(self._q(q), {"t": terms, "u": unread, "q": len(core), "lps": lps,
+                                       "mb": float(min_bound) - 1e-6, "lim": limit})
+
+    def _total(self) -> int:
+        """Units in the TM, as the planner estimates (exact under 10 000)."""
+        rows = self._read("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)",
+                          (f"{self.schema}.units",))
+        est = int(rows[0][0]) if rows and rows[0][0] is not None else -1
+        return est if est >= 10_000 else len(self)
+
+    def search(self, query: str | TaggedText, k: int = 5, min_score: float = 0.0,
+               coverage: bool = False, src_lang: str | None = None,
+               tgt_lang: str | None = None) -> list[Match]:
+        """As :meth:`TranslationMemory.search`; of two units with the same
+        score the newer comes first."""
+        text = query.text if isinstance(query, TaggedText) else str(query)
+        qa = analyse(text)
+        if k <= 0:
+            return []
+        pair = self.search_pair(src_lang, tgt_lang)
+        if not _WORD.search(strip_tags(text)):
+            return self._same_source(text, k, pair) if text.strip() else []
+        if not qa.core:
+            return []
+        lo, hi = VERIFY_LIMIT
+        limit = max(lo, min(hi, self._total() // VERIFY_PER))
+        rows = self._candidates(qa.core, pair, limit, min_score)
+        if not rows:
+            self.last_search = {"candidates": 0, "verified": 0, "postings": 0, "exact": True}
+            return []
+        qe = Encoded(self._encode_known(qa.core), self._encode_known(qa.surface),
+                     self._encode_known(qa.punct))
+        stage = CandidateStage([RowsLeaf(rows)], field="src")
+        r = stage.retrieve(qa.core, limit=len(rows), budget=1 << 62, min_bound=min_score)
+        v = verify(stage, r, qe.core, k, len(rows))
+        self.last_search = {"candidates": len(rows), "verified": len(v.keys), "postings": r.postings,
+                            "exact": v.exact}
+        need = max(k, COVERAGE_POOL) if coverage else k
+        ranked = TranslationMemory._full_scores(self, qe, stage, v, need, min_score)  # type: ignore[arg-type]
+        ranked.sort(key=lambda x: (-x[0], -x[1]))  # newest first among equal scores
+        if not coverage:
+            ranked = ranked[:k]
+        entries = self._entries([u for _, u in ranked])
+        qt = core_tokens(text)
+        matches = [Match(entries[u], s, char_score(text, entries[u].source.text),
+                         edit_ops(qt, entries[u].source.text))
+                   for s, u in ranked if u in entries]
+        if coverage:
+            return coverage_select(qa.core, matches, lambda m: analyse(m.source.text).core)
+        return matches
+
+    # ------------------------------------------------------------ concordance
+    def concordance(self, phrase: str, side: str = "source", limit: int = 50,
+                    max_checked: int = 20_000, src_lang: str | None = None,
+                    tgt_lang: str | None = None) -> list[ConcordanceHit]:
+        if side not in ("source", "target"):
+            raise TMError(f"concordance side must be 'source' or 'target', not {side!r}")
+        words = [t.norm for t in tokenize(phrase) if t.kind in ("word", "cjk")]
+        if not words:
+            return []
+        lps = self._lps(self.search_pair(src_lang, tgt_lang))
+        if lps is not None and not lps:
+            return []
+        col = "src_terms" if side == "source" else "tgt_terms"
+        q = (f"SELECT id FROM {{s}}.units WHERE {col} @> %(t)s"
+             + (" AND lp = ANY(%(lps)s)" if lps is not None else "") + " ORDER BY id LIMIT %(m)s")
+        uids = [r[0] for r in self._read(self._q(q), {"t": sorted(set(words)), "lps": lps, "m": max_checked})]
+        hits: list[ConcordanceHit] = []
+        n = len(words)
+        for e in self._entries(uids).values():
+            text = (e.source if side == "source" else e.target).text
+            toks = [t for t in tokenize(text) if t.kind in ("word", "cjk")]
+            norms = [t.norm for t in toks]
+            spans = [(toks[i].start, toks[i + n - 1].end) for i in range(len(toks) - n + 1)
+                     if norms[i:i + n] == words]
+            if spans:
+                hits.append(ConcordanceHit(e, side, spans))
+        hits.sort(key=lambda h: (-len(h.spans), len(h.text.text), -h.entry.id))
+        return hits[:limit]
+
+
+__all__ = ["PgTranslationMemory", "split_url", "redact", "RowsLeaf"]
