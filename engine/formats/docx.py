@@ -1,0 +1,414 @@
+"""Word 2007+ documents (DOCX): paragraphs -> sentences -> segments.
+
+Read with lxml straight from the package (python-docx rewrites every part it
+saves and reaches neither text boxes, footnotes nor fields, so it does not
+help a byte-faithful round trip).  Parts read: the main document, headers,
+footers, footnotes and endnotes, every ``w:p`` in them (table cells and text
+boxes included).  Segment keys are ``<part>:p<paragraph>.s<sentence>``.
+
+Inside a paragraph
+    * runs whose visible formatting differs from the paragraph's most common
+      one become a pair of codes; differences nobody sees (``w:lang``,
+      ``w:noProof``, revision ids, ``w:proofErr`` marks, a font hint, the run
+      split itself) do not: such runs merge;
+    * a hyperlink (``w:hyperlink``, its target kept), smart tags and custom XML
+      become a pair of codes around their text;
+    * a field: its instruction (``w:fldChar`` begin .. separate) and its end are
+      a pair of codes around the result text; a field without result, a
+      ``w:fldSimple`` and an inline content control are one code;
+    * breaks, tabs, symbols, drawings, footnote/endnote and comment references,
+      bookmarks and comment ranges are standalone codes;
+    * hidden text (``w:vanish``) is one code, never shown as text;
+    * tracked changes are resolved as the user chooses: format ``docx`` accepts
+      them (inserted text read, deleted text left out), ``docx-reject`` refuses
+      them (deleted text read, inserted left out); the export writes the
+      paragraph so resolved, never a mix;
+    * comments anchored in the paragraph become the note of its segments.
+
+Export rebuilds only the paragraphs with a translated sentence; every other
+byte of each part, and every other member of the package, stays as it was.
+"""
+from __future__ import annotations
+
+import copy
+import posixpath
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from engine.errors import FormatError
+from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.package import (
+    Package, Paragraph, Token, apply_translations, events, is_zip, paragraph_text, segment_keys,
+    unknown_keys, xml_bytes,
+)
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+
+
+def w(name: str) -> str:
+    return f"{{{W}}}{name}"
+
+
+_SUB_PARTS = re.compile(r"(header\d*|footer\d*|footnotes|endnotes)\.xml$")
+#: rPr children that change nothing visible
+_INVISIBLE_RPR = {w("lang"), w("noProof"), w("rPrChange"), w("webHidden"), w("specVanish")}
+_CONTAINERS = {w("hyperlink"), w("smartTag"), w("customXml")}
+_RUN_CODE_LABELS = {
+    "br": "br", "cr": "br", "tab": "tab", "ptab": "tab", "sym": "sym", "noBreakHyphen": "nbhy",
+    "softHyphen": "shy", "drawing": "img", "pict": "img", "object": "obj",
+    "footnoteReference": "fn", "endnoteReference": "en", "commentReference": "cmt",
+    "footnoteRef": "fn", "endnoteRef": "en", "annotationRef": "cmt", "separator": "sep",
+    "continuationSeparator": "sep", "pgNum": "page", "dayShort": "date", "monthShort": "date",
+    "yearShort": "date", "dayLong": "date", "monthLong": "date", "yearLong": "date",
+}
+_DROPPED_IN_RUN = {w("lastRenderedPageBreak"), w("rPr")}
+
+
+def _local(el) -> str:
+    t = el.tag
+    return t.rsplit("}", 1)[-1] if isinstance(t, str) else ""
+
+
+def fmt_key(rpr) -> str:
+    """The visible formatting of a run's ``w:rPr`` as a string (``""`` for none)."""
+    if rpr is None:
+        return ""
+    c = copy.deepcopy(rpr)
+    for child in list(c):
+        if not isinstance(child.tag, str) or child.tag in _INVISIBLE_RPR:
+            c.remove(child)
+        elif child.tag == w("rFonts"):
+            child.attrib.pop(w("hint"), None)
+            if not child.attrib:
+                c.remove(child)
+    c.attrib.clear()
+    if len(c) == 0:
+        return ""
+    return etree.tostring(c, method="c14n").decode()
+
+
+class _Extractor:
+    """Turns the ``w:p`` of one part into :class:`Paragraph` tokens."""
+
+    def __init__(self, reject: bool):
+        self.reject = reject
+        self.fmts: dict[str, object] = {}   # key -> a w:rPr with that formatting
+        self.pairs = 0
+
+    def paragraph(self, p) -> Paragraph:
+        self.tokens: list[Token] = []
+        self.fields: list[dict] = []        # open fields: {"state": "code"/"result", "buf": [...], "nest": n}
+        self.comments: list[str] = []
+        self._walk(p)
+        for f in self.fields:               # a field that goes on in the next paragraph
+            if f["state"] == "code":
+                self.tokens.append(Token("ph", payload=("multi", f["buf"]), label="field"))
+        return Paragraph(p, self.tokens, note="\x00".join(self.comments))
+
+    # -- emitting ---------------------------------------------------------
+    def _code(self, payload, label: str) -> None:
+        """A standalone code, or part of a field instruction being collected."""
+        if self.fields and self.fields[-1]["state"] == "code":
+            self.fields[-1]["buf"].append(payload)
+        else:
+            self.tokens.append(Token("ph", payload=payload, label=label))
+
+    def _text(self, text: str, rpr) -> None:
+        if self.fields and self.fields[-1]["state"] == "code":
+            self.fields[-1]["buf"].append(("text", text, rpr))
+            return
+        key = fmt_key(rpr)
+        self.fmts.setdefault(key, rpr)
+        if self.tokens and self.tokens[-1].kind == "text" and self.tokens[-1].fmt == key:
+            self.tokens[-1].text += text
+        else:
+            self.tokens.append(Token("text", text=text, fmt=key))
+
+    def _pair(self) -> str:
+        self.pairs += 1
+        return str(self.pairs)
+
+    # -- walking ----------------------------------------------------------
+    def _walk(self, parent) -> None:
+        for el in parent:
+            tag = el.tag
+            if not isinstance(tag, str):
+                continue  # comments, processing instructions: kept only in untouched paragraphs
+            if tag == w("pPr"):
+                continue
+            if tag == w("r"):
+                self._run(el)
+            elif tag == w("proofErr"):
+                continue  # spelling/grammar marks change nothing visible
+            elif tag in (w("ins"), w("moveTo")):
+                if not self.reject:
+                    self._walk(el)
+            elif tag in (w("del"), w("moveFrom")):
+                if self.reject:
+                    self._walk(el)
+            elif tag in _CONTAINERS:
+                if self.fields and self.fields[-1]["state"] == "code":
+                    self.fields[-1]["buf"].append(("para", el))
+                    continue
+                pair = self._pair()
+                label = {"hyperlink": "link"}.get(_local(el), _local(el))
+                self.tokens.append(Token("open", payload=("container", el), label=label, pair=pair))
+                self._walk(el)
+                self.tokens.append(Token("close", payload=("end",), label=label, pair=pair))
+            elif tag == w("fldSimple"):
+                self._code(("para", el), "field")
+            elif tag == w("sdt"):
+                self._code(("para", el), "sdt")
+            else:  # bookmarks, comment ranges, permissions, math: kept where they are
+                if tag in (w("commentRangeStart"),) and el.get(w("id")) is not None:
+                    self.comments.append(el.get(w("id")))
+                self._code(("para", el), _local(el)[:8])
+
+    def _run(self, r) -> None:
+        rpr = r.find(w("rPr"))
+        if rpr is not None and (rpr.find(w("vanish")) is not None) and rpr.find(w("vanish")).get(
+                w("val"), "true") not in ("0", "false", "off"):
+            self._code(("para", r), "hidden")
+            return
+        for el in r:
+            tag = el.tag
+            if not isinstance(tag, str) or tag in _DROPPED_IN_RUN:
+                continue
+            name = _local(el)
+            if tag == w("t") or (tag == w("delText") and self.reject):
+                self._text(el.text or "", rpr)
+            elif tag == w("fldChar"):
+                self._fldchar(el, rpr)
+            elif tag == w("instrText") or tag == w("delInstrText"):
+                self._code(("run", rpr, [el]), "field")
+            else:
+                if name == "commentReference" and el.get(w("id")) is not None:
+                    if el.get(w("id")) not in self.comments:
+                        self.comments.append(el.get(w("id")))
+                self._code(("run", rpr, [el]), _RUN_CODE_LABELS.get(name, name[:8]))
+
+    def _fldchar(self, el, rpr) -> None:
+        kind = el.get(w("fldCharType"))
+        payload = ("run", rpr, [el])
+        top = self.fields[-1] if self.fields else None
+        if top is not None and top["state"] == "code":
+            top["buf"].append(payload)
+            if kind == "begin":
+                top["nest"] += 1
+            elif kind == "end":
+                if top["nest"]:
+                    top["nest"] -= 1
+                else:  # a field without a result: one code
+                    self.fields.pop()
+                    self._code(("multi", top["buf"]), "field")
+            elif kind == "separate" and not top["nest"]:
+                top["state"] = "result"
+                pair = self._pair()
+                top["pair"] = pair
+                self.tokens.append(Token("open", payload=("multi", top["buf"]), label="field", pair=pair))
+            return
+        if kind == "begin":
+            self.fields.append({"state": "code", "buf": [payload], "nest": 0})
+        elif kind == "end" and top is not None:
+            self.fields.pop()
+            self.tokens.append(Token("close", payload=payload, label="field", pair=top["pair"]))
+        else:  # the end of a field begun in an earlier paragraph
+            self.tokens.append(Token("ph", payload=payload, label="field"))
+
+
+# ----------------------------------------------------------------- building
+def _new_run(rpr, text_or_els) -> etree._Element:
+    r = etree.Element(w("r"))
+    if rpr is not None:
+        r.append(copy.deepcopy(rpr))
+    if isinstance(text_or_els, str):
+        for piece in re.split(r"(\t|\n)", text_or_els):
+            if piece == "\t":
+                etree.SubElement(r, w("tab"))
+            elif piece == "\n":
+                etree.SubElement(r, w("br"))
+            elif piece:
+                t = etree.SubElement(r, w("t"))
+                t.text = piece
+                if piece != piece.strip() or "  " in piece:
+                    t.set(XML_SPACE, "preserve")
+    else:
+        for el in text_or_els:
+            c = copy.deepcopy(el)
+            c.tail = None
+            r.append(c)
+    return r
+
+
+def _payload_elements(payload) -> list:
+    kind = payload[0]
+    if kind == "run":
+        return [_new_run(payload[1], payload[2])]
+    if kind == "text":
+        return [_new_run(payload[2], payload[1])]
+    if kind == "para":
+        c = copy.deepcopy(payload[1])
+        c.tail = None
+        return [c]
+    if kind == "multi":
+        out = []
+        for p in payload[1]:
+            out.extend(_payload_elements(p))
+        return out
+    return []
+
+
+def rebuild(para: Paragraph, text: str, fmts: dict) -> None:
+    """Replace the content of ``para.element`` (its ``w:pPr`` kept) by ``text``."""
+    p = para.element
+    new_children: list = []
+    stack: list = []  # open containers
+
+    def add(el) -> None:
+        (stack[-1].append if stack else new_children.append)(el)
+
+    for ev in events(para, text):
+        if ev[0] == "text":
+            add(_new_run(fmts.get(ev[2]), ev[1]))
+            continue
+        tok = ev[1]
+        if ev[0] == "open" and tok.payload and tok.payload[0] == "container":
+            src = tok.payload[1]
+            c = etree.Element(src.tag, dict(src.attrib), nsmap=None)
+            for child in src:
+                if isinstance(child.tag, str) and child.tag.endswith("Pr"):
+                    c.append(copy.deepcopy(child))
+            add(c)
+            stack.append(c)
+        elif ev[0] == "close" and tok.payload and tok.payload[0] == "end":
+            if stack:
+                stack.pop()
+        elif tok.payload:
+            for el in _payload_elements(tok.payload):
+                add(el)
+    ppr = p.find(w("pPr"))
+    for child in list(p):
+        if child is not ppr:
+            p.remove(child)
+    for el in new_children:
+        p.append(el)
+
+
+# ------------------------------------------------------------------ format
+def _main_part(pkg: Package) -> str:
+    if pkg.has("_rels/.rels"):
+        rels = pkg.xml("_rels/.rels").getroot()
+        for rel in rels:
+            if rel.get("Type") == OFFICE_DOC:
+                return posixpath.normpath(rel.get("Target", "").lstrip("/"))
+    return "word/document.xml"
+
+
+def _parts(pkg: Package) -> list[str]:
+    main = _main_part(pkg)
+    if not pkg.has(main):
+        raise FormatError(pkg.path, f"not a Word document: no main part {main!r}")
+    folder = posixpath.dirname(main)
+    others = sorted((n for n in pkg.names()
+                     if posixpath.dirname(n) == folder and _SUB_PARTS.search(posixpath.basename(n))),
+                    key=lambda n: (re.sub(r"\d+", "", n), int(re.sub(r"\D", "", posixpath.basename(n)) or 0)))
+    return [main] + others
+
+
+def _comments(pkg: Package, main: str) -> dict[str, str]:
+    name = posixpath.join(posixpath.dirname(main), "comments.xml")
+    if not pkg.has(name):
+        return {}
+    out = {}
+    for c in pkg.xml(name).getroot().iter(w("comment")):
+        text = "\n".join("".join(t.text or "" for t in p.iter(w("t"))) for p in c.iter(w("p")))
+        author = c.get(w("author"), "")
+        out[c.get(w("id"), "")] = f"{author}: {text}" if author else text
+    return out
+
+
+def _extract(pkg: Package, part: str, reject: bool, lang: str):
+    tree = pkg.xml(part)
+    ex = _Extractor(reject)
+    paras = []
+    # a drawing's text is there twice: for Word (mc:Choice) and for older readers
+    # (mc:Fallback); the Choice copy is translated
+    ps = [p for p in tree.getroot().iter(w("p"))
+          if not any(a.tag == MC_FALLBACK for a in p.iterancestors())]
+    for i, p in enumerate(ps, 1):
+        para = ex.paragraph(p)
+        paragraph_text(para, lang)
+        paras.append((f"{part}:p{i}", para))
+    return tree, paras, ex.fmts
+
+
+class DocxFormat:
+    name = "docx"
+    extensions = (".docx", ".docm", ".dotx")
+    reject = False
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if not is_zip(head):
+            return False
+        if b"word/" in head:
+            return True
+        return Path(path).suffix.lower() in self.extensions
+
+    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
+        path = Path(path)
+        doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang,
+                             meta={"tracked_changes": "reject" if self.reject else "accept"})
+        with Package(path) as pkg:
+            parts = _parts(pkg)
+            comments = _comments(pkg, parts[0])
+            for part in parts:
+                _, paras, _ = _extract(pkg, part, self.reject, src_lang)
+                for prefix, para in paras:
+                    note = "\n".join(comments[c] for c in para.note.split("\x00") if c in comments)
+                    for key, src in zip(segment_keys(prefix, para), para.sentences):
+                        doc.segments.append(ParsedSegment(key=key, source=src, note=note,
+                                                          context=part.rsplit("/", 1)[-1]))
+        if not doc.segments:
+            doc.problems.append("no translatable text found")
+        return doc
+
+    def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
+              tgt_lang: str = "", src_lang: str = "") -> None:
+        original = Path(original)
+        replaced: dict[str, bytes] = {}
+        known: set[str] = set()
+        with Package(original) as pkg:
+            for part in _parts(pkg):
+                tree, paras, fmts = _extract(pkg, part, self.reject, src_lang)
+                changed = False
+                for prefix, para in reversed(paras):  # text boxes (inner paragraphs) before their paragraph
+                    known.update(segment_keys(prefix, para))
+                    text = apply_translations(para, prefix, translations)
+                    if text is not None:
+                        rebuild(para, text, fmts)
+                        changed = True
+                if changed:
+                    replaced[part] = xml_bytes(tree)
+            unknown_keys(original, translations, known)
+            pkg.write(out, replaced)
+
+
+class DocxRejectFormat(DocxFormat):
+    """DOCX with tracked changes refused on import (choose with ``--format docx-reject``)."""
+
+    name = "docx-reject"
+    reject = True
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return False  # chosen by name only
+
+
+FORMAT = DocxFormat()
+REJECT_FORMAT = DocxRejectFormat()
