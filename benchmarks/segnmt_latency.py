@@ -2,12 +2,14 @@
 sentence per call as the editor asks, on the CPU; and the online-adaptation demo.
 
     .venv/bin/python benchmarks/segnmt_latency.py latency --model DIR --tm TM_DIR \\
-        --src /work/runs/demo-data/test.en --n 30 --k 4 [--min-score 0.3] [--quantize]
+        --src /work/runs/demo-data/test.en --n 30 --k 4 [--min-score 0.3] [--quantize] [--memory-mode knn]
     .venv/bin/python benchmarks/segnmt_latency.py adapt --model DIR
 
 ``latency``: sentences of 18-22 words; 3 warm-up calls; reports p50/p95/mean of
 the retrieval, the translation and both together (``--min-score``: the model reads
-only the pairs scoring at least that, as the editor does).  ``adapt``: a fresh TM (in a
+only the pairs scoring at least that, as the editor does; ``--memory-mode``: which memory reads
+them -- ``knn``, ``learned``, ``none``, ``auto`` -- as ``Translator.translate(memory_mode=...)``,
+left to the translator's default when not given).  ``adapt``: a fresh TM (in a
 temporary folder) gets one pair with a rare term; the next suggestion for a
 similar sentence is shown before/after, with the words the memory supplied.
 """
@@ -44,15 +46,16 @@ def cmd_latency(a) -> None:
     torch.set_num_threads(a.threads)
     tr = Translator.load(a.model, quantize=a.quantize)
     tm = TranslationMemory(a.tm, create=False)
+    mode = {} if a.memory_mode is None else {"memory_mode": a.memory_mode}
     sents = [s for s in read_lines(a.src) if 18 <= len(s.split()) <= 22][:a.n]
     for s in sents[:3]:
-        tr.translate([s], beam=a.beam, memories=[pairs_of(s)])
+        tr.translate([s], beam=a.beam, memories=[pairs_of(s)], **mode)
     t_ret, t_tr, t_all, pairs, out_len = [], [], [], [], []
     for s in sents:
         t0 = time.perf_counter()
         mem = [] if a.k == 0 else pairs_of(s)
         t1 = time.perf_counter()
-        res = tr.translate([s], beam=a.beam, memories=[mem] if a.k else None)[0]
+        res = tr.translate([s], beam=a.beam, memories=[mem] if a.k else None, **mode)[0]
         t2 = time.perf_counter()
         t_ret.append((t1 - t0) * 1000)
         t_tr.append((t2 - t1) * 1000)
@@ -60,6 +63,7 @@ def cmd_latency(a) -> None:
         pairs.append(len(mem))
         out_len.append(len(res.tokens))
     out = {"model": a.model, "quantized": a.quantize, "k": a.k, "min_score": a.min_score, "beam": a.beam,
+           "memory_mode": a.memory_mode, "threads": a.threads,
            "sentences": len(sents),
            "mean_words": round(statistics.mean(len(s.split()) for s in sents), 1),
            "mean_pairs": round(statistics.mean(pairs), 2), "mean_output_subwords": round(statistics.mean(out_len), 1)}
@@ -106,6 +110,8 @@ def main() -> None:
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--quantize", action="store_true")
+    p.add_argument("--memory-mode", choices=("auto", "knn", "learned", "none"), default=None,
+                   help="the memory that reads the pairs (default: the translator's)")
     p.set_defaults(fn=cmd_latency)
     p = sub.add_parser("adapt")
     p.add_argument("--model", required=True)
