@@ -8,19 +8,29 @@ runs (it was queued first).
 
 A project lists its TMs in the setting ``tms``: JSON
 ``[{"path": "tm", "writable": true}, ...]`` (paths relative to the project
-folder or absolute).  Confirmed segments go to the first writable TM.
+folder or absolute, or a shared TM's URL ``postgresql://host:port/db?tm=NAME``).
+Confirmed segments go to the first writable TM.
+
+A shared TM (PostgreSQL) may be unreachable: a confirmed pair then waits in
+the project's outbox (:mod:`engine.tm.outbox`, a file in the project folder)
+and is sent, in order, when the server answers again (tried on every TM call
+and every ``RETRY_MS``); lookups go on with the other TMs.  ``shared_state``
+says so in words for the status bar ("" when all is well); a read-only
+database user's confirm never reaches the TM, and ``shared_state`` says why.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from engine.inline import TaggedText
 from engine.tm.adapt import adapt_tags
-from engine.tm import Match, TranslationMemory
+from engine.tm import Match, TMOffline, TMReadOnly, TranslationMemory, is_tm_url, open_tm
+from engine.tm.outbox import Outbox
 from app.workers import Cancelled, LatestOnly, Worker, start
 
 MAX_MATCHES = 9
@@ -28,11 +38,51 @@ SCORE_TOOLTIP = ("Match % = the token score of the TM search (1 − token edit d
                  "small penalties for case and punctuation) — the same number the Statistics bands use.")
 
 
+RETRY_MS = 15_000
+
+
 @dataclass
 class TMInfo:
-    path: Path
+    path: Path | str   # a folder, or a shared TM's URL
     writable: bool
     name: str
+
+    @property
+    def shared(self) -> bool:
+        return is_tm_url(str(self.path))
+
+    @property
+    def key(self) -> str:
+        """How the outbox names this TM (a URL without its password)."""
+        from engine.tm.pg import redact
+
+        return redact(str(self.path)) if self.shared else str(self.path)
+
+
+def project_tm_infos(project) -> list[TMInfo]:
+    """The project's TMs (setting ``tms``): folders as the project resolves them, URLs as written."""
+    try:
+        raw = json.loads(project.setting("tms", "") or "[]")
+    except (ValueError, TypeError):
+        raw = []
+    urls = {i["path"]: i for i in raw if isinstance(i, dict) and isinstance(i.get("path"), str)
+            and is_tm_url(i["path"])}
+    if not urls:
+        return [TMInfo(r.path, r.writable, r.name) for r in project.tm_refs()]
+    from engine.tm.pg import split_url
+
+    folders = iter(project.tm_refs())
+    out = []
+    for i in raw:
+        if not (isinstance(i, dict) and isinstance(i.get("path"), str) and i["path"]):
+            continue
+        if i["path"] in urls:
+            out.append(TMInfo(i["path"], bool(i.get("writable")), split_url(i["path"])[1]))
+        else:
+            r = next(folders, None)
+            if r is not None:
+                out.append(TMInfo(r.path, r.writable, r.name))
+    return out
 
 
 @dataclass
@@ -53,6 +103,7 @@ class TMService(QObject):
     opened = Signal(int)          # number of TMs
     added = Signal(int)           # unit id of a confirmed pair
     failed = Signal(str)
+    shared_state = Signal(str)    # "" or why the shared TM is not taking confirmations
 
     def __init__(self, project, parent=None):
         super().__init__(parent)
@@ -61,12 +112,22 @@ class TMService(QObject):
         self.pool.setExpiryTimeout(-1)
         self.project_folder = Path(project.folder)
         self.src_lang, self.tgt_lang = project.src_lang, project.tgt_lang
-        self.infos = [TMInfo(r.path, r.writable, r.name) for r in project.tm_refs()]
-        self.tms: list[TranslationMemory] = []
+        self.infos = project_tm_infos(project)
+        self.tms: list = []  # one per info; None while a shared TM is offline
+        self._outbox: Outbox | None = None
+        self._state = ""
+        self._retry = QTimer(self)
+        self._retry.setInterval(RETRY_MS)
+        self._retry.timeout.connect(lambda: self.run(self._reconnect) if not self._jobs else None)
+        self.shared_state.connect(self._on_state)  # (queued: emitted on the TM thread)
         self.lookups = LatestOnly(self.pool, self)
         self.concordances = LatestOnly(self.pool, self)
         self._jobs: set[Worker] = set()
         self.run(self._open_all, on_result=lambda n: self.opened.emit(n))
+        if hasattr(parent, "statusBar"):
+            from app.tmstatus import TMStatusLabel
+
+            TMStatusLabel.attach(parent, self)
 
     # -- running on the TM thread --------------------------------------------------
     def run(self, fn: Callable, *args, on_result=None, on_error=None, on_progress=None) -> Worker:
@@ -84,10 +145,74 @@ class TMService(QObject):
     def busy(self) -> bool:
         return bool(self._jobs) or self.pool.activeThreadCount() > 0
 
+    def _open(self, info: TMInfo):
+        return open_tm(info.path, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
+
     def _open_all(self, control) -> int:
         for info in self.infos:
-            self.tms.append(TranslationMemory(info.path, src_lang=self.src_lang, tgt_lang=self.tgt_lang))
+            try:
+                self.tms.append(self._open(info))
+            except TMOffline:
+                if not info.shared:
+                    raise
+                self.tms.append(None)
+        self._check_shared()
         return len(self.tms)
+
+    # -- shared TMs: offline, outbox, read-only ------------------------------------
+    def outbox(self) -> Outbox:
+        if self._outbox is None:
+            self._outbox = Outbox.of_project(self.project_folder)
+        return self._outbox
+
+    def _set_state(self, msg: str) -> None:
+        if msg != self._state:
+            self._state = msg
+            self.shared_state.emit(msg)
+
+    def _check_shared(self) -> None:
+        """Reconnect offline shared TMs, send what waits in the outbox, and say how things stand."""
+        msgs = []
+        for i, info in enumerate(self.infos):
+            if not info.shared:
+                continue
+            if self.tms[i] is None:
+                try:
+                    self.tms[i] = self._open(info)
+                except TMOffline:
+                    pass
+            tm = self.tms[i]
+            waiting = self.outbox().pending(info.key) if info.writable else 0
+            if tm is not None and waiting:
+                if not tm.writable:
+                    self.outbox().drop(info.key)
+                    waiting = 0
+                else:
+                    try:
+                        self.outbox().send(info.key, tm)
+                        waiting = 0
+                    except TMOffline:
+                        waiting = self.outbox().pending(info.key)
+                        self.tms[i] = None
+            if self.tms[i] is None:
+                msgs.append(f"Shared TM {info.name} offline" + (f" — {waiting} confirmed segment(s) waiting "
+                                                               "to be sent" if waiting else ""))
+            elif info.writable and not self.tms[i].writable:
+                msgs.append(f"Shared TM {info.name} is read-only for this user: confirmed segments are not "
+                            "added to it")
+        self._set_state("; ".join(msgs))
+
+    def _on_state(self, msg: str) -> None:
+        if "offline" in msg:
+            self._retry.start()
+        else:
+            self._retry.stop()
+
+    def _reconnect(self, control) -> None:
+        self._check_shared()
+
+    def _offline(self, info: TMInfo) -> None:
+        self.tms[self.infos.index(info)] = None
 
     def ensure_writable(self, project) -> TMInfo:
         """The writable TM, creating ``<project>/tm`` (and listing it in the
@@ -100,7 +225,7 @@ class TMService(QObject):
         info = TMInfo(ref.path, True, ref.name)
 
         def job(control):
-            self.tms.append(TranslationMemory(info.path, src_lang=self.src_lang, tgt_lang=self.tgt_lang))
+            self.tms.append(self._open(info))
             self.infos.append(info)
             return len(self.tms)
 
@@ -116,8 +241,14 @@ class TMService(QObject):
         control.check()  # a request already superseded is not worth running
         found: list[FoundMatch] = []
         for info, tm in zip(self.infos, self.tms):
-            for m in tm.search(query, k=k, min_score=0.3):
-                found.append(FoundMatch(m, info.name))
+            if tm is None:
+                continue
+            try:
+                for m in tm.search(query, k=k, min_score=0.3):
+                    found.append(FoundMatch(m, info.name))
+            except TMOffline:
+                self._offline(info)
+                self._check_shared()
             control.check()
         found.sort(key=lambda f: (-f.match.score, -f.match.char_score))
         return found[:k]
@@ -133,7 +264,13 @@ class TMService(QObject):
         control.check()
         out = []
         for info, tm in zip(self.infos, self.tms):
-            out += [(info.name, h) for h in tm.concordance(phrase, side=side, limit=50)]
+            if tm is None:
+                continue
+            try:
+                out += [(info.name, h) for h in tm.concordance(phrase, side=side, limit=50)]
+            except TMOffline:
+                self._offline(info)
+                self._check_shared()
         return out
 
     # -- writing -------------------------------------------------------------------
@@ -153,33 +290,74 @@ class TMService(QObject):
         self.run(self._add, source, target, meta or {}, on_result=lambda uid: uid and self.added.emit(uid))
 
     def _add(self, control, source: TaggedText, target: TaggedText, meta: dict) -> int | None:
+        info = self.writable_info()
         tm = self.writable()
+        origin, creator = meta.pop("origin", "project"), meta.pop("creator", "")
+        if info is None:
+            return None
+        if info.shared:
+            if tm is not None and not tm.writable:
+                self._check_shared()  # says why the confirm does not reach the TM
+                return None
+            if tm is not None and self.outbox().pending(info.key):
+                self._check_shared()  # the older confirmations first
+                tm = self.writable()
+            if tm is None:
+                self.outbox().put(info.key, source, target, src_lang=self.src_lang, tgt_lang=self.tgt_lang,
+                                  origin=origin, creator=creator, meta=meta)
+                self._check_shared()
+                return None
+            try:
+                return tm.add(source, target, origin=origin, creator=creator, meta=meta)
+            except TMOffline:
+                self.outbox().put(info.key, source, target, src_lang=self.src_lang, tgt_lang=self.tgt_lang,
+                                  origin=origin, creator=creator, meta=meta)
+                self._offline(info)
+                self._check_shared()
+                return None
+            except TMReadOnly:
+                tm.writable = False
+                self._check_shared()
+                return None
         if tm is None:
             return None
-        return tm.add(source, target, origin=meta.pop("origin", "project"), creator=meta.pop("creator", ""),
-                      meta=meta)
+        return tm.add(source, target, origin=origin, creator=creator, meta=meta)
 
     def record_use(self, uid: int, tm_name: str) -> None:
         def job(control):
             for info, tm in zip(self.infos, self.tms):
-                if info.name == tm_name:
-                    tm.record_use(uid)
+                if info.name == tm_name and tm is not None:
+                    try:
+                        tm.record_use(uid)
+                    except (TMOffline, TMReadOnly):
+                        pass  # a usage count is not worth an outbox
         self.run(job)
 
     def units(self) -> int:
         """Units over all TMs (only call from the TM thread or when idle)."""
-        return sum(len(tm) for tm in self.tms)
+        total = 0
+        for tm in self.tms:
+            try:
+                total += len(tm) if tm is not None else 0
+            except TMOffline:
+                pass
+        return total
 
     def close(self) -> None:
+        self._retry.stop()
         self.lookups.invalidate()
         self.concordances.invalidate()
         self.pool.waitForDone(10_000)
+        if self._outbox is not None:
+            self._outbox.close()
+            self._outbox = None
         for tm in self.tms:
             try:
-                tm.close()
+                if tm is not None:
+                    tm.close()
             except Exception:  # noqa: BLE001 - closing on exit must not raise
                 pass
         self.tms = []
 
 
-__all__ = ["TMService", "FoundMatch", "adapt_tags", "SCORE_TOOLTIP", "Cancelled"]
+__all__ = ["TMService", "FoundMatch", "adapt_tags", "SCORE_TOOLTIP", "Cancelled", "project_tm_infos"]

@@ -139,9 +139,9 @@ def _documents(args, tr, src: list[str], other: list[str] | None = None, src_pat
 def _open_tm(args):
     if not getattr(args, "tm", None):
         return None
-    from engine.tm import TranslationMemory
+    from engine.tm import open_tm
 
-    return TranslationMemory(args.tm, create=False)
+    return open_tm(str(args.tm), create=False)
 
 
 def _retrieve(tm, lines: list[str], args) -> tuple[list, list, float]:

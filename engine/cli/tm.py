@@ -9,9 +9,20 @@ from pathlib import Path
 from engine.errors import TMError
 
 
+_TM_HELP = ("TM folder, or a shared TM on PostgreSQL: postgresql://host:port/dbname?tm=NAME "
+            "(credentials from PGUSER/PGPASSWORD, ~/.pgpass or a service file)")
+
+
+def _tm_ref(text: str):
+    from engine.tm.open import tm_ref
+
+    return tm_ref(text)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     tm = sub.add_parser("tm", help="translation memories: import, export, stats, search, concordance",
-                        description="Work with a translation memory folder (SQLite + search index).")
+                        description="Work with a translation memory: a folder (SQLite + search index) or a "
+                                    "shared TM on PostgreSQL (postgresql://host:port/dbname?tm=NAME).")
     tsub = tm.add_subparsers(dest="tm_command", metavar="ACTION")
 
     p = tsub.add_parser(
@@ -22,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "read, non-zero with a one-line reason when it was refused.")
     p.add_argument("file", type=Path, metavar="FILE", help="TMX, CSV/TSV, PO, XLIFF, or plain text "
                                                           "(with --target-file)")
-    p.add_argument("--tm", type=Path, required=True, metavar="DIR", help="TM folder")
+    p.add_argument("--tm", type=_tm_ref, required=True, metavar="TM", help=_TM_HELP)
     p.add_argument("--src-lang", default="", metavar="L", help="source language (e.g. en)")
     p.add_argument("--tgt-lang", default="", metavar="L", help="target language (e.g. de)")
     p.add_argument("--target-file", type=Path, default=None, metavar="TGT",
@@ -31,12 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = tsub.add_parser("export", help="write the whole TM as TMX 1.4b",
                         description="Write every unit of the TM to a TMX 1.4b file (UTF-8).")
-    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.add_argument("--tm", type=_tm_ref, required=True, metavar="TM", help=_TM_HELP)
     p.add_argument("--out", type=Path, required=True, metavar="FILE.tmx")
     p.set_defaults(handler=_export)
 
     p = tsub.add_parser("stats", help="unit count, languages, index state, size (JSON)")
-    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.add_argument("--tm", type=_tm_ref, required=True, metavar="TM", help=_TM_HELP)
     p.set_defaults(handler=_stats)
 
     p = tsub.add_parser(
@@ -47,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "similarity. With --queries every line of FILE is answered in one process, "
                     'one JSON line per query: {"query": ..., "ms": ..., "matches": [...]}.')
     p.add_argument("text", nargs="?", metavar="TEXT", help="the segment to look up")
-    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.add_argument("--tm", type=_tm_ref, required=True, metavar="TM", help=_TM_HELP)
     p.add_argument("--k", type=int, default=5, help="number of matches (default 5)")
     p.add_argument("--min-score", type=float, default=0.3, help="lowest score shown (default 0.3)")
     p.add_argument("--coverage", action="store_true",
@@ -64,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         description="Units whose source (or target) contains PHRASE, ranked, with "
                                     "the character spans of each occurrence.")
     p.add_argument("phrase", metavar="PHRASE")
-    p.add_argument("--tm", type=Path, required=True, metavar="DIR")
+    p.add_argument("--tm", type=_tm_ref, required=True, metavar="TM", help=_TM_HELP)
     p.add_argument("--side", choices=("source", "target"), default="source")
     p.add_argument("--limit", type=int, default=50)
     _pair_args(p)
@@ -81,21 +92,23 @@ def _pair_args(p: argparse.ArgumentParser) -> None:
                    help="target language of the units to return (default: the TM's; '*' = any)")
 
 
-def _open(folder: Path, create: bool = False, **kw):
-    from engine.tm import TranslationMemory
+def _open(ref, create: bool = False, **kw):
+    """The TM named by ``--tm``: a folder or a postgresql:// URL (engine.tm.open_tm)."""
+    from engine.tm import open_tm, tm_exists
 
-    if not create and not (folder / TranslationMemory.DB_NAME).exists():
-        raise TMError(f"{folder}: not a translation memory (import something into it first)")
-    return TranslationMemory(folder, create=create, **kw)
+    if not create and not tm_exists(ref):
+        raise TMError(f"{ref}: not a translation memory (import something into it first)")
+    return open_tm(ref, create=create, **kw)
 
 
 def _import(a) -> int:
     from engine.cli import print_json
     from engine.formats.tmfiles import read_tm_file
-    from engine.tm import TranslationMemory
+    from engine.tm import is_tm_url, tm_exists
 
-    folder_existed = a.tm.exists()
-    new_tm = not (a.tm / TranslationMemory.DB_NAME).exists()
+    local = not is_tm_url(str(a.tm))
+    folder_existed = local and a.tm.exists()
+    new_tm = local and not tm_exists(a.tm)
     try:
         with _open(a.tm, create=True) as tm:
             src = a.src_lang or tm.src_lang

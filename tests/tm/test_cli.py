@@ -8,15 +8,17 @@ from datafiles import data_file
 
 
 @pytest.fixture
-def tmdir(tmp_path, capsys):
+def tmdir(tmp_path, capsys, make_tm):
+    """A TM of each backend (a folder, a postgresql:// URL) imported by the command line."""
+    ref = make_tm.ref("tm")
     (tmp_path / "s.txt").write_text("Save the file\nOpen the file\nClose the window\n\n", "utf-8")
     (tmp_path / "t.txt").write_text("Datei speichern\nDatei öffnen\nFenster schließen\n\n", "utf-8")
     rc = main(["tm", "import", str(tmp_path / "s.txt"), "--target-file", str(tmp_path / "t.txt"),
-               "--tm", str(tmp_path / "tm"), "--src-lang", "en", "--tgt-lang", "de"])
+               "--tm", str(ref), "--src-lang", "en", "--tgt-lang", "de"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert out["added"] == 3 and isinstance(out["skipped"], int) and isinstance(out["errors"], list)
-    return tmp_path / "tm"
+    return ref
 
 
 def test_search_json(tmdir, capsys):

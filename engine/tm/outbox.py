@@ -1,0 +1,84 @@
+"""The outbox: TM writes waiting for a shared TM's server.
+
+When a shared TM (PostgreSQL) cannot be reached, a confirmed pair is kept in
+a small SQLite file in the project folder (``tm-outbox.sqlite``), in the
+order it was confirmed, and sent when the server is back.  Each pair is
+deleted from the outbox only after the TM accepted it; a pair sent twice (a
+crash between the two) is an exact duplicate the TM merges, never a second
+unit.  Nothing here talks to a server itself: :meth:`Outbox.send` uses the
+TM handle it is given.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+from engine.inline import TaggedText
+from engine.tm.model import TMOffline
+
+FILE_NAME = "tm-outbox.sqlite"
+
+
+class Outbox:
+    """Pending TM adds, per TM (keyed by its URL without a password)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                                    timeout=30.0)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute("CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                          "tm TEXT NOT NULL, source TEXT NOT NULL, source_tags TEXT, target TEXT NOT NULL, "
+                          "target_tags TEXT, src_lang TEXT, tgt_lang TEXT, origin TEXT, creator TEXT, "
+                          "meta TEXT, queued TEXT)")
+
+    @classmethod
+    def of_project(cls, folder: str | Path) -> "Outbox":
+        return cls(Path(folder) / FILE_NAME)
+
+    def put(self, tm: str, source: TaggedText, target: TaggedText, *, src_lang: str = "",
+            tgt_lang: str = "", origin: str = "human", creator: str = "", meta: dict | None = None) -> int:
+        """Keep one add for ``tm`` (durable when this returns); its sequence number."""
+        cur = self.conn.execute(
+            "INSERT INTO outbox(tm, source, source_tags, target, target_tags, src_lang, tgt_lang, origin, "
+            "creator, meta, queued) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (tm, source.text, source.tags_json(), target.text, target.tags_json(), src_lang, tgt_lang,
+             origin, creator, json.dumps(meta or {}, ensure_ascii=False),
+             datetime.now(timezone.utc).isoformat(timespec="seconds")))
+        return int(cur.lastrowid)
+
+    def pending(self, tm: str | None = None) -> int:
+        if tm is None:
+            return self.conn.execute("SELECT count(*) FROM outbox").fetchone()[0]
+        return self.conn.execute("SELECT count(*) FROM outbox WHERE tm=?", (tm,)).fetchone()[0]
+
+    def send(self, tm_key: str, tm) -> int:
+        """Add every pending pair of ``tm_key`` to ``tm`` (oldest first); the
+        number sent.  Stops with :class:`TMOffline` when the server goes away
+        again (what was sent is out of the outbox, the rest stays)."""
+        sent = 0
+        while True:
+            rows = self.conn.execute(
+                "SELECT seq, source, source_tags, target, target_tags, src_lang, tgt_lang, origin, creator, "
+                "meta FROM outbox WHERE tm=? ORDER BY seq LIMIT 200", (tm_key,)).fetchall()
+            if not rows:
+                return sent
+            for seq, s, st, t, tt, sl, tl, origin, creator, meta in rows:
+                tm.add(TaggedText.from_parts(s, st), TaggedText.from_parts(t, tt), src_lang=sl or "",
+                       tgt_lang=tl or "", origin=origin or "human", creator=creator or "",
+                       meta=json.loads(meta or "{}"))
+                self.conn.execute("DELETE FROM outbox WHERE seq=?", (seq,))
+                sent += 1
+
+    def drop(self, tm_key: str) -> int:
+        """Forget the pending pairs of ``tm_key`` (e.g. the TM refuses them: read-only)."""
+        return self.conn.execute("DELETE FROM outbox WHERE tm=?", (tm_key,)).rowcount
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+__all__ = ["Outbox", "FILE_NAME", "TMOffline"]
