@@ -28,9 +28,46 @@ XCB_LIBS = {
 }
 
 
+def bundled_library(lib: str) -> bool:
+    """Whether a frozen (PyInstaller) bundle carries ``lib<lib>.so*`` itself."""
+    base = getattr(sys, "_MEIPASS", None)
+    return bool(getattr(sys, "frozen", False) and base and any(Path(base).glob(f"lib{lib}.so*")))
+
+
 def missing_display_packages() -> list[str]:
     """Packages to install before Qt's xcb plugin can start (empty when fine)."""
-    return [pkg for lib, pkg in XCB_LIBS.items() if ctypes.util.find_library(lib) is None]
+    return [pkg for lib, pkg in XCB_LIBS.items()
+            if ctypes.util.find_library(lib) is None and not bundled_library(lib)]
+
+
+# Files a file manager hands to `verso FILE` (the .desktop entry's MIME types).
+DOCUMENT_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po")
+
+
+def project_for_file(path: Path) -> Path | None:
+    """The project folder to open for a double-clicked file, importing it when needed.
+
+    A file inside a project opens that project; an XLIFF or PO file elsewhere is
+    imported (``verso doc import``) into ``<user data>/projects/NAME-HASH`` the
+    first time; anything else (a TMX) opens the editor as ``verso`` alone does.
+    """
+    path = path.resolve()
+    for folder in path.parents:
+        if (folder / "project.verso").is_file():
+            return folder
+    if path.suffix.lower() not in DOCUMENT_SUFFIXES:
+        print(f"verso: {path.name} is not a document; import a memory with `verso tm import`", file=sys.stderr)
+        return None
+    import hashlib
+
+    from engine.cli import main as cli_main
+    from engine.resources import user_data_dir
+
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
+    folder = user_data_dir() / "projects" / f"{path.stem}-{digest}"
+    if not (folder / "project.verso").is_file() and cli_main(["doc", "import", str(path), "--project", str(folder)]):
+        raise SystemExit(2)
+    return folder
 
 
 def display_problem(env: dict | None = None) -> str | None:
@@ -53,7 +90,8 @@ def display_problem(env: dict | None = None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and not (len(argv) == 1 and (Path(argv[0]) / "project.verso").is_file()):
+    opens_file = len(argv) == 1 and Path(argv[0]).is_file()
+    if argv and not opens_file and not (len(argv) == 1 and (Path(argv[0]) / "project.verso").is_file()):
         from engine.cli import main as cli_main
 
         return cli_main(argv)
@@ -63,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     from app.main import run_editor
 
+    if opens_file:
+        return run_editor(project_for_file(Path(argv[0])))
     return run_editor(Path(argv[0]) if argv else None)
 
 
