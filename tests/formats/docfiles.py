@@ -70,3 +70,51 @@ def convert_to_pdf(path: Path, outdir: Path) -> Path:
     pdf = outdir / (path.stem + ".pdf")
     assert proc.returncode == 0 and pdf.exists() and pdf.stat().st_size > 1000, proc.stdout + proc.stderr
     return pdf
+
+
+ODF_NS = {
+    "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+    "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+    "style": "urn:oasis:names:tc:opendocument:xmlns:style:1.0",
+    "fo": "urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0",
+    "xlink": "http://www.w3.org/1999/xlink",
+    "dc": "http://purl.org/dc/elements/1.1/",
+    "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+}
+_ODF_DECL = " ".join(f'xmlns:{k}="{v}"' for k, v in ODF_NS.items())
+
+
+def make_odt(path: Path, body: str, auto_styles: str = "", master: str = "") -> Path:
+    """An ODT whose ``office:text`` is ``body``; ``master``: content of a master page (header/footer)."""
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {_ODF_DECL} office:version="1.2">'
+               f"<office:automatic-styles>{auto_styles}</office:automatic-styles>"
+               f"<office:body><office:text>{body}</office:text></office:body></office:document-content>")
+    styles = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-styles {_ODF_DECL} office:version="1.2">'
+              f'<office:master-styles><style:master-page style:name="Standard">{master}</style:master-page>'
+              f"</office:master-styles></office:document-styles>")
+    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest='
+                '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
+                '<manifest:file-entry manifest:full-path="/" manifest:media-type='
+                '"application/vnd.oasis.opendocument.text"/>'
+                '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+                '<manifest:file-entry manifest:full-path="styles.xml" manifest:media-type="text/xml"/>'
+                "</manifest:manifest>")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.text")
+        z.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
+        z.writestr("styles.xml", styles, zipfile.ZIP_DEFLATED)
+        z.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
+    return path
+
+
+def soffice_convert(path: Path, outdir: Path, fmt: str) -> Path:
+    """LibreOffice headless converts ``path`` to ``fmt`` (pdf, odt, ods, ...); asserts it did."""
+    exe = soffice()
+    profile = outdir / "lo-profile"
+    proc = subprocess.run(
+        [exe, f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", fmt,
+         "--outdir", str(outdir), str(path)],
+        capture_output=True, text=True, timeout=180)
+    out = outdir / (path.stem + "." + fmt.split(":")[0])
+    assert proc.returncode == 0 and out.exists() and out.stat().st_size > 500, proc.stdout + proc.stderr
+    return out
