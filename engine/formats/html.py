@@ -1,0 +1,361 @@
+"""HTML and XHTML: block elements -> sentences -> segments; ``alt``/``title`` attributes.
+
+Parsed with the standard library's :class:`html.parser.HTMLParser` (a real,
+tolerant HTML tokenizer) because it reports where each token starts in the
+source: export replaces only the text of the blocks and attributes that were
+translated and copies every other byte of the file as it was.  lxml.html
+builds a tree and writes it back re-serialised (quotes, entities, optional
+tags changed), which a round trip cannot afford.
+
+* A block is the text between block-level tags (``p``, ``li``, ``td``,
+  ``h1``.., ``title``, ...); inline elements (``b``, ``a``, ``span``, ...)
+  inside it become paired codes, ``br``/``img`` standalone codes, an inline
+  ``code`` element one code with its content.
+* ``script``, ``style``, ``pre``, ``code`` blocks, ``textarea`` and comments are never segments.
+* ``alt`` and ``title`` attributes are segments of their own (key ``a<n>.<name>``);
+  block keys are ``b<n>.s<sentence>``.
+* The encoding is the byte order mark's, else the ``<meta charset>``'s, else UTF-8;
+  export writes the same encoding (characters it cannot hold as references).
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from engine.errors import FormatError
+from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.textutil import check_lines, decode_bytes, renumber
+from engine.fsutil import atomic_write
+from engine.inline import TaggedText, TaggedTextBuilder, tag_number
+from engine.segmentation import segment_text
+
+INLINE = {"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "data", "dfn", "em", "font", "i", "kbd",
+          "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+          "del", "ins", "label", "nobr"}
+VOID_INLINE = {"br", "img", "wbr", "input"}
+#: their content is never translated
+OPAQUE = {"script", "style", "pre", "code", "textarea", "svg", "math", "template", "noscript"}
+TRANSLATABLE_ATTRS = ("alt", "title")
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+_SNIFF = re.compile(rb"<!doctype\s+html|<html[\s>]|<body[\s>]|<head[\s>]", re.I)
+
+
+@dataclass
+class _Block:
+    items: list = field(default_factory=list)  # ("text", start, end, raw) / ("tag", start, end, raw, kind, name)
+
+
+class _Scanner(HTMLParser):
+    """Collects blocks and translatable attributes with their offsets in the source."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=False)
+        self.src = text
+        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.blocks: list[_Block] = []
+        self.attrs: list[tuple[int, int, str]] = []  # value span, attribute name
+        self.cur = _Block()
+        self.opaque: list[str] = []   # names of the opaque elements we are inside
+        self.opaque_start = 0
+        self.events: list[tuple] = []
+
+    def _pos(self) -> int:
+        line, col = self.getpos()
+        return self.line_starts[line - 1] + col
+
+    def flush(self) -> None:
+        if any(it[0] == "text" and it[3].strip() for it in self.cur.items):
+            self.blocks.append(self.cur)
+        self.cur = _Block()
+
+    # the end of each event is the start of the next: record starts, resolve later
+    def _event(self, kind: str, *data) -> None:
+        self.events.append((self._pos(), kind, *data))
+
+    def handle_starttag(self, tag, attrs):
+        self._event("start", tag, self.get_starttag_text())
+
+    def handle_startendtag(self, tag, attrs):
+        self._event("startend", tag, self.get_starttag_text())
+
+    def handle_endtag(self, tag):
+        self._event("end", tag)
+
+    def handle_data(self, data):
+        self._event("text")
+
+    def handle_entityref(self, name):
+        self._event("text")
+
+    def handle_charref(self, name):
+        self._event("text")
+
+    def handle_comment(self, data):
+        self._event("other")
+
+    def handle_decl(self, decl):
+        self._event("other")
+
+    def handle_pi(self, data):
+        self._event("other")
+
+    def unknown_decl(self, data):
+        self._event("other")
+
+    def run(self) -> None:
+        self.feed(self.src)
+        self.close()
+        evs = self.events + [(len(self.src), "eof")]
+        for (start, kind, *data), (end, *_) in zip(evs, evs[1:]):
+            raw = self.src[start:end]
+            if kind == "start" or kind == "startend":
+                name = data[0].lower()
+                self._attrs(start, data[1] or raw)
+                if self.opaque:
+                    if name == self.opaque[-1] and kind == "start":
+                        self.opaque.append(name)
+                    continue
+                if name in OPAQUE and kind == "start":
+                    self.opaque.append(name)
+                    self.opaque_start = start
+                    if name != "code":
+                        self.flush()
+                    continue
+                if name in INLINE and kind == "start":
+                    self.cur.items.append(("tag", start, end, raw, "open", name))
+                elif name in INLINE or name in VOID_INLINE:
+                    self.cur.items.append(("tag", start, end, raw, "ph", name))
+                else:
+                    self.flush()
+            elif kind == "end":
+                name = data[0].lower()
+                if self.opaque:
+                    if name == self.opaque[-1]:
+                        self.opaque.pop()
+                        if not self.opaque and name == "code":
+                            self.cur.items.append(("tag", self.opaque_start, end,
+                                                   self.src[self.opaque_start:end], "ph", "code"))
+                    continue
+                if name in INLINE:
+                    self.cur.items.append(("tag", start, end, raw, "close", name))
+                elif name not in VOID_INLINE:
+                    self.flush()
+            elif kind == "text":
+                if not self.opaque:
+                    self.cur.items.append(("text", start, end, raw))
+            elif not self.opaque:  # a comment inside a paragraph: a code
+                self.cur.items.append(("tag", start, end, raw, "ph", "!--"))
+        self.flush()
+
+    def _attrs(self, start: int, raw: str) -> None:
+        for m in re.finditer(r"""\s(alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)')""", raw, re.I):
+            g = 2 if m.group(2) is not None else 3
+            if m.group(g).strip():
+                self.attrs.append((start + m.start(g), start + m.end(g), m.group(1).lower()))
+
+
+@dataclass
+class _Seg:
+    block: _Block
+    text: TaggedText
+    lead: str
+    tail: str
+    sentences: list
+    gaps: list
+    start: int
+    end: int
+
+
+def _block_text(block: _Block, lang: str) -> _Seg | None:
+    items = block.items
+    # codes at the block's ends stay out of it; a pair only when both ends are there
+    lo, hi = 0, len(items)
+    while lo < hi and items[lo][0] == "tag" and items[lo][4] in ("ph", "open") and not _text_before_close(items, lo, hi):
+        lo += 1
+    while hi > lo and items[hi - 1][0] == "tag" and items[hi - 1][4] in ("ph", "close") \
+            and not _opened_inside(items, lo, hi - 1):
+        hi -= 1
+    while lo < hi and items[lo][0] == "text" and not items[lo][3].strip():
+        lo += 1
+    while hi > lo and items[hi - 1][0] == "text" and not items[hi - 1][3].strip():
+        hi -= 1
+    body = items[lo:hi]
+    if not body or not any(it[0] == "text" and any(c.isalnum() for c in html.unescape(it[3])) for it in body):
+        return None
+    b = TaggedTextBuilder()
+    stack: list[tuple[str, str]] = []
+    seq = 0
+    for it in body:
+        if it[0] == "text":
+            b.text(html.unescape(it[3]))
+            continue
+        _, _, _, raw, kind, name = it
+        at = {"at": it[1]}
+        if kind == "open":
+            seq += 1
+            stack.append((name, b.open(raw, name, pair=f"h{seq}", attrs=at)))
+        elif kind == "close":
+            k = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == name), None)
+            if k is None:
+                b.ph(raw, "/" + name, attrs=at)
+            else:
+                b.close(raw, name, pair=stack.pop(k)[1], attrs=at)
+        else:
+            b.ph(raw, name, attrs=at)
+    text = b.build()
+    seg = segment_text(text.text, lang, text.tags)
+    by_n = {t.n: t for t in text.tags}
+    return _Seg(block, text, "", "", [renumber(s, by_n) for s in seg.sentences], list(seg.gaps),
+                body[0][1], body[-1][2])
+
+
+def _text_before_close(items, lo, hi) -> bool:
+    """True when the opening code at ``lo`` closes before ``hi`` (it wraps part of the text)."""
+    it = items[lo]
+    if it[4] != "open":
+        return False
+    depth = 0
+    for j in range(lo + 1, hi):
+        x = items[j]
+        if x[0] == "tag" and x[5] == it[5]:
+            if x[4] == "open":
+                depth += 1
+            elif x[4] == "close":
+                if depth == 0:
+                    return j != hi - 1
+                depth -= 1
+    return False
+
+
+def _opened_inside(items, lo, k) -> bool:
+    it = items[k]
+    if it[4] != "close":
+        return False
+    return any(x[0] == "tag" and x[4] == "open" and x[5] == it[5] for x in items[lo:k])
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\u00a0", "&nbsp;")
+
+
+def _patched(tag, attr_repl: dict) -> str:
+    """A tag's markup with the translated attribute values that fall inside it."""
+    raw, at = tag.original, tag.attrs.get("at")
+    if at is None:
+        return raw
+    for a in sorted((a for a in attr_repl if at <= a < at + len(raw)), reverse=True):
+        b, new = attr_repl[a]
+        raw = raw[:a - at] + new + raw[b - at:]
+    return raw
+
+
+def _render(tt: TaggedText, src: TaggedText, attr_repl: dict) -> str:
+    by_n = {t.n: t for t in src.tags}
+    out, buf = [], []
+    for ch in tt.text:
+        n = tag_number(ch)
+        if n is None:
+            buf.append(ch)
+            continue
+        out.append(_escape("".join(buf)))
+        buf = []
+        if n in by_n:
+            out.append(_patched(by_n[n], attr_repl))
+    out.append(_escape("".join(buf)))
+    return "".join(out)
+
+
+def _load(path: Path):
+    check_lines(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    m = _CHARSET.search(raw[:4096])
+    declared = m.group(1).decode("ascii", "ignore") if m else None
+    try:
+        dec = decode_bytes(path, raw, declared)
+    except FormatError:
+        if declared is None:
+            raise
+        dec = decode_bytes(path, raw, None)  # a wrong declaration: the bytes are UTF-8
+    sc = _Scanner(dec.text)
+    sc.run()
+    return dec, sc
+
+
+class HtmlFormat:
+    name = "html"
+    extensions = (".html", ".htm", ".xhtml", ".xht")
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if Path(path).suffix.lower() in self.extensions:
+            return True
+        return bool(_SNIFF.search(head[:1024]))
+
+    def _segments(self, path: Path, lang: str):
+        dec, sc = _load(path)
+        segs = []
+        for block in sc.blocks:
+            s = _block_text(block, lang)
+            if s is not None:
+                segs.append((f"b{len(segs) + 1}", s))
+        attrs = [(f"a{i}.{name}", a, b) for i, (a, b, name) in enumerate(sc.attrs, 1)]
+        return dec, sc, segs, attrs
+
+    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
+        path = Path(path)
+        dec, sc, segs, attrs = self._segments(path, src_lang)
+        doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang,
+                             meta={"encoding": dec.encoding})
+        text = dec.text
+        for prefix, s in segs:
+            for j, sent in enumerate(s.sentences, 1):
+                doc.segments.append(ParsedSegment(key=f"{prefix}.s{j}", source=sent))
+        for key, a, b in attrs:
+            doc.segments.append(ParsedSegment(key=key, source=TaggedText(html.unescape(text[a:b])),
+                                              context=key.split(".", 1)[1]))
+        return doc
+
+    def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
+              tgt_lang: str = "", src_lang: str = "") -> None:
+        original = Path(original)
+        dec, sc, segs, attrs = self._segments(original, src_lang)
+        text = dec.text
+        known = {k for k, _, _ in attrs}
+        attr_repl: dict[int, tuple[int, str]] = {}
+        for key, a, b in attrs:
+            tr = translations.get(key)
+            if tr is not None and tr.target.plain() != html.unescape(text[a:b]):
+                attr_repl[a] = (b, html.escape(tr.target.plain(), quote=True))
+        repl: list[tuple[int, int, str]] = []
+        for prefix, s in segs:
+            keys = [f"{prefix}.s{j}" for j in range(1, len(s.sentences) + 1)]
+            known.update(keys)
+            if not any(k in translations and translations[k].target.text != src.text
+                       for k, src in zip(keys, s.sentences)):
+                continue
+            parts = [s.gaps[0]]
+            for k, src, gap in zip(keys, s.sentences, s.gaps[1:]):
+                tr = translations.get(k)
+                parts.append(_render(tr.target if tr else src, src, attr_repl))
+                parts.append(_escape(gap))
+            repl.append((s.start, s.end, "".join(parts)))
+        for a, (b, new) in attr_repl.items():
+            if not any(s <= a < e for s, e, _ in repl):
+                repl.append((a, b, new))
+        unknown = [k for k in translations if k not in known]
+        if unknown:
+            raise FormatError(original, f"{len(unknown)} translation(s) for segments the file does not have "
+                                        f"(first: {unknown[0]!r})")
+        for a, b, new in sorted(repl, reverse=True):
+            text = text[:a] + new + text[b:]
+        data = dec.bom + text.encode(dec.encoding, errors="xmlcharrefreplace")
+        with atomic_write(out, "wb") as fh:
+            fh.write(data)
+
+
+FORMAT = HtmlFormat()
