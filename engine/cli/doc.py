@@ -12,14 +12,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                          description="Import, list and export the documents of a Verso project.")
     dsub = doc.add_subparsers(dest="doc_command", metavar="ACTION")
 
-    p = dsub.add_parser("import", help="import a file (TXT, XLIFF 1.2/2.0, PO, TSV/CSV) into a project",
+    p = dsub.add_parser("import", help="import a file (TXT, XLIFF 1.2/2.0, PO, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown) into a project",
                         description="Import a document into a project (created when missing; then "
                                     "--src-lang and --tgt-lang are required). Prints a JSON summary.")
     p.add_argument("file", type=Path, metavar="FILE")
     p.add_argument("--project", type=Path, required=True, metavar="DIR", help="project folder")
     p.add_argument("--src-lang", default="", metavar="L", help="source language (e.g. en)")
     p.add_argument("--tgt-lang", default="", metavar="L", help="target language (e.g. de)")
-    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular)")
+    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, odf, html, markdown)")
     p.set_defaults(handler=_import)
 
     p = dsub.add_parser("export", help="write a document back in its original format, translated",

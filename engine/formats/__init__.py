@@ -23,10 +23,10 @@ def formats() -> list[DocumentFormat]:
     """All document formats, most specific first."""
     global _FORMATS
     if _FORMATS is None:
-        from engine.formats import docx, html, odf, po, tabular, txt, xliff12, xliff20
+        from engine.formats import docx, html, markdown, odf, po, tabular, txt, xliff12, xliff20
 
         _FORMATS = [docx.FORMAT, docx.REJECT_FORMAT, odf.FORMAT, xliff20.FORMAT, xliff12.FORMAT, po.FORMAT,
-                    tabular.FORMAT, html.FORMAT, txt.FORMAT]
+                    tabular.FORMAT, html.FORMAT, markdown.FORMAT, txt.FORMAT]
     return _FORMATS
 
 
@@ -49,7 +49,7 @@ def detect(path: str | Path) -> DocumentFormat:
         if f.sniff(path, head):
             return f
     raise UnsupportedFormatError(
-        path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV, DOCX, ODT/ODS/ODP, HTML)")
+        path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown)")
 
 
 def read_document(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
