@@ -1005,7 +1005,7 @@ class MainWindow(QMainWindow):
         if self.project is None:
             return
         path, _ = QFileDialog.getOpenFileName(
-            self, "Import document", "", "Documents (*.txt *.xlf *.xliff *.sdlxliff *.mqxliff *.po *.pot *.csv *.tsv)")
+            self, "Import document", "", "Documents (*.txt *.xlf *.xliff *.sdlxliff *.mqxliff *.po *.pot *.csv *.tsv *.docx *.docm *.odt *.ods *.odp *.html *.htm *.xhtml *.md *.markdown)")
         if path:
             self.import_document(Path(path))
 
