@@ -46,7 +46,8 @@ from engine.inline import TaggedText, strip_tags
 from engine.langs import normalize_lang, same_language
 from engine.tm import store
 from engine.tm.candidates import CandidateStage
-from engine.tm.memory import (_COLS, _WORD, COVERAGE_POOL, VERIFY_LIMIT, VERIFY_PER, TranslationMemory,
+from engine.tm import memory as _local
+from engine.tm.memory import (_COLS, _WORD, COVERAGE_POOL, TranslationMemory,
                               _any_lang, _chunks, _entry, _export_meta, _meta_columns, _merge_meta,
                               _note, _now, _pair_filter, _pick, _refuse_unclear, _tt, _Unclear)
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry, TMOffline, TMReadOnly
@@ -111,6 +112,16 @@ def _db_token(t: str) -> str:
 
 def _py_token(t: str) -> str:
     return re.sub(r"\\(.)", lambda m: "\x00" if m.group(1) == "0" else m.group(1), t)
+
+
+def _newest_first(ranked: list[tuple[float, int]], entries: dict[int, TMEntry]) -> list[tuple[float, int]]:
+    """The local TM's order (score, then unit id), except that units with the same
+    score and the same source -- two translators' translations of one segment --
+    come newest first, in the place of the first of them."""
+    first: dict[tuple[float, str], int] = {}
+    for i, (s, u) in enumerate(ranked):
+        first.setdefault((s, entries[u].source.text), i)
+    return sorted(ranked, key=lambda x: (first[(x[0], entries[x[1]].source.text)], -x[1]))
 
 
 class RowsLeaf:
@@ -207,29 +218,51 @@ class PgTranslationMemory:
         return sql.SQL(text).format(s=sql.Identifier(self.schema))
 
     @contextlib.contextmanager
-    def _tx(self):
-        """A transaction; connection faults become :class:`TMOffline`, a
-        refused write :class:`TMReadOnly`."""
+    def _tx_raw(self):
         conn = self._c()
         try:
             with conn.transaction():
                 yield conn
+        except BaseException:
+            self._vocab.clear()  # ids, pairs and metadata of the rolled-back transaction are gone
+            self._pairs = self._meta = None
+            raise
+
+    @contextlib.contextmanager
+    def _tx(self):
+        """A transaction; connection faults become :class:`TMOffline`, a
+        refused write :class:`TMReadOnly`."""
+        try:
+            with self._tx_raw() as conn:
+                yield conn
         except pgerrors.InsufficientPrivilege as e:
-            self._vocab.clear()
             raise TMReadOnly(f"{self.folder}: this database user may not write to the TM "
                              f"({e.diag.message_primary or e})") from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as e:
             self._vocab.clear()
             raise _offline(e, self.folder) from None
-        except BaseException:
-            self._vocab.clear()
-            raise
 
     def _read(self, query, params=()) -> list[tuple]:
+        for attempt in (0, 1):
+            try:
+                return self._c().execute(query, params).fetchall()
+            except (psycopg.OperationalError, psycopg.InterfaceError) as e:
+                if attempt or not self._stale():
+                    raise _offline(e, self.folder) from None
+        raise AssertionError("unreachable")
+
+    def _stale(self) -> bool:
+        """After a fault on a connection that was open: True when a new connection
+        works (the server restarted meanwhile), so the call is worth repeating."""
+        with contextlib.suppress(Exception):
+            if self.conn is not None:
+                self.conn.close()
+        self.conn = None
         try:
-            return self._c().execute(query, params).fetchall()
-        except (psycopg.OperationalError, psycopg.InterfaceError) as e:
-            raise _offline(e, self.folder) from None
+            self._connect()
+        except TMOffline:
+            return False
+        return True
 
     def _prepare(self, create: bool, src_lang: str, tgt_lang: str) -> None:
         exists = self._read("SELECT to_regclass(%s)", (f"{self.schema}.units",))[0][0] is not None
@@ -364,11 +397,17 @@ class PgTranslationMemory:
             tgt_lang: str = "", origin: str = "human", creator: str = "",
             meta: dict | None = None) -> int:
         self._need_write()
-        with self._tx() as conn:
-            uid, _ = self._put(conn, _tt(source), _tt(target), src_lang or self.src_lang,
-                               tgt_lang or self.tgt_lang,
-                               {"origin": origin, "creationid": creator, **(meta or {})})
-        return uid
+        for attempt in (0, 1):  # an add is idempotent (an exact duplicate merges): once more after a restart
+            try:
+                with self._tx() as conn:
+                    uid, _ = self._put(conn, _tt(source), _tt(target), src_lang or self.src_lang,
+                                       tgt_lang or self.tgt_lang,
+                                       {"origin": origin, "creationid": creator, **(meta or {})})
+                return uid
+            except TMOffline:
+                if attempt or not self._stale():
+                    raise
+        raise AssertionError("unreachable")
 
     def add_many(self, pairs: Iterable[tuple], *, src_lang: str = "", tgt_lang: str = "",
                  origin: str = "import") -> ImportResult:
@@ -600,8 +639,8 @@ class PgTranslationMemory:
             return self._same_source(text, k, pair) if text.strip() else []
         if not qa.core:
             return []
-        lo, hi = VERIFY_LIMIT
-        limit = max(lo, min(hi, self._total() // VERIFY_PER))
+        lo, hi = _local.VERIFY_LIMIT
+        limit = max(lo, min(hi, self._total() // _local.VERIFY_PER))
         rows = self._candidates(qa.core, pair, limit, min_score)
         if not rows:
             self.last_search = {"candidates": 0, "verified": 0, "postings": 0, "exact": True}
@@ -610,19 +649,23 @@ class PgTranslationMemory:
                      self._encode_known(qa.punct))
         stage = CandidateStage([RowsLeaf(rows)], field="src")
         r = stage.retrieve(qa.core, limit=len(rows), budget=1 << 62, min_bound=min_score)
+        if len(rows) >= limit and len(r.bounds):  # the database left out units bounded by the last row's
+            r.rest = max(r.rest, float(r.bounds[-1]))
         v = verify(stage, r, qe.core, k, len(rows))
         self.last_search = {"candidates": len(rows), "verified": len(v.keys), "postings": r.postings,
                             "exact": v.exact}
         need = max(k, COVERAGE_POOL) if coverage else k
         ranked = TranslationMemory._full_scores(self, qe, stage, v, need, min_score)  # type: ignore[arg-type]
-        ranked.sort(key=lambda x: (-x[0], -x[1]))  # newest first among equal scores
+        if not coverage and len(ranked) > k:  # keep the ties of the k-th (see _newest_first)
+            ranked = [x for i, x in enumerate(ranked) if i < k or x[0] == ranked[k - 1][0]]
+        entries = self._entries([u for _, u in ranked])
+        ranked = _newest_first([(s, u) for s, u in ranked if u in entries], entries)
         if not coverage:
             ranked = ranked[:k]
-        entries = self._entries([u for _, u in ranked])
         qt = core_tokens(text)
         matches = [Match(entries[u], s, char_score(text, entries[u].source.text),
                          edit_ops(qt, entries[u].source.text))
-                   for s, u in ranked if u in entries]
+                   for s, u in ranked]
         if coverage:
             return coverage_select(qa.core, matches, lambda m: analyse(m.source.text).core)
         return matches

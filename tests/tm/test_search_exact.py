@@ -1,6 +1,6 @@
 """Search returns the true top k: the same scores as an exhaustive scan of the
 TM with the same score, through index commits, the overlay, deletions and
-updates (the candidate stage must never lose a better match)."""
+updates (the candidate stage must never lose a better match); on both backends."""
 import random
 
 import pytest
@@ -28,12 +28,12 @@ def _exhaustive(tm: TranslationMemory, query: str, k: int) -> list[float]:
 
 
 @pytest.fixture
-def grown_tm(tmp_path, monkeypatch):
+def grown_tm(make_tm, monkeypatch):
     """A TM with an index of several segments, pending overlay units,
     deletions and updates, and the units it holds."""
     monkeypatch.setattr(TranslationMemory, "FLUSH_AT", 150)
     rng = random.Random(7)
-    tm = TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de")
+    tm = make_tm("tm", src_lang="en", tgt_lang="de")
     tm.add_many((_sentence(rng), f"t{i}") for i in range(1200))
     tm.flush()
     uids = []
@@ -70,8 +70,8 @@ def test_a_small_verification_limit_still_returns_true_scores_best_first(grown_t
             assert m.score == pytest.approx(token_score(q, m.source.text), abs=1e-9)
 
 
-def test_repeated_words_rank_by_how_many_are_shared(tmp_path):
-    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+def test_repeated_words_rank_by_how_many_are_shared(make_tm):
+    with make_tm("tm", src_lang="en", tgt_lang="de") as tm:
         tm.add_many([("the cat and the dog and the bird", "a"),
                      ("the cat saw a dog near a bird", "b"),
                      ("the the the the the the the the", "c")])
