@@ -293,3 +293,17 @@ def test_translated_export_opens_in_libreoffice(tmp_path):
     doc = FORMAT.read(path, src_lang="en")
     write_document(path, tmp_path / "translated.docx", _upper(doc), format="docx", src_lang="en")
     convert_to_pdf(tmp_path / "translated.docx", tmp_path)
+
+
+def test_a_project_imports_and_exports_a_docx(tmp_path):
+    from engine.store.project import Project
+
+    path = _doc(tmp_path, p(r("Click "), r("Save", "<w:b/>"), r(" now. Then go.")))
+    with Project.create(tmp_path / "proj", src_lang="en", tgt_lang="de") as proj:
+        doc_id = proj.import_document(path)
+        assert proj.document(doc_id).format == "docx"
+        segs = proj.segments(doc_id)
+        first = segs[0]
+        proj.confirm(first.id, TaggedText(first.source.text.replace("Click", "Klicke"), first.source.tags))
+        out = proj.export_document(doc_id, tmp_path / "out.docx")
+    assert _paras(out) == ["Klicke Save now. Then go."]
