@@ -100,11 +100,9 @@ def view_of(source: str, result, memories: Sequence | None = None, *, forced: bo
                           used_memory=len(memories or ()))
 
 
-def reads_memory(translator) -> bool:
-    """Whether the model has a translation-memory input (search-engine guided NMT)."""
-    from engine.nmt.memory import memory_source
-
-    return memory_source(translator.model) is not None
+def reads_memory(translator, mode: str = "auto") -> bool:
+    """Whether the model reads TM pairs in memory ``mode`` (the nearest-neighbour or the learned memory)."""
+    return translator.memory_kind(mode) != "none"
 
 
 def reads_context(translator) -> bool:

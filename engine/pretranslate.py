@@ -62,10 +62,9 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
     reads_memory = reads_context = False
     if translator is not None:
         from engine.nmt.doccontext import find_doc_context
-        from engine.nmt.memory import memory_source
         from engine.nmt.retrieval import MEMORY_MIN_SCORE
 
-        reads_memory = memory_source(translator.model) is not None
+        reads_memory = translator.memory_kind() != "none"
         reads_context = find_doc_context(translator.model) is not None
         min_score = MEMORY_MIN_SCORE if min_score is None else min_score
     done = 0

@@ -8,6 +8,7 @@
       checkpoints/step-N.safetensors   weights (best ones kept; never pickle)
       manifest.json           names the best checkpoint, its dev BLEU, SHA-256 of every file
       history.jsonl           training events (evaluations, learning-rate changes, ...)
+      knn.json                the nearest-neighbour memory's calibration (engine.nmt.knn), when made
       last/                   resumable state: model + optimizer tensors (safetensors) + state.json
 
 Loading checks every file the manifest names; a missing, truncated or
@@ -40,6 +41,8 @@ from safetensors.torch import load_file, save_file
 from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
 from engine.nmt.config import ExperimentConfig, portable_paths
+from engine.nmt.build import build_model
+from engine.nmt.knn import KNN_FILE, KnnSettings
 from engine.nmt.model import RNNSearch
 from engine.nmt.vocab import SubwordVocab
 
@@ -159,7 +162,7 @@ def check_shapes(cfg: ExperimentConfig, header: dict[str, tuple[str, tuple[int, 
                              f"({weights.name}: {key} has shape {s})")
     try:
         with torch.device("meta"):
-            meta = RNNSearch(m)
+            meta = build_model(m)
     except (ConfigError, ValueError, RuntimeError, OverflowError) as e:
         raise ModelError(f"{config_path}: the model section cannot be built ({e})") from None
     groups: dict[int, list[str]] = {}
@@ -233,6 +236,40 @@ def apply_tensors(model: torch.nn.Module, tensors: dict[str, torch.Tensor], path
             v.copy_(src.to(v.dtype))
 
 
+def init_from_checkpoint(model: torch.nn.Module, path, *, strict_shapes: bool = True) -> dict:
+    """Copy the tensors of a baseline (a model folder's best checkpoint, or a
+    ``.safetensors`` file) into ``model``; parameters the baseline lacks (the
+    memory) keep their initial values.  Returns ``{"loaded": n, "new": [names]}``."""
+    path = Path(path)
+    if path.is_dir():
+        man = read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
+        path = (inside(path, man["best"], f"{path / 'manifest.json'}, 'best'") if man.get("best")
+                else path / "last" / "model.safetensors")
+    tensors = load_tensors(path)
+    state = model.state_dict()
+    loaded, new = 0, []
+    done_ptrs = set()
+    with torch.no_grad():
+        for k, v in state.items():
+            if k not in tensors and v.data_ptr() in done_ptrs:
+                continue  # a tied alias of a tensor already copied
+            if k in tensors:
+                done_ptrs.add(v.data_ptr())
+                if tuple(tensors[k].shape) != tuple(v.shape):
+                    if strict_shapes:
+                        raise ModelError(f"{path}: {k} has shape {tuple(tensors[k].shape)}, the model "
+                                         f"needs {tuple(v.shape)} (a different vocabulary or size?)")
+                    continue
+                v.copy_(tensors[k].to(v.dtype))
+                loaded += 1
+            else:
+                new.append(k)
+    unknown = sorted(set(tensors) - set(state))
+    if unknown:
+        raise ModelError(f"{path}: has tensors this model lacks ({unknown[:3]})")
+    return {"loaded": loaded, "new": new}
+
+
 def save_weights(model: torch.nn.Module, path: Path, dtype: torch.dtype | None = None,
                  metadata: dict[str, str] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -274,6 +311,8 @@ def write_manifest(folder: Path, *, best: str, best_step: int, best_bleu: float 
     """(Re)write manifest.json with checksums of the files a translator needs."""
     cfg = ExperimentConfig.from_dict(read_json(folder / "config.json"))
     names = ["config.json", best, *sorted(set(vocab_files(cfg)))]
+    if (folder / KNN_FILE).is_file():
+        names.append(KNN_FILE)
     man = {
         "format": FORMAT, "version": FORMAT_VERSION,
         "src_lang": cfg.data.src_lang, "tgt_lang": cfg.data.tgt_lang,
@@ -295,6 +334,7 @@ class LoadedModel:
     src_vocab: SubwordVocab
     tgt_vocab: SubwordVocab
     manifest: dict
+    knn: KnnSettings | None = None      # the nearest-neighbour memory's calibration (knn.json), if any
 
 
 def load_model(folder: str | Path, *, device: str | torch.device = "cpu", verify: bool = True) -> LoadedModel:
@@ -344,10 +384,11 @@ def load_model(folder: str | Path, *, device: str | torch.device = "cpu", verify
         raise ModelError(f"{folder / sv}: vocabulary size differs from config.json")
     # 3. the config against the weights' shapes (header only), then build and fill
     check_shapes(cfg, read_header(best), best, cfg_path)
-    model = RNNSearch(cfg.model)
+    knn = KnnSettings.read(inside(folder, KNN_FILE, str(folder))) if (folder / KNN_FILE).is_file() else None
+    model = build_model(cfg.model)
     apply_tensors(model, load_tensors(best), best)
     model.to(device).eval()
-    return LoadedModel(folder, cfg, model, src_vocab, tgt_vocab, man)
+    return LoadedModel(folder, cfg, model, src_vocab, tgt_vocab, man, knn)
 
 
 def export_model(src: str | Path, dst: str | Path, *, dtype: str = "float16") -> Path:
@@ -363,7 +404,7 @@ def export_model(src: str | Path, dst: str | Path, *, dtype: str = "float16") ->
     if dst.exists() and any(dst.iterdir()):
         raise ModelError(f"{dst}: export folder is not empty")
     dst.mkdir(parents=True, exist_ok=True)
-    for name in ["history.jsonl", *sorted(set(vocab_files(loaded.cfg)))]:
+    for name in ["history.jsonl", KNN_FILE, *sorted(set(vocab_files(loaded.cfg)))]:
         if (src / name).is_file():
             shutil.copyfile(src / name, dst / name)
     # config.json without the folders of the machine it was trained on (older folders have them)

@@ -24,7 +24,7 @@ biases, training drove them into saturation within a few dozen steps (on the
 toy corpus of the tests), turning D into a constant that says only "this is
 not a document start", and the model never learned to read the sentences.  The strategies combine with context gates,
 bridging and the TM memory (they use separate hooks of
-:class:`~engine.nmt.model.ContextSource`).
+:class:`~engine.nmt.decoder_types.ContextSource`).
 
 Efficiency: a batch carries each context sentence once (:class:`DocBatch`:
 unique sentences plus a (B, K) index), so its summary S_k is computed once
@@ -42,7 +42,7 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from engine.nmt.data import pad_sources
-from engine.nmt.model import ContextSource, DecoderState, EncoderOutput
+from engine.nmt.decoder_types import ContextSource, DecoderState, EncoderOutput
 from engine.nmt.vocab import EOS, SubwordVocab
 
 

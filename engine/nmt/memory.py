@@ -1,14 +1,15 @@
 """Key-value memory of retrieved translation pairs: search-engine guided NMT.
 
 Gu, Wang, Cho, Li, *Search Engine Guided Neural Machine Translation* (AAAI 2018),
-as a :class:`~engine.nmt.model.ContextSource` of :class:`~engine.nmt.model.RNNSearch`
-(``model.memory = "shallow" | "deep"``).
+as a :class:`~engine.nmt.decoder_types.ContextSource` of :class:`~engine.nmt.model.RNNSearch`
+(``model.memory = "shallow" | "deep"``).  The pairs come packed by :mod:`engine.nmt.pairs`; the
+training feed is :mod:`engine.nmt.memory_feed`, the per-word report :mod:`engine.nmt.copyreport`.
 
 Memory (per sentence, any number of retrieved pairs (X', Y'), batched and masked):
 the same attention model runs teacher-forced over each pair; for every target
 token y'_tau it stores the key c'_tau (its context vector) and the value
-(z'_tau, y'_tau) (decoder state, token).  :func:`pack_memory` packs the pairs of a
-batch; :meth:`MemorySource.prepare` runs the model over them.
+(z'_tau, y'_tau) (decoder state, token); :meth:`MemorySource.prepare` runs the
+model over them.
 
 Each decoder step t (``update_state``), with c_t the context vector, z_t the
 decoder state and beta the coverage of the memory slots::
@@ -40,118 +41,22 @@ A sentence with no retrieved pair gets exactly the plain model's output
 
 Per-step values (q, zeta, ...) ride in ``StepOutput.extras["memory"]``; the
 coverage beta in ``DecoderState.extras["mem_beta"]`` (beam search reorders it).
-:func:`trace_copies` reports, per output token, the copy mass zeta * p_copy(y)
+:meth:`MemorySource.copy_report` gives, per output token, the copy mass zeta * p_copy(y)
 and the memory slot (pair, position) that contributed most.
 """
 from __future__ import annotations
 
 import math
-import random
 from collections import OrderedDict
-from dataclasses import dataclass, fields
-from typing import Sequence
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from engine.nmt.model import ContextSource, DecoderState, EncoderOutput, StepOutput
-from engine.nmt.vocab import BOS, EOS, PAD
+from engine.nmt.decoder_types import ContextSource, DecoderState, EncoderOutput, StepOutput
+from engine.nmt.pairs import MemoryBatch
+from engine.nmt.vocab import PAD
 
-#: longest retrieved source/target kept (subwords, ``</s>`` included)
-MAX_PAIR_LEN = 100
-
-PairIds = tuple[list[int], list[int]]  # (source ids ending in </s>, target ids ending in </s>)
-
-
-# ------------------------------------------------------------------ packing
-@dataclass
-class MemoryBatch:
-    """The retrieved pairs of a batch of B sentences, packed.
-
-    ``src`` (P, S') / ``src_mask``: the P pairs' sources; ``tgt_in`` / ``tgt_out``
-    (P, T'): their targets for teacher forcing.  Memory slot n of sentence b is
-    token ``slot_pos[b, n]`` of pair ``slot_pair[b, n]`` (index among that
-    sentence's pairs, as given); ``slot_index[b, n]`` = row * T' + position in
-    the flattened (P * T') pair outputs; ``slot_mask`` (B, N) marks real slots;
-    ``slot_score`` (B, N) the fuzzy score of each slot's pair (0 where unknown).
-    """
-
-    src: Tensor
-    src_mask: Tensor
-    tgt_in: Tensor
-    tgt_out: Tensor
-    slot_index: Tensor
-    slot_mask: Tensor
-    slot_pair: Tensor
-    slot_pos: Tensor
-    slot_score: Tensor
-
-    def to(self, device) -> "MemoryBatch":
-        return MemoryBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
-
-    @property
-    def pairs(self) -> int:
-        return self.src.size(0)
-
-
-def _clip(ids: list[int]) -> list[int]:
-    ids = [i for i in ids if i != PAD]
-    if not ids or ids[-1] != EOS:
-        ids = ids + [EOS]
-    if len(ids) > MAX_PAIR_LEN:
-        ids = ids[:MAX_PAIR_LEN - 1] + [EOS]
-    return ids
-
-
-def pack_memory(pairs: Sequence[Sequence[PairIds]], device: torch.device | str | None = None,
-                scores: Sequence[Sequence[float]] | None = None) -> MemoryBatch | None:
-    """Pack ``pairs[b]`` (the retrieved pairs of sentence b, as subword ids)
-    for a batch; None when no sentence has a pair.  Every target token but
-    ``</s>`` becomes a memory slot.  ``scores[b][k]``: fuzzy score of pair k
-    of sentence b (read by ``model.memory_score`` models; 0 when not given)."""
-    flat: list[tuple[int, int, list[int], list[int], float]] = []  # (sentence, k, src, tgt, score)
-    for b, plist in enumerate(pairs):
-        for k, (s, t) in enumerate(plist):
-            sc = float(scores[b][k]) if scores is not None else 0.0
-            flat.append((b, k, _clip(list(s)), _clip(list(t)), sc))
-    if not flat:
-        return None
-    P = len(flat)
-    S = max(len(f[2]) for f in flat)
-    T = max(len(f[3]) for f in flat)
-    src = torch.full((P, S), PAD, dtype=torch.long)
-    tgt_in = torch.full((P, T), PAD, dtype=torch.long)
-    tgt_out = torch.full((P, T), PAD, dtype=torch.long)
-    slots: list[list[tuple[int, int, int]]] = [[] for _ in pairs]  # (flat index, k, pos)
-    pair_score = [f[4] for f in flat]
-    for row, (b, k, s, t, _) in enumerate(flat):
-        src[row, :len(s)] = torch.tensor(s)
-        tgt_out[row, :len(t)] = torch.tensor(t)
-        tgt_in[row, :len(t)] = torch.tensor([BOS] + t[:-1])
-        # one slot per target token; not </s>: copying "end of sentence" from a retrieved pair would
-        # end translations early (the model decides the length)
-        slots[b].extend((row * T + pos, k, pos) for pos in range(len(t) - 1))
-    N = max(len(x) for x in slots)
-    if N == 0:  # only empty targets
-        return None
-    B = len(pairs)
-    idx = torch.zeros((B, N), dtype=torch.long)
-    pair = torch.full((B, N), -1, dtype=torch.long)
-    pos = torch.full((B, N), -1, dtype=torch.long)
-    mask = torch.zeros((B, N), dtype=torch.bool)
-    score = torch.zeros((B, N), dtype=torch.float)
-    for b, sl in enumerate(slots):
-        if sl:
-            t = torch.tensor(sl)
-            idx[b, :len(sl)], pair[b, :len(sl)], pos[b, :len(sl)] = t[:, 0], t[:, 1], t[:, 2]
-            mask[b, :len(sl)] = True
-            score[b, :len(sl)] = torch.tensor([pair_score[i // T] for i, _, _ in sl])
-    mb = MemoryBatch(src, src != PAD, tgt_in, tgt_out, idx, mask, pair, pos, score)
-    return mb.to(device) if device is not None else mb
-
-
-# ------------------------------------------------------------------ the context source
 class MemorySource(ContextSource):
     """The key-value memory with its matching metric, coverage and gate."""
 
@@ -336,6 +241,24 @@ class MemorySource(ContextSource):
         mixed = model_part.scatter_add(1, tokens, delta)
         return torch.where(step["has"], mixed, log_probs)
 
+    def copy_report(self, enc: EncoderOutput, out: StepOutput, rows: Tensor, tokens: Tensor) -> Tensor | None:
+        """[zeta * p_copy(token), zeta, pair, pos] per emitted token, pair/pos the memory slot
+        contributing most to it (-1, -1 when no slot holds it)."""
+        mem, step = enc.extras.get("memory"), out.extras.get("memory")
+        if mem is None or step is None:
+            return None
+        held = mem["tokens"].index_select(0, rows)                                 # (n, N)
+        hit = (held == tokens.unsqueeze(1)) & mem["mask"].index_select(0, rows)
+        qm = step["q"].index_select(0, rows) * hit
+        mass = qm.sum(-1)
+        best = qm.argmax(-1, keepdim=True)
+        found = mass > 0
+        none = torch.full_like(mass, -1.0)
+        pair = torch.where(found, mem["pair"].index_select(0, rows).gather(1, best).squeeze(1).to(mass.dtype), none)
+        pos = torch.where(found, mem["pos"].index_select(0, rows).gather(1, best).squeeze(1).to(mass.dtype), none)
+        zeta = step["zeta"].index_select(0, rows).squeeze(-1).to(mass.dtype)
+        return torch.stack([zeta * mass, zeta, pair, pos], 1)
+
 
 def copy_distribution(q: Tensor, tokens: Tensor, vocab: int) -> Tensor:
     """p_copy (B, V): the match weights q (B, N) summed per memory token (B, N)."""
@@ -343,7 +266,8 @@ def copy_distribution(q: Tensor, tokens: Tensor, vocab: int) -> Tensor:
 
 
 def memory_source(model: nn.Module) -> MemorySource | None:
-    for cs in getattr(model, "context_sources", ()):
+    """The model's learned memory, or None."""
+    for cs in model.context_sources:
         if isinstance(cs, MemorySource):
             return cs
     return None
@@ -353,275 +277,3 @@ def memory_parameters(model: nn.Module) -> list[nn.Parameter]:
     """The memory's own parameters (the parts new to SEG-NMT)."""
     ms = memory_source(model)
     return list(ms.parameters()) if ms is not None else []
-
-
-# ------------------------------------------------------------------ reporting
-@dataclass
-class CopyTrace:
-    """Per target token (teacher-forced along a given translation): ``copy`` =
-    zeta * p_copy(token), ``zeta`` the gate, and the memory slot contributing
-    most to that token (``pair`` index, ``pos`` token position in that pair's
-    target; -1 when no memory slot holds the token)."""
-
-    copy: list[float]
-    zeta: list[float]
-    pair: list[int]
-    pos: list[int]
-
-
-def copy_info(mem: dict, step: dict, rows: Tensor, tokens: Tensor) -> Tensor:
-    """Copy report of emitting ``tokens`` (n,) from decoder rows ``rows`` (n,) at
-    one step: (n, 4) = [zeta * p_copy(token), zeta, pair, pos] with pair/pos the
-    memory slot contributing most to that token (-1, -1 when no slot holds it).
-    ``mem``: ``EncoderOutput.extras["memory"]``; ``step``: ``StepOutput.extras["memory"]``."""
-    held = mem["tokens"].index_select(0, rows)                                 # (n, N)
-    hit = (held == tokens.unsqueeze(1)) & mem["mask"].index_select(0, rows)
-    qm = step["q"].index_select(0, rows) * hit
-    mass = qm.sum(-1)
-    best = qm.argmax(-1, keepdim=True)
-    found = mass > 0
-    none = torch.full_like(mass, -1.0)
-    pair = torch.where(found, mem["pair"].index_select(0, rows).gather(1, best).squeeze(1).to(mass.dtype), none)
-    pos = torch.where(found, mem["pos"].index_select(0, rows).gather(1, best).squeeze(1).to(mass.dtype), none)
-    zeta = step["zeta"].index_select(0, rows).squeeze(-1).to(mass.dtype)
-    return torch.stack([zeta * mass, zeta, pair, pos], 1)
-
-
-def traces_of(hyps) -> list["CopyTrace"] | None:
-    """Copy traces recorded by the search itself (``Hypothesis.copy``), or None
-    when a hypothesis lacks one (then :func:`trace_copies` runs a second pass)."""
-    if not hyps or any(getattr(h, "copy", None) is None for h in hyps):
-        return None
-    out = []
-    for h in hyps:
-        c = h.copy.tolist()
-        out.append(CopyTrace(copy=[r[0] for r in c], zeta=[r[1] for r in c], pair=[int(r[2]) for r in c],
-                             pos=[int(r[3]) for r in c]))
-    return out
-
-
-@torch.inference_mode()
-def trace_copies(model: nn.Module, src: Tensor, src_mask: Tensor, tgt: list[list[int]],
-                 memory: MemoryBatch) -> list[CopyTrace]:
-    """Run the model teacher-forced over translations ``tgt`` (ids, ``</s>``
-    included) with ``memory`` and report each token's copy mass and source."""
-    model.eval()
-    B = src.size(0)
-    T = max(len(t) for t in tgt)
-    dev = src.device
-    tgt_out = torch.full((B, T), PAD, dtype=torch.long, device=dev)
-    tgt_in = torch.full((B, T), PAD, dtype=torch.long, device=dev)
-    for b, t in enumerate(tgt):
-        if t:
-            tgt_out[b, :len(t)] = torch.tensor(t, device=dev)
-            tgt_in[b, :len(t)] = torch.tensor([BOS] + t[:-1], device=dev)
-    enc = model.encode(src, src_mask, memory=memory)
-    mem = enc.extras.get("memory")
-    state = model.init_state(enc)
-    y = model.embed_target(tgt_in)
-    cols: list[tuple[Tensor, Tensor, Tensor, Tensor]] = []
-    for i in range(T):
-        out, state = model.step(y[:, i], state, enc)
-        step = out.extras.get("memory")
-        if step is None or mem is None:
-            z = torch.zeros(B, device=dev)
-            cols.append((z, z, torch.full((B,), -1, device=dev), torch.full((B,), -1, device=dev)))
-            continue
-        c = copy_info(mem, step, torch.arange(B, device=dev), tgt_out[:, i])
-        cols.append((c[:, 0], c[:, 1], c[:, 2].long(), c[:, 3].long()))
-    out_traces = []
-    for b, t in enumerate(tgt):
-        n = len(t)
-        out_traces.append(CopyTrace(
-            copy=[float(cols[i][0][b]) for i in range(n)], zeta=[float(cols[i][1][b]) for i in range(n)],
-            pair=[int(cols[i][2][b]) for i in range(n)], pos=[int(cols[i][3][b]) for i in range(n)]))
-    return out_traces
-
-
-# ------------------------------------------------------------------ starting from a baseline
-def init_from_checkpoint(model: nn.Module, path, *, strict_shapes: bool = True) -> dict:
-    """Copy the tensors of a baseline (a model folder's best checkpoint, or a
-    ``.safetensors`` file) into ``model``; parameters the baseline lacks (the
-    memory) keep their initial values.  Returns ``{"loaded": n, "new": [names]}``."""
-    from pathlib import Path
-
-    from engine.errors import ModelError
-    from engine.nmt import checkpoint as ckpt
-
-    path = Path(path)
-    if path.is_dir():
-        man = ckpt.read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
-        path = (ckpt.inside(path, man["best"], f"{path / 'manifest.json'}, 'best'") if man.get("best")
-                else path / "last" / "model.safetensors")
-    tensors = ckpt.load_tensors(path)
-    state = model.state_dict()
-    loaded, new = 0, []
-    done_ptrs = set()
-    with torch.no_grad():
-        for k, v in state.items():
-            if k not in tensors and v.data_ptr() in done_ptrs:
-                continue  # a tied alias of a tensor already copied
-            if k in tensors:
-                done_ptrs.add(v.data_ptr())
-                if tuple(tensors[k].shape) != tuple(v.shape):
-                    if strict_shapes:
-                        raise ModelError(f"{path}: {k} has shape {tuple(tensors[k].shape)}, the model "
-                                         f"needs {tuple(v.shape)} (a different vocabulary or size?)")
-                    continue
-                v.copy_(tensors[k].to(v.dtype))
-                loaded += 1
-            else:
-                new.append(k)
-    unknown = sorted(set(tensors) - set(state))
-    if unknown:
-        raise ModelError(f"{path}: has tensors this model lacks ({unknown[:3]})")
-    return {"loaded": loaded, "new": new}
-
-
-# ------------------------------------------------------------------ training (Algorithm 2)
-class MemoryFeed:
-    """Retrieved pairs of training batches and dev sentences as model inputs.
-
-    Training pairs get their top-K neighbours from a TM of the training set
-    (never themselves nor a same-source pair; cached on disk, see
-    :class:`engine.nmt.retrieval.TrainingRetrieval`); dev sentences their top-K.
-    ``exact_rate`` (``train.memory_exact_rate``, default 0): that share of the
-    training pairs, drawn per (seed, epoch, line) so that a resumed run draws
-    the same, reads itself as a 100 % match (score 1.0) before its neighbours.
-    """
-
-    def __init__(self, retrieval, src_lines: Sequence[str], tgt_lines: Sequence[str], src_vocab, tgt_vocab,
-                 dev_neighbours: list[list[tuple[int, float]]], *, k: int = 1, exact_rate: float = 0.0,
-                 seed: int = 1):
-        self.retrieval = retrieval
-        self.src, self.tgt = src_lines, tgt_lines
-        self.sv, self.tv = src_vocab, tgt_vocab
-        self.dev = dev_neighbours
-        self.k, self.exact_rate, self.seed = k, exact_rate, seed
-        self._ids: dict[int, PairIds] = {}
-
-    @classmethod
-    def for_training(cls, cfg, folder, src_lines, tgt_lines, dev_src, src_vocab, tgt_vocab) -> "MemoryFeed":
-        from pathlib import Path
-
-        from engine.nmt.retrieval import TrainingRetrieval
-
-        d, tc = cfg.data, cfg.train
-        cache = Path(tc.memory_cache) if tc.memory_cache else Path(folder) / "memory"
-        r = TrainingRetrieval(cache, d.train_src, d.train_tgt, src_lines, tgt_lines, k=tc.memory_k_train,
-                              src_lang=d.src_lang, tgt_lang=d.tgt_lang)
-        return cls(r, src_lines, tgt_lines, src_vocab, tgt_vocab, r.query(list(dev_src), k=tc.memory_k_train),
-                   k=tc.memory_k_train, exact_rate=tc.memory_exact_rate, seed=tc.seed)
-
-    def pair_ids(self, line: int) -> PairIds:
-        if line not in self._ids:
-            self._ids[line] = (self.sv.encode(self.src[line]) + [EOS], self.tv.encode(self.tgt[line]) + [EOS])
-        return self._ids[line]
-
-    def _inputs(self, neigh: list[list[tuple[int, float]]]) -> dict:
-        mb = pack_memory([[self.pair_ids(j) for j, _ in n] for n in neigh],
-                         scores=[[s for _, s in n] for n in neigh])
-        return {"memory": mb} if mb is not None else {}
-
-    def reads_itself(self, line: int, epoch: int) -> bool:
-        """Whether training line ``line`` reads itself as a 100 % match in ``epoch``."""
-        if self.exact_rate <= 0.0:
-            return False
-        return random.Random(f"{self.seed}:{epoch}:{line}").random() < self.exact_rate
-
-    def train_inputs(self, indices: list[int], epoch: int = 0) -> dict:
-        """``{"memory": MemoryBatch}`` for a batch of training lines (``{}`` if none has a neighbour)."""
-        found = self.retrieval.neighbours(indices)
-        neigh = [([(i, 1.0)] + found[i])[:self.k] if self.reads_itself(i, epoch) else found[i] for i in indices]
-        return self._inputs(neigh)
-
-    def dev_inputs(self, rows: list[int]) -> dict:
-        return self._inputs([self.dev[i] for i in rows])
-
-
-def start_from_baseline(model: nn.Module, train_cfg, *, resuming: bool) -> dict | None:
-    """``train.init_from``: copy a baseline's tensors into a fresh model (not on
-    resume); ``train.memory_only`` / ``train.context_only``: train only the
-    memory / the document-context parts (both flags: both).  With
-    ``context_only`` the projections of the document context start at zero
-    (not on resume), so the model starts as the baseline."""
-    info = None
-    if train_cfg.init_from and not resuming:
-        info = init_from_checkpoint(model, train_cfg.init_from)
-    context_only = getattr(train_cfg, "context_only", False)
-    if context_only:
-        from engine.nmt.doccontext import find_doc_context
-
-        doc = find_doc_context(model)
-        if doc is None:
-            raise ValueError("train.context_only: the model has no document context (model.doc_context)")
-        if not resuming:
-            doc.silence()
-    if train_cfg.memory_only or context_only:
-        keep = {id(p) for p in memory_parameters(model)} if train_cfg.memory_only else set()
-        if context_only:
-            keep |= {id(p) for p in doc.parameters() if p.requires_grad}
-        for p in model.parameters():
-            p.requires_grad_(id(p) in keep)
-    return info
-
-
-# ------------------------------------------------------------------ inference helpers (Translator)
-def as_pairs(items) -> list:
-    """Retrieved pairs as :class:`~engine.nmt.retrieval.RetrievedPair` (accepts
-    those, ``(source, target)`` tuples and TM ``Match`` objects)."""
-    from engine.nmt.retrieval import RetrievedPair
-
-    out = []
-    for it in items or ():
-        if isinstance(it, RetrievedPair):
-            out.append(it)
-        elif isinstance(it, (tuple, list)):
-            out.append(RetrievedPair(str(it[0]), str(it[1]), float(it[2]) if len(it) > 2 else 0.0))
-        elif hasattr(it, "entry") and hasattr(it, "score"):  # engine.tm.Match
-            out.append(RetrievedPair(it.source.text, it.target.text, float(it.score), it.entry.id))
-        else:
-            raise TypeError(f"not a retrieved pair: {it!r}")
-    return out
-
-
-def encode_pairs(pairs, src_vocab, tgt_vocab) -> list[PairIds]:
-    return [(src_vocab.encode(p.source) + [EOS], tgt_vocab.encode(p.target) + [EOS]) for p in pairs]
-
-
-def annotate(results, model, src: Tensor, src_mask: Tensor, hyps, memory: MemoryBatch | None,
-             pairs: list[list], pair_ids: list[list[PairIds]], tgt_vocab) -> None:
-    """Add to each :class:`~engine.nmt.translator.TranslationResult` of a batch
-    the retrieved pairs it read (``memory_pairs``), per word the copy mass
-    zeta * p_copy (mean over the word's subwords, ``copy``) and, in ``memory``,
-    where the most-copied subword came from: ``weight`` (the word's copy),
-    ``entry_index`` (pair), ``token_index`` and ``word`` (word of that pair's
-    target), TM unit ``id`` / corpus ``line``; None when no pair holds it."""
-    from engine.nmt.vocab import word_spans
-
-    traces = ((traces_of(hyps) or trace_copies(model, src, src_mask, [h.tokens for h in hyps], memory))
-              if memory is not None else [None] * len(hyps))
-    for r, h, tr, plist, pids in zip(results, hyps, traces, pairs, pair_ids):
-        r.memory_pairs = [p.to_json() for p in plist]
-        r.copy, r.memory = [], []
-        for a, b in word_spans(r.tokens):
-            vals = tr.copy[a:b] if tr is not None else []
-            r.copy.append(sum(vals) / len(vals) if vals else 0.0)
-            if not vals:
-                r.memory.append(None)
-                continue
-            best = a + max(range(len(vals)), key=vals.__getitem__)
-            k, pos = tr.pair[best], tr.pos[best]
-            if k < 0 or tr.copy[best] <= 0.0:
-                r.memory.append(None)
-                continue
-            pieces = tgt_vocab.pieces(pids[k][1][:-1]) + ["</s>"]
-            wspans = word_spans(pieces)
-            wi = next((n for n, (c, d) in enumerate(wspans) if c <= pos < d), -1)
-            word = "".join(p.replace("\u2581", "") for p in pieces[wspans[wi][0]:wspans[wi][1]]) if wi >= 0 else "</s>"
-            ref = {"weight": r.copy[-1], "entry_index": k, "token_index": wi, "word": word}
-            if plist[k].uid is not None:
-                ref["id"] = plist[k].uid
-            if plist[k].line is not None:
-                ref["line"] = plist[k].line
-            r.memory.append(ref)

@@ -20,17 +20,17 @@ Decoder step i (dl4mt / Nematus conditional GRU; ``cell = "tanh"`` is the
     GRU:  t_i = (1 - u_i) o s'_i + u_i o tanh(gated)      tanh: t_i = tanh(gated)
     readout  o_i = maxout/tanh(W_o t_i + V_o e(y_{i-1}) + C_o c_i)  -> logits = E_out o_i
 
-Extension points for more context sources (TM key-value memory, document
-context): subclasses of :class:`ContextSource` added to
-``RNNSearch.context_sources`` may add to the initial state, add a source-side
-input of every decoder update, add to the readout (deep fusion) and mix the
-output distribution (shallow fusion); their per-sentence data ride in
-``EncoderOutput.extras`` and their per-hypothesis state in
-``DecoderState.extras``, which beam search reorders like everything else.
+Extension points for more context sources (the learned TM memory, the
+nearest-neighbour memory, document context): the
+:class:`~engine.nmt.decoder_types.ContextSource` objects a model is given
+(``RNNSearch(cfg, sources=...)``; :func:`engine.nmt.build.build_model` picks
+them from the config) may add to the initial state, add a source-side input
+of every decoder update, add to the readout (deep fusion) and mix the output
+distribution (shallow fusion).  This class never chooses them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from typing import Callable, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -38,113 +38,19 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from engine.nmt.config import ModelConfig
+from engine.nmt.decoder_types import ContextSource, DecoderState, EncoderOutput, StepOutput
 from engine.nmt.vocab import PAD
-
-
-# ---------------------------------------------------------------- containers
-def _index(v, idx: Tensor):
-    if isinstance(v, Tensor):
-        return v.index_select(0, idx)
-    if isinstance(v, dict):
-        return {k: _index(x, idx) for k, x in v.items()}
-    return v
-
-
-@dataclass
-class EncoderOutput:
-    """What the decoder attends to, batch first.
-
-    ``ann``: (B, S, A) annotations; ``mask``: (B, S) bool, True = real token;
-    ``keys``: (B, S, att) precomputed W_a h_j; ``src_emb``: (B, S, E) source
-    word embeddings (for bridging); ``extras``: data of context sources.
-    """
-
-    ann: Tensor
-    mask: Tensor
-    keys: Tensor
-    src_emb: Tensor
-    extras: dict = field(default_factory=dict)
-
-    def index_select(self, idx: Tensor) -> "EncoderOutput":
-        """Rows ``idx`` of every tensor (beam expansion and reordering)."""
-        return EncoderOutput(**{f.name: _index(getattr(self, f.name), idx) for f in fields(self)})
-
-
-@dataclass
-class DecoderState:
-    """Recurrent state of a batch of hypotheses: ``hidden`` (B, H) = t_{i-1};
-    ``extras``: per-hypothesis state of context sources (e.g. a coverage vector)."""
-
-    hidden: Tensor
-    extras: dict = field(default_factory=dict)
-
-    def index_select(self, idx: Tensor) -> "DecoderState":
-        return DecoderState(_index(self.hidden, idx), _index(self.extras, idx))
-
-
-@dataclass
-class StepOutput:
-    """One decoder step: ``hidden`` (B, H) t_i, ``ctx`` (B, A) c_i,
-    ``attn`` (B, S) a_i, ``gate`` (B, H) z_i or None, ``prev_emb`` (B, E);
-    ``extras``: per-step values of context sources (e.g. memory weights and gate)."""
-
-    hidden: Tensor
-    ctx: Tensor
-    attn: Tensor
-    gate: Tensor | None
-    prev_emb: Tensor
-    extras: dict = field(default_factory=dict)
-
-
-class ContextSource(nn.Module):
-    """Base class of extra context sources (issues: TM memory, document context).
-
-    Every hook may return None to contribute nothing.  Shapes as in the
-    module docstring.
-    """
-
-    def encoder_init(self, src: Tensor, src_mask: Tensor, extras: dict, **inputs) -> Tensor | None:
-        """Before encoding: (2, B, H) added to the bi-GRU encoder's initial state
-        (zeros otherwise).  ``extras`` becomes ``EncoderOutput.extras``: data
-        computed here (e.g. a document summary) can be kept for later hooks."""
-        return None
-
-    def prepare(self, enc: EncoderOutput, **inputs) -> None:
-        """Put per-sentence data into ``enc.extras`` (e.g. memory keys/values)."""
-
-    def init_state(self, enc: EncoderOutput) -> Tensor | None:
-        """(B, H) added inside tanh of the initial decoder state."""
-        return None
-
-    def step_input(self, enc: EncoderOutput, state: DecoderState, query: Tensor,
-                   ctx: Tensor) -> Tensor | None:
-        """(B, H) added to the source part S_i of the decoder update."""
-        return None
-
-    def update_input(self, enc: EncoderOutput, state: DecoderState, y_emb: Tensor, query: Tensor,
-                     ctx: Tensor) -> Tensor | None:
-        """Like :meth:`step_input`, also given ``y_emb`` = e(y_{i-1}).  (B, H), or with the
-        GRU cell (B, 3H): source-side input of the reset, update and candidate
-        pre-activations.  By default it is :meth:`step_input`."""
-        return self.step_input(enc, state, query, ctx)
-
-    def readout_input(self, enc: EncoderOutput, out: StepOutput) -> Tensor | None:
-        """(B, readout pre-activation) added to the readout (deep fusion)."""
-        return None
-
-    def fuse_output(self, enc: EncoderOutput, out: StepOutput, log_probs: Tensor) -> Tensor:
-        """(B, V) log-probabilities after mixing (shallow fusion)."""
-        return log_probs
-
-    def update_state(self, enc: EncoderOutput, state: DecoderState, out: StepOutput) -> None:
-        """Advance per-hypothesis state in ``state.extras`` (e.g. coverage)."""
 
 
 # ---------------------------------------------------------------- the model
 class RNNSearch(nn.Module):
-    """Attention-based encoder-decoder with optional context gates and bridging."""
+    """Attention-based encoder-decoder with optional context gates and bridging.
 
-    def __init__(self, cfg: ModelConfig):
+    ``sources``: factories of the context sources this model reads, each called with the model
+    once its own layers exist (so a source can size itself from them), in the order given; their
+    parameters are initialised with the model's."""
+
+    def __init__(self, cfg: ModelConfig, sources: Sequence[Callable[["RNNSearch"], ContextSource]] = ()):
         super().__init__()
         cfg.validate()
         if cfg.src_vocab <= 0 or cfg.tgt_vocab <= 0:
@@ -188,15 +94,7 @@ class RNNSearch(nn.Module):
             self.out_proj.weight = self.tgt_emb.weight
         if self.bridge_direct:
             self.bridge_W = nn.Linear(E, E, bias=False)     # W x ~ y for aligned words
-        self.context_sources = nn.ModuleList()
-        if getattr(cfg, "memory", "none") != "none":  # search-engine guided NMT (issue 5)
-            from engine.nmt.memory import MemorySource
-
-            self.context_sources.append(MemorySource(self))
-        if getattr(cfg, "doc_context", None):  # cross-sentence context (issue 7)
-            from engine.nmt.doccontext import DocContext
-
-            self.context_sources.append(DocContext(self))
+        self.context_sources = nn.ModuleList([make(self) for make in sources])
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -305,34 +203,47 @@ class RNNSearch(nn.Module):
             cs.update_state(enc, new_state, out)
         return out, new_state
 
-    def logits(self, hidden: Tensor, prev_emb: Tensor, ctx: Tensor, extra: Tensor | None = None) -> Tensor:
-        """Readout and output layer; any leading dims: (..., H), (..., E), (..., A) -> (..., V)."""
+    def readout_vector(self, hidden: Tensor, prev_emb: Tensor, ctx: Tensor, extra: Tensor | None = None) -> Tensor:
+        """o_i, the vector the output layer reads; any leading dims: (..., H), (..., E), (..., A) -> (..., R)."""
         pre = self.readout(torch.cat([hidden, prev_emb, ctx], dim=-1))
         if extra is not None:
             pre = pre + extra
         if self.cfg.readout == "maxout":
-            o = pre.view(*pre.shape[:-1], -1, 2).max(dim=-1).values
-        else:
-            o = torch.tanh(pre)
-        return self.out_proj(self.drop(o))
+            return pre.view(*pre.shape[:-1], -1, 2).max(dim=-1).values
+        return torch.tanh(pre)
+
+    def logits(self, hidden: Tensor, prev_emb: Tensor, ctx: Tensor, extra: Tensor | None = None) -> Tensor:
+        """Readout and output layer; any leading dims: (..., H), (..., E), (..., A) -> (..., V)."""
+        return self.out_proj(self.drop(self.readout_vector(hidden, prev_emb, ctx, extra)))
 
     def step_log_probs(self, out: StepOutput, enc: EncoderOutput) -> Tensor:
-        """(B, V) log-probabilities of the next token after step ``out``."""
+        """(B, V) log-probabilities of the next token after step ``out``; sets ``out.readout`` (B, R)."""
         extra = None
         for cs in self.context_sources:
             x = cs.readout_input(enc, out)
             if x is not None:
                 extra = x if extra is None else extra + x
-        lp = torch.log_softmax(self.logits(out.hidden, out.prev_emb, out.ctx, extra).float(), dim=-1)
+        out.readout = self.readout_vector(out.hidden, out.prev_emb, out.ctx, extra)
+        lp = torch.log_softmax(self.out_proj(self.drop(out.readout)).float(), dim=-1)
         for cs in self.context_sources:
             lp = cs.fuse_output(enc, out, lp)
         return lp
 
+    def copy_report(self, enc: EncoderOutput, out: StepOutput, rows: Tensor, tokens: Tensor) -> Tensor | None:
+        """(n, 4) copy report of emitting ``tokens`` from ``rows`` after step ``out``: the first
+        context source that read a translation memory answers (see ``ContextSource.copy_report``)."""
+        for cs in self.context_sources:
+            rep = cs.copy_report(enc, out, rows, tokens)
+            if rep is not None:
+                return rep
+        return None
+
     def fuses_output(self) -> bool:
-        """True when a context source changes the readout or the output distribution
+        """True when a trained context source changes the readout or the output distribution
         (then training needs per-step log-probabilities instead of logits)."""
-        return any(type(cs).readout_input is not ContextSource.readout_input
-                   or type(cs).fuse_output is not ContextSource.fuse_output for cs in self.context_sources)
+        return any(not cs.inference_only and (type(cs).readout_input is not ContextSource.readout_input
+                                              or type(cs).fuse_output is not ContextSource.fuse_output)
+                   for cs in self.context_sources)
 
     def embed_target(self, ids: Tensor) -> Tensor:
         return self.emb_drop(self.tgt_emb(ids))

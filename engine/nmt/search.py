@@ -45,7 +45,7 @@ class Hypothesis:
     attention of each token (S = real source length, ``</s>`` included);
     ``gates``: (len(tokens), H) context-gate values, or None without gates;
     ``copy``: with a translation memory, (len(tokens), 4) per token
-    [zeta * p_copy(token), zeta, pair, pos] (:func:`engine.nmt.memory.copy_info`),
+    [copy mass, memory weight, pair, pos] (``RNNSearch.copy_report``, :mod:`engine.nmt.copyreport`),
     recorded during the search so the copy report needs no second pass.
     """
 
@@ -57,14 +57,9 @@ class Hypothesis:
     copy: Tensor | None = None
 
 
-def _copy_now(enc, out, rows: Tensor, tokens: Tensor) -> Tensor | None:
+def _copy_now(model: RNNSearch, enc, out, rows: Tensor, tokens: Tensor) -> Tensor | None:
     """(n, 4) copy report of emitting ``tokens`` from ``rows`` this step; None without memory."""
-    mem, step = enc.extras.get("memory"), out.extras.get("memory")
-    if mem is None or step is None:
-        return None
-    from engine.nmt.memory import copy_info
-
-    return copy_info(mem, step, rows, tokens)
+    return model.copy_report(enc, out, rows, tokens)
 
 
 def _norm(score: float, length: int, alpha: float) -> float:
@@ -220,9 +215,9 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     while not all(done):
         out, state = model.step(model.tgt_emb(prev), state, enc)
         lp = model.step_log_probs(out, enc).double()                      # (B*K, V)
-        records_copy = "memory" in out.extras and "memory" in enc.extras
-        if records_copy and copy_hist is None:
-            copy_hist = torch.empty((B * K, 0, 4), device=dev)
+        if step == 0:
+            records_copy = _copy_now(model, enc, out, prev[:1], prev[:1]) is not None
+            copy_hist = torch.empty((B * K, 0, 4), device=dev) if records_copy else None
         V = lp.size(-1)
         lp = lp.view(B, K, V)
         for b in range(B):
@@ -257,7 +252,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                                    torch.cat([gate_hist[row], gate_now[row].unsqueeze(0)], 0))
                             cp = None
                             if records_copy:
-                                eos = _copy_now(enc, out, torch.tensor([row], device=dev),
+                                eos = _copy_now(model, enc, out, torch.tensor([row], device=dev),
                                                 torch.tensor([EOS], device=dev))
                                 cp = torch.cat([copy_hist[row], eos], 0)
                             finished[b].append(Hypothesis(toks, v, _norm(v, len(toks), alpha), att, gts, cp))
@@ -282,7 +277,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         seqs = torch.cat([seqs.index_select(0, idx), prev.unsqueeze(1)], 1)
         attn_hist = torch.cat([attn_hist.index_select(0, idx), attn_now.index_select(0, idx).unsqueeze(1)], 1)
         if records_copy:
-            copy_hist = torch.cat([copy_hist.index_select(0, idx), _copy_now(enc, out, idx, prev).unsqueeze(1)], 1)
+            copy_hist = torch.cat([copy_hist.index_select(0, idx), _copy_now(model, enc, out, idx, prev).unsqueeze(1)], 1)
         if gate_now is not None:
             g = gate_now.index_select(0, idx).unsqueeze(1)
             gate_hist = g if gate_hist is None else torch.cat([gate_hist.index_select(0, idx), g], 1)
@@ -344,7 +339,7 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
             _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
         best_v, best_i = lp.max(dim=-1)
         nxt = best_i.tolist()
-        cp_now = _copy_now(enc, out, torch.arange(B, device=dev), best_i)
+        cp_now = _copy_now(model, enc, out, torch.arange(B, device=dev), best_i)
         for b in range(B):
             if done[b]:
                 continue

@@ -40,6 +40,7 @@ from engine.nmt.config import ExperimentConfig, portable_paths
 from engine.nmt.data import collate, encode_corpus, make_batches, pad_sources, read_parallel
 from engine.nmt.documents import parallel_layout
 from engine.nmt.evaluate import bleu
+from engine.nmt.build import build_model
 from engine.nmt.model import RNNSearch, count_parameters
 from engine.nmt.search import beam_search, greedy
 from engine.nmt.vocab import EOS, SubwordVocab, train_vocab
@@ -226,15 +227,15 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
         dev_table = ContextTable.build(dev_lay.sentences, dev_lay.contexts(k)[:len(dev_src)], sv, k, d.max_len)
     mem_feed = None
     if cfg.model.memory != "none":  # search-engine guided NMT: retrieved pairs (Algorithm 2)
-        from engine.nmt.memory import MemoryFeed
+        from engine.nmt.memory_feed import MemoryFeed
 
         mem_feed = MemoryFeed.for_training(cfg, folder, src_lines, tgt_lines, dev_src, sv, tv)
 
     # -- 3. model and optimizer
     torch.manual_seed(tc.seed)
-    model = RNNSearch(cfg.model).to(device)
+    model = build_model(cfg.model).to(device)
     if tc.init_from or tc.memory_only:  # start from a baseline's weights / train only the memory
-        from engine.nmt.memory import start_from_baseline
+        from engine.nmt.memory_feed import start_from_baseline
 
         start_from_baseline(model, tc, resuming=resuming)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr)

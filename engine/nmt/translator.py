@@ -15,8 +15,12 @@ import torch
 from engine.errors import ModelError
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
+from engine.nmt.copyreport import CopiedWord, annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
+from engine.nmt.knn import KNN_FILE, MEMORY_MODES, KnnInput
+from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
+from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
 from engine.nmt.search import Hypothesis, beam_search, forced_decode, greedy
 from engine.nmt.vocab import BOS, EOS, PAD, WORD_START, word_spans
 
@@ -32,11 +36,11 @@ class TranslationResult:
     Subword-level detail for ``--json``: ``tokens``, ``token_attention``
     (tokens x source pieces, ``</s>`` included), ``token_gates`` and
     ``gate_vectors`` (tokens x H).
-    With a translation memory (SEG-NMT models): ``memory_pairs`` the retrieved
-    pairs read; per word ``copy`` (zeta * p_copy, mean over its subwords) and
-    ``memory``: None, or where the word was copied from (``weight`` = its copy,
-    ``entry_index`` into the pairs, ``token_index`` of the word in that pair's
-    target, ``word``, and the TM unit ``id`` / corpus ``line`` when known);
+    With a translation memory read: ``memory_pairs`` the retrieved pairs read;
+    ``memory_kind`` which memory read them (``knn`` or ``learned``); per word
+    ``copy`` (its copy mass: lambda * p_kNN or zeta * p_copy, mean over its
+    subwords) and ``memory``: None, or the :class:`~engine.nmt.copyreport.CopiedWord`
+    it came from;
     ``exact_match``: with ``translate(exact_matches=True)``, the index of the
     100 % pair whose target ``text`` is (None: the model's own translation).
     """
@@ -55,7 +59,8 @@ class TranslationResult:
     gate_vectors: torch.Tensor | None = None
     memory_pairs: list[dict] | None = None
     copy: list[float] | None = None
-    memory: list[dict | None] | None = None
+    memory: list[CopiedWord | None] | None = None
+    memory_kind: str | None = None
     exact_match: int | None = None
     terms: list[dict] | None = None   # with a glossary: each entry found, its target term, whether it is in
 
@@ -69,8 +74,10 @@ class TranslationResult:
                       "attention": [[round(x, 4) for x in row] for row in self.token_attention],
                       "token_gates": None if self.token_gates is None else [round(g, 4) for g in self.token_gates]})
         if self.memory_pairs is not None:
-            d.update({"memory_pairs": self.memory_pairs, "copy": [round(c, 4) for c in self.copy or []],
-                      "memory": self.memory, "exact_match": self.exact_match})
+            d.update({"memory_pairs": self.memory_pairs, "memory_kind": self.memory_kind,
+                      "copy": [round(c, 4) for c in self.copy or []],
+                      "memory": [m.to_json() if m is not None else None for m in self.memory or []],
+                      "exact_match": self.exact_match})
         if self.terms is not None:
             d["terms"] = self.terms
         return d
@@ -108,6 +115,7 @@ def _join(parts: list[TranslationResult], gaps: list[str]) -> TranslationResult:
         token_gates=None if first.token_gates is None else [g for p in parts for g in p.token_gates or []],
         gate_vectors=None if any(v is None for v in gv) else torch.cat(gv, 0),
         memory_pairs=first.memory_pairs,
+        memory_kind=first.memory_kind,
         copy=None if first.copy is None else [c for p in parts for c in p.copy or []],
         memory=None if first.memory is None else [m for p in parts for m in p.memory or []],
     )
@@ -139,6 +147,7 @@ class Translator:
             self.model = quantize_dynamic(self.model)
             self.quantized = True
         self.device = next(loaded.model.parameters()).device
+        self.knn = loaded.knn     # the nearest-neighbour memory's calibration (None: not calibrated)
         self._doc_cache = None  # sentence summaries of document context (built on first use)
 
     @classmethod
@@ -159,6 +168,29 @@ class Translator:
             "best_dev_bleu": man.get("best_dev_bleu"), "folder": str(self.loaded.folder),
         }
 
+    # ---------------------------------------------------------------- memory
+    def memory_kind(self, mode: str = "auto") -> str:
+        """The memory a translation with retrieved pairs reads: ``knn``, ``learned`` or ``none``.
+
+        ``auto``: the learned memory for a model trained with one where its calibration measured
+        it better on the model's dev set (``knn.json``, ``auto``), otherwise the nearest-neighbour
+        memory; a model with neither reads no pairs.  Naming a memory the model lacks is a
+        :class:`~engine.errors.ModelError`."""
+        if mode not in MEMORY_MODES:
+            raise ValueError(f"memory mode {mode!r}: expected one of {', '.join(MEMORY_MODES)}")
+        learned = memory_source(self.model) is not None
+        if mode == "learned" and not learned:
+            raise ModelError(f"{self.loaded.folder}: this model has no learned memory (model.memory = none); "
+                             "use --memory knn")
+        if mode == "knn" and self.knn is None:
+            raise ModelError(f"{self.loaded.folder}: the nearest-neighbour memory is not calibrated for this model "
+                             f"(no {KNN_FILE}); run `verso knn calibrate`")
+        if mode != "auto":
+            return mode
+        if self.knn is not None and not (learned and self.knn.auto == "learned"):
+            return "knn"
+        return "learned" if learned else "none"
+
     # ---------------------------------------------------------------- translate
     def _src_ids(self, text: str) -> list[int]:
         return self.loaded.src_vocab.encode(text) + [EOS]
@@ -168,14 +200,19 @@ class Translator:
                   tm=None, k: int = 4, coverage: bool = False, min_score: float = 0.0,
                   context: list[list[str]] | None = None,
                   split_long: int | None = None, exact_matches: bool = False,
-                  terms: list[list[str]] | None = None, terms_mode: str = "enforce") -> list[TranslationResult]:
+                  terms: list[list[str]] | None = None, terms_mode: str = "enforce",
+                  memory_mode: str = "auto", knn_k: int | None = None) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
-        SEG-NMT models: ``memories`` gives per sentence the retrieved pairs the
-        key-value memory reads ((source, target) tuples, TM matches or
-        RetrievedPairs), or ``tm`` (a TranslationMemory) is searched for them
-        (top-``k``, or Algorithm 1 with ``coverage``; pairs scoring below
-        ``min_score`` are then left out -- see ``retrieval.MEMORY_MIN_SCORE``).
+        ``memories`` gives per sentence the retrieved pairs the model's memory
+        reads ((source, target) tuples, TM matches or RetrievedPairs), or ``tm``
+        (a TranslationMemory) is searched for them (top-``k``, or Algorithm 1
+        with ``coverage``; pairs scoring below ``min_score`` are then left out
+        -- see ``retrieval.MEMORY_MIN_SCORE``); ``memory_mode`` says which
+        memory reads them (:meth:`memory_kind`: the nearest-neighbour memory,
+        ``knn_k`` nearest slots, or the learned one; ``none``: the pairs are
+        not read).  A sentence without pairs is translated exactly as without
+        a memory.
         Document-context models: ``context`` gives per sentence the sources of
         the previous segments of its document, oldest first (``[]`` at a
         document start; the last ``doc_k`` are used); other models ignore it.
@@ -197,6 +234,13 @@ class Translator:
         lexically constrained beam search, :mod:`engine.nmt.search`; ``terms_mode="prefer"``: a
         bonus instead of a rule); a sentence with terms is not cut into pieces."""
         memory = memories
+        kind = self.memory_kind(memory_mode) if (memory is not None or tm is not None) else "none"
+        if kind == "none":
+            if memory_mode == "auto" and (memory is not None or tm is not None) and memory_source(self.model) is None:
+                raise ModelError(f"{self.loaded.folder}: this model reads no TM pairs (no learned memory, and the "
+                                 f"nearest-neighbour memory is not calibrated: no {KNN_FILE}); run `verso knn "
+                                 "calibrate`, or translate without a TM")
+            memory = tm = None
         if tm is not None and memory is None:
             from engine.nmt.retrieval import readable, retrieve
 
@@ -209,9 +253,9 @@ class Translator:
             if exact:
                 return self._with_exact(texts, exact, beam=beam, alpha=alpha, max_ratio=max_ratio,
                                         prefixes=prefixes, batch_size=batch_size, memory=memory,
-                                        context=context, split_long=split_long)
+                                        context=context, split_long=split_long, memory_mode=kind, knn_k=knn_k)
         limit = self.loaded.cfg.data.max_len if split_long is None else split_long
-        kw = dict(beam=beam, alpha=alpha, max_ratio=max_ratio, batch_size=batch_size)
+        kw = dict(beam=beam, alpha=alpha, max_ratio=max_ratio, batch_size=batch_size, kind=kind, knn_k=knn_k)
         if terms is not None:
             if len(terms) != len(texts):
                 raise ValueError(f"{len(texts)} sentences but {len(terms)} term lists")
@@ -238,8 +282,6 @@ class Translator:
     def _with_exact(self, texts: list[str], exact: dict[int, int], *, memory: list,
                     prefixes: list[str] | None, context: list[list[str]] | None, **kw) -> list[TranslationResult]:
         """:meth:`translate` where the sentences ``exact`` (index -> its 100 % pair) take their pair's target."""
-        from engine.nmt.memory import as_pairs
-
         rest = [i for i in range(len(texts)) if i not in exact]
         out: list[TranslationResult | None] = [None] * len(texts)
         if rest:
@@ -253,7 +295,7 @@ class Translator:
         forced = self._translate([texts[i] for i in rows], beam=1, alpha=kw["alpha"], max_ratio=kw["max_ratio"],
                                  prefixes=targets, batch_size=kw["batch_size"], memory=[memory[i] for i in rows],
                                  context=[context[i] for i in rows] if context is not None else None,
-                                 close_prefixes=True)
+                                 close_prefixes=True, kind=kw["memory_mode"], knn_k=kw["knn_k"])
         for i, target, r in zip(rows, targets, forced):
             r.text, r.exact_match = target, exact[i]
             out[i] = r
@@ -270,9 +312,13 @@ class Translator:
     def _translate(self, texts: list[str], *, beam: int, alpha: float, max_ratio: float,
                    prefixes: list[str] | None, batch_size: int, memory: list | None,
                    context: list[list[str]] | None, close_prefixes: bool = False,
-                   terms: list[list[str]] | None = None, terms_mode: str = "enforce") -> list[TranslationResult]:
-        """:meth:`translate` of sentences as they are (retrieval done, no cutting).
+                   terms: list[list[str]] | None = None, terms_mode: str = "enforce",
+                   kind: str = "none", knn_k: int | None = None) -> list[TranslationResult]:
+        """:meth:`translate` of sentences as they are (retrieval done, no cutting), ``memory``
+        read by the memory ``kind`` (``knn``, ``learned``; ``none``: not read).
         ``close_prefixes``: each prefix is the whole translation (``</s>`` forced after it)."""
+        if kind == "none":
+            memory = None
         caps = [casing.is_all_caps(t) and not (prefixes and prefixes[i] and any(c.islower() for c in prefixes[i]))
                 for i, t in enumerate(texts)]
         if any(caps):
@@ -282,11 +328,6 @@ class Translator:
         if context is not None:  # every all-caps context sentence, whatever the sentence it precedes
             context = [[casing.fold_if_caps(x) for x in ctx] for ctx in context]
         if memory is not None:
-            from engine.nmt.memory import annotate, as_pairs, encode_pairs, memory_source, pack_memory
-
-            if memory_source(self.model) is None:
-                raise ModelError(f"{self.loaded.folder}: this model has no translation-memory input "
-                                 "(model.memory = none); translate without a TM")
             memory = [as_pairs(m) for m in memory]
             read = [[replace(p, source=casing.fold_if_caps(p.source), target=casing.fold_if_caps(p.target))
                      for p in m] if c else m for m, c in zip(memory, caps)]
@@ -309,9 +350,11 @@ class Translator:
             src, mask = pad_sources([ids[i] for i in chunk])
             src, mask = src.to(self.device), mask.to(self.device)
             pfx = [pre[i] for i in chunk] if any(pre[i] for i in chunk) else None
-            mb = (pack_memory([mem_ids[i] for i in chunk], self.device,
+            mb = (pack_memory([mem_ids[i] for i in chunk], self.device, with_eos=kind == "knn",
                               scores=[[p.score for p in memory[i]] for i in chunk]) if memory is not None else None)
-            kw = {"memory": mb} if mb is not None else {}
+            kw = {}
+            if mb is not None:
+                kw = {"knn": KnnInput(mb, self.knn.with_k(knn_k))} if kind == "knn" else {"memory": mb}
             kw.update(self._doc_inputs(context, chunk))
             con = [cons[i] for i in chunk] if any(cons[i] for i in chunk) else None
             if beam <= 1 and con is None:
@@ -322,16 +365,21 @@ class Translator:
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
             if memory is not None:
-                annotate([results[i] for i in chunk], self.model, src, mask, hyps, mb,
-                         [memory[i] for i in chunk], [mem_ids[i] for i in chunk], self.loaded.tgt_vocab)
+                traces = ((traces_of(hyps) or trace_copies(self.model, src, mask, [h.tokens for h in hyps], **kw))
+                          if mb is not None else [None] * len(hyps))
+                annotate([results[i] for i in chunk], traces, [memory[i] for i in chunk],
+                         [mem_ids[i] for i in chunk], self.loaded.tgt_vocab)
+                for i in chunk:
+                    results[i].memory_kind = kind
         for i, c in enumerate(caps):
             if c and results[i] is not None:
                 r = results[i]
                 r.text, r.words = casing.restore(r.text), [casing.restore(w) for w in r.words]
                 r.src_words = [casing.restore(w) for w in r.src_words]
-                for ref in r.memory or ():
-                    if ref is not None and casing.is_all_caps(memory[i][ref["entry_index"]].target):
-                        ref["word"] = casing.restore(ref["word"])
+                if r.memory:
+                    r.memory = [replace(ref, word=casing.restore(ref.word))
+                                if ref is not None and casing.is_all_caps(memory[i][ref.entry_index].target) else ref
+                                for ref in r.memory]
         return results  # type: ignore[return-value]
 
     def _term_variants(self, term: str) -> list[list[int]]:
@@ -457,8 +505,6 @@ class Translator:
 
 def _exact_index(pairs) -> int | None:
     """Index of the first 100 % match (score 1.0) with a non-empty target among retrieved ``pairs``."""
-    from engine.nmt.memory import as_pairs
-
     for j, p in enumerate(as_pairs(pairs)):
         if p.score >= 1.0 - 1e-9 and p.target.strip():
             return j

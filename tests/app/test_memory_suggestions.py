@@ -62,7 +62,7 @@ def test_copied_words_are_shaded_by_the_engines_weights_and_follow_the_tm(qtbot,
     # The shading is the engine's own number for that word, and the tooltip names the TM entry.
     engine = Translator.load(seg_model).translate(
         [QUERY], memories=[[("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")]])[0]
-    assert ref is not None and ref.weight == pytest.approx(engine.memory[engine.words.index("Bello")]["weight"])
+    assert ref is not None and ref.weight == pytest.approx(engine.memory[engine.words.index("Bello")].weight)
     assert ref.entry_source.startswith("The big dog sees a small tree")
     assert win.suggestion.copy_formats(), "copied words are shaded in the panel"
     assert uid > 0

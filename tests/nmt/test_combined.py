@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import torch
 
+from engine.nmt.build import build_model
 from engine.nmt.config import ModelConfig
 from engine.nmt.data import pad_sources
 from engine.nmt.doccontext import ContextTable, DocBatch, find_doc_context
-from engine.nmt.memory import memory_source, pack_memory
+from engine.nmt.memory import memory_source
+from engine.nmt.pairs import pack_memory
 from engine.nmt.model import RNNSearch
 from engine.nmt.search import beam_search, greedy
 from engine.nmt.vocab import BOS, EOS, PAD
@@ -21,12 +23,12 @@ def make(**kw) -> RNNSearch:
     cfg = ModelConfig(emb_dim=16, hidden=24, src_vocab=V, tgt_vocab=V, dropout=0.0, emb_dropout=0.0,
                       context_gate="both", bridging=["source"], memory="shallow", memory_gate_bias=2.0,
                       doc_context=STRATEGIES, **kw)
-    return RNNSearch(cfg).eval()
+    return build_model(cfg).eval()
 
 
 def twin(m: RNNSearch, **off) -> RNNSearch:
     """The same weights with some sources switched off (``memory="none"``, ``doc_context=[]``)."""
-    p = RNNSearch(ModelConfig(**{**m.cfg.__dict__, **off})).eval()
+    p = build_model(ModelConfig(**{**m.cfg.__dict__, **off})).eval()
     missing, _ = p.load_state_dict(m.state_dict(), strict=False)
     assert not missing
     return p

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from engine.errors import ConfigError, FormatError
+from engine.nmt.build import build_model
 from engine.nmt.config import ExperimentConfig, ModelConfig
 from engine.nmt.data import pad_sources
 from engine.nmt.doccontext import ContextTable, DocBatch, SummaryCache, find_doc_context
@@ -84,7 +85,7 @@ def make(strategies, **kw) -> RNNSearch:
     torch.manual_seed(0)
     cfg = ModelConfig(emb_dim=12, hidden=16, src_vocab=V, tgt_vocab=V, dropout=0.0, emb_dropout=0.0,
                       doc_context=list(strategies), **kw)
-    return RNNSearch(cfg).eval()
+    return build_model(cfg).eval()
 
 
 def rand_ids(n: int, seed: int) -> list[list[int]]:
@@ -110,7 +111,7 @@ def test_a_batch_summarises_each_context_sentence_once():
 def test_an_empty_context_adds_exactly_nothing(strategies):
     """At a document start the model is the same network without document context."""
     m = make(strategies, context_gate="both")
-    plain = RNNSearch(ModelConfig(**{**m.cfg.__dict__, "doc_context": []})).eval()
+    plain = build_model(ModelConfig(**{**m.cfg.__dict__, "doc_context": []})).eval()
     missing, unexpected = plain.load_state_dict(m.state_dict(), strict=False)
     assert not missing and all(k.startswith("context_sources.") for k in unexpected)
     src, mask = pad_sources(rand_ids(3, 2))
@@ -208,7 +209,7 @@ def test_a_silenced_context_model_translates_as_its_baseline_whatever_the_contex
     """train.context_only starts here: the projections of D at zero, so a real context changes nothing yet."""
     m = make(strategies, context_gate="both")
     find_doc_context(m).silence()
-    plain = RNNSearch(ModelConfig(**{**m.cfg.__dict__, "doc_context": []})).eval()
+    plain = build_model(ModelConfig(**{**m.cfg.__dict__, "doc_context": []})).eval()
     plain.load_state_dict(m.state_dict(), strict=False)
     src, mask = pad_sources(rand_ids(2, 3))
     tgt = torch.randint(4, V, (2, 5))

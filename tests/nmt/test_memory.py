@@ -11,8 +11,10 @@ import math
 import pytest
 import torch
 
+from engine.nmt.build import build_model
 from engine.nmt.config import ModelConfig
-from engine.nmt.memory import copy_distribution, memory_source, pack_memory
+from engine.nmt.memory import copy_distribution, memory_source
+from engine.nmt.pairs import pack_memory
 from engine.nmt.model import RNNSearch
 from engine.nmt.search import beam_search
 from engine.nmt.vocab import BOS, EOS, PAD
@@ -24,13 +26,13 @@ def make(kind: str = "shallow", gate_bias: float = 2.0, **kw) -> RNNSearch:
     torch.manual_seed(0)
     cfg = ModelConfig(emb_dim=16, hidden=24, src_vocab=V, tgt_vocab=V, dropout=0.0, emb_dropout=0.0,
                       context_gate="both", memory=kind, memory_gate_bias=gate_bias, **kw)
-    return RNNSearch(cfg).eval()
+    return build_model(cfg).eval()
 
 
 def plain_twin(m: RNNSearch) -> RNNSearch:
     """The same weights without the memory."""
     cfg = ModelConfig(**{**m.cfg.__dict__, "memory": "none"})
-    p = RNNSearch(cfg).eval()
+    p = build_model(cfg).eval()
     p.load_state_dict({k: v for k, v in m.state_dict().items() if not k.startswith("context_sources.")})
     return p
 
@@ -270,7 +272,7 @@ class _FixedRetrieval:
 
 
 def test_exact_rate_shows_a_share_of_training_pairs_themselves_as_100_percent_matches():
-    from engine.nmt.memory import MemoryFeed
+    from engine.nmt.memory_feed import MemoryFeed
 
     class Vocab:
         def encode(self, text):
@@ -310,14 +312,15 @@ def test_init_from_a_baseline_copies_its_weights_and_memory_only_freezes_them(tm
     from types import SimpleNamespace
 
     from engine.nmt.checkpoint import save_weights
-    from engine.nmt.memory import memory_parameters, start_from_baseline
+    from engine.nmt.memory import memory_parameters
+    from engine.nmt.memory_feed import start_from_baseline
 
     base = plain_twin(make("shallow"))
     with torch.no_grad():
         base.src_emb.weight.add_(0.5)                               # a "trained" baseline
     save_weights(base, tmp_path / "base.safetensors")
     seg = make("shallow")
-    start_from_baseline(seg, SimpleNamespace(init_from=str(tmp_path / "base.safetensors"), memory_only=True),
+    start_from_baseline(seg, SimpleNamespace(init_from=str(tmp_path / "base.safetensors"), memory_only=True, context_only=False),
                         resuming=False)
     assert torch.equal(seg.src_emb.weight, base.src_emb.weight)
     assert torch.equal(seg.out_proj.weight, base.out_proj.weight)   # tied weights follow
@@ -458,7 +461,7 @@ def test_adding_a_tm_pair_changes_the_next_suggestion(seg_model, tmp_path):
         seen[term] = after
         assert term in after.words                                    # the suggestion uses the TM's term
         ref = after.memory[after.words.index(term)]
-        assert ref is not None and ref["id"] == uid and ref["word"] == term and ref["weight"] > 0.0
+        assert ref is not None and ref.uid == uid and ref.word == term and ref.weight > 0.0
     assert seen["Bello"].text != seen["Hund"].text                    # ... and changes with it
     assert all(0.0 <= c <= 1.0 for r in seen.values() for c in r.copy)
     assert len(seen["Bello"].memory) == len(seen["Bello"].words) == len(seen["Bello"].copy)
@@ -474,7 +477,7 @@ def test_an_all_caps_segment_reads_the_memory_and_comes_back_in_capitals(seg_mod
         r = tr.translate(["THE BIG DOG SEES A SMALL TREE."], tm=tm)[0]
     assert r.text == r.text.upper() and "BELLO" in r.words          # the TM's term, in capitals
     ref = r.memory[r.words.index("BELLO")]
-    assert ref is not None and ref["id"] == uid and ref["word"] == "Bello"   # as the memory holds it
+    assert ref is not None and ref.uid == uid and ref.word == "Bello"   # as the memory holds it
     assert r.memory_pairs[0]["target"] == "Der groß Bello ein klein Baum sieht!"
 
 
@@ -489,7 +492,7 @@ def test_each_piece_of_a_long_segment_reads_the_segments_memory(seg_model, tmp_p
         r = tr.translate([text], tm=tm, k=1, split_long=40)[0]
     assert len(r.memory_pairs) == 1 and r.memory_pairs[0]["id"] == uid
     assert len(r.copy) == len(r.memory) == len(r.words)
-    assert "Bello" in r.words and r.memory[r.words.index("Bello")]["id"] == uid
+    assert "Bello" in r.words and r.memory[r.words.index("Bello")].uid == uid
 
 
 def test_a_100_percent_match_is_served_verbatim_and_the_model_still_reports_on_it(seg_model, tmp_path):
@@ -536,7 +539,7 @@ def test_cli_translate_and_eval_with_a_tm(seg_model, trained_model, tmp_path, ca
     # a plain model refuses a TM it cannot read; without --tm it translates as always
     monkeypatch.setattr("sys.stdin", io.StringIO(lines[0] + "\n"))
     assert main(["translate", "--model", str(trained_model), "--tm", str(tmp_path / "tm")]) == 2
-    assert "no translation-memory input" in capsys.readouterr().err
+    assert "reads no TM pairs" in capsys.readouterr().err
     # eval: BLEU per fuzzy band for TM copy, model without and with memory
     assert main(["eval", "--model", str(seg_model), "--tm", str(tmp_path / "tm"), "--src",
                  str(folder / "dev.en"), "--ref", str(folder / "dev.de"), "--beam", "1"]) == 0
@@ -580,7 +583,7 @@ def test_pair_encodings_are_cached_at_inference_and_give_the_same_output():
 def test_the_search_records_the_same_copy_report_as_a_second_pass(beam):
     """The copy weights the editor shades come from the search itself (no second
     pass over the translation): they equal a teacher-forced pass over the same output."""
-    from engine.nmt.memory import trace_copies, traces_of
+    from engine.nmt.copyreport import trace_copies, traces_of
     from engine.nmt.search import greedy
 
     m = make("shallow", gate_bias=1.0)
@@ -589,11 +592,11 @@ def test_the_search_records_the_same_copy_report_as_a_second_pass(beam):
     hyps = (greedy(m, src, mask, memory=mb) if beam == 1 else beam_search(m, src, mask, beam=beam, memory=mb))
     recorded = traces_of(hyps)
     assert recorded is not None
-    again = trace_copies(m, src, mask, [h.tokens for h in hyps], mb)
+    again = trace_copies(m, src, mask, [h.tokens for h in hyps], memory=mb)
     for r, a, h in zip(recorded, again, hyps):
         assert len(r.copy) == len(h.tokens)
         assert r.pair == a.pair and r.pos == a.pos
-        assert r.copy == pytest.approx(a.copy, abs=1e-5) and r.zeta == pytest.approx(a.zeta, abs=1e-5)
+        assert r.copy == pytest.approx(a.copy, abs=1e-5) and r.weight == pytest.approx(a.weight, abs=1e-5)
     assert any(c > 0 for c in recorded[0].copy)        # sentence 0 reads its pairs ...
     assert all(c == 0 for c in recorded[1].copy)       # ... sentence 1 has none
     # a model without memory records nothing

@@ -1,6 +1,7 @@
 import pytest
 import torch
 
+from engine.nmt.build import build_model
 from engine.nmt.config import ModelConfig
 from engine.nmt.model import RNNSearch, count_parameters
 from engine.nmt.vocab import BOS, EOS, PAD
@@ -11,7 +12,7 @@ V = 40
 def make(**kw) -> RNNSearch:
     torch.manual_seed(0)
     cfg = ModelConfig(emb_dim=16, hidden=24, src_vocab=V, tgt_vocab=V, dropout=0.0, emb_dropout=0.0, **kw)
-    return RNNSearch(cfg).eval()
+    return build_model(cfg).eval()
 
 
 def batch():

@@ -64,12 +64,12 @@ def no_real_model_built(monkeypatch):
     real_init = model_mod.RNNSearch.__init__
     built = []
 
-    def spy(self, cfg):
+    def spy(self, cfg, sources=()):
         dev = torch.get_default_device()
         if dev.type != "meta":
             built.append((cfg.emb_dim, cfg.hidden))
             raise AssertionError(f"a model was built on {dev} (emb_dim={cfg.emb_dim}, hidden={cfg.hidden})")
-        real_init(self, cfg)
+        real_init(self, cfg, sources)
 
     monkeypatch.setattr(model_mod.RNNSearch, "__init__", spy)
     return built
