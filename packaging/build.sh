@@ -34,6 +34,11 @@ if [ "$DO_BUNDLE" = 1 ]; then
     t0=$(date +%s)
     nice -n "${NICE:-10}" "$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN \
         --distpath "$DIST" --workpath "$WORK/pyinstaller" packaging/verso.spec
+    if [ "$(uname -s)" = Linux ] && [ "${VERSO_NO_STRIP:-0}" != 1 ] && command -v strip >/dev/null; then
+        "$PYTHON" -c 'import sys; sys.path.insert(0, "packaging"); import bundle_config as c; from pathlib import Path
+print("\n".join(map(str, c.strip_targets(Path(sys.argv[1])))))' "$BUNDLE/_internal" |
+        while read -r lib; do strip --strip-unneeded "$lib" && echo "build.sh: stripped $lib"; done
+    fi
     t1=$(date +%s)
     echo "build.sh: bundle built in $((t1 - t0)) s: $BUNDLE"
     {
@@ -70,7 +75,7 @@ if [ "$DO_DEB" = 1 ]; then
     install -m 644 README.md "$STAGE/usr/share/doc/verso/README.md"
     DEPENDS="$(grep -v '^\s*\(#\|$\)' packaging/debian-deps.txt | paste -sd, - | sed 's/,/, /g')"
     SIZE_KB="$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)"
-    sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@DEPENDS@/libc6 (>= 2.28), $DEPENDS/" \
+    sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@DEPENDS@/libc6 (>= 2.36), $DEPENDS/" \
         -e "s/@SIZE@/$SIZE_KB/" packaging/linux/control.in > "$STAGE/DEBIAN/control"
     # shared-mime-info, desktop-file-utils and hicolor-icon-theme refresh their
     # caches through dpkg triggers: no maintainer scripts needed.

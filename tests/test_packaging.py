@@ -56,13 +56,13 @@ def test_drop_patterns_keep_what_verso_needs():
             "PySide6/Qt/plugins/platforms/libqoffscreen.so", "PySide6/Qt/plugins/platforms/libqwayland.so",
             "PySide6/Qt/lib/libQt6Widgets.so.6", "PySide6/Qt/lib/libQt6XcbQpa.so.6",
             "PySide6/Qt/plugins/xcbglintegrations/libqxcb-glx-integration.so",
-            "resources/models/demo/model.safetensors", "sentencepiece/_sentencepiece.cpython-311-x86_64-linux-gnu.so"]
+            "torch/bin/torch_shm_manager", "resources/models/demo/model.safetensors", "sentencepiece/_sentencepiece.cpython-311-x86_64-linux-gnu.so"]
     for path in keep:
         assert not cfg.dropped(path), path
     for name in cfg.QT_PLATFORM_PLUGINS:
         assert not cfg.dropped(f"PySide6/Qt/plugins/platforms/{name}")
     drop = ["torch/include/ATen/ATen.h", "torch/test/test_api", "torch/bin/protoc",
-            "torch/lib/libtorchbind_test.so", "PySide6/Qt/translations/qtbase_de.qm",
+            "torch/lib/libtorchbind_test.so", "PySide6/Qt/translations/qtbase_de.qm", "torch/bin/test_jit",
             "PySide6/Qt/qml/QtQuick/qmldir", "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
             "PySide6/Qt/lib/libQt6Quick.so.6"]
     for path in drop:
