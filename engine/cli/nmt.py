@@ -65,6 +65,7 @@ def register(sub) -> None:
     _model_args(p)
     p.add_argument("--src", required=True, metavar="FILE")
     p.add_argument("--hyp", required=True, metavar="FILE")
+    _tm_args(p)
     _docs_arg(p)
     p.set_defaults(handler=cmd_score)
 
@@ -102,6 +103,12 @@ def _tm_args(p: argparse.ArgumentParser) -> None:
                    help="a segment with a 100%% match in the TM gets that match's translation verbatim, as CAT "
                         "tools pre-translate (the model still reports alignment and copy weights; "
                         "eval: the 'memory' system)")
+    p.add_argument("--memory", choices=("auto", "knn", "learned", "none"), default="auto",
+                   help="which memory reads the retrieved pairs: knn (nearest neighbours over the pairs, every "
+                        "calibrated model), learned (SEG-NMT models), none, or auto (default: knn, or the learned "
+                        "memory where the model's calibration measured it better)")
+    p.add_argument("--knn-k", type=int, default=None, metavar="K",
+                   help="nearest slots the kNN memory mixes (default: the model's, 1)")
 
 
 def _fraction(text: str) -> float:
@@ -285,7 +292,8 @@ def cmd_translate(args) -> int:
     terms = [[h.entry.target for h in hits] for hits in found] if found is not None and args.terms != "off" else None
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
                            split_long=args.split_long, exact_matches=args.exact_matches,
-                           terms=terms, terms_mode="prefer" if args.terms == "prefer" else "enforce")
+                           terms=terms, terms_mode="prefer" if args.terms == "prefer" else "enforce",
+                           memory_mode=args.memory, knn_k=args.knn_k)
     printed = [_printed(r, s) for r, s in zip(results, sources)]
     if found is not None:  # the glossary report of --json: each entry found and whether its term is in
         for r, hits, text in zip(results, found, printed):
@@ -321,12 +329,14 @@ def cmd_eval(args) -> int:
     tm = _open_tm(args)
     t0 = time.time()
     found, memory, floor = _retrieve(tm, srcs, args) if tm is not None else (None, None, None)
-    has_memory = tr.info()["options"].get("memory", "none") != "none"
+    kind = tr.memory_kind(args.memory) if tm is not None else "none"
+    has_memory = kind != "none"
     split = tr.loaded.cfg.data.max_len if args.split_long is None else args.split_long
     plain = [_printed(r, s) for r, s in zip(tr.translate(srcs, beam=args.beam, context=ctx, split_long=split),
                                             sources)]
     with_memory = (tr.translate(srcs, beam=args.beam, memories=memory, context=ctx, split_long=split,
-                                exact_matches=args.exact_matches) if memory is not None and has_memory else None)
+                                exact_matches=args.exact_matches, memory_mode=kind, knn_k=args.knn_k)
+                   if memory is not None and has_memory else None)
     hyps = [_printed(r, s) for r, s in zip(with_memory, sources)] if with_memory is not None else plain
     out = score_all(hyps, refs, lay.sentences)
     out.update({"model": args.model, "beam": args.beam, "quantized": tr.quantized, "split_long": split,
@@ -341,6 +351,7 @@ def cmd_eval(args) -> int:
         if has_memory:
             systems["memory"] = hyps
         out["tm"] = {"path": args.tm, "k": None if args.coverage else args.k, "coverage": args.coverage,
+                     "memory": kind, "knn_k": (args.knn_k or tr.knn.k) if kind == "knn" else None,
                      "min_score": floor,
                      "exact_matches": sum(r.exact_match is not None for r in with_memory)
                      if args.exact_matches and with_memory is not None else None,
@@ -372,7 +383,9 @@ def cmd_score(args) -> int:
     lay, hyps, ctx = _documents(args, tr, srcs, hyps, args.src, args.hyp)
     srcs, hyps = _protect_pairs(lay.sentences, hyps, args)
     ctx = [[t.text for t in _protect(c, args)] for c in ctx] if ctx is not None else None
-    for i, lp in enumerate(tr.score(srcs, hyps, context=ctx)):
+    tm = _open_tm(args)
+    memory = _retrieve(tm, srcs, args)[1] if tm is not None else None
+    for i, lp in enumerate(tr.score(srcs, hyps, context=ctx, memories=memory, memory_mode=args.memory)):
         sys.stdout.write(f"{i}\t{lp:.4f}\n")
     return 0
 

@@ -273,7 +273,7 @@ class RNNSearch(nn.Module):
         res = {"attn": attn, "gates": gates, "enc": enc}
         if self.bridge_direct and tgt_out is not None:
             res["bridge_loss"] = self.direct_bridging_loss(attn, enc, src, tgt_out, tgt_out != PAD)
-        if self.fuses_output():
+        if self.fuses_output() or inputs.get("knn") is not None:  # (the kNN memory: scoring with a TM)
             res["log_probs"] = torch.stack([self.step_log_probs(o, enc) for o in outs], 1)
         else:
             res["logits"] = self.logits(hid, y, ctx)

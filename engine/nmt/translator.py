@@ -450,13 +450,17 @@ class Translator:
 
     # ---------------------------------------------------------------- forced decoding
     def forced(self, srcs: list[str], tgts: list[str], *, batch_size: int = 32,
-               context: list[list[str]] | None = None) -> list[TranslationResult]:
+               context: list[list[str]] | None = None, memories: list | None = None,
+               memory_mode: str = "auto") -> list[TranslationResult]:
         """Teacher-forced "translations" of given targets: attention, gates and
         total log-probability of each ``tgts[i]`` given ``srcs[i]`` (and, for a
-        document-context model, its previous sentences ``context[i]``).  An
-        all-caps source or target is read in sentence case, as in ``translate``."""
+        document-context model, its previous sentences ``context[i]``; with
+        ``memories``, the retrieved pairs of each sentence read by the memory
+        ``memory_mode`` names, as in ``translate``).  An all-caps source or
+        target is read in sentence case, as in ``translate``."""
         if len(srcs) != len(tgts):
             raise ValueError(f"{len(srcs)} sources but {len(tgts)} targets")
+        kind = self.memory_kind(memory_mode) if memories is not None else "none"
         sv, tv = self.loaded.src_vocab, self.loaded.tgt_vocab
         out: list[TranslationResult] = []
         src_caps, tgt_caps = [casing.is_all_caps(s) for s in srcs], [casing.is_all_caps(t) for t in tgts]
@@ -472,9 +476,15 @@ class Translator:
             for i, t in enumerate(T):
                 tgt_out[i, :len(t)] = torch.tensor(t)
                 tgt_in[i, :len(t)] = torch.tensor([BOS] + t[:-1])
+            inputs = self._doc_inputs(context, list(range(k, k + len(S))))
+            if kind != "none":
+                ids = [encode_pairs(as_pairs(m), sv, tv) for m in memories[k:k + batch_size]]
+                mb = pack_memory(ids, self.device, with_eos=kind == "knn",
+                                 scores=[[p.score for p in as_pairs(m)] for m in memories[k:k + batch_size]])
+                if mb is not None:
+                    inputs["knn" if kind == "knn" else "memory"] = KnnInput(mb, self.knn) if kind == "knn" else mb
             res = forced_decode(self.model, src.to(self.device), mask.to(self.device),
-                                tgt_in.to(self.device), tgt_out.to(self.device),
-                                **self._doc_inputs(context, list(range(k, k + len(S)))))
+                                tgt_in.to(self.device), tgt_out.to(self.device), **inputs)
             for i, (s, t) in enumerate(zip(S, T)):
                 att = res["attn"][i, :len(t), :len(s)]
                 g = res["gates"][i, :len(t)] if res["gates"] is not None else None
@@ -487,9 +497,12 @@ class Translator:
                 out.append(r)
         return out
 
-    def score(self, srcs: list[str], tgts: list[str], *, context: list[list[str]] | None = None) -> list[float]:
-        """Total log-probability of each target given its source (and document context)."""
-        return [r.score for r in self.forced(srcs, tgts, context=context)]
+    def score(self, srcs: list[str], tgts: list[str], *, context: list[list[str]] | None = None,
+              memories: list | None = None, memory_mode: str = "auto") -> list[float]:
+        """Total log-probability of each target given its source (and document context, and
+        retrieved pairs read by a memory)."""
+        return [r.score for r in self.forced(srcs, tgts, context=context, memories=memories,
+                                             memory_mode=memory_mode)]
 
     def align(self, srcs: list[str], tgts: list[str]) -> list[list[tuple[int, int]]]:
         """Word alignments (source index, target index), 0-based, one link per

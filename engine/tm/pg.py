@@ -61,7 +61,7 @@ from engine.tm.whoosh_index import pair_term
 SCHEMA_VERSION = 1
 #: Units the database may read per search through the GIN index (estimated from its statistics):
 #: the query's terms are taken rarest first while their units stay within this.
-CANDIDATE_BUDGET = 60_000
+CANDIDATE_BUDGET = 15_000
 _NAME = re.compile(r"^[a-z0-9_]{1,40}$")
 _UNKNOWN_TOP = 0x10FFFF
 
@@ -107,6 +107,14 @@ def redact(url: str) -> str:
 
 def _offline(e: Exception, where: str) -> TMOffline:
     return TMOffline(f"{where}: the shared TM server cannot be reached ({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__})")
+
+
+_INSERT = ("INSERT INTO {s}.units(source, source_tags, target, target_tags, src_lang, tgt_lang, lp, enc, "
+           "senc, penc, n, src_terms, tgt_terms, origin, created, changed, creator, changer, usage_count, "
+           "last_used, meta, dkey) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
+           "ON CONFLICT (dkey) DO NOTHING RETURNING id")
+#: Units imported per batch of statements (inside the one transaction of an import).
+IMPORT_BATCH = 1000
 
 
 def _db_token(t: str) -> str:
@@ -440,6 +448,7 @@ class PgTranslationMemory:
         res = ImportResult()
         want_s = normalize_lang(src_lang) or self.src_lang
         want_t = normalize_lang(tgt_lang) or self.tgt_lang
+        batch: list[tuple] = []
         with self._tx() as conn:
             for key, lang in (("src_lang", want_s), ("tgt_lang", want_t)):
                 if lang and not self._meta_get(key):
@@ -462,16 +471,75 @@ class PgTranslationMemory:
                 meta = dict(unit.meta or {})
                 if origin and not meta.get("origin"):
                     meta["origin"] = origin
-                _, new = self._put(conn, src, tgt, sl, tl, meta)
-                if new:
-                    res.added += 1
-                else:
-                    res.updated += 1
+                batch.append((src, tgt, sl, tl, meta))
+                if len(batch) >= IMPORT_BATCH:
+                    self._count(res, self._put_many(conn, batch))
+                    batch = []
+            self._count(res, self._put_many(conn, batch))
         self._meta = None
         for p in problems or ():
             res.skipped += 1
             _note(res, p)
         return res
+
+    @staticmethod
+    def _count(res: ImportResult, done: list[bool]) -> None:
+        n = sum(done)
+        res.added += n
+        res.updated += len(done) - n
+
+    def _put_many(self, conn, batch: list[tuple]) -> list[bool]:
+        """:meth:`_put` for many units in a few statements (one vocabulary
+        write, one pipelined insert); True for each unit added, False for each
+        duplicate merged.  Units that may duplicate one stored under another
+        code of the same languages go one by one."""
+        if not batch:
+            return []
+        known = self._lang_pairs(conn)
+        rows, params, done = [], [], []
+        tokens: list[str] = []
+        for src, tgt, sl, tl, meta in batch:
+            if not src.text.strip() or not tgt.text.strip():
+                raise TMError("a TM unit needs a source and a target text")
+            sl, tl = normalize_lang(sl), normalize_lang(tl)
+            lp = pair_term(sl, tl)
+            if any(o != lp and same_language(o.partition("|")[0], sl) and same_language(o.partition("|")[2], tl)
+                   for o in known):
+                rows.append(None)
+                continue
+            a = analyse(src.text)
+            tokens += a.core + a.surface + a.punct
+            rows.append((src, tgt, sl, tl, lp, a, _meta_columns(meta)))
+        ids = self._ids_for_write(conn, tokens)
+        tc = store.token_char
+        for r in rows:
+            if r is None:
+                continue
+            src, tgt, sl, tl, lp, a, cols = r
+            encs = ["".join(tc(ids[t]) for t in seq) for seq in (a.core, a.surface, a.punct)]
+            params.append((src.text, src.tags_json(), tgt.text, tgt.tags_json(), sl, tl, lp, *encs, len(a.core),
+                           occurrence_terms(a.core), index_terms(tgt.text), cols["origin"], cols["created"],
+                           cols["changed"], cols["creator"], cols["changer"], cols["usage_count"],
+                           cols["last_used"], json.dumps(cols["meta"], ensure_ascii=False),
+                           store.dup_key(src.text, tgt.text, sl, tl)))
+        inserted: list[bool] = []
+        if params:
+            cur = conn.cursor()
+            cur.executemany(self._q(_INSERT), params, returning=True)
+            while True:
+                inserted.append(cur.fetchone() is not None)
+                if not cur.nextset():
+                    break
+        for lp in {r[4] for r in rows if r is not None} - known:
+            conn.execute(self._q("INSERT INTO {s}.pairs VALUES (%s) ON CONFLICT DO NOTHING"), (lp,))
+            known.add(lp)
+        it = iter(inserted)
+        for item, r in zip(batch, rows):
+            if r is not None and next(it):
+                done.append(True)
+            else:  # a duplicate (merge its metadata), or one to look up under other codes
+                done.append(self._put(conn, *item)[1])
+        return done
 
     def _lang_pairs(self, conn) -> set[str]:
         if self._pairs is None:
@@ -499,11 +567,7 @@ class PgTranslationMemory:
             ids = self._ids_for_write(conn, a.core + a.surface + a.punct)
             tc = store.token_char
             encs = ["".join(tc(ids[t]) for t in seq) for seq in (a.core, a.surface, a.punct)]
-            got = conn.execute(self._q(
-                "INSERT INTO {s}.units(source, source_tags, target, target_tags, src_lang, tgt_lang, lp, enc, "
-                "senc, penc, n, src_terms, tgt_terms, origin, created, changed, creator, changer, usage_count, "
-                "last_used, meta, dkey) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
-                "ON CONFLICT (dkey) DO NOTHING RETURNING id"),
+            got = conn.execute(self._q(_INSERT),
                 (source.text, source.tags_json(), target.text, target.tags_json(), src_lang, tgt_lang, lp,
                  *encs, len(a.core), occurrence_terms(a.core), index_terms(target.text), cols["origin"],
                  cols["created"], cols["changed"], cols["creator"], cols["changer"], cols["usage_count"],
@@ -667,7 +731,8 @@ class PgTranslationMemory:
         rows = self._read(self._q(q), {"t": terms, "r": read, "u": tags, "q": len(core), "rej": rejected,
                                        "mb": float(min_bound) - 1e-6, "lim": limit})
         if accept is not None:
-            rows = [r for r in rows if accept(r[6])]
+            ok = {lp: accept(lp) for lp in {r[6] for r in rows}}
+            rows = [r for r in rows if ok[r[6]]]
         return rows, rest
 
     def _total(self) -> int:
