@@ -175,6 +175,9 @@ class TrainConfig:
     # (score 1.0) in place of their best neighbour.  Not in Gu et al., who never show a pair
     # itself; without it a model never sees a 100 % match in training (use with model.memory_score)
     memory_exact_rate: float = 0.0
+    # after training: calibrate the nearest-neighbour memory (engine.nmt.knn_calibrate) on the dev set
+    # with pairs from a TM of the training data, and save it in the model folder (knn.json)
+    knn_calibrate: bool = True
 
 
 @dataclass

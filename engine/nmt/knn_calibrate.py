@@ -167,3 +167,36 @@ def calibrate_folder(folder: str | Path, srcs: Sequence[str], refs: Sequence[str
                             "dev_sentences": len(srcs)})
     save(folder, settings)
     return settings
+
+
+def calibrate_training(cfg, folder: Path, src_lines: Sequence[str], tgt_lines: Sequence[str],
+                       dev_src: Sequence[str], dev_ref: Sequence[str], *, k: int = 2,
+                       max_sentences: int = 1000) -> dict:
+    """After training: the dev sentences' top-``k`` pairs at the minimum match from a TM of the
+    training pairs (the retrieval cache training with a memory uses), calibrate, save.  Returns
+    the ``knn`` event (``skipped`` with the reason when the dev set has no usable match)."""
+    from engine.errors import VersoError
+    from engine.nmt.retrieval import MEMORY_MIN_SCORE, TrainingRetrieval
+    from engine.nmt.translator import Translator
+
+    d, tc = cfg.data, cfg.train
+    cache = Path(tc.memory_cache) if tc.memory_cache else Path(folder) / "memory"
+    dev_src, dev_ref = list(dev_src)[:max_sentences], list(dev_ref)[:max_sentences]
+    try:
+        r = TrainingRetrieval(cache, d.train_src, d.train_tgt, src_lines, tgt_lines, k=k,
+                              src_lang=d.src_lang, tgt_lang=d.tgt_lang)
+        try:
+            pairs = [[p for p in r.pairs(n) if p.score >= MEMORY_MIN_SCORE] for n in r.query(dev_src, k=k)]
+        finally:
+            r.close()
+        settings = calibrate(Translator.load(folder), dev_src, dev_ref, pairs, where=f"{d.dev_src}")
+    except VersoError as e:
+        return {"event": "knn", "skipped": str(e)}
+    settings = KnnSettings(settings.t_lambda, settings.k, settings.temperature, settings.auto,
+                           {**settings.calibration, "retrieved_pairs": k, "min_score": MEMORY_MIN_SCORE,
+                            "dev_sentences": len(dev_src)})
+    save(folder, settings)
+    return {"event": "knn", "t_lambda": settings.t_lambda, "auto": settings.auto,
+            "multiplier": settings.calibration["multiplier"],
+            "dev_bleu": max(g["dev_bleu"] for g in settings.calibration["grid"]),
+            "dev_bleu_none": settings.calibration["dev_bleu_none"]}

@@ -416,6 +416,10 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     if is_main and not (folder / "manifest.json").is_file():  # cancelled before any evaluation
         best = save_best(st["step"])
         ckpt.write_manifest(folder, best=best, best_step=st["step"], best_bleu=None, params=params)
+    if is_main and reason != "cancelled" and tc.knn_calibrate:
+        from engine.nmt.knn_calibrate import calibrate_training
+
+        emit(calibrate_training(cfg, folder, src_lines, tgt_lines, dev_src, dev_ref))
     last = {"event": "cancelled" if reason == "cancelled" else "done", "reason": reason,
             "step": st["step"], "epoch": st["epoch"], "best_bleu": st["best_bleu"],
             "best_step": st["best_step"], "elapsed_s": round(time.time() - t0, 1),
