@@ -1174,14 +1174,14 @@ class MainWindow(QMainWindow):
             self.nmt.deleteLater()
         prefs = preferences()
         self.nmt = NMTService(model_dir, self, beam=prefs.beam, threads=prefs.threads, quantize=prefs.quantize,
-                              terms_mode=prefs.glossary_terms)
+                              terms_mode=prefs.glossary_terms, memory_mode=prefs.memory_mode)
         self.flow.set_nmt(self.nmt)
         self.nmt.unavailable.connect(self.suggestion.show_message)
         self.nmt.failed.connect(lambda key, msg: self.suggestion.show_message(f"Translation failed: {msg}"))
         self.nmt.loaded.connect(self._nmt_loaded)
 
     def _nmt_loaded(self, folder: str) -> None:
-        self.suggestion.show_message(f"Model loaded: {Path(folder).name}")
+        self.suggestion.show_message(f"Model loaded: {Path(folder).name} ({self.nmt.memory_in_use()})")
         if self.model is not None:
             self._row = None
             self._segment_entered(self.current_row())
@@ -1209,9 +1209,12 @@ class MainWindow(QMainWindow):
     def settings_dialog(self):
         from app.dialogs.settings import SettingsDialog
 
-        dlg = SettingsDialog(self)
+        dlg = SettingsDialog(self, self.nmt.memory_in_use() if self.nmt is not None else "")
         if dlg.exec():
-            self.apply_preset(str(preferences().preset))
+            prefs = preferences()
+            self.apply_preset(str(prefs.preset))
+            if self.nmt is not None:
+                self.nmt.set_modes(memory_mode=prefs.memory_mode, terms_mode=prefs.glossary_terms)
         return dlg
 
     def closeEvent(self, event) -> None:  # noqa: N802

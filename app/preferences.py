@@ -79,6 +79,8 @@ class Preferences:
     # prefer wrote 83 % of the terms at -1.3 BLEU, enforce 97 % at -12.5 BLEU with the demo model.
     glossary_terms = Pref("nmt/glossary_terms", "prefer", str,
                           "use glossary terms in suggestions: off, prefer (a bonus) or enforce (always)")
+    memory_mode = Pref("nmt/memory_mode", "auto", str,
+                       "which memory reads the TM matches: auto, knn (nearest neighbours), learned or none")
     refuse_tag_errors = Pref("qa/refuse_tag_errors", False, bool,
                              "refuse (instead of asking) to confirm a segment with tag errors")
     recent = Pref("recent", [], list, "recently opened project folders")

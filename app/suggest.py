@@ -2,20 +2,17 @@
 engine's :class:`~engine.nmt.translator.TranslationResult` to what the
 Suggestion and Alignment panels draw.
 
-Search-engine guided NMT (issue 5) reports, per output word, the copy weight
-ζ·p_copy and the memory entry/token it was copied from.  :func:`view_of` is
-the only place that reads it: ``result.memory`` is expected to be a list with
-one item per word, each ``None`` or a mapping (or object) with ``weight``,
-``entry_index`` (index into the TM pairs given to the translator) and
-``token_index`` (index of the word in that entry's target).  Without it the
-suggestion is shown plain.  :func:`call_translator` is the one place that
-passes TM pairs to the translator, once its API takes them.
+The engine's memories (the nearest-neighbour memory every model has, the learned one of
+search-engine guided models) report, per output word, its copy weight and the TM entry/word it
+came from (:class:`~engine.nmt.copyreport.CopiedWord`); :func:`view_of` is the only place that
+reads it.  :func:`call_translator` is the one place that asks the translator, with a typed
+:class:`~engine.nmt.translator.TranslationRequest`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
@@ -65,24 +62,17 @@ class SuggestionView:
         return self.memory is not None and any(m is not None for m in self.memory)
 
 
-def _get(item: Any, name: str, default=None):
-    if isinstance(item, dict):
-        return item.get(name, default)
-    return getattr(item, name, default)
-
-
 def view_of(source: str, result, memories: Sequence | None = None, *, forced: bool = False) -> SuggestionView:
     """Map an engine result (plus the TM pairs it read, :class:`~app.tmservice.FoundMatch`) to the panels."""
-    mem_raw = getattr(result, "memory", None)
     memory: list[MemoryRef | None] | None = None
-    if mem_raw is not None:
+    if result.memory is not None:
         memory = []
-        for item in mem_raw:
-            if item is None or _get(item, "weight") is None:
+        for item in result.memory:
+            if item is None:
                 memory.append(None)
                 continue
-            ei, ti = int(_get(item, "entry_index", -1)), int(_get(item, "token_index", -1))
-            ref = MemoryRef(float(_get(item, "weight")), ei, ti)
+            ei, ti = item.entry_index, item.token_index
+            ref = MemoryRef(float(item.weight), ei, ti)
             if memories and 0 <= ei < len(memories):
                 fm = memories[ei]
                 m = getattr(fm, "match", fm)
@@ -97,37 +87,26 @@ def view_of(source: str, result, memories: Sequence | None = None, *, forced: bo
                           src_words=list(result.src_words), alignment=[list(r) for r in result.alignment],
                           gates=list(result.gates) if result.gates is not None else None,
                           memory=memory, score=float(result.score), forced=forced,
-                          used_memory=len(memories or ()))
+                          used_memory=len(memories or ()) if result.memory_kind else 0,
+                          extra={"memory_kind": result.memory_kind} if result.memory_kind else {})
 
 
-def reads_memory(translator, mode: str = "auto") -> bool:
-    """Whether the model reads TM pairs in memory ``mode`` (the nearest-neighbour or the learned memory)."""
-    return translator.memory_kind(mode) != "none"
-
-
-def reads_context(translator) -> bool:
-    """Whether the model reads the previous sentences of the document (cross-sentence context)."""
-    from engine.nmt.doccontext import find_doc_context
-
-    return find_doc_context(translator.model) is not None
+#: what the editor calls each memory
+MEMORY_NAMES = {"knn": "nearest-neighbour memory", "learned": "learned memory (SEG-NMT)", "none": "no memory"}
 
 
 def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = "",
-                    context: Sequence[str] | None = None, terms: Sequence[str] = (), terms_mode: str = "off"):
-    """Translate one sentence, giving the model the TM pairs and the previous
-    sources of the document when it reads them (plain models get neither), and
-    the glossary's target ``terms`` (``terms_mode``: off, prefer or enforce)."""
-    kw: dict = {"beam": beam}
-    if terms and terms_mode in ("prefer", "enforce"):
-        kw["terms"], kw["terms_mode"] = [list(terms)], terms_mode
-    if prefix:
-        kw["prefixes"] = [prefix]
-    if memories and reads_memory(translator):  # search-engine guided NMT (issue 5)
-        kw["memories"] = [[(getattr(m, "match", m).source.text, getattr(m, "match", m).target.text)
-                           for m in memories]]
-    if context is not None and reads_context(translator):  # cross-sentence context (issue 7)
-        kw["context"] = [list(context)]
-    return translator.translate([text], **kw)[0]
+                    context: Sequence[str] | None = None, terms: Sequence[str] = (), terms_mode: str = "off",
+                    memory_mode: str = "auto"):
+    """Translate one sentence: the TM matches (:class:`~app.tmservice.FoundMatch`) read by the
+    memory ``memory_mode`` names (or the one the model has), the previous sources of the
+    document when the model reads them, the glossary's target ``terms`` (``terms_mode``: off,
+    prefer or enforce)."""
+    from engine.nmt.translator import TranslationRequest
+
+    pairs = tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
+    req = TranslationRequest(text, prefix, pairs, tuple(context) if context is not None else None, tuple(terms))
+    return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode)
 
 
 class NMTService(QObject):
@@ -146,7 +125,7 @@ class NMTService(QObject):
     failed = Signal(object, str)
 
     def __init__(self, model_dir: Path | None, parent=None, *, beam: int = 5, threads: int = 0,
-                 quantize: bool = False, terms_mode: str = "off"):
+                 quantize: bool = False, terms_mode: str = "off", memory_mode: str = "auto"):
         super().__init__(parent)
         self.quantize = quantize  # dynamic int8 (CPU only; ignored on a GPU)
         self.pool = QThreadPool(self)
@@ -155,6 +134,7 @@ class NMTService(QObject):
         self.model_dir = model_dir
         self.beam = beam
         self.terms_mode = terms_mode  # glossary terms in suggestions: off, prefer or enforce
+        self.memory_mode = memory_mode  # which memory reads the TM matches: auto, knn, learned, none
         self.threads = threads
         self.translator = None
         self.error: str | None = None
@@ -208,8 +188,8 @@ class NMTService(QObject):
 
     # -- requests ----------------------------------------------------------------
     def _key(self, text: str, memories, context=(), terms=()) -> str:
-        return "\x00".join([text, *(getattr(m, "match", m).target.text for m in (memories or ())),
-                             "\x01", *(context or ()), "\x02", self.terms_mode, *terms])
+        return "\x00".join([text, *(m.match.target.text for m in (memories or ())),
+                             "\x01", *(context or ()), "\x02", self.terms_mode, self.memory_mode, *terms])
 
     def suggest(self, key, text: str, memories: Sequence | None = None,
                 context: Sequence[str] | None = None, terms: Sequence[str] = ()) -> None:
@@ -274,7 +254,7 @@ class NMTService(QObject):
         if self.translator is None:  # loading failed after the request was queued
             raise RuntimeError(self.error or "no model")
         res = call_translator(self.translator, text, memories, beam=self.beam, context=context, prefix=prefix,
-                              terms=terms, terms_mode=self.terms_mode)
+                              terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode)
         view = view_of(text, res, memories)
         if terms and self.terms_mode != "off":
             view.extra["terms"] = [t for t in terms if t in view.text]   # glossary terms the suggestion holds
@@ -282,6 +262,19 @@ class NMTService(QObject):
         if prefix:
             view.extra["prefix"] = prefix
         return view
+
+    def memory_in_use(self) -> str:
+        """What reads the TM matches now, in words ("" before the model is loaded)."""
+        if self.translator is None:
+            return ""
+        return MEMORY_NAMES[self.translator.memory_in_effect(self.memory_mode)]
+
+    def set_modes(self, *, memory_mode: str, terms_mode: str) -> None:
+        """New settings apply to the next suggestion (cached ones were made with the old ones)."""
+        if (memory_mode, terms_mode) != (self.memory_mode, self.terms_mode):
+            self.memory_mode, self.terms_mode = memory_mode, terms_mode
+            self.cache.clear()
+            self._latest.invalidate()
 
     def _store(self, view: SuggestionView) -> None:
         self.cache[view.extra.get("key", view.source)] = view

@@ -1,15 +1,15 @@
 """Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads/TM pairs read and their
-minimum match/int8, tag errors at confirm (the translator's own preferences, app/preferences.py)."""
+minimum match/int8, the memory that reads them, tag errors at confirm (the translator's own preferences, app/preferences.py)."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox
 
 from app import keymap
 from app.preferences import preferences
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, memory_in_use: str = ""):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.p = p = preferences()
@@ -48,6 +48,14 @@ class SettingsDialog(QDialog):
         self.glossary_terms.setCurrentIndex(max(0, self.glossary_terms.findData(p.glossary_terms)))
         self.glossary_terms.setToolTip("The target terms of the project's glossaries found in a source: in its "
                                        "machine suggestion always, as a preference, or not at all")
+        self.memory_mode = QComboBox(self)
+        for mode, label in (("auto", "Automatic (the model's best)"), ("knn", "Nearest neighbours (any model)"),
+                            ("learned", "Learned memory (SEG-NMT models)"), ("none", "None")):
+            self.memory_mode.addItem(label, mode)
+        self.memory_mode.setCurrentIndex(max(0, self.memory_mode.findData(p.memory_mode)))
+        self.memory_mode.setToolTip("How the machine suggestion copies from the TM matches it reads"
+                                    + (f"; in use now: {memory_in_use}" if memory_in_use else ""))
+        self.memory_in_use = QLabel(f"In use now: {memory_in_use}" if memory_in_use else "", self)
         self.refuse_tags = QCheckBox("Refuse to confirm a segment with tag errors (instead of asking)", self)
         self.refuse_tags.setChecked(p.refuse_tag_errors)
         form = QFormLayout(self)
@@ -60,6 +68,9 @@ class SettingsDialog(QDialog):
         form.addRow("TM matches the NMT reads", self.memory_pairs)
         form.addRow("Minimum match the NMT reads", self.memory_min)
         form.addRow("NMT speed", self.quantize)
+        form.addRow("Memory in suggestions", self.memory_mode)
+        if memory_in_use:
+            form.addRow("", self.memory_in_use)
         form.addRow("Use glossary terms in suggestions", self.glossary_terms)
         form.addRow("Tag errors", self.refuse_tags)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
@@ -80,4 +91,5 @@ class SettingsDialog(QDialog):
         p.quantize = self.quantize.isChecked()
         p.refuse_tag_errors = self.refuse_tags.isChecked()
         p.glossary_terms = self.glossary_terms.currentData()
+        p.memory_mode = self.memory_mode.currentData()
         super().accept()

@@ -83,6 +83,20 @@ class TranslationResult:
         return d
 
 
+@dataclass(frozen=True)
+class TranslationRequest:
+    """One sentence as the editor asks for it: its ``source``, what the translator has typed
+    (``prefix``), the TM ``pairs`` the memory may read (RetrievedPairs, (source, target[, score])
+    tuples or TM matches), the sources of the previous segments of its document (``context``,
+    oldest first; None: not known) and the glossary's target ``terms`` found in it."""
+
+    source: str
+    prefix: str = ""
+    pairs: tuple = ()
+    context: tuple[str, ...] | None = None
+    terms: tuple[str, ...] = ()
+
+
 def _join(parts: list[TranslationResult], gaps: list[str]) -> TranslationResult:
     """One result from the results of a sentence's pieces, in order: words
     and tokens follow each other, attention is block-diagonal (a piece's
@@ -190,6 +204,32 @@ class Translator:
         if self.knn is not None and not (learned and self.knn.auto == "learned"):
             return "knn"
         return "learned" if learned else "none"
+
+    def memory_in_effect(self, mode: str = "auto") -> str:
+        """:meth:`memory_kind`, falling back to ``auto`` where the model lacks the memory named."""
+        try:
+            return self.memory_kind(mode)
+        except ModelError:
+            return self.memory_kind("auto")
+
+    def suggest(self, req: TranslationRequest, *, beam: int = 5, memory_mode: str = "auto",
+                terms_mode: str = "off") -> TranslationResult:
+        """The suggestion for one :class:`TranslationRequest`: the pairs read by the memory
+        ``memory_mode`` names (or the one the model has), the document context when the model
+        reads it, the glossary terms as ``terms_mode`` says (off, prefer, enforce)."""
+        from engine.nmt.doccontext import find_doc_context
+
+        kind = self.memory_in_effect(memory_mode) if req.pairs else "none"
+        kw: dict = {"beam": beam}
+        if req.terms and terms_mode in ("prefer", "enforce"):
+            kw["terms"], kw["terms_mode"] = [list(req.terms)], terms_mode
+        if req.prefix:
+            kw["prefixes"] = [req.prefix]
+        if kind != "none":
+            kw["memories"], kw["memory_mode"] = [list(req.pairs)], kind
+        if req.context is not None and find_doc_context(self.model) is not None:
+            kw["context"] = [list(req.context)]
+        return self.translate([req.source], **kw)[0]
 
     # ---------------------------------------------------------------- translate
     def _src_ids(self, text: str) -> list[int]:

@@ -109,3 +109,31 @@ def test_the_engine_reads_as_many_tm_matches_as_the_setting_says(qtbot, tmp_path
         settings().remove("nmt/memory_pairs")
         settings().remove("nmt/memory_min_score")
         win.close()
+
+
+def test_the_demo_models_suggestion_copies_through_the_nearest_neighbour_memory(qtbot, tmp_path):
+    """Issue 24: the shipped model reads the TM through the kNN memory in the editor; the
+    setting says so and switching the memory off takes effect at the next suggestion."""
+    from app.dialogs.settings import SettingsDialog
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "models" / "demo"
+    src = "Click the Apply button to save the new settings."
+    folder = make_project(tmp_path / "p", [src, "Close the window."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add("Click the OK button to save the new settings.",
+               "Klicken Sie auf den Knopf OK, um die neuen Einstellungen zu speichern.")
+    win = _window(qtbot, folder, demo)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
+    view = win.suggestion.current
+    assert view.extra.get("memory_kind") == "knn" and view.has_memory
+    assert "Einstellungen" in view.words and view.memory[view.words.index("Einstellungen")] is not None
+    assert win.nmt.memory_in_use() == "nearest-neighbour memory"
+    dlg = SettingsDialog(win, win.nmt.memory_in_use())
+    assert "nearest-neighbour" in dlg.memory_in_use.text()
+    dlg.reject()
+    win.nmt.set_modes(memory_mode="none", terms_mode=win.nmt.terms_mode)
+    win.suggestion.current = None
+    win._segment_entered(0)
+    qtbot.waitUntil(lambda: win.suggestion.current is not None, timeout=90_000)
+    assert not win.suggestion.current.has_memory and "memory_kind" not in win.suggestion.current.extra
+    win.close()
