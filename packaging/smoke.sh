@@ -74,10 +74,12 @@ smoke() {  # smoke LABEL VERSO_EXECUTABLE MODEL_DIR
     else bad "verso doc list: $out"; fi
 
     t0=$(date +%s.%N)
-    if out=$(printf 'Open the file.\nSave your work.\n' | run_clean "$home" -- "$verso" translate --model "$model" 2>&1) \
-            && [ "$(grep -c . <<<"$out")" -ge 2 ]; then
+    if out=$(printf 'Open the file.\nSave your work.\n' | run_clean "$home" -- "$verso" translate --model "$model" \
+                2>"$work/translate.err") && [ "$(grep -c . <<<"$out")" -ge 2 ]; then
         ok "verso translate ($(since "$t0") s): $(tr '\n' '|' <<<"$out")"
-    else bad "verso translate: $out"; fi
+    else bad "verso translate: $out $(cat "$work/translate.err")"; fi
+    if grep -qi "warning\|traceback" "$work/translate.err"; then
+        bad "verso translate wrote warnings: $(head -3 "$work/translate.err")"; fi
 
     if out=$(run_clean "$home" -- "$verso" 2>&1); [ $? -eq 1 ] && grep -q "cannot open the editor" <<<"$out" \
             && ! grep -q Traceback <<<"$out"; then
