@@ -59,7 +59,7 @@ def with_tm(url: str, name: str) -> str:
 
 
 # ------------------------------------------------------------------ search vs local
-def search_size(size: int, pool, queries, work: Path, url: str) -> dict:
+def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[int] | None = None) -> dict:
     import numpy as np
 
     from engine.tm import TranslationMemory, open_tm
@@ -89,36 +89,39 @@ def search_size(size: int, pool, queries, work: Path, url: str) -> dict:
     uids = [r[0] for r in rows]
     encs, sencs, pencs = [r[1] for r in rows], [r[2] or "" for r in rows], [r[3] or "" for r in rows]
     text_of = {r[0]: (r[4], r[5]) for r in rows}
-    lat = {"local": [], "pg": []}
-    rec = {b: {th: [] for th in (0.0, 0.3, 0.5)} for b in ("local", "pg")}
-    ties = {b: {th: [] for th in (0.0, 0.3, 0.5)} for b in ("local", "pg")}
-    same_scores = 0
-    for q in queries:
-        true = exhaustive_top(local, q, encs, sencs, pencs, uids, 5)
-        true_t = [(s, text_of[u]) for s, u in true]
-        got = {}
-        for name, tm in (("local", local), ("pg", pg)):
+    truths = [[(s, text_of[u]) for s, u in exhaustive_top(local, q, encs, sencs, pencs, uids, 5)] for q in queries]
+
+    def run(tm) -> tuple[list[float], list]:
+        lat, got = [], []
+        for q in queries:
             t = time.perf_counter()
             ms = tm.search(q, k=5)
-            lat[name].append((time.perf_counter() - t) * 1000)
-            got[name] = [(m.score, (m.source.text, m.target.text)) for m in ms]
-        same_scores += [round(s, 6) for s, _ in got["local"]] == [round(s, 6) for s, _ in got["pg"]]
-        for name in got:
-            for th in (0.0, 0.3, 0.5):
-                r = recall(got[name], true_t, th)
-                if r is not None:
-                    rec[name][th].append(r)
-                r = recall_ties(got[name], true_t, th)
-                if r is not None:
-                    ties[name][th].append(r)
-    for name in ("local", "pg"):
-        out[f"{name}_p50_ms"], out[f"{name}_p95_ms"] = pct(lat[name], 50), pct(lat[name], 95)
-        out[f"{name}_mean_ms"] = round(float(np.mean(lat[name])), 2)
+            lat.append((time.perf_counter() - t) * 1000)
+            got.append([(m.score, (m.source.text, m.target.text)) for m in ms])
+        return lat, got
+
+    def metrics(name: str, lat, got) -> None:
+        out[f"{name}_p50_ms"], out[f"{name}_p95_ms"] = pct(lat, 50), pct(lat, 95)
+        out[f"{name}_mean_ms"] = round(float(np.mean(lat)), 2)
         for th in (0.0, 0.3, 0.5):
-            out[f"{name}_recall5@{th}"] = round(statistics.mean(rec[name][th]), 4) if rec[name][th] else None
-            out[f"{name}_recall5_ties@{th}"] = round(statistics.mean(ties[name][th]), 4) if ties[name][th] else None
+            rs = [r for r in (recall(g, t, th) for g, t in zip(got, truths)) if r is not None]
+            ts = [r for r in (recall_ties(g, t, th) for g, t in zip(got, truths)) if r is not None]
+            out[f"{name}_recall5@{th}"] = round(statistics.mean(rs), 4) if rs else None
+            out[f"{name}_recall5_ties@{th}"] = round(statistics.mean(ts), 4) if ts else None
+
+    lat_l, got_l = run(local)
+    metrics("local", lat_l, got_l)
+    import engine.tm.pg as pgmod
+    default = pgmod.CANDIDATE_BUDGET
+    for budget in budgets or [default]:
+        pgmod.CANDIDATE_BUDGET = budget
+        name = "pg" if budget == default else f"pg_budget{budget}"
+        lat_p, got_p = run(pg)
+        metrics(name, lat_p, got_p)
+        out[f"{name}_same_top5_scores"] = sum([round(x, 6) for x, _ in a] == [round(x, 6) for x, _ in b]
+                                              for a, b in zip(got_l, got_p))
+    pgmod.CANDIDATE_BUDGET = default
     out["queries"] = len(queries)
-    out["same_top5_scores"] = same_scores
     local.close()
     pg.close()
     return out
@@ -237,6 +240,8 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--down", type=float, default=5, help="seconds the server stays down mid-run")
+    ap.add_argument("--budgets", type=int, nargs="*", default=None,
+                    help="candidate budgets (engine.tm.pg.CANDIDATE_BUDGET) to compare; default: the shipped one")
     ap.add_argument("--url", default="", help="an existing server (postgresql://...); default: start one")
     ap.add_argument("--work", type=Path, default=Path("/tmp/verso-tm-pg"))
     ap.add_argument("--json", type=Path, default=None)
@@ -262,7 +267,7 @@ def main() -> None:
         print(f"pool {len(pool)} pairs, {len(queries)} queries, server {url}", flush=True)
         report = {"machine": os.uname().nodename, "cpus": os.cpu_count(), "search": [], "concurrency": None}
         for size in args.sizes:
-            r = search_size(min(size, len(pool)), pool, queries, args.work, url)
+            r = search_size(min(size, len(pool)), pool, queries, args.work, url, args.budgets)
             print(json.dumps(r), flush=True)
             report["search"].append(r)
         if args.clients and args.seconds:

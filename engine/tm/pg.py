@@ -62,7 +62,7 @@ from engine.tm.whoosh_index import pair_term
 SCHEMA_VERSION = 1
 #: Units the database may read per search through the GIN index (estimated from its statistics):
 #: the query's terms are taken rarest first while their units stay within this.
-CANDIDATE_BUDGET = 15_000
+CANDIDATE_BUDGET = 40_000
 _NAME = re.compile(r"^[a-z0-9_]{1,40}$")
 _UNKNOWN_TOP = 0x10FFFF
 
@@ -431,16 +431,22 @@ class PgTranslationMemory:
             tgt_lang: str = "", origin: str = "human", creator: str = "",
             meta: dict | None = None) -> int:
         self._need_write()
-        for attempt in (0, 1):  # an add is idempotent (an exact duplicate merges): once more after a restart
+        reconnected = False
+        for attempt in range(4):  # an add is idempotent (an exact duplicate merges): safe to repeat
             try:
                 with self._tx() as conn:
                     uid, _ = self._put(conn, _tt(source), _tt(target), src_lang or self.src_lang,
                                        tgt_lang or self.tgt_lang,
                                        {"origin": origin, "creationid": creator, **(meta or {})})
                 return uid
-            except TMOffline:
-                if attempt or not self._stale():
+            except TMOffline:  # once more after a server restart
+                if reconnected or not self._stale():
                     raise
+                reconnected = True
+            except (pgerrors.DeadlockDetected, pgerrors.SerializationFailure):
+                if attempt == 3:  # two writers took the same new words and pair in opposite orders
+                    raise
+                time.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
 
     def add_many(self, pairs: Iterable[tuple], *, src_lang: str = "", tgt_lang: str = "",
