@@ -39,6 +39,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 import psycopg
+import psycopg.conninfo
 from psycopg import errors as pgerrors
 from psycopg import sql
 
@@ -124,6 +125,8 @@ _INSERT = ("INSERT INTO {s}.units(source, source_tags, target, target_tags, src_
            "senc, penc, n, src_terms, tgt_terms, src_h, origin, created, changed, creator, changer, usage_count, "
            "last_used, meta, dkey) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
            "ON CONFLICT (dkey) DO NOTHING RETURNING id")
+_NET_DEFAULTS = {"application_name": "verso-tm", "keepalives": 1, "keepalives_idle": 10,
+                 "keepalives_interval": 5, "keepalives_count": 3, "tcp_user_timeout": 20_000}
 #: Units imported per batch of statements (inside the one transaction of an import).
 IMPORT_BATCH = 1000
 
@@ -226,9 +229,14 @@ class PgTranslationMemory:
 
     # ------------------------------------------------------------ connection
     def _connect(self) -> None:
+        given = psycopg.conninfo.conninfo_to_dict(self.conninfo)
+        # A network cut must end a call in seconds, not after the kernel's TCP timeout (minutes):
+        # keepalives and tcp_user_timeout, unless the URL says otherwise.
+        extra = {k: v for k, v in _NET_DEFAULTS.items() if k not in given}
+        if "connect_timeout" not in given:
+            extra["connect_timeout"] = self._timeout
         try:
-            self.conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=self._timeout,
-                                        application_name="verso-tm")
+            self.conn = psycopg.connect(self.conninfo, autocommit=True, **extra)
         except psycopg.OperationalError as e:
             raise _offline(e, self.folder) from None
 
