@@ -1181,7 +1181,8 @@ class MainWindow(QMainWindow):
         self.nmt.loaded.connect(self._nmt_loaded)
 
     def _nmt_loaded(self, folder: str) -> None:
-        self.suggestion.show_message(f"Model loaded: {Path(folder).name} ({self.nmt.memory_in_use()})")
+        in_use = self.nmt.memory_in_use() if self.nmt is not None else ""
+        self.suggestion.show_message(f"Model loaded: {Path(folder).name}" + (f" ({in_use})" if in_use else ""))
         if self.model is not None:
             self._row = None
             self._segment_entered(self.current_row())

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from engine.nmt.copyreport import CopiedWord
 from app.main_window import MainWindow
 from app.suggest import view_of
 from app.tmservice import FoundMatch
@@ -140,7 +141,7 @@ def test_memory_shading_follows_the_engines_copy_weights(qtbot, tiny_translator,
         found = [FoundMatch(m, "tm") for m in tm.search("The red dog sees a small cat.", k=1)]
     res = tiny_translator.translate(["The red dog sees a small cat."], beam=5)[0]
     # What the engine attaches per output word once memory is read (issue 5's contract).
-    res.memory = [{"weight": 0.9, "entry_index": 0, "token_index": 2} if i == 2 else None
+    res.memory = [CopiedWord(0.9, 0, 2, "") if i == 2 else None
                   for i in range(len(res.words))]
     view = view_of("The red dog sees a small cat.", res, found)
     assert view.has_memory and view.memory[2].word == "Hund" and view.memory[2].entry_id == found[0].match.entry.id
@@ -154,7 +155,7 @@ def test_memory_shading_follows_the_engines_copy_weights(qtbot, tiny_translator,
     assert panel.legend.isVisibleTo(panel)
     assert "translation memory" in shaded[0][1] and "ζ" not in shaded[0][1]  # words a translator reads
     # A copy weight that rounds to 0.00 is no copy a reader could see: not shaded.
-    res.memory = [{"weight": 0.004, "entry_index": 0, "token_index": 2} if i == 2 else None
+    res.memory = [CopiedWord(0.004, 0, 2, "") if i == 2 else None
                   for i in range(len(res.words))]
     panel.show_view(view_of("The red dog sees a small cat.", res, found))
     assert panel.copy_formats() == []
