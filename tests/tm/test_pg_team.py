@@ -267,3 +267,28 @@ def test_editor_service_read_only_user_confirm_never_reaches_the_tm(qtbot, tmp_p
     finally:
         svc.close()
         project.close()
+
+
+def test_command_line_with_a_url_read_only_user_and_missing_tm(pg_server, pg_url, tmp_path, capsys):
+    from engine.cli import main
+
+    (tmp_path / "s.txt").write_text("Save the file\nOpen the file\n", "utf-8")
+    (tmp_path / "t.txt").write_text("Datei speichern\nDatei öffnen\n", "utf-8")
+    assert main(["tm", "stats", "--tm", pg_url]) == 2  # no such TM yet: one line, nothing created
+    err = capsys.readouterr().err
+    assert "no TM named" in err and err.count("\n") == 1
+    with pytest.raises(TMError):
+        open_tm(pg_url, create=False)
+    args = ["tm", "import", str(tmp_path / "s.txt"), "--target-file", str(tmp_path / "t.txt"),
+            "--src-lang", "en", "--tgt-lang", "de", "--tm"]
+    assert main(args + [pg_url]) == 0
+    assert json.loads(capsys.readouterr().out)["added"] == 2
+    with open_tm(pg_url) as tm:
+        schema = tm.schema
+    tag = "cli" + schema.rsplit("_", 1)[-1]
+    _, bob = _grant_roles(pg_server, schema, tag)
+    assert main(args + [_as_user(pg_url, bob)]) == 2
+    err = capsys.readouterr().err
+    assert "may only read" in err and "Traceback" not in err
+    assert main(["tm", "search", "--tm", _as_user(pg_url, bob), "--json", "Save the file"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["target"] == "Datei speichern"
