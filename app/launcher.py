@@ -70,7 +70,8 @@ def project_for_file(path: Path) -> Path | None:
         if (folder / "project.verso").is_file():
             return folder
     if path.suffix.lower() not in DOCUMENT_SUFFIXES:
-        print(f"verso: {path.name} is not a document; import a memory with `verso tm import`", file=sys.stderr)
+        print(f"verso: {path.name} is a translation memory: import it with `verso tm import` "
+              "or File ▸ Import TMX in the editor", file=sys.stderr)
         return None
     import hashlib
 
@@ -111,7 +112,8 @@ def display_problem(env: dict | None = None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    opens_file = len(argv) == 1 and Path(argv[0]).is_file()
+    opens_file = (len(argv) == 1 and Path(argv[0]).suffix.lower() in (*DOCUMENT_SUFFIXES, ".tmx")
+                  and Path(argv[0]).is_file())
     if argv and not opens_file and not (len(argv) == 1 and (Path(argv[0]) / "project.verso").is_file()):
         from engine.cli import main as cli_main
 

@@ -234,3 +234,16 @@ def test_document_languages_from_xliff_and_po(tmp_path):
     nolang.write_text("<xliff/>")
     assert launcher.document_languages(nolang) is None
     assert launcher.project_for_file(nolang) is None
+
+
+def test_only_document_files_open_the_editor(tmp_path, monkeypatch):
+    # a double-clicked XLIFF goes to the editor; any other single file still goes to the command line
+    seen = {}
+    monkeypatch.setattr(launcher, "display_problem", lambda env=None: "no display (test)")
+    xlf = tmp_path / "a.xlf"
+    xlf.write_text("<xliff/>")
+    assert launcher.main([str(xlf)]) == 1  # the editor path: refused for want of a display
+    txt = tmp_path / "notes.txt"
+    txt.write_text("x")
+    monkeypatch.setattr("engine.cli.main", lambda argv: seen.setdefault("cli", argv) and 2)
+    assert launcher.main([str(txt)]) == 2 and seen["cli"] == [str(txt)]
