@@ -639,22 +639,27 @@ class TranslationMemory:
                     continue
                 uids.append(uid)
         uids = uids[:max_checked]
-        hits: list[ConcordanceHit] = []
-        n = len(words)
-        for chunk in _chunks(uids, 500):
-            for e in self._entries(chunk).values():
-                text = (e.source if side == "source" else e.target).text
-                toks = [t for t in tokenize(text) if t.kind in ("word", "cjk")]
-                norms = [t.norm for t in toks]
-                spans = [(toks[i].start, toks[i + n - 1].end) for i in range(len(toks) - n + 1)
-                         if norms[i:i + n] == words]
-                if spans:
-                    hits.append(ConcordanceHit(e, side, spans))
-        hits.sort(key=lambda h: (-len(h.spans), len(h.text.text), -h.entry.id))
-        return hits[:limit]
+        entries = (e for chunk in _chunks(uids, 500) for e in self._entries(chunk).values())
+        return phrase_hits(entries, side, words, limit)
 
 
 # ------------------------------------------------------------------ helpers
+def phrase_hits(entries, side: str, words: list[str], limit: int) -> list[ConcordanceHit]:
+    """The ``entries`` whose ``side`` holds the normalised word sequence ``words``, with the spans of
+    each occurrence; most occurrences first, then shorter texts, then newer entries (every backend)."""
+    hits: list[ConcordanceHit] = []
+    n = len(words)
+    for e in entries:
+        text = (e.source if side == "source" else e.target).text
+        toks = [t for t in tokenize(text) if t.kind in ("word", "cjk")]
+        norms = [t.norm for t in toks]
+        spans = [(toks[i].start, toks[i + n - 1].end) for i in range(len(toks) - n + 1) if norms[i:i + n] == words]
+        if spans:
+            hits.append(ConcordanceHit(e, side, spans))
+    hits.sort(key=lambda h: (-len(h.spans), len(h.text.text), -h.entry.id))
+    return hits[:limit]
+
+
 def _any_lang(code: str | None) -> str:
     """Normalised code; ``*``, ``*all*`` and empty mean any language ("")."""
     code = normalize_lang(code)

@@ -417,18 +417,7 @@ class PgTranslationMemory:
         if len(self._vocab) > 500_000:
             keep = {t: self._vocab[t] for t in tokens if t in self._vocab}
             self._vocab = keep
-        unknown: dict[str, str] = {}
-        out = []
-        for t in tokens:
-            i = self._vocab.get(t)
-            if i is not None:
-                out.append(store.token_char(i))
-            else:
-                c = unknown.get(t)
-                if c is None:
-                    c = unknown[t] = chr(_UNKNOWN_TOP - len(unknown))
-                out.append(c)
-        return "".join(out)
+        return store.encode_with(tokens, self._vocab)
 
     # ------------------------------------------------------------ writing
     def _need_write(self) -> None:
@@ -848,18 +837,7 @@ class PgTranslationMemory:
              + (" AND NOT (lp = ANY(%(rej)s))" if rejected else "") + " ORDER BY id LIMIT %(m)s")
         uids = [r[0] for r in self._read(self._q(q), {"t": sorted(set(words)), "rej": rejected, "m": max_checked})
                 if accept is None or accept(r[1])]
-        hits: list[ConcordanceHit] = []
-        n = len(words)
-        for e in self._entries(uids).values():
-            text = (e.source if side == "source" else e.target).text
-            toks = [t for t in tokenize(text) if t.kind in ("word", "cjk")]
-            norms = [t.norm for t in toks]
-            spans = [(toks[i].start, toks[i + n - 1].end) for i in range(len(toks) - n + 1)
-                     if norms[i:i + n] == words]
-            if spans:
-                hits.append(ConcordanceHit(e, side, spans))
-        hits.sort(key=lambda h: (-len(h.spans), len(h.text.text), -h.entry.id))
-        return hits[:limit]
+        return _local.phrase_hits(self._entries(uids).values(), side, words, limit)
 
 
 __all__ = ["PgTranslationMemory", "split_url", "redact", "RowsLeaf"]

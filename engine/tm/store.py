@@ -38,6 +38,23 @@ def token_char(token_id: int) -> str:
     return chr(cp)
 
 
+def encode_with(tokens, ids) -> str:
+    """Tokens as one character each: a known token (``ids``: token -> id) as :func:`token_char`,
+    an unknown one as a distinct character from the top of the range, which matches nothing stored."""
+    unknown: dict[str, str] = {}
+    out = []
+    for t in tokens:
+        i = ids.get(t)
+        if i is not None:
+            out.append(token_char(i))
+        else:
+            c = unknown.get(t)
+            if c is None:
+                c = unknown[t] = chr(_UNKNOWN_TOP - len(unknown))
+            out.append(c)
+    return "".join(out)
+
+
 def dup_key(source: str, target: str, src_lang: str, tgt_lang: str) -> str:
     h = hashlib.blake2b(digest_size=16)
     for part in (src_lang, tgt_lang, source, target):
@@ -149,16 +166,4 @@ class VocabCache:
     def encode_known(self, tokens) -> str:
         """Query encoding: known tokens by id, unknown ones as distinct
         characters that match nothing stored."""
-        ids = self.lookup(tokens)
-        unknown: dict[str, str] = {}
-        out = []
-        for t in tokens:
-            i = ids.get(t)
-            if i is not None:
-                out.append(token_char(i))
-            else:
-                c = unknown.get(t)
-                if c is None:
-                    c = unknown[t] = chr(_UNKNOWN_TOP - len(unknown))
-                out.append(c)
-        return "".join(out)
+        return encode_with(tokens, self.lookup(tokens))
