@@ -201,6 +201,8 @@ class KnnMemory(ContextSource):
         w = torch.softmax(-dk / s.temperature, dim=-1).nan_to_num(0.0)          # (B, k); all-padding rows: 0
         tok = mem["tokens"].gather(1, ik)                                       # (B, k)
         out.extras["knn"] = {"lam": lam, "w": w, "tok": tok, "slot": ik}
+        if not bool((lam > 0).any()):  # every slot far: the model's own distribution, no (B, V) work
+            return log_probs
         lp = log_probs.float()
         p_knn = torch.zeros_like(lp).scatter_add_(1, tok, w)                    # (B, V)
         lam = lam.to(lp.dtype)
