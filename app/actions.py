@@ -39,6 +39,7 @@ MENUS: tuple[tuple[str, tuple], ...] = (
         ActionSpec("import_document", "&Import Document…", "import_document_dialog", keys=("Ctrl+Shift+O",)),
         ActionSpec("export_document", "&Export Translated Document…", "export_document_dialog",
                    keys=("Ctrl+Shift+E",)),
+        ActionSpec("preview", "Pre&view Translated Document", "preview_document"),
         SEPARATOR,
         ActionSpec("import_tm", "Import &TMX / TM File…", "import_tm_dialog", keys=("Ctrl+Shift+T",)),
         ActionSpec("export_tm", "Export TM as TM&X…", "export_tm_dialog"),

@@ -1109,6 +1109,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Exported to {path}", 5000)
         return True
 
+    def preview_document(self):
+        """File ▸ Preview (see :mod:`app.preview`); returns the export's worker or None."""
+        from app.preview import Previewer
+
+        if getattr(self, "previewer", None) is None:
+            self.previewer = Previewer(self)
+        return self.previewer.preview()
+
     def import_tm_dialog(self):
         from app.dialogs.import_tm import ImportTMDialog
 
