@@ -8,7 +8,11 @@ unknown keys and values of the wrong type with :class:`~engine.errors.ConfigErro
     [train]  optimiser, batches, schedule, early stopping, device
 
 Files are JSON or TOML.  Relative data paths are resolved against the
-config file's folder; ``$VARS`` and ``~`` are expanded.  The config.json a
+folder of the file that names them; ``$VARS`` and ``~`` are expanded (an unset
+variable is an error).  A file may start from another one, nanoGPT-style: a
+top-level ``extends = "base.toml"`` (relative to the file) reads the base, then
+the file's own keys replace the base's, key by key within each section; bases
+may extend further bases.  The config.json a
 model folder stores names no folder of the machine it was made on
 (:func:`portable_paths`).
 """
@@ -219,8 +223,12 @@ class ExperimentConfig:
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
-    """Read a JSON or TOML experiment config; data paths become absolute."""
+    """Read a JSON or TOML experiment config (following ``extends``); data paths become absolute."""
     path = Path(path)
+    return ExperimentConfig.from_dict(_read_merged(path, ()), where=str(path))
+
+
+def _read_raw(path: Path) -> dict:
     try:
         raw = path.read_bytes()
     except OSError as e:
@@ -232,19 +240,55 @@ def load_config(path: str | Path) -> ExperimentConfig:
             d = json.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as e:  # TOMLDecodeError and JSONDecodeError are ValueErrors
         raise ConfigError(f"{path}: not valid {'TOML' if path.suffix.lower() == '.toml' else 'JSON'}: {e}") from None
-    cfg = ExperimentConfig.from_dict(d, where=str(path))
-    base = path.resolve().parent
-    for name in ("train_src", "train_tgt", "dev_src", "dev_tgt", "train_docs", "dev_docs"):
-        v = getattr(cfg.data, name)
-        if v:
-            p = Path(os.path.expanduser(os.path.expandvars(v)))
-            setattr(cfg.data, name, str(p if p.is_absolute() else (base / p).resolve()))
-    for name in ("memory_cache", "init_from"):  # SEG-NMT paths, relative to the config too
-        v = getattr(cfg.train, name)
-        if v:
-            p = Path(os.path.expanduser(os.path.expandvars(v)))
-            setattr(cfg.train, name, str(p if p.is_absolute() else (base / p).resolve()))
-    return cfg
+    if not isinstance(d, dict):
+        raise ConfigError(f"{path}: expected a table/object at the top level")
+    return d
+
+
+def _absolute(value: str, base: Path, where: str) -> str:
+    expanded = os.path.expanduser(os.path.expandvars(value))
+    if "$" in expanded:
+        var = expanded[expanded.index("$"):].split("/")[0]
+        raise ConfigError(f"{where}: {value!r}: the environment variable {var} is not set")
+    p = Path(expanded)
+    return str(p if p.is_absolute() else (base / p).resolve())
+
+
+def _read_merged(path: Path, seen: tuple[Path, ...]) -> dict:
+    """``path``'s sections over those of the file it ``extends``, each file's paths made absolute
+    against its own folder; every key checked in the file that holds it."""
+    d = _read_raw(path)
+    where = str(path)
+    _reject_unknown(d, {"extends", "data", "model", "train"}, where)
+    for section in ("data", "model", "train"):
+        sec = d.get(section, {})
+        if not isinstance(sec, dict):
+            raise ConfigError(f"{where}: [{section}]: expected a table/object")
+        cls = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig}[section]
+        _build(cls, sec, f"{where}: [{section}]")  # unknown keys and wrong types, named in this file
+    folder = path.resolve().parent
+    for section, names in PATH_FIELDS.items():
+        sec = d.get(section, {})
+        for name in names:
+            v = sec.get(name)
+            if isinstance(v, str) and v:
+                sec[name] = _absolute(v, folder, f"{where}: [{section}] {name}")
+    parent = d.pop("extends", None)
+    if parent is None:
+        return d
+    if not isinstance(parent, str) or not parent:
+        raise ConfigError(f"{where}: extends: expected the path of a base config, got {parent!r}")
+    base_path = folder / os.path.expanduser(parent)
+    key = base_path.resolve()
+    if key in seen or key == path.resolve():
+        raise ConfigError(f"{where}: extends {parent!r}: the configs extend each other in a loop")
+    if not base_path.is_file():
+        raise ConfigError(f"{where}: extends {parent!r}: no such file ({base_path})")
+    merged = _read_merged(base_path, seen + (path.resolve(),))
+    for section in ("data", "model", "train"):
+        if section in d:
+            merged[section] = {**merged.get(section, {}), **d[section]}
+    return merged
 
 
 # file paths of a config, by section
