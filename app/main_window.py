@@ -1009,24 +1009,31 @@ class MainWindow(QMainWindow):
         if path:
             self.import_document(Path(path))
 
-    def import_document(self, path: Path):
+    def import_document(self, path: Path, format: str | None = None):
         """Import ``path`` in the background (reading and parsing can take a while on a
         large file); a progress dialog can cancel it, and a cancelled or failed import
-        stores nothing (the store imports a document in one transaction).
+        stores nothing (the store imports a document in one transaction).  Without
+        ``format``, a document with tracked changes asks whether to accept or refuse them
+        (:mod:`app.dialogs.import_doc`).
         Returns the :class:`~app.workers.Worker` (tests wait on its signals)."""
         from PySide6.QtWidgets import QProgressDialog
 
+        from app.dialogs.import_doc import CANCELLED, format_for
         from app.workers import Worker, start
 
         if self.project is None:
             return None
         project = self.project
+        format = format or format_for(self, path)
+        if format == CANCELLED:
+            self.statusBar().showMessage(f"Import of {path.name} cancelled: nothing was stored.", 5000)
+            return None
 
         def job(control, path: Path) -> int:
             from engine.formats import read_document
 
             control.progress(text=f"Reading {path.name}…")
-            parsed = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang)
+            parsed = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
             control.check()
             control.progress(text=f"Storing {len(parsed.segments)} segments of {path.name}…")
             return project.import_parsed(parsed, path)

@@ -349,6 +349,36 @@ def _extract(pkg: Package, part: str, reject: bool, lang: str):
     return tree, paras, ex.fmts
 
 
+_CHANGE_BYTES = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(?:ins|del|moveFrom|moveTo)[\s/>]")
+_TEXT_CHANGES = {w("ins"): "insertions", w("moveTo"): "insertions", w("del"): "deletions",
+                 w("moveFrom"): "deletions"}
+
+
+def tracked_changes(path: str | Path) -> dict[str, int]:
+    """How many tracked insertions and deletions of text the document has (``{"insertions":
+    n, "deletions": m}``), for the editor to ask whether to accept or refuse them before the
+    import.  Read through the same checked package and safe parser as the import; a part
+    whose bytes hold no change element is not parsed.  Changes that touch no text (a
+    paragraph mark, formatting, a table cell) do not count: both choices read the same text."""
+    counts = {"insertions": 0, "deletions": 0}
+    with Package(path) as pkg:
+        for part in _parts(pkg):
+            if not _CHANGE_BYTES.search(pkg.read(part)):
+                continue
+            for el in pkg.xml(part).getroot().iter(*_TEXT_CHANGES):
+                parent = el.getparent()
+                if parent is None or parent.tag == w("rPr") or any(
+                        a.tag == MC_FALLBACK for a in el.iterancestors()):
+                    continue
+                counts[_TEXT_CHANGES[el.tag]] += 1
+    return counts
+
+
+def has_tracked_changes(path: str | Path) -> bool:
+    """True when accepting or refusing the document's tracked changes reads different text."""
+    return any(tracked_changes(path).values())
+
+
 class DocxFormat:
     name = "docx"
     extensions = (".docx", ".docm", ".dotx")
