@@ -157,6 +157,23 @@ def test_tracked_changes_are_accepted_or_refused_as_chosen(tmp_path):
         assert _paras(tmp_path / out) == [want]
 
 
+def test_tracked_changes_are_counted_before_the_import(tmp_path):
+    from engine.formats.docx import has_tracked_changes, tracked_changes
+
+    changed = p(r("The "), '<w:del w:id="1" w:author="A"><w:r><w:delText>old</w:delText></w:r></w:del>',
+                '<w:ins w:id="2" w:author="A">' + r("new") + "</w:ins>", r(" text."))
+    path = _doc(tmp_path, p(r("Plain.")), parts={"footnotes": '<w:footnote w:id="1">' + changed + "</w:footnote>"})
+    assert tracked_changes(path) == {"insertions": 1, "deletions": 1} and has_tracked_changes(path)
+    # a paragraph mark or a formatting change reads the same text either way: nothing to ask
+    mark = p(r("Plain."), ppr='<w:pPr><w:rPr><w:ins w:id="3" w:author="A"/></w:rPr></w:pPr>')
+    fmt = p(r("Bold.", '<w:b/><w:rPrChange w:id="4" w:author="A"><w:rPr/></w:rPrChange>'))
+    (tmp_path / "in.docx").unlink()
+    assert not has_tracked_changes(_doc(tmp_path, mark + fmt))
+    (tmp_path / "in.docx").unlink()
+    assert tracked_changes(_doc(tmp_path, p(r("No changes, but inserted and deleted words.")))) == {
+        "insertions": 0, "deletions": 0}
+
+
 def test_hidden_text_is_skipped_but_kept(tmp_path):
     path = _doc(tmp_path, p(r("Visible"), r(" secret", "<w:vanish/>"), r(" text.")))
     seg = FORMAT.read(path, src_lang="en").segments[0]
