@@ -20,7 +20,6 @@ database user's confirm never reaches the TM, and ``shared_state`` says why.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -29,7 +28,7 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from engine.inline import TaggedText
 from engine.tm.adapt import adapt_tags
-from engine.tm import Match, TMOffline, TMReadOnly, TranslationMemory, is_tm_url, open_tm
+from engine.tm import Match, TMOffline, TMReadOnly, TranslationMemory, is_tm_url, open_tm, project_tms
 from engine.tm.outbox import Outbox
 from app.workers import Cancelled, LatestOnly, Worker, start
 
@@ -61,28 +60,7 @@ class TMInfo:
 
 def project_tm_infos(project) -> list[TMInfo]:
     """The project's TMs (setting ``tms``): folders as the project resolves them, URLs as written."""
-    try:
-        raw = json.loads(project.setting("tms", "") or "[]")
-    except (ValueError, TypeError):
-        raw = []
-    urls = {i["path"]: i for i in raw if isinstance(i, dict) and isinstance(i.get("path"), str)
-            and is_tm_url(i["path"])}
-    if not urls:
-        return [TMInfo(r.path, r.writable, r.name) for r in project.tm_refs()]
-    from engine.tm.pg import split_url
-
-    folders = iter(project.tm_refs())
-    out = []
-    for i in raw:
-        if not (isinstance(i, dict) and isinstance(i.get("path"), str) and i["path"]):
-            continue
-        if i["path"] in urls:
-            out.append(TMInfo(i["path"], bool(i.get("writable")), split_url(i["path"])[1]))
-        else:
-            r = next(folders, None)
-            if r is not None:
-                out.append(TMInfo(r.path, r.writable, r.name))
-    return out
+    return [TMInfo(r.ref, r.writable, r.name) for r in project_tms(project)]
 
 
 @dataclass
@@ -231,6 +209,37 @@ class TMService(QObject):
 
         self.run(job)
         return info
+
+    def add_tm(self, project, ref: Path | str, *, writable: bool = False) -> TMInfo:
+        """List the TM ``ref`` (a folder or a shared TM's URL) in the project's settings
+        and open it on the TM thread, after the jobs already queued (an import into it)."""
+        listed = project.add_tm_ref(ref, writable=writable)
+        if is_tm_url(str(ref)):
+            from engine.tm.pg import split_url
+
+            info = TMInfo(str(ref), writable, split_url(str(ref))[1])
+        else:
+            info = TMInfo(listed.path, writable, listed.name)
+
+        def job(control):
+            try:
+                tm = self._open(info)
+            except TMOffline:
+                if not info.shared:
+                    raise
+                tm = None
+            self.tms.append(tm)
+            self.infos.append(info)
+            self._check_shared()
+            return len(self.tms)
+
+        self.run(job)
+        return info
+
+    def lists(self, ref: Path | str) -> bool:
+        """True when the project already lists the TM ``ref``."""
+        key = str(ref) if is_tm_url(str(ref)) else str(Path(ref).resolve())
+        return any((str(i.path) if i.shared else str(Path(i.path).resolve())) == key for i in self.infos)
 
     # -- searches ------------------------------------------------------------------
     def lookup(self, key, query: TaggedText, k: int = 5) -> None:

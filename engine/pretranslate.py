@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from engine.store.project import Project, Segment
-from engine.tm import Match, TranslationMemory
+from engine.tm import Match, TranslationMemory, open_tm, project_tms, tm_ref
 from engine.tm.adapt import adapt_tags
 
 BATCH = 16                 # sentences per model call and per transaction
@@ -106,14 +106,15 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
 
 
 def open_tms(project: Project, extra: Sequence[str | Path] = ()) -> list[TranslationMemory]:
-    """The project's TMs (those whose folder exists) and ``extra`` TM folders, opened for the
-    project's language pair.  The caller closes them."""
-    paths = [r.path for r in project.tm_refs() if r.path.is_dir()] + [Path(p) for p in extra]
+    """The project's TMs (folders that exist, and shared TMs' URLs) and ``extra`` TMs
+    (folders or ``postgresql://`` URLs), opened for the project's language pair with
+    :func:`engine.tm.open_tm`.  The caller closes them."""
+    refs = [r.ref for r in project_tms(project) if r.shared or Path(r.ref).is_dir()]
+    refs += [tm_ref(p) for p in extra]
     out = []
     try:
-        for p in paths:
-            out.append(TranslationMemory(p, create=False, src_lang=project.src_lang,
-                                         tgt_lang=project.tgt_lang))
+        for ref in refs:
+            out.append(open_tm(ref, create=False, src_lang=project.src_lang, tgt_lang=project.tgt_lang))
     except BaseException:
         for tm in out:
             tm.close()

@@ -1,10 +1,14 @@
-"""Import a TMX (or bilingual CSV/TSV, PO, XLIFF) file into the project's writable TM.
+"""Import a TMX (or bilingual CSV/TSV, PO, XLIFF) file into the project's writable TM,
+or into another TM named by a folder or a shared TM's URL
+(``postgresql://host:port/dbname?tm=NAME``, typed or pasted; created when missing,
+and then listed in the project, searched in the editor, unless unticked).
 
 1. pick a file; 2. a dry run reads it in the background and reports the
 languages found, how many units are usable and why others would be
 skipped; 3. map the file's languages to the project's when the codes differ;
 4. import on the TM thread with progress.  The import is one transaction:
-cancel (or a broken file) leaves the TM exactly as it was.
+cancel (or a broken file) leaves the TM exactly as it was -- and a TM that
+did not exist before is not left behind (:func:`engine.tm.open_for_import`).
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -31,6 +36,7 @@ from PySide6.QtWidgets import (
 from engine.formats.base import TMUnit
 from engine.formats.tmfiles import read_tm_file
 from engine.langs import normalize_lang, same_language
+from engine.tm import is_tm_url, open_for_import, tm_ref
 from app.workers import Worker, start
 
 FILE_FILTER = "TM files (*.tmx *.csv *.tsv *.po *.xlf *.xliff *.sdlxliff *.mqxliff);;All files (*)"
@@ -108,6 +114,18 @@ class ImportTMDialog(QDialog):
             c.setEditable(True)
         self.src.setEditText(project.src_lang)
         self.tgt.setEditText(project.tgt_lang)
+        self.target = QLineEdit(self)
+        self.target.setPlaceholderText("the project's TM — or a folder, or postgresql://host:port/db?tm=NAME")
+        self.target.setToolTip("Where the units go: empty for the project's writable TM, or another TM — a "
+                               "folder, or a shared TM on PostgreSQL (credentials from PGUSER/PGPASSWORD, "
+                               "~/.pgpass or a service file; never stored in the project). Created when missing.")
+        writable = tm_service.writable_info() if tm_service is not None else None
+        if writable is not None:
+            self.target.setText(str(writable.path))
+        self.list_it = QCheckBox("Search this TM in the project (add it to the project's TMs)", self)
+        self.list_it.setChecked(True)
+        self.target.textChanged.connect(self._target_changed)
+        self._target_changed()
         self.dry_button = QPushButton("Dry run", self)
         self.dry_button.clicked.connect(self.start_dry_run)
         self.import_button = QPushButton("Import", self)
@@ -126,6 +144,8 @@ class ImportTMDialog(QDialog):
         form.addRow("File", row)
         form.addRow(f"File language → {project.src_lang}", self.src)
         form.addRow(f"File language → {project.tgt_lang}", self.tgt)
+        form.addRow("Into TM", self.target)
+        form.addRow("", self.list_it)
         buttons = QDialogButtonBox(self)
         buttons.addButton(self.dry_button, QDialogButtonBox.ActionRole)
         buttons.addButton(self.import_button, QDialogButtonBox.AcceptRole)
@@ -146,6 +166,18 @@ class ImportTMDialog(QDialog):
     def set_file(self, path: Path) -> None:
         self.path.setText(str(path))
         self.start_dry_run()
+
+    def target_ref(self) -> Path | str | None:
+        """The TM typed in "Into TM" (a folder or a URL), or None for the project's writable TM."""
+        text = self.target.text().strip()
+        info = self.tm.writable_info() if self.tm is not None else None
+        if not text or (info is not None and text == str(info.path)):
+            return None
+        return tm_ref(text)
+
+    def _target_changed(self) -> None:
+        ref = self.target_ref() if self.tm is not None else None
+        self.list_it.setVisible(ref is not None and not self.tm.lists(ref))
 
     def langs(self) -> tuple[str, str]:
         return normalize_lang(self.src.currentText()), normalize_lang(self.tgt.currentText())
@@ -192,7 +224,13 @@ class ImportTMDialog(QDialog):
         path = Path(self.path.text())
         file_src, file_tgt = self.langs()
         src, tgt = self.project.src_lang, self.project.tgt_lang
-        self.tm.ensure_writable(self.project)
+        ref = self.target_ref()
+        if ref is not None and not is_tm_url(str(ref)) and Path(ref).exists() and not Path(ref).is_dir():
+            self._failed(f"{ref}: not a folder (a TM is a folder or a postgresql:// URL)")
+            return
+        list_it = ref is not None and not self.list_it.isHidden() and self.list_it.isChecked()
+        if ref is None:
+            self.tm.ensure_writable(self.project)
         self.import_button.setEnabled(False)
         self.dry_button.setEnabled(False)
         self.summary.setText("Importing…")
@@ -210,10 +248,26 @@ class ImportTMDialog(QDialog):
                         control.progress(units=i)
                     yield u
 
-            return self.tm.writable().import_units(units(), src_lang=src, tgt_lang=tgt, origin=path.name,
-                                                   problems=problems)
+            if ref is None:
+                return self.tm.writable().import_units(units(), src_lang=src, tgt_lang=tgt, origin=path.name,
+                                                       problems=problems)
+            with open_for_import(ref, src_lang=src, tgt_lang=tgt) as tm:  # nothing left if it fails
+                return tm.import_units(units(), src_lang=src, tgt_lang=tgt, origin=path.name,
+                                       problems=problems)
 
-        self._job = self.tm.run(job, on_result=self._imported, on_error=self._failed,
+        def imported(res) -> None:
+            if list_it:
+                self.tm.add_tm(self.project, ref)
+                self.list_it.setVisible(False)
+            self._imported(res)
+            if ref is not None:
+                from engine.tm.pg import redact
+
+                shown = redact(str(ref)) if is_tm_url(str(ref)) else str(ref)
+                self.summary.setText(f"{self.summary.text()} Into {shown}"
+                                     + (", now one of the project's TMs." if list_it else "."))
+
+        self._job = self.tm.run(job, on_result=imported, on_error=self._failed,
                                 on_progress=lambda ev: self.progress.setValue(min(total, ev.get("units", 0))))
         self._job.signals.cancelled.connect(self._cancelled)
 

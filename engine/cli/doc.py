@@ -40,8 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "prints a JSON summary.")
     p.add_argument("document", metavar="DOCUMENT", help="document id or name")
     p.add_argument("--project", type=Path, required=True, metavar="DIR")
-    p.add_argument("--tm", type=Path, action="append", default=[], metavar="DIR",
-                   help="another TM folder to search (repeatable; the project's TMs are always searched)")
+    p.add_argument("--tm", action="append", default=[], metavar="TM",
+                   help="another TM to search: a folder or a shared TM's URL postgresql://host:port/db?tm=NAME "
+                        "(repeatable; the project's TMs are always searched)")
     p.add_argument("--model", type=Path, default=None, metavar="DIR",
                    help="model folder (default: the project's model, else the demo model); "
                         "--model none: TM matches only")

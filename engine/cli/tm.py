@@ -104,34 +104,17 @@ def _open(ref, create: bool = False, **kw):
 def _import(a) -> int:
     from engine.cli import print_json
     from engine.formats.tmfiles import read_tm_file
-    from engine.tm import is_tm_url, tm_exists
+    from engine.tm import open_for_import
 
-    local = not is_tm_url(str(a.tm))
-    folder_existed = local and a.tm.exists()
-    new_tm = local and not tm_exists(a.tm)
-    try:
-        with _open(a.tm, create=True) as tm:
-            src = a.src_lang or tm.src_lang
-            tgt = a.tgt_lang or tm.tgt_lang
-            problems: list[str] = []
-            units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems,
-                                 target_file=a.target_file)
-            res = tm.import_units(units, src_lang=src, tgt_lang=tgt, origin=a.file.name,
-                                  problems=problems)
-    except BaseException:
-        if new_tm:  # a refused file leaves no empty TM behind
-            _remove_new_tm(a.tm, folder_existed)
-        raise
+    # A refused file leaves no TM behind that was not there (folder or URL alike).
+    with open_for_import(a.tm) as tm:
+        src = a.src_lang or tm.src_lang
+        tgt = a.tgt_lang or tm.tgt_lang
+        problems: list[str] = []
+        units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems, target_file=a.target_file)
+        res = tm.import_units(units, src_lang=src, tgt_lang=tgt, origin=a.file.name, problems=problems)
     print_json(res.to_json())
     return 0
-
-
-def _remove_new_tm(folder: Path, folder_existed: bool) -> None:
-    """Undo the creation of a TM in ``folder`` (its index folders too)."""
-    from engine.fsutil import remove_created_store
-    from engine.tm import TranslationMemory
-
-    remove_created_store(folder, folder_existed, TranslationMemory.DB_NAME, ("index", "index.new", "index.old"))
 
 
 def _export(a) -> int:

@@ -4,6 +4,8 @@ see :mod:`engine.tm.pg`).  Every command, the editor and the pre-translation
 open TMs through :func:`open_tm`."""
 from __future__ import annotations
 
+import contextlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import TMError
@@ -29,9 +31,10 @@ def tm_exists(ref: str | Path) -> bool:
     return (Path(ref) / TranslationMemory.DB_NAME).exists()
 
 
-def open_tm(ref: str | Path, *, create: bool = True, src_lang: str = "", tgt_lang: str = ""):
+def open_tm(ref: str | Path, *, create: bool | str = True, src_lang: str = "", tgt_lang: str = ""):
     """Open the TM ``ref``: a folder or a ``postgresql://`` URL.  Both backends
-    have one interface (search, concordance, add, import_units, entries, stats...)."""
+    have one interface (search, concordance, add, import_units, entries, stats...).
+    ``create="import"``: see :func:`open_for_import`."""
     if is_tm_url(str(ref)):
         from engine.tm.pg import PgTranslationMemory
 
@@ -40,4 +43,69 @@ def open_tm(ref: str | Path, *, create: bool = True, src_lang: str = "", tgt_lan
 
     if not str(ref):
         raise TMError("no TM named")
-    return TranslationMemory(Path(ref), create=create, src_lang=src_lang, tgt_lang=tgt_lang)
+    return TranslationMemory(Path(ref), create=bool(create), src_lang=src_lang, tgt_lang=tgt_lang)
+
+
+@contextlib.contextmanager
+def open_for_import(ref: str | Path, *, src_lang: str = "", tgt_lang: str = ""):
+    """``with open_for_import(ref) as tm: tm.import_units(...)`` -- the TM ``ref``,
+    created when missing, such that an import that fails (a file broken half way,
+    a cancel) leaves no TM behind that was not there before: a new TM on
+    PostgreSQL is created inside the import's own transaction (its rollback takes
+    the TM away too); a new local TM's files are removed (the folder too when
+    this call made it)."""
+    if is_tm_url(str(ref)):
+        with open_tm(ref, create="import", src_lang=src_lang, tgt_lang=tgt_lang) as tm:
+            yield tm
+        return
+    folder = Path(ref)
+    folder_existed = folder.exists()
+    new_tm = not tm_exists(folder)
+    try:
+        with open_tm(folder, create=True, src_lang=src_lang, tgt_lang=tgt_lang) as tm:
+            yield tm
+    except BaseException:
+        if new_tm:
+            from engine.fsutil import remove_created_store
+            from engine.tm.memory import TranslationMemory
+
+            remove_created_store(folder, folder_existed, TranslationMemory.DB_NAME,
+                                 ("index", "index.new", "index.old"))
+        raise
+
+
+@dataclass(frozen=True)
+class ListedTM:
+    """A TM a project lists (setting ``tms``): ``ref`` a folder (resolved against the
+    project folder) or a shared TM's URL as written."""
+
+    ref: Path | str
+    writable: bool
+    name: str
+
+    @property
+    def shared(self) -> bool:
+        return is_tm_url(str(self.ref))
+
+
+def project_tms(project) -> list[ListedTM]:
+    """The TMs of ``project`` in the order they are searched: folders as
+    :meth:`Project.tm_refs` resolves them, URLs as written (a URL is no path)."""
+    import json
+
+    try:
+        raw = json.loads(project.setting("tms", "") or "[]")
+    except (ValueError, TypeError):
+        raw = []
+    # tm_refs() has one ref per valid item of the setting, URLs too (mangled as paths)
+    items = [i for i in (raw if isinstance(raw, list) else [])
+             if isinstance(i, dict) and isinstance(i.get("path"), str) and i["path"]]
+    out = []
+    for i, r in zip(items, project.tm_refs()):
+        if is_tm_url(i["path"]):
+            from engine.tm.pg import split_url
+
+            out.append(ListedTM(i["path"], r.writable, split_url(i["path"])[1]))
+        else:
+            out.append(ListedTM(r.path, r.writable, r.name))
+    return out

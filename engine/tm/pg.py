@@ -202,11 +202,16 @@ class PgTranslationMemory:
     ``writable``: False when the role may only read (a write raises
     :class:`TMReadOnly`); a lost connection raises :class:`TMOffline` (the
     handle reconnects on the next call).
+
+    ``create``: True makes a missing TM at once; ``"import"`` leaves that to the
+    first write -- :meth:`import_units` creates the TM inside the import's own
+    transaction, so an import that fails leaves no empty TM behind (until then
+    the TM reads as empty: ``len()`` 0, no languages).
     """
 
     FLUSH_AT = TranslationMemory.FLUSH_AT
 
-    def __init__(self, url: str, *, create: bool = True, src_lang: str = "", tgt_lang: str = "",
+    def __init__(self, url: str, *, create: bool | str = True, src_lang: str = "", tgt_lang: str = "",
                  connect_timeout: int = 5):
         self.url = url
         self.conninfo, self.name = split_url(url)
@@ -220,6 +225,7 @@ class PgTranslationMemory:
         self._meta: dict[str, str] | None = None
         self._pairs: set[str] | None = None
         self._cache: dict[str, tuple[float, object]] = {}
+        self._pending: tuple[str, str] | None = None  # (src, tgt) while the first import is to create the TM
         self._connect()
         try:
             self._prepare(create, src_lang, tgt_lang)
@@ -299,23 +305,38 @@ class PgTranslationMemory:
             return False
         return True
 
-    def _prepare(self, create: bool, src_lang: str, tgt_lang: str) -> None:
+    def _prepare(self, create: bool | str, src_lang: str, tgt_lang: str) -> None:
         exists = self._read("SELECT to_regclass(%s)", (f"{self.schema}.units",))[0][0] is not None
         if not exists:
             if not create:
                 raise TMError(f"{self.folder}: no TM named {self.name!r} in this database")
+            if create == "import":
+                # Created by the first import, inside its transaction: an import that
+                # fails leaves no (empty) TM behind.  Until then the TM reads as empty.
+                self._pending = (src_lang, tgt_lang)
+                self._meta, self._pairs, self._intarray, self.writable = {}, set(), False, True
+                return
             try:
                 with self._tx() as conn:
-                    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.schema,))
-                    with contextlib.suppress(psycopg.Error), conn.transaction():  # trusted: no superuser needed
-                        conn.execute("CREATE EXTENSION IF NOT EXISTS intarray")
-                    conn.execute(self._q("CREATE SCHEMA IF NOT EXISTS {s}"))
-                    for ddl in _DDL:
-                        conn.execute(self._q(ddl))
-                    for k, v in (("schema", str(SCHEMA_VERSION)), ("created", _now())):
-                        conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (k, v))
+                    self._create(conn)
             except TMReadOnly:
                 raise TMError(f"{self.folder}: no TM named {self.name!r}, and this user may not create one") from None
+        self._prepared(src_lang, tgt_lang)
+
+    def _create(self, conn) -> None:
+        """The TM's schema, tables and indexes, in the caller's transaction (DDL is
+        transactional in PostgreSQL: a rollback takes them away again)."""
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.schema,))
+        with contextlib.suppress(psycopg.Error), conn.transaction():  # trusted: no superuser needed
+            conn.execute("CREATE EXTENSION IF NOT EXISTS intarray")
+        conn.execute(self._q("CREATE SCHEMA IF NOT EXISTS {s}"))
+        for ddl in _DDL:
+            conn.execute(self._q(ddl))
+        for k, v in (("schema", str(SCHEMA_VERSION)), ("created", _now())):
+            conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (k, v))
+
+    def _prepared(self, src_lang: str, tgt_lang: str) -> None:
+        self._pending = None
         self._intarray = bool(self._read("SELECT count(*) FROM pg_extension WHERE extname = 'intarray'")[0][0])
         version = int(self._meta_get("schema", "0") or 0)
         if version > SCHEMA_VERSION:
@@ -329,6 +350,8 @@ class PgTranslationMemory:
                         self._meta_set(conn, key, normalize_lang(lang), overwrite=False)
 
     def _meta_all(self) -> dict[str, str]:
+        if self._pending is not None:
+            return {}  # not created yet (see _prepare)
         if self._meta is None:
             self._meta = dict(self._read(self._q("SELECT key, value FROM {s}.meta")))
         return self._meta
@@ -355,6 +378,8 @@ class PgTranslationMemory:
         return self._meta_get("tgt_lang")
 
     def __len__(self) -> int:
+        if self._pending is not None:
+            return 0
         return int(self._read(self._q("SELECT count(*) FROM {s}.units"))[0][0])
 
     def __enter__(self) -> "PgTranslationMemory":
@@ -421,6 +446,10 @@ class PgTranslationMemory:
 
     # ------------------------------------------------------------ writing
     def _need_write(self) -> None:
+        if self._pending is not None:  # opened with create="import": a plain write creates the TM
+            with self._tx() as conn:
+                self._create(conn)
+            self._prepared(*self._pending)
         if not self.writable:
             raise TMReadOnly(f"{self.folder}: this database user may only read the TM")
 
@@ -461,12 +490,35 @@ class PgTranslationMemory:
     def import_units(self, units: Iterable[TMUnit], *, src_lang: str = "", tgt_lang: str = "",
                      origin: str = "", problems: list[str] | None = None) -> ImportResult:
         """Import as ONE transaction (all or nothing), as the local TM does."""
-        self._need_write()
+        if not self.writable:
+            raise TMReadOnly(f"{self.folder}: this database user may only read the TM")
         res = ImportResult()
         want_s = normalize_lang(src_lang) or self.src_lang
         want_t = normalize_lang(tgt_lang) or self.tgt_lang
+        pending = self._pending
+        try:
+            res = self._import_tx(units, res, want_s, want_t, origin, pending)
+        except BaseException:
+            self._pending = pending  # rolled back: the TM was not created after all
+            raise
+        if pending is not None:
+            self._prepared(*pending)
+        for p in problems or ():
+            res.skipped += 1
+            _note(res, p)
+        return res
+
+    def _import_tx(self, units, res: ImportResult, want_s: str, want_t: str, origin: str,
+                   pending) -> ImportResult:
         batch: list[tuple] = []
         with self._tx() as conn:
+            if pending is not None:
+                try:
+                    self._create(conn)
+                except pgerrors.InsufficientPrivilege:
+                    raise TMError(f"{self.folder}: no TM named {self.name!r}, and this user may not create "
+                                  "one") from None
+                self._pending = None
             for key, lang in (("src_lang", want_s), ("tgt_lang", want_t)):
                 if lang and not self._meta_get(key):
                     self._meta_set(conn, key, lang)
@@ -494,9 +546,6 @@ class PgTranslationMemory:
                     batch = []
             self._count(res, self._put_many(conn, batch))
         self._meta = None
-        for p in problems or ():
-            res.skipped += 1
-            _note(res, p)
         return res
 
     @staticmethod

@@ -135,3 +135,27 @@ def test_magento_csv_import_and_placeholder_search(tmp_path, capsys):
                  "We can't find a product with ID %1."]) == 0
     ms = json.loads(capsys.readouterr().out)
     assert ms and ms[0]["score"] >= 0.5
+
+
+def test_a_file_broken_half_way_into_a_new_tm_leaves_no_tm_behind(make_tm, tmp_path, capsys):
+    """Both backends: the import of a new TM (a folder; a postgresql:// URL with a new tm
+    name) that breaks half way is refused in one line naming the file and the place, and
+    no TM -- not even an empty one -- is left."""
+    from engine.tm import open_tm
+    from engine.errors import TMError
+
+    ref = make_tm.ref("fresh")
+    units = "".join(f'<tu><tuv xml:lang="en"><seg>Unit {i}</seg></tuv><tuv xml:lang="de"><seg>Einheit {i}</seg>'
+                    "</tuv></tu>\n" for i in range(300))
+    bad = tmp_path / "half.tmx"
+    bad.write_text('<?xml version="1.0"?>\n<tmx version="1.4"><header srclang="en"/><body>\n' + units
+                   + '<tu><tuv xml:lang="en"><seg>Broken</seg></tuv><tuv xml:lang="de"><seg>Kaputt</tuv></tu>\n'
+                   + "</body></tmx>\n", "utf-8")
+    rc = main(["tm", "import", str(bad), "--tm", str(ref), "--src-lang", "en", "--tgt-lang", "de"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "half.tmx" in err and "line 303" in err
+    assert main(["tm", "stats", "--tm", str(ref)]) == 2  # no TM of that name
+    capsys.readouterr()
+    with pytest.raises(TMError):
+        open_tm(ref, create=False)
