@@ -25,6 +25,11 @@ Inside a paragraph
       paragraph so resolved, never a mix;
     * comments anchored in the paragraph become the note of its segments.
 
+A text box is in a DOCX twice, for Word (``mc:Choice``) and for older readers
+(``mc:Fallback``): the Choice copy is read, and the export writes its translation into
+both (when the two copies have the same paragraphs, text and codes; else the fallback
+stays as it was).
+
 Export rebuilds only the paragraphs with a translated sentence; every other
 byte of each part, and every other member of the package, stays as it was.
 """
@@ -48,7 +53,10 @@ W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
-MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+MC_FALLBACK = f"{{{MC}}}Fallback"
+MC_CHOICE = f"{{{MC}}}Choice"
+MC_ALTERNATE = f"{{{MC}}}AlternateContent"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 
 
@@ -334,18 +342,58 @@ def _comments(pkg: Package, main: str) -> dict[str, str]:
     return out
 
 
-def _extract(pkg: Package, part: str, reject: bool, lang: str):
+def _own_paragraphs(branch) -> list:
+    """The ``w:p`` of an ``mc:Choice``/``mc:Fallback``, not those of an alternative nested in it."""
+    out = []
+    for p in branch.iter(w("p")):
+        for a in p.iterancestors():
+            if a is branch:
+                out.append(p)
+                break
+            if a.tag in (MC_CHOICE, MC_FALLBACK):
+                break
+    return out
+
+
+def _twins(root, ex: "_Extractor", lang: str) -> dict:
+    """A text box's text is there twice: for Word (``mc:Choice``, the copy that is read and
+    translated) and for older readers (``mc:Fallback``, VML).  Maps each Choice paragraph to
+    its Fallback copy, paired in order, when both copies have the same paragraphs with the
+    same text and codes; the export writes the translation into both."""
+    twins = {}
+    for ac in root.iter(MC_ALTERNATE):
+        choice, fallback = ac.find(MC_CHOICE), ac.find(MC_FALLBACK)
+        if choice is None or fallback is None:
+            continue
+        cps, fps = _own_paragraphs(choice), _own_paragraphs(fallback)
+        if len(cps) != len(fps):
+            continue
+        for cp, fp in zip(cps, fps):
+            twin = ex.paragraph(fp)
+            paragraph_text(twin, lang)
+            twins[cp] = twin
+    return twins
+
+
+def _same_codes(a: Paragraph, b: Paragraph) -> bool:
+    return a.text.text == b.text.text and [(t.kind, t.label) for t in a.text.tags] == [
+        (t.kind, t.label) for t in b.text.tags]
+
+
+def _extract(pkg: Package, part: str, reject: bool, lang: str, twins: bool = False):
     tree = pkg.xml(part)
     ex = _Extractor(reject)
     paras = []
     # a drawing's text is there twice: for Word (mc:Choice) and for older readers
-    # (mc:Fallback); the Choice copy is translated
+    # (mc:Fallback); the Choice copy is read (and, on export, written to both)
     ps = [p for p in tree.getroot().iter(w("p"))
           if not any(a.tag == MC_FALLBACK for a in p.iterancestors())]
     for i, p in enumerate(ps, 1):
         para = ex.paragraph(p)
         paragraph_text(para, lang)
         paras.append((f"{part}:p{i}", para))
+    if twins:
+        return tree, paras, ex.fmts, _twins(tree.getroot(), ex, lang)
     return tree, paras, ex.fmts
 
 
@@ -416,12 +464,15 @@ class DocxFormat:
         known: set[str] = set()
         with Package(original) as pkg:
             for part in _parts(pkg):
-                tree, paras, fmts = _extract(pkg, part, self.reject, src_lang)
+                tree, paras, fmts, twins = _extract(pkg, part, self.reject, src_lang, twins=True)
                 changed = False
                 for prefix, para in reversed(paras):  # text boxes (inner paragraphs) before their paragraph
                     known.update(segment_keys(prefix, para))
                     text = apply_translations(para, prefix, translations)
                     if text is not None:
+                        twin = twins.get(para.element)
+                        if twin is not None and _same_codes(para, twin):
+                            rebuild(twin, text, fmts)  # the text box's copy for older readers
                         rebuild(para, text, fmts)
                         changed = True
                 if changed:

@@ -174,6 +174,47 @@ def test_tracked_changes_are_counted_before_the_import(tmp_path):
         "insertions": 0, "deletions": 0}
 
 
+MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+
+
+def _text_box(choice_paras: str, fallback_paras: str) -> str:
+    """A paragraph with a text box as Word writes it: a DrawingML copy and a VML fallback."""
+    return p(r("Body text. "), '<w:r>'
+             f'<mc:AlternateContent xmlns:mc="{MC_NS}"><mc:Choice Requires="wps"><w:drawing>'
+             f"<w:txbxContent>{choice_paras}</w:txbxContent></w:drawing></mc:Choice>"
+             f"<mc:Fallback><w:pict><w:txbxContent>{fallback_paras}</w:txbxContent></w:pict></mc:Fallback>"
+             "</mc:AlternateContent></w:r>", r("More body."))
+
+
+def test_a_text_box_fallback_gets_the_translation_too(tmp_path):
+    box = p(r("Box "), r("bold", "<w:b/>"), r(" text. Second box sentence."))
+    path = _doc(tmp_path, _text_box(box, box))
+    doc = FORMAT.read(path, src_lang="en")
+    assert [s.source.plain() for s in doc.segments] == [
+        "Body text.", "More body.", "Box bold text.", "Second box sentence."]  # the fallback is not read twice
+    write_document(path, tmp_path / "out.docx", _upper(doc), format="docx", src_lang="en")
+    root = etree.fromstring(zipfile.ZipFile(tmp_path / "out.docx").read("word/document.xml"))
+    choice, fallback = root.find(f".//{{{MC_NS}}}Choice"), root.find(f".//{{{MC_NS}}}Fallback")
+    for branch in (choice, fallback):
+        paras = ["".join(t.text or "" for t in q.iter(W + "t")) for q in branch.iter(W + "p")]
+        assert paras == ["BOX BOLD TEXT. SECOND BOX SENTENCE."]
+        bold = [q for q in branch.iter(W + "r") if q.find(f"{W}rPr/{W}b") is not None]
+        assert ["".join(t.text for t in q.iter(W + "t")) for q in bold] == ["BOLD"]
+    outer = root.find(f".//{W}body/{W}p")
+    assert "".join(t.text for q in outer.findall(W + "r") for t in q.findall(W + "t")) == "BODY TEXT. MORE BODY."
+    again = FORMAT.read(tmp_path / "out.docx", src_lang="en")
+    assert [s.source.plain() for s in again.segments] == [s.source.plain().upper() for s in doc.segments]
+
+
+def test_a_fallback_that_differs_from_its_choice_is_left_as_it_was(tmp_path):
+    path = _doc(tmp_path, _text_box(p(r("Box text.")), p(r("Older box text."))))
+    doc = FORMAT.read(path, src_lang="en")
+    write_document(path, tmp_path / "out.docx", _upper(doc), format="docx", src_lang="en")
+    root = etree.fromstring(zipfile.ZipFile(tmp_path / "out.docx").read("word/document.xml"))
+    assert "".join(t.text for t in root.find(f".//{{{MC_NS}}}Choice").iter(W + "t")) == "BOX TEXT."
+    assert "".join(t.text for t in root.find(f".//{{{MC_NS}}}Fallback").iter(W + "t")) == "Older box text."
+
+
 def test_hidden_text_is_skipped_but_kept(tmp_path):
     path = _doc(tmp_path, p(r("Visible"), r(" secret", "<w:vanish/>"), r(" text.")))
     seg = FORMAT.read(path, src_lang="en").segments[0]
