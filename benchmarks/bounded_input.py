@@ -11,7 +11,7 @@ subprocess (peak memory = that process's ``ru_maxrss``):
 Inputs over the 1 MiB line limit are refused; the table shows how fast and
 in how much memory.  Usage::
 
-    python benchmarks/bounded_input.py [--sizes 100000,1000000,10000000]
+    python -m benchmarks.bounded_input [--sizes 100000,1000000,10000000]
 """
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.paths import ROOT
+
 PROSE = ("The committee met on Monday to discuss the new budget. Several members asked "
          "for more time, and the chair agreed! Would the report be ready by June? ")
 
 CHILD = r"""
 import json, resource, sys, time
-sys.path.insert(0, sys.argv[1])
-kind, path = sys.argv[2], sys.argv[3]
+kind, path = sys.argv[1], sys.argv[2]  # run in the repository root: engine imports from there
 from engine.errors import VersoError
 t0 = time.perf_counter()
 try:
@@ -38,7 +38,7 @@ try:
         from engine.cli import main
         err = io.StringIO()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            rc = main(["tm", "import", path, "--target-file", sys.argv[4], "--tm", sys.argv[5],
+            rc = main(["tm", "import", path, "--target-file", sys.argv[3], "--tm", sys.argv[4],
                        "--src-lang", "en", "--tgt-lang", "de"])
         outcome = "imported" if rc == 0 else "refused: " + err.getvalue().strip().split(": ", 2)[-1]
     else:
@@ -74,7 +74,7 @@ def run(kind: str, size: int, tmp: Path) -> dict:
         s.write_text(text, "utf-8")
         t.write_text(text.replace("the", "die"), "utf-8")
         args = [str(s), str(t), str(tmp / f"tm-{size}")]
-    out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), kind, *args],
+    out = subprocess.run([sys.executable, "-c", CHILD, kind, *args], cwd=ROOT,
                          capture_output=True, text=True, timeout=1800)
     if out.returncode != 0:
         return {"s": float("nan"), "maxrss_mb": float("nan"), "outcome": out.stderr.strip().splitlines()[-1]}

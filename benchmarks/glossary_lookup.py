@@ -1,7 +1,7 @@
 """Glossary benchmark: import and load time of a 50,000-entry glossary and the
 time to find its terms in one segment (p50 / p95), on real KDE text.
 
-    nice .venv/bin/python benchmarks/glossary_lookup.py --entries 50000 --queries 2000 \
+    nice .venv/bin/python -m benchmarks.glossary_lookup --entries 50000 --queries 2000 \
         --work /tmp/verso-gloss-bench [--json out.json]
 
 Glossary: the first N distinct short (at most 4 words) English UI strings of
@@ -25,13 +25,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.paths import SHARED_DATA
 
 from engine.formats.textutil import protect_text  # noqa: E402
 from engine.glossary import Glossary, find_terms, read_glossary_file  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "kde4-l10n-de"
+DATA = SHARED_DATA / "kde4-l10n-de"
 
 
 def build_tsv(path: Path, n: int) -> int:

@@ -1,6 +1,6 @@
 """Glossary terms in the suggestion, measured the way a client's glossary works (issue 25).
 
-    .venv/bin/python benchmarks/glossary_terms.py [--model resources/models/demo] [--n 200]
+    .venv/bin/python -m benchmarks.glossary_terms [--model resources/models/demo] [--n 200]
 
 The KDE UI catalogues (``kde4-l10n-de/ui.*``) give the official German of each GUI label.  The test:
 held-out KDE manual sentences (the demo model's test documents) that name a label inside
@@ -20,11 +20,8 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.paths import ROOT, SHARED_DATA
 
 import sacrebleu  # noqa: E402
 import torch  # noqa: E402
@@ -33,9 +30,9 @@ from engine.formats.textutil import protect_text  # noqa: E402
 from engine.glossary import GlossaryEntry, TermIndex  # noqa: E402
 from engine.nmt.tagfix import restore_markup  # noqa: E402
 from engine.nmt.translator import Translator  # noqa: E402
-from nmt_demo_data import held_out  # noqa: E402
+from experiments.demo.prepare import held_out  # noqa: E402
 
-KDE = ROOT.parent / "shared" / "data" / "kde4-l10n-de"
+KDE = SHARED_DATA / "kde4-l10n-de"
 GUI = re.compile(r"<(guibutton|guimenuitem|guilabel|guimenu)>([^<]{2,60})</\1>")
 
 

@@ -17,16 +17,16 @@ sentences that read at least one pair and copies the ``none`` hypothesis for the
 runs first; its hypotheses are read back when they exist).  A system whose JSON exists is skipped, so a
 stopped run resumes.  The retrieval (top max-K, the TM's ranking is deterministic so the first K of it are
 the top K) is stored in ``retrieval.json`` and reused; the bands and the TM copy take the best match, read or
-not, as ``verso eval --tm`` does; ``scores.txt`` and ``band-*.lines`` (as benchmarks/segnmt_bands.py) allow
-benchmarks/significance.py by hand.  Beam 5, one thread, fp32 unless ``--quantize`` (int8).
+not, as ``verso eval --tm`` does; ``scores.txt`` and ``band-*.lines`` (as experiments/segnmt/bands.py) allow
+engine/nmt/significance.py by hand.  Beam 5, one thread, fp32 unless ``--quantize`` (int8).
 
-    nice -n 10 .venv/bin/python benchmarks/knn_bands.py --model resources/models/demo --tm /work/runs/knn/tm-kde \\
-        --src /work/runs/doc-data/kde/test.en --ref /work/runs/doc-data/kde/test.de \\
-        --out /work/runs/knn/kde-demo --systems tm_copy,none,learned@2,learned@4,knn@1,knn@2,knn@4,knn@2/4
-    .venv/bin/python benchmarks/knn_bands.py --out /work/runs/knn/kde-demo --table [--samples 1000]
+    nice -n 10 .venv/bin/python -m benchmarks.knn_bands --model resources/models/demo --tm $VERSO_RUNS/knn/tm-kde \\
+        --src $VERSO_RUNS/doc-data/kde/test.en --ref $VERSO_RUNS/doc-data/kde/test.de \\
+        --out $VERSO_RUNS/knn/kde-demo --systems tm_copy,none,learned@2,learned@4,knn@1,knn@2,knn@4,knn@2/4
+    .venv/bin/python -m benchmarks.knn_bands --out $VERSO_RUNS/knn/kde-demo --table [--samples 1000]
 
 ``--table`` prints Markdown tables (band rows x system columns, sentence counts; BLEU, then chrF), each
-memory system's cell with the p of the paired bootstrap against ``none`` (benchmarks/significance.py,
+memory system's cell with the p of the paired bootstrap against ``none`` (engine/nmt/significance.py,
 1,000 resamples, sacrebleu's fixed seed; ``--samples 0`` leaves it out; "= none": the same hypotheses as
 ``none`` in that band, where the bootstrap's p means nothing).
 """
@@ -40,9 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+
 
 _SYSTEM = re.compile(r"^(tm_copy|none|(learned|knn)@(\d+)(?:/(\d+))?)$")
 
@@ -217,7 +215,7 @@ def _order(s: str) -> tuple:
 
 
 def table(a) -> None:
-    from significance import paired_bootstrap
+    from engine.nmt.significance import paired_bootstrap
 
     out = Path(a.out)
     runs = {}

@@ -1,6 +1,6 @@
 """Markup through the command line, measured on real KDE manual sentences (issue 23).
 
-    .venv/bin/python benchmarks/markup_cli.py [--model resources/models/demo] [--n 300]
+    .venv/bin/python -m benchmarks.markup_cli [--model resources/models/demo] [--n 300]
 
 1. **Tags in `verso translate`**: of the held-out KDE manual sentences (the demo model's test
    documents, ``nmt_demo_data.held_out``) that hold DocBook markup or entities, the share whose
@@ -25,16 +25,14 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.paths import ROOT, SHARED_DATA
 
 from engine.formats.textutil import protect_text  # noqa: E402
 from engine.inline import TaggedText  # noqa: E402
 from engine.qa import check_tags  # noqa: E402
-from nmt_demo_data import held_out  # noqa: E402
+from experiments.demo.prepare import held_out  # noqa: E402
 
-KDE = ROOT.parent / "shared" / "data" / "kde4-l10n-de"
+KDE = SHARED_DATA / "kde4-l10n-de"
 MARKUP = re.compile(r"<[A-Za-z/][^>]*>|&[A-Za-z#][A-Za-z0-9]*;")
 VERSO = [sys.executable, "-m", "engine"]
 

@@ -1,8 +1,8 @@
 """NMT speed: CPU translation latency (beam 5, ~20-word sentences, fp32 and
 dynamic int8) and training throughput (target tokens/s).
 
-    .venv/bin/python benchmarks/nmt_speed.py latency --model DIR --src FILE [--threads 1] [--n 40]
-    .venv/bin/python benchmarks/nmt_speed.py train --config CFG [--steps 40] [--threads 1]
+    .venv/bin/python -m benchmarks.nmt_speed latency --model DIR --src FILE [--threads 1] [--n 40]
+    .venv/bin/python -m benchmarks.nmt_speed train --config CFG [--steps 40] [--threads 1]
 
 Prints JSON.  Results and the machine they were measured on go to
 benchmarks/RESULTS.md.
@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
 
 
 def pick_sentences(path: str, n: int, lo: int = 18, hi: int = 22) -> list[str]:

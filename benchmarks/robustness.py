@@ -1,7 +1,7 @@
 """A repeatable robustness run: kill -9 in the middle of the work, and hostile or huge files
 (issue 23).  Re-run it after every change that touches the store, the TM or a reader:
 
-    .venv/bin/python benchmarks/robustness.py [--kills 20] [--out robustness.json]
+    .venv/bin/python -m benchmarks.robustness [--kills 20] [--out robustness.json]
 
 * **kill -9 during confirm**: a process confirms segments one by one, printing each id once
   ``Project.confirm`` has returned; it is killed at a random moment; every printed segment must
@@ -32,8 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.paths import ROOT
 
 PY = sys.executable
 

@@ -1,9 +1,9 @@
 """Suggestion latency with retrieval (issue 5): TM search (top-K) + SEG-NMT beam search, one
 sentence per call as the editor asks, on the CPU; and the online-adaptation demo.
 
-    .venv/bin/python benchmarks/segnmt_latency.py latency --model DIR --tm TM_DIR \\
-        --src /work/runs/demo-data/test.en --n 30 --k 4 [--min-score 0.3] [--quantize] [--memory-mode knn]
-    .venv/bin/python benchmarks/segnmt_latency.py adapt --model DIR
+    .venv/bin/python -m benchmarks.segnmt_latency latency --model DIR --tm TM_DIR \\
+        --src $VERSO_RUNS/demo-data/test.en --n 30 --k 4 [--min-score 0.3] [--quantize] [--memory-mode knn]
+    .venv/bin/python -m benchmarks.segnmt_latency adapt --model DIR
 
 ``latency``: sentences of 18-22 words; 3 warm-up calls; reports p50/p95/mean of
 the retrieval, the translation and both together (``--min-score``: the model reads
@@ -18,13 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
 
 
 def pct(xs: list[float], p: float) -> float:

@@ -1,7 +1,7 @@
 """Team TM on PostgreSQL (issue 28): search against the local TM, and 8 writers at once
 with a server restart in the middle.
 
-    .venv/bin/python benchmarks/tm_pg.py --sizes 100000 --queries 200 \
+    .venv/bin/python -m benchmarks.tm_pg --sizes 100000 --queries 200 \
         --clients 8 --seconds 60 --work /tmp/verso-tm-pg --json /tmp/verso-tm-pg/results.json
 
 The TM pool and queries are those of ``benchmarks/tm_search.py`` (every line
@@ -41,10 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "tests"))
+
 
 
 def pct(xs, p):
@@ -63,7 +60,7 @@ def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[in
     import numpy as np
 
     from engine.tm import TranslationMemory, open_tm
-    from tm_search import exhaustive_top, recall, recall_ties
+    from benchmarks.tm_search import exhaustive_top, recall, recall_ties
 
     out: dict = {"size": size}
     folder = work / f"local-{size}"
@@ -247,7 +244,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
 
-    from tm_search import DATA, load_pool, pick_queries
+    from benchmarks.tm_search import DATA, load_pool, pick_queries
 
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}")
@@ -255,7 +252,7 @@ def main() -> None:
     srv = None
     url = args.url
     if not url:
-        from pgserver_helper import start_server
+        from tests.pgserver_helper import start_server
 
         url, srv, why = start_server(fast=False, use_env=False)
         if not url:

@@ -1,7 +1,7 @@
 """TM search benchmark: build time, size, latency, memory and recall@5 vs
 exhaustive search, at several TM sizes, on real segments of ../shared/data.
 
-    nice .venv/bin/python benchmarks/tm_search.py --sizes 10000 100000 1000000 \
+    nice .venv/bin/python -m benchmarks.tm_search --sizes 10000 100000 1000000 \
         --work /tmp/verso-tm-bench --json benchmarks/tm_search_results.json
 
 TM pool: every line pair of every corpus (both directions; JRC-Acquis also
@@ -40,10 +40,9 @@ import time
 import zlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.paths import SHARED_DATA
 
-DATA = Path(os.environ.get("VERSO_SHARED_DATA", ROOT.parent / "shared" / "data"))
+DATA = SHARED_DATA
 
 CORPORA = [  # name, {lang: file}, document-id file, directions
     ("kde-docs", {"en": "kde4-l10n-de/docs.en", "de": "kde4-l10n-de/docs.de"}, "kde4-l10n-de/docs.doc"),

@@ -6,7 +6,7 @@ and resident memory: the peak of the whole process and the largest growth
 seen while streaming.  The units look like a real TM export: two languages,
 dates, a creator, a prop, and a bold pair in one unit of three.
 
-    .venv/bin/python benchmarks/tmx_stream.py [--size-mb 1024] [--keep DIR]
+    .venv/bin/python -m benchmarks.tmx_stream [--size-mb 1024] [--keep DIR]
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Editor responsiveness (issue 6): does the UI thread ever block, and how soon does a suggestion appear?
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/ui_latency.py \
-        --tm /tmp/verso-tm-bench/tm-100000 --model /work/runs/multi30k/gru-base-s1 --segments 10000
+    QT_QPA_PLATFORM=offscreen .venv/bin/python -m benchmarks.ui_latency \
+        --tm /tmp/verso-tm-bench/tm-100000 --model $VERSO_RUNS/multi30k/gru-base-s1 --segments 10000
 
 Builds a project with a document of ``--segments`` real sentences (KDE manuals, ../shared/data), attaches
 ``--tm`` (a TM folder, e.g. the 100k TM of benchmarks/tm_search.py; copied first, so it is not modified) as
@@ -33,9 +33,8 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ.get("SWITCH"): sys.setswitchinterval(float(os.environ["SWITCH"]))
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-DATA = Path(os.environ.get("VERSO_SHARED_DATA", ROOT.parent / "shared" / "data"))
+from benchmarks.paths import SHARED_DATA
+DATA = SHARED_DATA
 
 
 def build_project(folder: Path, n: int, tm: Path | None, dup_rows: range = range(0), copies: int = 0) -> Path:

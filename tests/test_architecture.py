@@ -20,10 +20,10 @@ def test_import_contracts_hold():
 
 def test_the_code_is_lint_clean():
     """ruff with the project's rules (pyproject [tool.ruff]): no unused imports or variables,
-    no undefined names, anywhere in the code, its tests, benchmarks and packaging."""
+    no undefined names, anywhere in the code, its tests, benchmarks, experiments and packaging."""
     exe = Path(sys.executable).with_name("ruff")
     cmd = [str(exe)] if exe.exists() else [shutil.which("ruff") or "ruff"]
-    r = subprocess.run(cmd + ["check", "--no-cache", "engine", "app", "tests", "benchmarks", "packaging"],
+    r = subprocess.run(cmd + ["check", "--no-cache", "engine", "app", "tests", "benchmarks", "experiments", "packaging"],
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
 

@@ -3,10 +3,14 @@
 ``lowercase_bleu`` is BLEU the way Multi30k papers report it (lower-cased,
 13a-tokenised).  ``bleu_by_length`` splits the test set by source length in
 words.
+:func:`paired_bootstrap` (:mod:`engine.nmt.significance`) says whether a
+difference between two systems is more than the test set's noise.
 """
 from __future__ import annotations
 
 from sacrebleu.metrics import BLEU, CHRF, TER
+
+from engine.nmt.significance import paired_bootstrap, table as significance_table  # noqa: F401
 
 LENGTH_BINS = ((1, 10), (11, 20), (21, 30), (31, 40), (41, 10**9))
 

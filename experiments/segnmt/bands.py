@@ -7,19 +7,17 @@ the same retrieval (best pair of ``engine.nmt.retrieval.retrieve``), into ``--ou
 * ``scores.txt``: the best match's fuzzy score (0 without one);
 * ``band-<name>.lines``: the 1-based line numbers of each band (``<0.3`` ... ``>=0.9``; ``lt`` / ``ge`` in names).
 
-    .venv/bin/python benchmarks/segnmt_bands.py --tm /work/runs/segnmt-jrc/tm \\
-        --src /work/runs/doc-data/jrc/test.en --out /work/runs/segnmt-jrc/bands
-    .venv/bin/python benchmarks/significance.py --ref test.de --lines /work/runs/segnmt-jrc/bands/band-ge0.9.lines \\
-        tm-copy=/work/runs/segnmt-jrc/bands/tm_copy.hyp model=model.hyp
+    .venv/bin/python -m experiments.segnmt.bands --tm $VERSO_RUNS/segnmt-jrc/tm \\
+        --src $VERSO_RUNS/doc-data/jrc/test.en --out $VERSO_RUNS/segnmt-jrc/bands
+    .venv/bin/python -m engine.nmt.significance --ref test.de --lines $VERSO_RUNS/segnmt-jrc/bands/band-ge0.9.lines \\
+        tm-copy=$VERSO_RUNS/segnmt-jrc/bands/tm_copy.hyp model=model.hyp
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
 
 from engine.nmt.data import read_lines  # noqa: E402
 from engine.nmt.retrieval import FUZZY_BANDS, band_of, retrieve  # noqa: E402

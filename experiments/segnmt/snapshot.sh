@@ -1,6 +1,6 @@
 #!/bin/sh
 # Keep copies of a running training's resumable state (the SEG-NMT experiment's baseline):
-#   benchmarks/segnmt_snapshot.sh /work/runs/demo-ende /work/runs/segnmt/baseline-snapshots &
+#   experiments/segnmt/snapshot.sh $VERSO_RUNS/demo-ende $VERSO_RUNS/segnmt/baseline-snapshots &
 # Every minute: when RUN/last/ holds a step not copied yet, copy it to OUT/step-NNNNNNN/
 # (weights, optimizer tensors, state.json), so the baseline at step S (the SEG-NMT start)
 # and at S + N (same extra budget) can be evaluated later.  Stop it with kill.

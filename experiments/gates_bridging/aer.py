@@ -3,7 +3,7 @@
 Forced decoding of each gold pair (``Translator.align``: one link per target word, the most-attended
 source word, subword attention summed per word), scored against the sure/possible gold links::
 
-    .venv/bin/python benchmarks/aer_wpt.py --model MODEL [MODEL ...] --data /work/runs/hansards-data [--device cuda]
+    .venv/bin/python -m experiments.gates_bridging.aer --model MODEL [MODEL ...] --data $VERSO_RUNS/hansards-data [--device cuda]
 
 Prints one JSON line per model: AER (%), precision against possible links, recall of sure links.
 ``--variants`` adds the AER of other ways to read links off the same word attention matrix: one link per
@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
 
 from engine.nmt.align import aer, read_wpt  # noqa: E402
 
@@ -83,7 +81,7 @@ def score_model(model: str, data: Path, device: str, variants: bool = False) -> 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", nargs="+", required=True)
-    ap.add_argument("--data", required=True, help="output folder of benchmarks/hansards_data.py")
+    ap.add_argument("--data", required=True, help="output folder of experiments/gates_bridging/prepare.py")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--variants", action="store_true", help="also other link extractions from the same attention")
     a = ap.parse_args()

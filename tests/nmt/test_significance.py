@@ -1,15 +1,12 @@
-"""benchmarks/significance.py (the paired bootstrap that says whether a BLEU difference is noise) and
-benchmarks/segnmt_bands.py (which test sentences fall in which fuzzy band, and the TM copy)."""
+"""engine.nmt.significance: the paired bootstrap that says whether a BLEU difference is noise."""
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from significance import main, paired_bootstrap  # noqa: E402
+from engine.nmt.evaluate import paired_bootstrap as from_evaluate
+from engine.nmt.significance import main, paired_bootstrap
 
 WORDS = "the cat sat on a mat while dog ran to house in garden with red ball".split()
 
@@ -30,6 +27,7 @@ def test_a_clearly_better_system_is_significant_and_one_better_by_chance_is_not(
     base = damage(ref, 0.5, 1)
     better = damage(ref, 0.2, 2)   # 20 % of lines damaged instead of 50 %
     lucky = damage(ref, 0.5, 4)    # as damaged as the baseline, other lines: a little higher by chance
+    assert from_evaluate is paired_bootstrap                   # the evaluation module offers it too
     rows = paired_bootstrap(ref, [("base", base), ("better", better), ("lucky", lucky)], n=200)
     assert [r["name"] for r in rows] == ["base", "better", "lucky"]
     assert rows[0]["bleu"]["p"] is None                      # the baseline is not compared with itself
@@ -51,23 +49,3 @@ def test_the_command_scores_a_subset_of_lines_and_refuses_files_of_another_lengt
     (tmp_path / "short").write_text("\n".join(ref[:49]) + "\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="short: 49 lines, the reference has 50"):
         main(["--ref", str(tmp_path / "ref"), f"a={tmp_path / 'a'}", f"short={tmp_path / 'short'}"])
-
-
-def test_band_files_put_each_test_sentence_in_the_band_of_its_best_tm_match(tmp_path):
-    from engine.tm import TranslationMemory
-    from segnmt_bands import main as bands
-
-    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
-        tm.add("Open the file menu and choose Save.", "Öffnen Sie das Menü Datei und wählen Sie Speichern.")
-        tm.add("The printer is out of paper.", "Der Drucker hat kein Papier.")
-    src = ["The printer is out of paper.", "Open the file menu and choose Print.", "Quantum chromodynamics rocks."]
-    (tmp_path / "test.en").write_text("\n".join(src) + "\n", encoding="utf-8")
-    bands(["--tm", str(tmp_path / "tm"), "--src", str(tmp_path / "test.en"), "--out", str(tmp_path / "b")])
-    out = tmp_path / "b"
-    copy = (out / "tm_copy.hyp").read_text(encoding="utf-8").splitlines()
-    assert copy == ["Der Drucker hat kein Papier.", "Öffnen Sie das Menü Datei und wählen Sie Speichern.", ""]
-    scores = [float(x) for x in (out / "scores.txt").read_text().split()]
-    assert scores[0] == 1.0 and 0.7 <= scores[1] < 1.0 and scores[2] == 0.0
-    lines = {f.name: f.read_text().split() for f in out.glob("band-*.lines")}
-    assert lines["band-ge0.9.lines"] == ["1"] and lines["band-lt0.3.lines"] == ["3"]
-    assert sorted(sum(lines.values(), [])) == ["1", "2", "3"]   # every sentence in exactly one band

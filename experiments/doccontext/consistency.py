@@ -9,7 +9,7 @@ occurrences agree when their translations are equal (case-folded, punctuation
 stripped); the score is the share of agreeing pairs over all terms (micro)
 and the mean per term (macro).  Scoring the reference gives the ceiling.
 
-    .venv/bin/python benchmarks/doc_consistency.py --aligner MODEL --src test.en --docs test.doc \\
+    .venv/bin/python -m experiments.doccontext.consistency --aligner MODEL --src test.en --docs test.doc \\
         --hyp sys1.de [--hyp sys2.de ...] [--ref test.de]
 
 Prints one JSON object: per file {pairs, terms, agreement_micro, agreement_macro}.
@@ -19,12 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from itertools import combinations
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
 
 STOP = set("""about above after again against also although among another anything because been before being
 below between both could does doing down during each either else every from further have having here

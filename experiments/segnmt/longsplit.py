@@ -3,15 +3,14 @@
 
 Only the sentences that get cut are re-translated; the others keep their stored hypotheses (a sentence's output
 does not depend on the rest of its batch), so the "whole" column is the stored system and "split" the same system
-with cutting.  Paths follow the runs of RESULTS.md ($VERSO_RUNS, default /work/runs):
+with cutting.  Paths follow the runs of RESULTS.md (under $VERSO_RUNS, default runs/ in the repository):
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/segnmt_longsplit.py            # all systems
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/segnmt_longsplit.py seg_k1     # one
+    OMP_NUM_THREADS=1 .venv/bin/python -m experiments.segnmt.longsplit            # all systems
+    OMP_NUM_THREADS=1 .venv/bin/python -m experiments.segnmt.longsplit seg_k1     # one
 """
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -19,13 +18,12 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.nmt.casing import fold_if_caps, is_all_caps  # noqa: E402
 from engine.nmt.retrieval import bleu_by_band, retrieve  # noqa: E402
 from engine.nmt.translator import Translator  # noqa: E402
+from benchmarks.paths import RUNS
 from engine.tm import TranslationMemory  # noqa: E402
 
-RUNS = Path(os.environ.get("VERSO_RUNS", "/work/runs"))
 D, R, O = RUNS / "doc-data/jrc", RUNS / "segnmt-jrc", RUNS / "longsplit"
 SYSTEMS = {  # name: (model, stored hypotheses of the whole test set, reads the memory)
     "seg_k1": (R / "seg-ft300-s1", R / "segnmt-jrc_seg-ft300-s1.k1.hyp", True),

@@ -13,8 +13,8 @@ associations), not checked by a person: some pairs are near-synonyms
 (Optionen / Einstellungen, Bestimmungen / Vorschriften), some are noise;
 items.jsonl lists them all.
 
-    .venv/bin/python benchmarks/doc_contrastive.py build --data OUT/kde --out OUT/kde/contrastive
-    .venv/bin/python benchmarks/doc_contrastive.py score --set OUT/kde/contrastive --model MODEL [...]
+    .venv/bin/python -m experiments.doccontext.contrastive build --data OUT/kde --out OUT/kde/contrastive
+    .venv/bin/python -m experiments.doccontext.contrastive score --set OUT/kde/contrastive --model MODEL [...]
 
 ``build`` writes src.en, docs (the test documents with items, each from its
 start to its last item, so that every item has its context), good.de (the references), bad.de (references with each item
@@ -33,11 +33,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.paths import ROOT
 
-from doc_consistency import term_of  # noqa: E402
+from experiments.doccontext.consistency import term_of  # noqa: E402
 
 _DE = re.compile(r"[^\W\d_]{4,}")
 DE_STOP = set("""aber alle allen aller alles also andere anderen auch auf aus bei beim bereits dass dabei damit

@@ -1,6 +1,6 @@
 """Retrieval for the SEG-NMT experiment (issue 5), ahead of training.
 
-Builds the TM of the demo corpus' training part (``/work/runs/demo-data``,
+Builds the TM of the demo corpus' training part (``$VERSO_RUNS/demo-data``,
 whole KDE manuals held out for dev/test) and retrieves, with the same code
 and cache as training (:class:`engine.nmt.retrieval.TrainingRetrieval`):
 
@@ -12,19 +12,17 @@ and cache as training (:class:`engine.nmt.retrieval.TrainingRetrieval`):
 Results go to the JSON-lines cache that ``verso train`` reads, so training
 never waits for a search it can find there::
 
-    nice -n 10 .venv/bin/python benchmarks/segnmt_prepare.py \\
-        --data /work/runs/demo-data --vocab /work/runs/demo-ende/spm.model \\
-        --cache /work/runs/segnmt/memory --from-batch 500
+    nice -n 10 .venv/bin/python -m experiments.segnmt.prepare \\
+        --data $VERSO_RUNS/demo-data --vocab $VERSO_RUNS/demo-ende/spm.model \\
+        --cache $VERSO_RUNS/segnmt/memory --from-batch 500
 """
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.paths import RUNS
 
 from engine.nmt.data import encode_corpus, make_batches, read_parallel  # noqa: E402
 from engine.nmt.retrieval import TrainingRetrieval  # noqa: E402
@@ -33,9 +31,9 @@ from engine.nmt.vocab import SubwordVocab  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default="/work/runs/demo-data")
-    ap.add_argument("--vocab", default="/work/runs/demo-ende/spm.model")
-    ap.add_argument("--cache", default="/work/runs/segnmt/memory")
+    ap.add_argument("--data", default=str(RUNS / "demo-data"))
+    ap.add_argument("--vocab", default=str(RUNS / "demo-ende/spm.model"))
+    ap.add_argument("--cache", default=str(RUNS / "segnmt/memory"))
     ap.add_argument("--k", type=int, default=1, help="neighbours per training pair")
     ap.add_argument("--from-batch", type=int, default=0, help="first epoch-0 batch to retrieve for")
     ap.add_argument("--batch-tokens", type=int, default=4000)

@@ -2,24 +2,24 @@
 
 Same extra budget for both systems, from the same baseline checkpoint:
 
-* baseline: the demo run (``/work/runs/demo-ende``) trained on; snapshots of its
-  resumable state are kept by ``benchmarks/segnmt_snapshot.sh``;
+* baseline: the demo run (``$VERSO_RUNS/demo-ende``) trained on; snapshots of its
+  resumable state are kept by ``experiments/segnmt/snapshot.sh``;
 * SEG-NMT: initialised from the baseline snapshot at step S (weights, Adam
   moments, RNG and position in the data: the same batches in the same order),
   memory parts new, everything fine-tuned with K = 1 retrieved pair per
   training pair (Algorithm 2), up to step S + N.
 
-Commands (outputs under /work/runs/segnmt, outside the repo)::
+Commands (outputs under $VERSO_RUNS/segnmt, outside the repo)::
 
     # 1. seed the SEG-NMT run from the baseline snapshot at step S, then train it (resumable)
-    .venv/bin/python benchmarks/segnmt_experiment.py seed --snapshot /work/runs/segnmt/baseline-snapshots/step-0000200 \\
-        --out /work/runs/segnmt/seg --steps 200
-    benchmarks/nmt_run.sh /work/runs/segnmt/seg/run.json /work/runs/segnmt/seg
+    .venv/bin/python -m experiments.segnmt.experiment seed --snapshot $VERSO_RUNS/segnmt/baseline-snapshots/step-0000200 \\
+        --out $VERSO_RUNS/segnmt/seg --steps 200
+    experiments/nmt_run.sh $VERSO_RUNS/segnmt/seg/run.json $VERSO_RUNS/segnmt/seg
     # 2. a model folder from any weights file (a baseline snapshot, the SEG run's last state)
-    .venv/bin/python benchmarks/segnmt_experiment.py folder --weights SNAP/model.safetensors --config CFG.json --out DIR
+    .venv/bin/python -m experiments.segnmt.experiment folder --weights SNAP/model.safetensors --config CFG.json --out DIR
     # 3. translate the test split with each system, then BLEU overall and per fuzzy band (+ TM copy)
-    .venv/bin/python benchmarks/segnmt_experiment.py translate --name seg-k4 --model DIR --memory 4
-    .venv/bin/python benchmarks/segnmt_experiment.py table base-200 base-400 seg-k4 ...
+    .venv/bin/python -m experiments.segnmt.experiment translate --name seg-k4 --model DIR --memory 4
+    .venv/bin/python -m experiments.segnmt.experiment table base-200 base-400 seg-k4 ...
 """
 from __future__ import annotations
 
@@ -31,10 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.paths import ROOT, RUNS
 
-RUNS = Path(os.environ.get("VERSO_RUNS", ROOT.parent / "runs"))  # outside the repo (/work/runs here)
 DATA = RUNS / "demo-data"
 CACHE = RUNS / "segnmt" / "memory"
 DEVICE = os.environ.get("VERSO_BENCH_DEVICE", "cpu")
@@ -51,7 +49,7 @@ def cmd_seed(a) -> None:
 
     snap, out = Path(a.snapshot), Path(a.out)
     if (out / "last").exists():
-        sys.exit(f"{out}: already seeded (resume it with benchmarks/nmt_run.sh)")
+        sys.exit(f"{out}: already seeded (resume it with experiments/nmt_run.sh)")
     cfg = load_config(a.config)
     base_cfg = json.loads((Path(a.baseline_run) / "config.json").read_text())
     cfg.model.src_vocab, cfg.model.tgt_vocab = base_cfg["model"]["src_vocab"], base_cfg["model"]["tgt_vocab"]
@@ -83,7 +81,7 @@ def cmd_seed(a) -> None:
     ckpt.write_json(out / "seed.json", note)
     run = cfg.to_dict()
     run["train"]["max_steps"] = note["max_steps"]
-    ckpt.write_json(out / "run.json", run)  # the config to train with: benchmarks/nmt_run.sh OUT/run.json OUT
+    ckpt.write_json(out / "run.json", run)  # the config to train with: experiments/nmt_run.sh OUT/run.json OUT
     print(json.dumps(note, indent=1))
 
 
@@ -176,8 +174,8 @@ def main() -> None:
     p.add_argument("--snapshot", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--steps", type=int, required=True)
-    p.add_argument("--config", default=str(ROOT / "benchmarks/configs/segnmt_demo.toml"))
-    p.add_argument("--baseline-run", default="/work/runs/demo-ende")
+    p.add_argument("--config", default=str(ROOT / "experiments/segnmt/config/demo/big.toml"))
+    p.add_argument("--baseline-run", default=str(RUNS / "demo-ende"))
     p.set_defaults(fn=cmd_seed)
     p = sub.add_parser("folder")
     p.add_argument("--weights", required=True)
@@ -194,7 +192,7 @@ def main() -> None:
     p.add_argument("systems", nargs="*")
     p.set_defaults(fn=cmd_table)
     for q in (sub.choices["translate"], sub.choices["table"]):
-        q.add_argument("--hyps", default="/work/runs/segnmt/hyps")
+        q.add_argument("--hyps", default=str(RUNS / "segnmt/hyps"))
         q.add_argument("--split", default="test")
         q.add_argument("--limit", type=int, default=0)
         q.add_argument("--threads", type=int, default=1)

@@ -5,8 +5,8 @@ later ones mostly "bat"/"seal", whose German depends on the topic (Fledermaus/Ho
 small model (emb 32, hidden 48) on 600 documents and reports, on 200 new documents, the accuracy on the
 ambiguous nouns with the right context and with the context of a document of the other topic:
 
-    .venv/bin/python benchmarks/doc_toy_probe.py STRATEGIES STEPS LR MAX_FOLLOW NAME [--out /work/runs/doctoy]
-    e.g. benchmarks/doc_toy_probe.py init-enc,init-dec,gated-aux 3000 0.003 3 best-f3   (none = no context)
+    .venv/bin/python -m experiments.doccontext.toy_probe STRATEGIES STEPS LR MAX_FOLLOW NAME [--out $VERSO_RUNS/doctoy]
+    e.g. experiments/doccontext/toy_probe.py init-enc,init-dec,gated-aux 3000 0.003 3 best-f3   (none = no context)
 
 Prints one JSON line.  A model that ignores the context scores about 50 % either way; one that reads it,
 about 100 % with the right context and about 0 % with the other topic's.
@@ -15,20 +15,18 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from benchmarks.paths import RUNS
 import torch  # noqa: E402
 
 torch.set_num_threads(1)
-from nmt.doctoy import write_doc_corpus, doc_config_dict, AMBIGUOUS, make_docs
+from tests.nmt.doctoy import write_doc_corpus, doc_config_dict, AMBIGUOUS, make_docs
 from engine.nmt.config import ExperimentConfig
 from engine.nmt.train import train
 from engine.nmt.translator import Translator
 
 strategies = sys.argv[1].split(',') if sys.argv[1] != 'none' else []
 steps = int(sys.argv[2]); lr = float(sys.argv[3]); max_follow = int(sys.argv[4]); tag = sys.argv[5]
-out = Path(sys.argv[sys.argv.index('--out') + 1]) if '--out' in sys.argv else Path('/work/runs/doctoy')
+out = Path(sys.argv[sys.argv.index('--out') + 1]) if '--out' in sys.argv else RUNS / "doctoy"
 root = out / tag
 corpus = write_doc_corpus(root / 'data', n_train=600, n_dev=6, max_follow=max_follow)
 cfg = ExperimentConfig.from_dict(doc_config_dict(corpus, model={"doc_context": strategies, "emb_dim": 32, "hidden": 48},

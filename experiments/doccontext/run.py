@@ -2,26 +2,25 @@
 
 Systems (``SYSTEMS``): baseline, init-enc, init-dec, init-both, aux, gated-aux and
 the paper's best combination (init-both + gated-aux); two seeds each; corpora
-KDE manuals En->De and JRC-Acquis En->De split by document (doc_data.py).
+KDE manuals En->De and JRC-Acquis En->De split by document (``python -m experiments.doccontext.prepare``).
 
     # 1. data (outside the repo) and the contrastive sets
-    .venv/bin/python benchmarks/doc_data.py --out /work/runs/doc-data
-    .venv/bin/python benchmarks/doc_contrastive.py build --data /work/runs/doc-data/kde --out /work/runs/doc-data/kde/contrastive
-    .venv/bin/python benchmarks/doc_contrastive.py build --data /work/runs/doc-data/jrc --out /work/runs/doc-data/jrc/contrastive
-    # 2. configs (committed): benchmarks/configs/doc_{kde,jrc}/SYSTEM-sSEED.toml
-    .venv/bin/python benchmarks/doc_experiments.py configs
+    .venv/bin/python -m experiments.doccontext.prepare --out $VERSO_RUNS/doc-data
+    .venv/bin/python -m experiments.doccontext.contrastive build --data $VERSO_RUNS/doc-data/kde --out $VERSO_RUNS/doc-data/kde/contrastive
+    .venv/bin/python -m experiments.doccontext.contrastive build --data $VERSO_RUNS/doc-data/jrc --out $VERSO_RUNS/doc-data/jrc/contrastive
+    # 2. configs (committed): experiments/doccontext/config/{kde,jrc}/SYSTEM-sSEED.toml, each extending base.toml
     # 3. train each (GPU session), e.g.
-    .venv/bin/python -m engine train --config benchmarks/configs/doc_kde/gated-aux-s1.toml --out /work/runs/doc/kde/gated-aux-s1 --quiet
+    .venv/bin/python -m engine train --config experiments/doccontext/config/kde/gated-aux-s1.toml --out $VERSO_RUNS/doc/kde/gated-aux-s1 --quiet
     # 4. test BLEU/chrF, consistency, contrastive accuracy of every trained run, as a table
-    .venv/bin/python benchmarks/doc_experiments.py evaluate --runs /work/runs/doc --data /work/runs/doc-data
+    .venv/bin/python -m experiments.doccontext.run evaluate --runs $VERSO_RUNS/doc --data $VERSO_RUNS/doc-data
     # CPU protocol (no GPU): every system continues the same trained sentence-level
     # baseline (the demo model's baseline, runs/demo-small, which never saw the held-out
     # KDE manuals) for the same number of steps; "baseline" continues it without context
-    .venv/bin/python benchmarks/doc_experiments.py configs --protocol finetune
-    benchmarks/doc_ft_run.sh kde 1        # trains the 7 systems one after another, 1 thread
-    .venv/bin/python benchmarks/doc_experiments.py evaluate --runs /work/runs/doc-ft --data /work/runs/doc-data
+    # (configs: experiments/doccontext/config/{kde,jrc}_ft/SYSTEM-sSEED.toml)
+    experiments/doccontext/ft_run.sh kde 1        # trains the 7 systems one after another, 1 thread
+    .venv/bin/python -m experiments.doccontext.run evaluate --runs $VERSO_RUNS/doc-ft --data $VERSO_RUNS/doc-data
     # smoke test of the whole pipeline on slices with tiny models (CPU, minutes)
-    .venv/bin/python benchmarks/doc_experiments.py smoke --data /work/runs/doc-data --out /work/runs/doc-smoke
+    .venv/bin/python -m experiments.doccontext.run smoke --data $VERSO_RUNS/doc-data --out $VERSO_RUNS/doc-smoke
 """
 from __future__ import annotations
 
@@ -34,9 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.paths import ROOT
 
 SYSTEMS = {
     "baseline": [],
@@ -49,7 +46,6 @@ SYSTEMS = {
 }
 CORPORA = ("kde", "jrc")
 SEEDS = (1, 2)
-CONFIG_DIR = ROOT / "benchmarks" / "configs"
 #: where evaluation decodes: cpu (default) or cuda (a GPU session)
 DEVICE = os.environ.get("VERSO_BENCH_DEVICE", "cpu")
 
@@ -61,7 +57,7 @@ TRAIN = {"batch_tokens": 4000, "lr": 0.0005, "clip": 1.0, "label_smoothing": 0.1
 
 
 #: CPU protocol: continue the demo baseline (emb 128, hidden 256, context gates) with each strategy
-FT_BASE = "../../../../runs/demo-small"
+FT_BASE = "$VERSO_RUNS/demo-small"
 FT_MODEL = {"emb_dim": 128, "hidden": 256, "cell": "gru", "readout": "maxout", "tie": "decoder",
             "context_gate": "both", "dropout": 0.1, "emb_dropout": 0.1, "doc_k": 3}
 FT_TRAIN = {"batch_tokens": 3000, "lr": 0.001, "clip": 1.0, "label_smoothing": 0.1, "max_epochs": 20,
@@ -104,24 +100,6 @@ def write_toml(path: Path, cfg: dict, comment: str) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def cmd_configs(args) -> None:
-    ft = args.protocol == "finetune"
-    for corpus in CORPORA:
-        folder = CONFIG_DIR / (f"doc_{corpus}_ft" if ft else f"doc_{corpus}")
-        folder.mkdir(parents=True, exist_ok=True)
-        for system in SYSTEMS:
-            for seed in SEEDS:
-                cfg = config_dict(corpus, system, seed, "../../../../runs/doc-data", args.protocol)
-                how = (f"continues the demo baseline ({FT_BASE}, spm.model copied into the run folder first) "
-                       f"for {FT_TRAIN['max_steps']} steps" if ft else "trained from scratch")
-                write_toml(folder / f"{system}-s{seed}.toml", cfg,
-                           f"Issue 7, {corpus} En->De by document: {system} (doc_context = {SYSTEMS[system]}), "
-                           f"seed {seed}, {how}.  Data: benchmarks/doc_data.py --out /work/runs/doc-data; "
-                           "paths are relative to this file.")
-    print(f"wrote {len(CORPORA) * len(SYSTEMS) * len(SEEDS)} configs under {CONFIG_DIR}/doc_*"
-          + ("_ft" if ft else ""))
-
-
 # ------------------------------------------------------------------ evaluation
 def _verso(*argv: str) -> str:
     res = subprocess.run([sys.executable, "-m", "engine", *argv], cwd=ROOT, capture_output=True, text=True)
@@ -152,7 +130,7 @@ def consistency_of(aligner: Path, rows: dict[str, dict], threads: int) -> None:
     """Adds ``consistency`` (micro agreement, %) to each row, all aligned by ``aligner``."""
     import torch
 
-    from doc_consistency import consistency
+    from experiments.doccontext.consistency import consistency
     from engine.nmt.data import read_lines
     from engine.nmt.documents import read_doc_ids
     from engine.nmt.translator import Translator
@@ -227,7 +205,7 @@ def run_evaluation(runs: dict[str, dict[str, Path]], data_root: Path, out_root: 
                    consistency: bool = True) -> dict:
     """Score every run (or, ``cached_only``, only those already scored with the same key) and, unless
     ``consistency`` is False, the document consistency of all of them."""
-    from doc_contrastive import score as contrastive_score
+    from experiments.doccontext.contrastive import score as contrastive_score
 
     results: dict = {}
     for corpus, models in runs.items():
@@ -317,10 +295,6 @@ def cmd_smoke(args) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("configs")
-    c.add_argument("--protocol", choices=("scratch", "finetune"), default="scratch",
-                   help="scratch: each system trained from zero (GPU); finetune: each continues the demo baseline")
-    c.set_defaults(fn=cmd_configs)
     e = sub.add_parser("evaluate")
     e.add_argument("--runs", required=True, help="folder with kde/ and jrc/ model folders named SYSTEM-sSEED")
     e.add_argument("--data", required=True)

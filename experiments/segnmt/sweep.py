@@ -8,10 +8,10 @@ band table of TM copy / no memory / memory; a setting ``K@MIN`` reads only the p
 ``verso eval --min-score``).  A setting whose JSON exists is skipped, so a stopped sweep
 resumes where it stopped.  Run by hand, one thread beside other jobs:
 
-    .venv/bin/python benchmarks/segnmt_sweep.py --model /work/runs/segnmt-jrc/seg-ft600-s1 \\
-        --tm /work/runs/segnmt-jrc/tm --src /work/runs/doc-data/jrc/test.en --ref /work/runs/doc-data/jrc/test.de \\
-        --out /work/runs/segnmt-jrc/sweep-600 --settings 2,4,8,coverage,16 --threads 1
-    .venv/bin/python benchmarks/segnmt_sweep.py --out /work/runs/segnmt-jrc/sweep-600 --table
+    .venv/bin/python -m experiments.segnmt.sweep --model $VERSO_RUNS/segnmt-jrc/seg-ft600-s1 \\
+        --tm $VERSO_RUNS/segnmt-jrc/tm --src $VERSO_RUNS/doc-data/jrc/test.en --ref $VERSO_RUNS/doc-data/jrc/test.de \\
+        --out $VERSO_RUNS/segnmt-jrc/sweep-600 --settings 2,4,8,coverage,16 --threads 1
+    .venv/bin/python -m experiments.segnmt.sweep --out $VERSO_RUNS/segnmt-jrc/sweep-600 --table
 
 Top-K settings share one retrieval of the largest K (the first K of the top 16 are the top K: the TM's ranking
 is deterministic); coverage selection (Algorithm 1) is its own retrieval.
@@ -24,8 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
 
 
 def _parse(s: str) -> tuple[str, float | None]:

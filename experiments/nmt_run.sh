@@ -1,10 +1,11 @@
 #!/bin/sh
 # Start (or resume) one training run in the background, niced, one thread:
-#   benchmarks/nmt_run.sh benchmarks/configs/multi30k/gru-base-s1.toml /work/runs/multi30k/gru-base-s1
+#   experiments/nmt_run.sh experiments/gates_bridging/config/base.toml $VERSO_RUNS/multi30k/gru-base-s1
 # Events go to OUT/events.jsonl, errors to OUT/stderr.log.  Run it again to resume.
 set -e
 CONFIG="$1"; OUT="$2"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+export VERSO_RUNS="${VERSO_RUNS:-$ROOT/runs}"   # the runs folder (benchmarks/paths.py); the configs name it
 mkdir -p "$OUT"
 cd "$ROOT"
 OMP_NUM_THREADS=1 setsid nohup nice -n 10 "$ROOT/.venv/bin/python" -m engine train --config "$CONFIG" --out "$OUT" --events \

@@ -6,7 +6,7 @@ The gold set is the WPT 2003 English-French trial set (37 Hansards sentences, ``
 its sentences are written without their ``<s snum=N>`` wrappers, with the ids beside them, and any
 training pair equal to a gold sentence is dropped (the aligner must not have seen it)::
 
-    .venv/bin/python benchmarks/hansards_data.py --out /work/runs/hansards-data
+    .venv/bin/python -m experiments.gates_bridging.prepare --out $VERSO_RUNS/hansards-data
 
 Writes train.en/.fr, dev.en/.fr, trial.en/.fr, trial.ids and trial.wa (copied) to OUT.
 """
@@ -18,8 +18,8 @@ import re
 import shutil
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+from benchmarks.paths import SHARED_DATA
+SHARED = SHARED_DATA
 _S = re.compile(r"^<s snum=(\d+)>\s*(.*?)\s*</s>\s*$")
 
 

@@ -4,7 +4,7 @@ Session 10 had none of the earlier baselines on disk and no GPU; the shipped dem
 network (``resources/models/demo``: demo baseline + the GPU memory fine-tune of session 9) was the
 strongest En->De network at hand, so the CPU baselines of that session start from it::
 
-    .venv/bin/python benchmarks/plain_weights.py resources/models/demo /work/runs/demo-plain.safetensors
+    .venv/bin/python -m experiments.doccontext.plain_weights resources/models/demo $VERSO_RUNS/demo-plain.safetensors
 
 ``train.init_from`` then reads the file (float32) like any baseline.
 """

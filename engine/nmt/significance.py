@@ -1,7 +1,7 @@
 """Is a BLEU / chrF difference more than the test set's noise?  Paired bootstrap resampling
 (Koehn 2004) through sacrebleu, the first system being the baseline:
 
-    .venv/bin/python benchmarks/significance.py --ref test.de baseline=base.hyp context=ctx.hyp ...
+    .venv/bin/python -m engine.nmt.significance --ref test.de baseline=base.hyp context=ctx.hyp ...
 
 Prints a markdown table: each system's score, the bootstrap mean with its 95 % confidence
 interval, and the p-value of the difference to the baseline (1,000 resamples, sacrebleu's fixed
@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+__all__ = ["paired_bootstrap", "table", "main"]
 
 
 def _read(path: Path) -> list[str]:

@@ -7,18 +7,16 @@ follows it).  Translation: sentences summarised by the translator's cache
 while a whole test set is translated document by document, and the wall time
 of translate_document with the cache against a fresh cache per batch of 32.
 
-    .venv/bin/python benchmarks/doc_efficiency.py --data /work/runs/doc-data/kde --model MODEL [--sentences 200]
+    .venv/bin/python -m experiments.doccontext.efficiency --data $VERSO_RUNS/doc-data/kde --model MODEL [--sentences 200]
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
 
 
 def training_counts(data: Path, model: str, batch_tokens: int, k: int) -> dict:

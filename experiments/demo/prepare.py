@@ -7,7 +7,7 @@ case: a new document).  Inline markup and placeholders become protected tag
 characters (engine.inline), numbered as in the source, exactly as the editor
 feeds segments to the engine.
 
-    .venv/bin/python benchmarks/nmt_demo_data.py --out /work/runs/demo-data
+    .venv/bin/python -m experiments.demo.prepare --out $VERSO_RUNS/demo-data
 
 Writes train/dev/test .en/.de and SOURCE.txt into --out (outside the repo).
 """
@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.paths import SHARED_DATA
 
 from engine.inline import TAG_BASE, protect, tag_char  # noqa: E402
 from engine.nmt.data import read_lines, read_parallel  # noqa: E402
@@ -55,7 +53,7 @@ def held_out(doc: str) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    ap.add_argument("--data", default=str(SHARED_DATA))
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-words", type=int, default=80)
     ap.add_argument("--max-eval", type=int, default=500)
@@ -88,7 +86,7 @@ def main() -> None:
         for side, i in (("en", 0), ("de", 1)):
             (out / f"{name}.{side}").write_text("".join(p[i] + "\n" for p in pairs), encoding="utf-8")
     (out / "SOURCE.txt").write_text(
-        "Demo corpus built by benchmarks/nmt_demo_data.py from ../shared/data:\n"
+        "Demo corpus built by experiments/demo/prepare.py from ../shared/data:\n"
         "KDE 4.13 manuals (docs.*) and UI strings (ui.*), GPL/LGPL of each package;\n"
         "Magento 2 German pack (ui.*), MIT.  Whole KDE manuals held out for dev/test.\n"
         f"pairs: {stats}\n", encoding="utf-8")

@@ -14,7 +14,7 @@ Pairs longer than ``--max-words`` (either side) or with an empty side are
 dropped from TRAINING only; dev/test keep every line so that documents stay
 whole (the context of a sentence is its real predecessors).
 
-    .venv/bin/python benchmarks/doc_data.py --out /work/runs/doc-data [--max-train-docs N]
+    .venv/bin/python -m experiments.doccontext.prepare --out $VERSO_RUNS/doc-data [--max-train-docs N]
 
 Writes OUT/{kde,jrc}/{train,dev,test}.{en,de,doc} and OUT/manifest.json (counts).
 """
@@ -23,16 +23,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.paths import SHARED_DATA
 
 from engine.nmt.data import read_parallel  # noqa: E402
 from engine.nmt.documents import document_spans, read_doc_ids  # noqa: E402
-from nmt_demo_data import held_out, protect_pair  # noqa: E402
+from experiments.demo.prepare import held_out, protect_pair  # noqa: E402
 
 SPLITS = ("train", "dev", "test")
 
@@ -78,7 +75,7 @@ def build(corpus: str, src: list[str], tgt: list[str], ids: list[str], out: Path
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    ap.add_argument("--data", default=str(SHARED_DATA))
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-words", type=int, default=80)
     ap.add_argument("--max-train-docs", type=int, default=0, help="keep only the first N training documents (slices)")
