@@ -15,7 +15,8 @@ and a writer that replaces sentences by their translations keeps the original
 spacing.  Protected inline codes (one private-use character each, see
 :mod:`engine.inline`) are never lost; a code right after a sentence end
 (``two.</b> Next``) stays with the sentence it closes, and when the tag table
-is given, no break falls between an opening code and its closing code.
+is given, a closing code never starts a sentence (``two. </b> Next``) and no
+break falls between an opening code and its closing code.
 
 A very long paragraph (over :data:`LONG_TEXT` characters: a whole file on
 one line) is first cut at safe points -- a sentence end, else white space,
@@ -111,7 +112,8 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
         if end < len(text):
             cuts.append(end)
         start = end
-    cuts = [_after_trailing_codes(text, c) for c in cuts]
+    closing = frozenset(t.n for t in tags if t.kind == "close")
+    cuts = [_after_trailing_codes(text, c, closing) for c in cuts]
     if tags:
         spans = _pair_spans(text, tags)
         cuts = [c for c in cuts if not _inside(spans, c)]
@@ -169,16 +171,23 @@ def _pysbd_cuts(text: str, code: str) -> list[int]:
     return sorted(set(cuts))
 
 
-def _after_trailing_codes(text: str, cut: int) -> int:
+def _after_trailing_codes(text: str, cut: int, closing: frozenset[int] = frozenset()) -> int:
     """Move a break that falls just before codes closing the previous sentence
-    (``two.</b> Next``) to after those codes and the whitespace that follows."""
-    if cut <= 0 or text[cut - 1].isspace():
+    (``two.</b> Next``) to after those codes and the whitespace that follows.
+    Codes known to be closing codes (``closing``: their numbers) move across
+    white space too (``two. </b> Next``, ``two. </b>Next``): no sentence starts
+    with a closing code.  Other codes after white space stay with the next
+    sentence (a placeholder may start one: ``{0} files were copied.``)."""
+    if cut <= 0:
         return cut
     j = cut
     while j < len(text) and tag_number(text[j]) is not None:
         j += 1
-    if j == cut or (j < len(text) and not text[j].isspace()):
+    if j == cut:
         return cut
+    if text[cut - 1].isspace() or (j < len(text) and not text[j].isspace()):
+        if not all(tag_number(c) in closing for c in text[cut:j]):
+            return cut
     while j < len(text) and text[j].isspace():
         j += 1
     return j

@@ -97,3 +97,31 @@ def test_closing_code_after_sentence_end_stays_with_its_sentence():
     close = tt.tags[1].char
     assert any(s.endswith(close) for s in seg.sentences)
     assert not any(s.startswith(close) for s in seg.sentences)
+
+
+@pytest.mark.parametrize("text, want", [
+    # a formatted run that ends with its sentence's space: the closing code goes with that sentence
+    ("<b>Bold one. </b> Plain two.", ["<b>Bold one. </b>", "Plain two."]),
+    ("<b>Bold one. </b>Plain two.", ["<b>Bold one. </b>", "Plain two."]),
+    ("Plain. <i>Italic one. </i> <b>Bold two. </b> Three.", ["Plain.", "<i>Italic one. </i>", "<b>Bold two. </b>",
+                                                              "Three."]),
+])
+def test_no_sentence_starts_with_a_closing_code_and_a_space(text, want):
+    tt = protect(text)
+    seg = segment_text(tt.text, "en", tt.tags)
+    assert seg.join() == tt.text
+    chars = {t.char: t.original for t in tt.tags}
+    assert ["".join(chars.get(c, c) for c in s) for s in seg.sentences] == want
+
+
+def test_a_closing_code_whose_opening_is_elsewhere_does_not_start_the_next_sentence():
+    tt = protect("<b>x</b>")  # a tag table with a closing code; the text has only the close
+    close = tt.tags[1]
+    seg = segment_text(f"Bold one. {close.char} Plain two.", "en", tt.tags)
+    assert seg.sentences == ("Bold one. " + close.char, "Plain two.")
+
+
+def test_a_placeholder_may_start_a_sentence():
+    tt = protect("Done. {0} files were copied.")
+    seg = segment_text(tt.text, "en", tt.tags)
+    assert len(seg.sentences) == 2 and seg.sentences[1].startswith(tt.tags[0].char + " files")
