@@ -6,7 +6,7 @@ small model (emb 32, hidden 48) on 600 documents and reports, on 200 new documen
 ambiguous nouns with the right context and with the context of a document of the other topic:
 
     .venv/bin/python -m experiments.doccontext.toy_probe STRATEGIES STEPS LR MAX_FOLLOW NAME [--out $VERSO_RUNS/doctoy]
-    e.g. experiments/doccontext/toy_probe.py init-enc,init-dec,gated-aux 3000 0.003 3 best-f3   (none = no context)
+    e.g. python -m experiments.doccontext.toy_probe init-enc,init-dec,gated-aux 3000 0.003 3 best-f3   (none = no context)
 
 Prints one JSON line.  A model that ignores the context scores about 50 % either way; one that reads it,
 about 100 % with the right context and about 0 % with the other topic's.
