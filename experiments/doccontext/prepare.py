@@ -5,7 +5,7 @@ sentences kept in document order, with a document-id file beside each split:
 
 * ``kde``: KDE 4.13 application manuals (``kde4-l10n-de/docs.*``, ids in
   ``docs.doc``); the held-out manuals are those of the demo model
-  (``benchmarks/nmt_demo_data.held_out``), inline markup protected as tag
+  (``experiments.demo.prepare.held_out``), inline markup protected as tag
   characters exactly as there;
 * ``jrc``: JRC-Acquis laws (``jrc-acquis-endefr/common.{en,de}``, CELEX ids in
   ``common.docid``); held-out laws chosen by the same stable hash rule.
