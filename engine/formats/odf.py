@@ -14,7 +14,14 @@ Inside a paragraph
     * ``text:s`` is text (spaces), written back as ``text:s`` where XML would lose them;
     * tabs, line breaks, notes, frames, bookmarks, fields and change marks are
       standalone codes; ``text:soft-page-break`` (a layout cache) is dropped;
-    * ``office:annotation`` (a comment) is a code and the note of the paragraph's segments.
+    * ``office:annotation`` (a comment) is a code and the note of the paragraph's segments
+      (in a spreadsheet, the comment of a cell is the note of the cell's segments).
+
+Spreadsheets: a cell whose ``office:value-type`` is not ``string`` (a number, a date, a
+percentage...) is not read: its text is only the display of ``office:value``.  Sheet names
+stay as they are.  Presentations: the text of every frame of every slide and the speaker
+notes are read, and text written on a master page (``styles.xml``; LibreOffice's empty
+placeholders there have nothing to read).
 
 Tracked changes: the marks stay codes and the changed-region list is kept, i.e.
 what LibreOffice shows with changes shown is translated.
@@ -45,6 +52,9 @@ def t(name: str) -> str:
 
 _PARA = {t("p"), t("h")}
 _ANNOTATION = f"{{{OFFICE}}}annotation"
+TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+_CELLS = {f"{{{TABLE}}}table-cell", f"{{{TABLE}}}covered-table-cell"}
+_VALUE_TYPE = f"{{{OFFICE}}}value-type"
 _MIMETYPES = {
     b"application/vnd.oasis.opendocument.text": "odt",
     b"application/vnd.oasis.opendocument.spreadsheet": "ods",
@@ -166,9 +176,27 @@ def rebuild(para: Paragraph, text: str, spans_by_key: dict) -> None:
             parent.append(c)
 
 
+def _value_cell(p) -> bool:
+    """True when ``p`` shows the value of a spreadsheet cell that is not text (a number, a
+    date, a currency...): the spreadsheet computes and formats it from ``office:value``."""
+    for a in p.iterancestors():
+        if a.tag in _CELLS:
+            return a.get(_VALUE_TYPE, "string") != "string"
+    return False
+
+
+def _cell_note(p) -> str:
+    """The comment of the spreadsheet cell ``p`` is in (Calc anchors it to the cell, not the paragraph)."""
+    for a in p.iterancestors():
+        if a.tag in _CELLS:
+            return "\n".join("\n".join("".join(q.itertext()) for q in ann.iter(t("p")))
+                             for ann in a.findall(_ANNOTATION))
+    return ""
+
+
 def _paragraphs(root, member: str):
     for p in root.iter(t("p"), t("h")):
-        if any(a.tag == _ANNOTATION for a in p.iterancestors()):
+        if any(a.tag == _ANNOTATION for a in p.iterancestors()) or _value_cell(p):
             continue
         if member == "styles.xml" and not any(_local(a) == "master-page" for a in p.iterancestors()):
             continue
@@ -209,7 +237,8 @@ class OdfFormat:
                 _, paras, _ = _extract(pkg, member, src_lang)
                 for prefix, para in paras:
                     for key, src in zip(segment_keys(prefix, para), para.sentences):
-                        doc.segments.append(ParsedSegment(key=key, source=src, note=para.note, context=member))
+                        doc.segments.append(ParsedSegment(key=key, source=src, note=para.note or _cell_note(
+                            para.element), context=member))
         if not doc.segments:
             doc.problems.append("no translatable text found")
         return doc
