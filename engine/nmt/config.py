@@ -145,6 +145,9 @@ class TrainConfig:
 
     seed: int = 1
     batch_tokens: int = 4000
+    # batches per optimiser step and process (gradient accumulation): a step's global batch is
+    # processes x accumulate batches; one process with accumulate = N follows N processes' loss curve
+    accumulate: int = 1
     lr: float = 5e-4
     clip: float = 1.0
     label_smoothing: float = 0.1
@@ -209,6 +212,8 @@ class ExperimentConfig:
             cfg.model.validate()
         except ConfigError as e:
             raise ConfigError(f"{where}: {e}") from None
+        if cfg.train.accumulate < 1:
+            raise ConfigError(f"{where}: train.accumulate must be at least 1")
         if not 0.0 <= cfg.train.memory_exact_rate <= 1.0:
             raise ConfigError(f"{where}: train.memory_exact_rate must be in [0, 1]")
         if cfg.train.memory_exact_rate > 0 and cfg.model.memory == "none":

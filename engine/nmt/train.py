@@ -17,9 +17,20 @@
 
 Progress goes to ``on_event(dict)``; returning ``False`` from it, or setting
 ``cancel``, stops training cleanly.  Runs on CUDA (bf16 autocast) when
-present, on the CPU otherwise; under ``torchrun`` it uses
-DistributedDataParallel (each rank takes every world-th batch; rank 0
-evaluates and writes).
+present, on the CPU otherwise.
+
+Several processes or GPUs (``torchrun --nproc-per-node N -m engine train ...``):
+DistributedDataParallel, NCCL on CUDA, gloo on the CPU.  Every rank cuts the
+same batches (same seed and epoch); an optimiser step takes the next
+``world x train.accumulate`` of them and rank ``r`` trains on every world-th one
+from ``r``, so over an epoch the ranks together see every training example
+exactly once.  When the epoch's last step has fewer batches than ranks, a rank
+without one still runs a batch with weight 0 (DDP needs every rank in every
+gradient all-reduce) -- nothing is dropped and nothing is counted twice.  The
+loss of a step is the mean over all its target tokens, on every rank alike (see
+the loop).  Rank 0 builds the subword models first, evaluates, and writes
+every file; resuming reads them on every rank.  ``train.accumulate`` also works
+on one process: one GPU with ``accumulate = N`` follows the loss curve of N GPUs.
 """
 from __future__ import annotations
 
@@ -152,8 +163,14 @@ def _append_history(folder: Path, ev: dict) -> None:
 
 # ------------------------------------------------------------------ the loop
 def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | None = None,
-          cancel: threading.Event | None = None) -> dict:
-    """Train (or resume training) into ``out_dir``; returns the last event."""
+          cancel: threading.Event | None = None, on_rank: Callable[[dict], None] | None = None) -> dict:
+    """Train (or resume training) into ``out_dir``; returns the last event.
+
+    ``on_event`` gets rank 0's events.  ``on_rank`` (tests, diagnostics) is called on
+    EVERY rank: ``{"event": "batch", "rank", "epoch", "step", "indices"}`` for each
+    batch trained on (``indices``: the examples' corpus lines; a weight-0 filler batch
+    is not reported) and, at the end, ``{"event": "weights", "rank", "step", "sha256"}``
+    (a digest of the rank's parameters)."""
     tc, folder = cfg.train, Path(out_dir)
     rank, world, local_rank = dist_info()
     is_main = rank == 0
@@ -229,7 +246,11 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     if cfg.model.memory != "none":  # search-engine guided NMT: retrieved pairs (Algorithm 2)
         from engine.nmt.memory_feed import MemoryFeed
 
+        if world > 1 and not is_main:
+            dist.barrier()  # rank 0 builds the retrieval cache first; the others read it
         mem_feed = MemoryFeed.for_training(cfg, folder, src_lines, tgt_lines, dev_src, sv, tv)
+        if world > 1 and is_main:
+            dist.barrier()
 
     # -- 3. model and optimizer
     torch.manual_seed(tc.seed)
@@ -268,12 +289,15 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     batcher = make_batches
     if tc.batching == "window":  # consecutive sentences: context summaries shared within a batch
         from engine.nmt.doccontext import window_batches as batcher
-    steps_per_epoch = max(1, len(batcher(examples, tc.batch_tokens, seed=tc.seed, epoch=0)) // world)
+    accum = max(1, tc.accumulate)
+    group = world * accum  # batches per optimiser step, over all ranks
+    # the batch count of an epoch does not depend on its shuffle: ceil, so that no batch is left out
+    steps_per_epoch = max(1, -(-len(batcher(examples, tc.batch_tokens, seed=tc.seed, epoch=0)) // group))
     total_steps = tc.max_steps or tc.max_epochs * steps_per_epoch
     emit({"event": "resume" if resuming else "start", "step": st["step"], "epoch": st["epoch"],
           "parameters": params, "train_pairs": len(examples), "dev_sentences": len(dev_ids),
           "steps_per_epoch": steps_per_epoch, "total_steps": total_steps, "device": str(device),
-          "world_size": world})
+          "world_size": world, "accumulate": accum})
 
     # -- 4. evaluation, checkpointing
     def dev_inputs(rows: list[int]) -> dict:
@@ -339,41 +363,69 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     reason = "max_epochs"
     t0, tok0, step0 = time.time(), st["tokens"], st["step"]
     loss_sum, loss_tok = 0.0, 0
+
+    def prepare(batch):
+        b = collate(batch)
+        if doc_table is not None:
+            b.inputs["doc"] = doc_table.batch(b.indices)
+        if mem_feed is not None:
+            b.inputs.update(mem_feed.train_inputs(b.indices, epoch=st["epoch"]))
+        return b.to(device)
+
     while st["epoch"] < tc.max_epochs:
         batches = batcher(examples, tc.batch_tokens, seed=tc.seed, epoch=st["epoch"])
-        if world > 1:  # equal batch counts on every rank
-            batches = batches[rank::world][:steps_per_epoch]
+        # st["batch"]: how many of the epoch's batches (all ranks together) were trained on
         while st["batch"] < len(batches):
             if cancel is not None and cancel.is_set():
                 reason = "cancelled"
                 break
-            b = collate(batches[st["batch"]])
-            if doc_table is not None:
-                b.inputs["doc"] = doc_table.batch(b.indices)
-            if mem_feed is not None:
-                b.inputs.update(mem_feed.train_inputs(b.indices, epoch=st["epoch"]))
-            b = b.to(device)
-            with autocast():
-                res = train_model(b.src, b.src_mask, b.tgt_in, tgt_out=b.tgt_out, **b.inputs)
-                # context sources that fuse per step give log-probabilities (log_softmax leaves them as they are)
-                logits = res["logits"] if "logits" in res else res["log_probs"]
-            n = b.n_tgt
-            nll = F.cross_entropy(logits.float().reshape(-1, logits.size(-1)), b.tgt_out.reshape(-1),
-                                  ignore_index=0, label_smoothing=tc.label_smoothing, reduction="sum") / n
-            loss = nll
-            if "bridge_loss" in res:
-                w = cfg.model.direct_weight if st["step"] >= cfg.model.direct_pretrain_steps else 0.0
-                loss = loss + w * res["bridge_loss"].float()
+            step_batches = batches[st["batch"]:st["batch"] + group]
+            mine = step_batches[rank::world]
+            real = len(mine)  # 0 only for ranks beyond the epoch's last batches: a filler of weight 0
+            micro = mine or batches[:1]
+            # The step's loss is the mean over ALL its target tokens (every rank's, every accumulated
+            # batch): rank r's sum is scaled by world / n_step, since DDP averages the ranks' gradients
+            # (divides by world).  Each rank dividing by its own count (sum/n_r) would weigh a token of
+            # a short batch more than one of a long batch whenever the ranks' token counts differ, and
+            # the step would not be the single-process step over the same batches.
+            counts = torch.tensor([float(sum(len(e.tgt) for x in mine for e in x)), float(real)],
+                                  dtype=torch.float64, device=device)
+            if world > 1:
+                dist.all_reduce(counts)
+            n_step, m_step = float(counts[0]), float(counts[1])
             opt.zero_grad(set_to_none=True)
-            loss.backward()
+            for i, x in enumerate(micro):
+                b = prepare(x)  # (one batch at a time on the device)
+                weight = 1.0 if i < real else 0.0
+                last_micro = i == len(micro) - 1
+                with (nullcontext() if world == 1 or last_micro else train_model.no_sync()):  # one all-reduce a step
+                    with autocast():
+                        res = train_model(b.src, b.src_mask, b.tgt_in, tgt_out=b.tgt_out, **b.inputs)
+                        # context sources that fuse per step give log-probabilities (log_softmax leaves them as they are)
+                        logits = res["logits"] if "logits" in res else res["log_probs"]
+                    nll_sum = F.cross_entropy(logits.float().reshape(-1, logits.size(-1)), b.tgt_out.reshape(-1),
+                                              ignore_index=0, label_smoothing=tc.label_smoothing, reduction="sum")
+                    loss = nll_sum * (weight * world / n_step)
+                    if "bridge_loss" in res:  # a per-batch mean: averaged over the step's batches
+                        w = cfg.model.direct_weight if st["step"] >= cfg.model.direct_pretrain_steps else 0.0
+                        loss = loss + (weight * world / m_step) * w * res["bridge_loss"].float()
+                    loss.backward()
+                if weight:
+                    loss_sum += nll_sum.item()
+                    loss_tok += b.n_tgt
+                    if on_rank is not None:
+                        on_rank({"event": "batch", "rank": rank, "epoch": st["epoch"], "step": st["step"] + 1,
+                                 "indices": [int(k) for k in b.indices]})
             torch.nn.utils.clip_grad_norm_(model.parameters(), tc.clip)
             opt.step()
             st["step"] += 1
-            st["batch"] += 1
-            st["tokens"] += n * world
-            loss_sum += nll.item() * n
-            loss_tok += n
+            st["batch"] += len(step_batches)
+            st["tokens"] += int(n_step)
             if st["step"] % tc.log_every == 0 or st["step"] == total_steps:
+                if world > 1:  # the loss of all ranks' tokens (the same step on every rank: all join)
+                    both = torch.tensor([loss_sum, float(loss_tok)], dtype=torch.float64, device=device)
+                    dist.all_reduce(both)
+                    loss_sum, loss_tok = float(both[0]), int(both[1])
                 el = max(time.time() - t0, 1e-9)
                 sps = (st["step"] - step0) / el
                 ev = {"event": "step", "step": st["step"], "epoch": st["epoch"], "loss": round(loss_sum / loss_tok, 4),
@@ -425,6 +477,14 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             "best_step": st["best_step"], "elapsed_s": round(time.time() - t0, 1),
             "tokens_per_s": round((st["tokens"] - tok0) / max(time.time() - t0, 1e-9), 1)}
     emit(last)
+    if on_rank is not None:
+        import hashlib
+
+        h = hashlib.sha256()
+        for name, t in model.state_dict().items():
+            h.update(name.encode())
+            h.update(t.detach().cpu().contiguous().numpy().tobytes())
+        on_rank({"event": "weights", "rank": rank, "step": st["step"], "sha256": h.hexdigest()})
     if world > 1:
         dist.destroy_process_group()
     return last
