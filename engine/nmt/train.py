@@ -363,6 +363,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     reason = "max_epochs"
     t0, tok0, step0 = time.time(), st["tokens"], st["step"]
     loss_sum, loss_tok = 0.0, 0
+    asked_stop = False  # on_event returned False (rank 0)
 
     def prepare(batch):
         b = collate(batch)
@@ -376,7 +377,8 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
         batches = batcher(examples, tc.batch_tokens, seed=tc.seed, epoch=st["epoch"])
         # st["batch"]: how many of the epoch's batches (all ranks together) were trained on
         while st["batch"] < len(batches):
-            if cancel is not None and cancel.is_set():
+            stop_asked = asked_stop or (cancel is not None and cancel.is_set())
+            if stop_asked and world == 1:
                 reason = "cancelled"
                 break
             step_batches = batches[st["batch"]:st["batch"] + group]
@@ -388,10 +390,13 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             # (divides by world).  Each rank dividing by its own count (sum/n_r) would weigh a token of
             # a short batch more than one of a long batch whenever the ranks' token counts differ, and
             # the step would not be the single-process step over the same batches.
-            counts = torch.tensor([float(sum(len(e.tgt) for x in mine for e in x)), float(real)],
+            counts = torch.tensor([float(sum(len(e.tgt) for x in mine for e in x)), float(real), float(stop_asked)],
                                   dtype=torch.float64, device=device)
             if world > 1:
-                dist.all_reduce(counts)
+                dist.all_reduce(counts)  # (also: a stop asked on any rank stops every rank at the same step)
+                if counts[2] > 0:
+                    reason = "cancelled"
+                    break
             n_step, m_step = float(counts[0]), float(counts[1])
             opt.zero_grad(set_to_none=True)
             for i, x in enumerate(micro):
@@ -436,8 +441,11 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
                     ev["bridge_loss"] = round(res["bridge_loss"].item(), 4)
                 loss_sum, loss_tok = 0.0, 0
                 if not emit(ev):
-                    reason = "cancelled"
-                    break
+                    if world > 1:  # rank 0 alone hears it: every rank stops before the next step
+                        asked_stop = True
+                    else:
+                        reason = "cancelled"
+                        break
             stop = None
             if tc.eval_every and st["step"] % tc.eval_every == 0 and st["step"] != evaluated_at:
                 stop = checkpoint_and_eval()

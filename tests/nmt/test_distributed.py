@@ -39,7 +39,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _worker(rank: int, world: int, port: int, cfg_dict: dict, out: str, record: str) -> None:
+def _worker(rank: int, world: int, port: int, cfg_dict: dict, out: str, record: str, stop_at: int = 0) -> None:
     """One rank, as torchrun starts it; what it saw goes to ``record``-RANK.json."""
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -64,15 +64,20 @@ def _worker(rank: int, world: int, port: int, cfg_dict: dict, out: str, record: 
             spy(mod, name)
     events: list[dict] = []
     per_rank: list[dict] = []
-    tr.train(ExperimentConfig.from_dict(cfg_dict), out, on_event=events.append, on_rank=per_rank.append)
+    def on_event(ev: dict) -> bool:  # stop_at: rank 0's listener asks to stop after that step
+        events.append(ev)
+        return not (stop_at and ev["event"] == "step" and ev["step"] == stop_at)
+
+    last = tr.train(ExperimentConfig.from_dict(cfg_dict), out, on_event=on_event, on_rank=per_rank.append)
+    per_rank.append(last)
     Path(f"{record}-{rank}.json").write_text(json.dumps({"events": events, "rank": per_rank, "writes": writes},
                                                         default=str), "utf-8")
 
 
-def _run_ranks(cfg_dict: dict, out: Path, record: Path) -> list[dict]:
+def _run_ranks(cfg_dict: dict, out: Path, record: Path, stop_at: int = 0) -> list[dict]:
     import torch.multiprocessing as mp
 
-    ctx = mp.spawn(_worker, args=(WORLD, _free_port(), cfg_dict, str(out), str(record)), nprocs=WORLD,
+    ctx = mp.spawn(_worker, args=(WORLD, _free_port(), cfg_dict, str(out), str(record), stop_at), nprocs=WORLD,
                    join=False)
     deadline = time.monotonic() + TIMEOUT_S
     while not ctx.join(timeout=2):
@@ -176,3 +181,17 @@ def test_two_ranks_match_one_process_and_resume(tmp_path):
     diff = max(float((a[k] - b[k]).abs().max()) for k in a)
     print(f"weights max abs diff {diff:.2e}")
     assert diff < 1e-4, diff
+
+
+def test_a_stop_asked_on_rank_0_stops_every_rank_at_the_same_step(tmp_path):
+    """on_event returning False (or Ctrl+C) reaches rank 0 only: every rank stops before
+    the next step instead of the others waiting in an all-reduce for ever."""
+    corpus = write_corpus(tmp_path / "data", n_train=60, n_dev=4, seed=3)
+    cfg = toy_config_dict(corpus, train={"batch_tokens": 150, "max_epochs": 3, "max_steps": 0, "eval_every": 0,
+                                         "log_every": 1, "dev_max_sentences": 2, "knn_calibrate": False,
+                                         "threads": 1})
+    run = _run_ranks(cfg, tmp_path / "m", tmp_path / "rec", stop_at=3)
+    ends = [r["rank"][-1] for r in run]
+    assert [(e["event"], e["step"]) for e in ends] == [("cancelled", 3)] * WORLD
+    assert len({e["sha256"] for r in run for e in r["rank"] if e.get("event") == "weights"}) == 1
+    assert (tmp_path / "m" / "last" / "state.json").is_file()  # resumable
