@@ -83,7 +83,8 @@ MENUS: tuple[tuple[str, tuple], ...] = (
         ActionSpec("statistics", "&Statistics…", "statistics_dialog"),
         ActionSpec("qa", "&QA Check…", "qa_dialog", keys=("F8",)),
         SEPARATOR,
-        ActionSpec("finetune", "&Fine-tune the Model…", "finetune_dialog"),
+        ActionSpec("train_model", "&Train a Model for This Project…", "training_dialog"),
+        ActionSpec("models", "&Models…", "models_dialog"),
     )),
     ("&Help", (
         ActionSpec("shortcuts", "&Keyboard Shortcuts", "shortcuts_dialog", keys=("HelpContents",)),

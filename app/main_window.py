@@ -52,6 +52,7 @@ from app.segment_model import (
 from app.suggest import NMTService
 from engine.qa import TAG_CHECKS, check_segments, tag_issues
 from engine.resources import default_model_dir
+from engine.training.models import serves as model_serves
 from app.actions import MATCH_ACTIONS, MENUS, TERM_ACTIONS, SEPARATOR, ActionSpec, Placeholder, specs
 from app.history import Edit, EditHistory, TargetState
 from app.segment_flow import SegmentFlow
@@ -298,6 +299,7 @@ class MainWindow(QMainWindow):
             self.matches.show_message("No TM attached to this project (File ▸ Import TMX adds one).")
         self._load_spelling(project)
         self._load_terms(project)
+        self._training_notice(project)
         if self.use_nmt:
             self._start_nmt(default_model_dir(project))
         else:
@@ -1163,16 +1165,42 @@ class MainWindow(QMainWindow):
         dlg.show()
         return dlg
 
-    def finetune_dialog(self):
-        from app.dialogs.finetune import FinetuneDialog
+    def training_dialog(self):
+        """Tools ▸ Train a Model: a new model for the pair or fine-tuning the current one; attaches to
+        the project's run when one is going on or waits for a decision."""
+        from app.dialogs.training import TrainingDialog
+        from app.training import RUN_SETTING, TrainingRun
 
         if self.project is None:
             return None
-        dlg = FinetuneDialog(self, self.project, default_model_dir(self.project),
-                             threads=preferences().threads)
+        current = default_model_dir(self.project)
+        folder = self.project.setting(RUN_SETTING) or ""
+        run = TrainingRun(folder) if folder and Path(folder).is_dir() else None
+        dlg = TrainingDialog(self, self.project, current, current_pair=model_serves(current, self.project.src_lang, self.project.tgt_lang),
+                             threads=preferences().threads, run=run)
+        dlg.modelChosen.connect(self.use_model)
+        dlg.runStarted.connect(lambda f: self.project and self.project.set_setting(RUN_SETTING, f))
+        dlg.runDismissed.connect(lambda f: self.project and self.project.set_setting(RUN_SETTING, ""))
+        dlg.show()
+        return dlg
+
+    def models_dialog(self):
+        """Tools ▸ Models: the models of the project's pair; use, delete, export, import."""
+        from app.dialogs.models import ModelsDialog
+
+        if self.project is None:
+            return None
+        dlg = ModelsDialog(self, self.project, default_model_dir(self.project))
         dlg.modelChosen.connect(self.use_model)
         dlg.show()
         return dlg
+
+    def _training_notice(self, project: Project) -> None:
+        from app.training import notice
+
+        text = notice(project)
+        if text:
+            self.statusBar().showMessage(text, 15000)
 
     def use_model(self, folder: str) -> None:
         """Make ``folder`` the project's model and reload the suggestion engine."""

@@ -11,7 +11,7 @@ import threading
 import time
 
 from engine.cli import print_json
-from engine.errors import FormatError
+from engine.errors import ConfigError, FormatError
 
 
 def register(sub) -> None:
@@ -19,9 +19,32 @@ def register(sub) -> None:
     p.add_argument("--model", required=True, metavar="DIR")
     p.set_defaults(handler=cmd_info)
 
-    p = sub.add_parser("train", help="train an NMT model from a JSON/TOML config (resumes when interrupted)")
-    p.add_argument("--config", required=True, metavar="FILE")
+    p = sub.add_parser("train", help="train an NMT model: for a language pair from TMs and corpora (the recipe "
+                                      "is chosen), or from a JSON/TOML config; resumes when interrupted",
+                       description="With --tm/--corpus: gather, deduplicate, hold aside dev and test documents, "
+                                   "choose a recipe from the data, the budget and the hardware, train, calibrate "
+                                   "the nearest-neighbour memory and score before/after on the test documents. "
+                                   "With only --config: train that experiment.")
+    p.add_argument("--config", metavar="FILE", help="a full experiment config (with --tm/--corpus: instead of "
+                                                    "the chosen recipe)")
     p.add_argument("--out", required=True, metavar="DIR", help="model folder to create or resume")
+    p.add_argument("--tm", action="append", default=[], metavar="TM",
+                   help="a TM folder or postgresql:// URL to train on (repeat for several)")
+    p.add_argument("--corpus", action="append", nargs="+", default=[], metavar="FILE",
+                   help="a TMX / bilingual file, or line-aligned SRC TGT [DOCS] files (DOCS: the document of "
+                        "each line); repeat for several")
+    p.add_argument("--src-lang", default="")
+    p.add_argument("--tgt-lang", default="")
+    p.add_argument("--time-budget", type=float, default=0.0, metavar="SECONDS",
+                   help="training time (the recipe's steps are sized to it; time spent before a resume counts)")
+    p.add_argument("--device", default="auto", help="auto (a GPU when present), cpu, cuda, cuda:N")
+    p.add_argument("--recipe", default="", help="force a recipe of the table (cpu-tiny, cpu-small, cpu-base, "
+                                                "gpu-base, gpu-large)")
+    p.add_argument("--max-steps", type=int, default=0, help="step budget instead of the recipe's")
+    p.add_argument("--epochs", type=int, default=0, help="epoch budget instead of the recipe's")
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: one per core, at most 4)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--beam", type=int, default=5, help="beam of the before/after scoring (default 5)")
     p.add_argument("--events", action="store_true", help="print every event as a JSON line on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--docs", metavar="FILE", help="document id of each training line (sets data.train_docs)")
@@ -240,6 +263,10 @@ def cmd_train(args) -> int:
     from engine.nmt.config import load_config
     from engine.nmt.train import train
 
+    if args.tm or args.corpus:
+        return _train_pair(args)
+    if not args.config:
+        raise ConfigError("give --tm/--corpus (a model for a pair) or --config (an experiment)")
     cfg = load_config(args.config)
     if args.docs:
         cfg.data.train_docs = args.docs
@@ -265,6 +292,48 @@ def cmd_train(args) -> int:
     if not args.events:
         print_json(last)
     return 0
+
+
+def _train_pair(args) -> int:
+    from engine.training.flow import TrainRequest
+
+    req = TrainRequest.from_dict({
+        "out": args.out, "src_lang": args.src_lang, "tgt_lang": args.tgt_lang, "tms": list(args.tm),
+        "corpora": [list(c) for c in args.corpus], "config": args.config or "", "recipe": args.recipe,
+        "time_budget_s": args.time_budget, "max_steps": args.max_steps, "epochs": args.epochs,
+        "device": args.device, "threads": args.threads, "seed": args.seed, "beam": args.beam}, where="verso train")
+    return _run_flow(req, args.events, quiet=args.quiet)
+
+
+def _run_flow(req, events: bool, *, quiet: bool = False) -> int:
+    """Run the training flow with SIGTERM / Ctrl+C as a clean cancel (exit 130, resumable)."""
+    import json
+
+    from engine.training.flow import run
+
+    bar = _ProgressBar(enabled=not quiet and not events)
+
+    def on_event(ev: dict) -> None:
+        if events:
+            print_json(json.loads(json.dumps(ev, default=str)), lines=True)
+        elif ev.get("phase") == "train":
+            bar.update(ev)
+        elif ev["event"] in ("gather", "split", "recipe", "before", "after", "budget", "knn") and not quiet:
+            print(f"{ev['event']}: " + ", ".join(f"{k} {v}" for k, v in ev.items()
+                                                   if k not in ("event", "table", "problems", "per_source")),
+                  file=sys.stderr)
+
+    cancel = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        last = run(req, on_event=on_event, cancel=cancel)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    bar.close()
+    if not events:
+        print_json(last)
+    return 130 if last["event"] == "cancelled" else 0
 
 
 def cmd_translate(args) -> int:

@@ -284,20 +284,20 @@ def test_resuming_a_run_accepts_its_own_folder_and_refuses_other_data(toy_corpus
 
 def test_a_fine_tuned_model_folder_names_no_folder_of_the_machine(trained_model, toy_corpus, tmp_path,
                                                                    tmp_path_factory):
-    from engine.finetune import FinetuneConfig, run
+    from engine.training.flow import TrainRequest, run
 
     src = toy_corpus["dev_en"].read_text(encoding="utf-8").splitlines()[:20]
     tgt = toy_corpus["dev_de"].read_text(encoding="utf-8").splitlines()[:20]
     csv = tmp_path / "mine.csv"
     csv.write_text("en,de\n" + "".join(f'"{s}","{t}"\n' for s, t in zip(src, tgt)), encoding="utf-8")
     out = tmp_path / "tuned"
-    final = run(FinetuneConfig.from_dict({"base_model": str(trained_model), "out": str(out), "sources": [str(csv)],
-                                          "max_steps": 2, "max_epochs": 1, "device": "cpu", "threads": 1}))
+    final = run(TrainRequest(out=str(out), base_model=str(trained_model), corpora=[[str(csv)]], max_steps=2,
+                             epochs=1, device="cpu", threads=1, beam=1))
     assert final["event"] == "finished"
     found = _absolute_paths(out, tmp_path_factory.getbasetemp(), Path.home())
     assert not found, found
     cfg = json.loads((out / "config.json").read_text(encoding="utf-8"))
-    assert cfg["data"]["train_src"] == "finetune-data/train.src"
+    assert cfg["data"]["train_src"] == "data/train.src"
     assert cfg["train"]["init_from"] == "" and cfg["train"]["memory_cache"] == ""
     assert load_model(out).cfg.data.tgt_lang == "de"
 

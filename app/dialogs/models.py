@@ -1,0 +1,177 @@
+"""Tools › Models: the models available for the project's pair (shipped,
+trained, fine-tuned, imported) with their size, date, the data they saw and
+their scores on their held-aside test documents by fuzzy band; use one,
+delete one, export one to a folder or import a folder (checked by the
+strict loader: checksums, safetensors only).  Export and import run off the
+UI thread."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from app.workers import Worker, start
+from engine.errors import VersoError
+from engine.training import models
+
+COLUMNS = ("Model", "Kind", "Test BLEU: TM copy → model + memory", "Size", "Date", "Data")
+
+
+def _scores(info: models.ModelInfo) -> str:
+    overall = info.scores.get("overall", {}).get("bleu", {})
+    if not overall:
+        return "–"
+    bands = info.band_row("model_memory") or info.band_row("model")
+    copy = info.band_row("tm_copy")
+    by_band = ", ".join(f"{b}: {copy.get(b, 0):.0f}→{v:.0f}" for b, v in bands.items())
+    best = overall.get("model_memory", overall.get("model", 0.0))
+    return f"{overall.get('tm_copy', 0.0):.1f} → {best:.1f} ({by_band})"
+
+
+class ModelsDialog(QDialog):
+    modelChosen = Signal(str)
+
+    def __init__(self, parent, project, current: Path | None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Models for {project.src_lang} → {project.tgt_lang}")
+        self.resize(900, 420)
+        self.project = project
+        self.current = current
+        self.infos: list[models.ModelInfo] = []
+        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QTableWidget.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SingleSelection)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.status = QLabel("", self)
+        self.status.setWordWrap(True)
+        self.use_button = QPushButton("Use", self)
+        self.use_button.clicked.connect(self.use_selected)
+        self.delete_button = QPushButton("Delete…", self)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.export_button = QPushButton("Export…", self)
+        self.export_button.clicked.connect(self._export_dialog)
+        self.import_button = QPushButton("Import…", self)
+        self.import_button.clicked.connect(self._import_dialog)
+        close = QPushButton("Close", self)
+        close.clicked.connect(self.accept)
+        row = QHBoxLayout()
+        for b in (self.use_button, self.delete_button, self.export_button, self.import_button):
+            row.addWidget(b)
+        row.addStretch(1)
+        row.addWidget(close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.table, 1)
+        lay.addWidget(self.status)
+        lay.addLayout(row)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.infos = models.list_models(self.project, self.project.src_lang, self.project.tgt_lang)
+        self.table.setRowCount(len(self.infos))
+        cur = self.current.resolve() if self.current else None
+        for r, info in enumerate(self.infos):
+            name = info.name + ("  (in use)" if cur is not None and info.path.resolve() == cur else "")
+            cells = (name, info.kind, _scores(info), f"{info.size_bytes / 2**20:.1f} MiB", info.date,
+                     info.data + (f"; from {info.base_model}" if info.base_model else ""))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(str(info.path) if c == 0 else text)
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        if not self.infos:
+            self.status.setText("No model for this pair yet: Tools ▸ Train a Model trains one from your TMs.")
+        self._selected()
+
+    def selected(self) -> models.ModelInfo | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.infos[rows[0].row()] if rows else None
+
+    def select(self, name: str) -> None:
+        for r, info in enumerate(self.infos):
+            if info.name == name:
+                self.table.selectRow(r)
+
+    def _selected(self) -> None:
+        info = self.selected()
+        in_use = info is not None and self.current is not None and info.path.resolve() == self.current.resolve()
+        self.use_button.setEnabled(info is not None and not in_use)
+        self.delete_button.setEnabled(info is not None and info.kind != "shipped" and not in_use)
+        self.export_button.setEnabled(info is not None)
+
+    def use_selected(self) -> None:
+        info = self.selected()
+        if info is None:
+            return
+        self.current = info.path
+        self.modelChosen.emit(str(info.path))
+        self.status.setText(f"{info.name} is now the project's model.")
+        self.refresh()
+
+    def delete_selected(self) -> None:
+        info = self.selected()
+        if info is None:
+            return
+        if QMessageBox.question(self, "Delete model", f"Delete {info.name} ({info.path})?") != QMessageBox.Yes:
+            return
+        try:
+            models.delete_model(info.path, current=self.current)
+        except VersoError as e:
+            self.status.setText(str(e))
+            return
+        self.status.setText(f"{info.name} deleted.")
+        self.refresh()
+
+    # -- export / import (off the UI thread: they load and check the weights) ------------------
+    def _export_dialog(self) -> None:
+        info = self.selected()
+        if info is None:
+            return
+        dest = QFileDialog.getExistingDirectory(self, "Export the model into an empty folder")
+        if dest:
+            self.export_to(info, Path(dest) / info.name)
+
+    def export_to(self, info: models.ModelInfo, dest: Path) -> Worker:
+        self.status.setText(f"Exporting {info.name}…")
+        return self._run(lambda control: models.export_model(info.path, dest), f"Exported to {dest}.")
+
+    def _import_dialog(self) -> None:
+        src = QFileDialog.getExistingDirectory(self, "Import a model folder")
+        if src:
+            self.import_from(Path(src))
+
+    def import_from(self, src: Path) -> Worker:
+        self.status.setText(f"Checking and importing {src.name}…")
+        return self._run(lambda control: models.import_model(src, self.project), "Imported as {}.")
+
+    def _run(self, fn, done: str) -> Worker:
+        for b in (self.export_button, self.import_button):
+            b.setEnabled(False)
+
+        def ok(result) -> None:
+            self.status.setText(done.format(Path(result).name) if "{}" in done else done)
+            self.refresh()
+
+        def failed(msg) -> None:
+            self.status.setText(f"Failed: {msg}")
+            self._selected()
+
+        w = Worker(fn)
+        w.signals.result.connect(ok)
+        w.signals.error.connect(failed)
+        w.signals.finished.connect(lambda: self.import_button.setEnabled(True))
+        start(w)
+        return w

@@ -1,0 +1,388 @@
+"""One flow for training a model for the project's pair and for fine-tuning
+one: ``verso train --tm ...``, ``verso finetune`` and the editor's
+*Tools › Train a model* all run :func:`run`.
+
+Steps, each reported as an event (a JSON-serialisable dict with ``event``):
+
+1. ``gather`` -- pairs from TMs (folders or URLs), TM files and line-aligned
+   corpora, cleaned and deduplicated (:mod:`engine.training.data`);
+2. ``split`` -- whole documents held aside: a dev slice (training's
+   evaluations) and a test slice (the before/after table);
+3. ``before`` -- the test table before: the TM copy, and the base model when
+   fine-tuning;
+4. ``recipe`` -- the recipe chosen from data, budget and hardware
+   (:mod:`engine.training.recipes`), the base model's config when
+   fine-tuning, or the user's full config;
+5. training (:func:`engine.nmt.train.train`: ``start``/``step``/``eval``
+   events pass through with ``phase: "train"``) until its steps are done or
+   the time budget is spent (``budget``);
+6. ``knn`` -- the nearest-neighbour memory calibrated on the dev slice;
+7. ``after`` -- the test table after: TM copy, model, model with memory;
+   ``finished`` with both overall scores.
+
+The run folder ``OUT`` is the new model folder (the base model is never
+modified); ``OUT/training.json`` records what the run saw and reached
+(file names only: a model folder may be shared), ``OUT/data/`` the split.
+A run stopped by ``cancel``, a kill or a crash goes on from its last
+checkpoint when :func:`run` is called again on ``OUT``: the same split, the
+same config, and the time already spent counts against the budget.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import threading
+import time
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from engine.errors import ConfigError
+from engine.fsutil import atomic_write
+from engine.langs import normalize_lang
+from engine.training import data as tdata
+from engine.training.runs import LAUNCH_FILES
+
+EventFn = Callable[[dict], None]
+#: the run's record in the model folder
+RECORD = "training.json"
+#: fine-tuning defaults (the base model already knows the language: a small learning rate, few epochs)
+FINETUNE_LR = 2e-4
+FINETUNE_EPOCHS = 3
+
+
+@dataclass
+class TrainRequest:
+    """What to train on, from what, and how long.  Unknown keys are refused.
+
+    ``tms``: TM folders or ``postgresql://`` URLs.  ``corpora``: each ``[FILE]`` (TMX or bilingual
+    file), ``[SRC, TGT]`` or ``[SRC, TGT, DOCS]`` (line-aligned).  ``base_model``: fine-tune it
+    (else a new model).  ``config``: a full experiment config instead of the chosen recipe.
+    ``time_budget_s`` / ``max_steps`` / ``epochs``: the budget (0: the recipe's).
+    """
+
+    out: str
+    src_lang: str = ""
+    tgt_lang: str = ""
+    tms: list[str] = field(default_factory=list)
+    corpora: list[list[str]] = field(default_factory=list)
+    base_model: str = ""
+    config: str = ""
+    recipe: str = ""
+    time_budget_s: float = 0.0
+    max_steps: int = 0
+    epochs: int = 0
+    lr: float = 0.0
+    batch_tokens: int = 0
+    eval_every: int = 0
+    device: str = "auto"
+    threads: int = 0
+    seed: int = 1
+    beam: int = 5
+    dev_size: int = 0
+    test_size: int = 0
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "training request") -> "TrainRequest":
+        if not isinstance(d, dict):
+            raise ConfigError(f"{where}: expected an object")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise ConfigError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
+        if not d.get("out"):
+            raise ConfigError(f"{where}: out is required")
+        hints = typing.get_type_hints(cls)
+        kw = {}
+        for k, v in d.items():
+            tp = hints[k]
+            if tp is float and isinstance(v, int) and not isinstance(v, bool):
+                v = float(v)
+            if tp == list[str]:
+                ok = isinstance(v, list) and all(isinstance(x, str) for x in v)
+            elif tp == list[list[str]]:
+                ok = isinstance(v, list) and all(isinstance(x, list) and all(isinstance(y, str) for y in x)
+                                                 for x in v)
+            else:
+                ok = isinstance(v, tp) and not (tp in (int, float) and isinstance(v, bool))
+            if not ok:
+                raise ConfigError(f"{where}: {k} has the wrong type ({v!r})")
+            kw[k] = v
+        req = cls(**kw)
+        if req.time_budget_s < 0 or req.max_steps < 0 or req.epochs < 0:
+            raise ConfigError(f"{where}: budgets cannot be negative")
+        return req
+
+    def sources(self) -> list[tdata.Corpus]:
+        return ([tdata.Corpus(t, tm=True) for t in self.tms]
+                + [tdata.Corpus.from_args(list(c)) for c in self.corpora])
+
+
+# ------------------------------------------------------------------ the record
+def read_record(out: str | Path) -> dict:
+    p = Path(out) / RECORD
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{p}: unreadable ({e})") from None
+
+
+def _write_record(out: Path, rec: dict) -> None:
+    with atomic_write(out / RECORD, "w", encoding="utf-8") as fh:
+        json.dump(rec, fh, indent=2, ensure_ascii=False)
+
+
+def _shown(req: TrainRequest) -> dict:
+    """The request with file names only (the folder may be shared; it must not reveal the user's folders)."""
+    def name(p: str) -> str:
+        return p.split("?")[-1] if "://" in p else Path(p).name
+
+    return {**dataclasses.asdict(req), "out": Path(req.out).resolve().name,
+            "base_model": Path(req.base_model).resolve().name if req.base_model else "",
+            "config": Path(req.config).name if req.config else "",
+            "tms": [name(t) for t in req.tms], "corpora": [[name(x) for x in c] for c in req.corpora]}
+
+
+# ------------------------------------------------------------------ the run
+def run(req: TrainRequest, on_event: EventFn | None = None, cancel: threading.Event | None = None) -> dict:
+    """Train (or fine-tune, or resume) into ``req.out``; returns the last event
+    (``finished`` or ``cancelled``)."""
+    from engine.training import recipes
+
+    emit = on_event or (lambda ev: None)
+    cancel = cancel or threading.Event()
+    out = Path(req.out)
+    rec = read_record(out)
+    if out.exists() and any(p.name not in LAUNCH_FILES for p in out.iterdir()) and not rec:
+        raise ConfigError(f"{out}: folder exists and is not a training folder; choose an empty one")
+    if req.base_model and out.resolve() == Path(req.base_model).resolve():
+        raise ConfigError(f"{out}: the new model must go to another folder than the base model")
+    if rec.get("status") == "finished":
+        final = {**rec["final"], "model": str(out), "already_finished": True}
+        emit(final)
+        return final
+    base = Path(req.base_model) if req.base_model else None
+    base_cfg = _read_base_config(base) if base else {}
+    src_lang = normalize_lang(req.src_lang or base_cfg.get("data", {}).get("src_lang", ""))
+    tgt_lang = normalize_lang(req.tgt_lang or base_cfg.get("data", {}).get("tgt_lang", ""))
+    if not src_lang or not tgt_lang:
+        raise ConfigError("the languages of the pair are needed: give --src-lang and --tgt-lang")
+    hw = recipes.detect_hardware(req.device)
+    t0 = time.time()
+    out.mkdir(parents=True, exist_ok=True)
+    folder = out / "data"
+    resuming = bool(rec.get("split"))
+    if not resuming:
+        rec = {"format": "verso-training", "version": 1, "kind": "finetune" if base else "train",
+               "request": _shown(req), "src_lang": src_lang, "tgt_lang": tgt_lang, "status": "running",
+               "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "spent_s": 0.0}
+    rec.update(pid=os.getpid(), status="running",
+               hardware={"device": hw.device, "cores": hw.cores, "gpu": hw.gpu})
+    _write_record(out, rec)
+
+    # -- 1, 2: the data and its split
+    if resuming:
+        split = tdata.read_split(folder)
+        files = {f"{n}.{s}": folder / f"{n}.{s}" for n in ("train", "dev", "test") for s in ("src", "tgt", "doc")}
+        emit({"event": "resume", "phase": "data", **rec["split"]})
+    else:
+        got = tdata.gather(req.sources(), src_lang, tgt_lang)
+        emit({"event": "gather", "pairs": len(got.pairs), "sources": len(got.per_source),
+              "per_source": [list(x) for x in got.per_source], "duplicates": got.duplicates,
+              "filtered": got.filtered, "skipped": len(got.problems), "problems": got.problems[:20],
+              "src_lang": src_lang, "tgt_lang": tgt_lang, "device": hw.device})
+        dev_n, test_n = tdata.held_aside_sizes(len(got.pairs))
+        split = tdata.split_by_documents(got.pairs, dev=req.dev_size or dev_n, test=req.test_size or test_n,
+                                         seed=req.seed)
+        files = tdata.write_split(split, folder)
+        rec["data"] = {"pairs": len(got.pairs), "per_source": [list(x) for x in got.per_source],
+                       "duplicates": got.duplicates, "filtered": got.filtered}
+        rec["split"] = {"train": len(split.train), "dev": len(split.dev), "test": len(split.test),
+                        "documents": split.documents()}
+        _write_record(out, rec)
+        emit({"event": "split", "train": len(split.train), "held_aside": len(split.dev) + len(split.test),
+              "dev": len(split.dev), "test": len(split.test), "documents": split.documents()})
+    if cancel.is_set():
+        return _cancelled(emit, out, rec)
+
+    # -- 3: before
+    from engine.training.scoring import retrieved_pairs, score_model
+
+    device = "cuda" if hw.cuda else "cpu"
+    memories = best = None
+    if "before" not in rec:
+        memories, best = retrieved_pairs(out, files, split.train, split.test, src_lang, tgt_lang)
+        table = score_model(base, split.test, memories, best, beam=req.beam, device=device)
+        key = "model_memory" if "model_memory" in table["overall"]["bleu"] else "model" if base else "tm_copy"
+        rec["before"] = {"system": key, "bleu": table["overall"]["bleu"][key], "table": table}
+        _write_record(out, rec)
+    emit({"event": "before", "bleu": rec["before"]["bleu"], "system": rec["before"]["system"],
+          "held_aside": len(split.test), "table": rec["before"]["table"]})
+
+    # -- 4: the recipe / config
+    from engine.nmt.config import ExperimentConfig, portable_paths
+
+    if "config" not in rec:
+        d, rec["recipe"] = _config(req, base, base_cfg, files, split, src_lang, tgt_lang, hw)
+        rec["config"] = portable_paths(d, out)  # the record names no folder of this machine
+        _write_record(out, rec)
+    exp = ExperimentConfig.from_dict(_with_data(rec["config"], files, src_lang, tgt_lang), where=str(out / RECORD))
+    emit({"event": "recipe", **rec["recipe"]})
+    if base and not (out / "last" / "state.json").is_file():
+        _seed_folder(base, out, exp.to_dict(), exp.train.lr)
+
+    # -- 5: training, within the budget (time spent by earlier attempts counts)
+    if not rec.get("trained"):
+        last = _train(exp, out, rec, req, emit, cancel)
+        if last.get("event") == "cancelled" and not rec.get("budget_spent"):
+            return _cancelled(emit, out, rec)
+        rec["trained"] = True
+        rec["steps"] = last.get("step")
+        _write_record(out, rec)
+        if rec.get("budget_spent") and exp.train.knn_calibrate:  # train() calibrates only runs it finished
+            from engine.nmt.knn_calibrate import calibrate_training
+
+            emit(calibrate_training(exp, out, [p.source for p in split.train], [p.target for p in split.train],
+                                    [p.source for p in split.dev], [p.target for p in split.dev]))
+    if cancel.is_set():
+        return _cancelled(emit, out, rec)
+
+    # -- 7: after
+    if memories is None:
+        memories, best = retrieved_pairs(out, files, split.train, split.test, src_lang, tgt_lang)
+    table = score_model(out, split.test, memories, best, beam=req.beam, device=device)
+    key = "model_memory" if "model_memory" in table["overall"]["bleu"] else "model"
+    rec["after"] = {"system": key, "bleu": table["overall"]["bleu"][key], "table": table}
+    emit({"event": "after", "bleu": rec["after"]["bleu"], "system": key, "held_aside": len(split.test),
+          "table": table})
+    final = {"event": "finished", "before": rec["before"]["bleu"], "after": rec["after"]["bleu"],
+             "better": rec["after"]["bleu"] >= rec["before"]["bleu"], "model": str(out),
+             "base_model": str(base) if base else "", "steps": rec.get("steps"),
+             "held_aside": len(split.test), "train_pairs": len(split.train),
+             "elapsed_s": round(time.time() - t0, 1), "training_s": round(rec.get("spent_s", 0.0), 1)}
+    # the record names no folder of this machine: file names only
+    rec.update(status="finished", final={**final, "model": out.resolve().name,
+                                         "base_model": base.resolve().name if base else ""},
+               finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    rec.pop("pid", None)
+    _write_record(out, rec)
+    emit(final)
+    return final
+
+
+def _read_base_config(base: Path) -> dict:
+    p = base / "config.json"
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{p}: not a model folder ({e})") from None
+
+
+def _with_data(d: dict, files: dict, src_lang: str, tgt_lang: str) -> dict:
+    return {**d, "data": {**d.get("data", {}), "src_lang": src_lang, "tgt_lang": tgt_lang,
+                          "train_src": str(files["train.src"]), "train_tgt": str(files["train.tgt"]),
+                          "dev_src": str(files["dev.src"]), "dev_tgt": str(files["dev.tgt"]),
+                          "train_docs": "", "dev_docs": ""}}
+
+
+def _config(req: TrainRequest, base: Path | None, base_cfg: dict, files: dict, split: tdata.Split,
+            src_lang: str, tgt_lang: str, hw) -> tuple[dict, dict]:
+    """(experiment config dict, recipe record) of this run."""
+    from engine.nmt.config import load_config
+    from engine.training import recipes
+
+    device = hw.device
+    if base is not None:
+        d = _with_data(base_cfg, files, src_lang, tgt_lang)
+        d["train"] = {**base_cfg.get("train", {}), "lr": req.lr or FINETUNE_LR,
+                      "batch_tokens": req.batch_tokens or 2000, "max_epochs": req.epochs or FINETUNE_EPOCHS,
+                      "max_steps": req.max_steps, "eval_every": req.eval_every, "log_every": 5,
+                      "device": device, "threads": req.threads, "seed": req.seed, "dev_beam": 1,
+                      "dev_max_sentences": 0, "patience": 0,
+                      # the base model's own training folders mean nothing here: the retrieval cache goes to
+                      # OUT/memory and the weights come from the base (train.context_only needs a name)
+                      "memory_cache": "",
+                      "init_from": base.resolve().name if base_cfg.get("train", {}).get("context_only") else ""}
+        return d, {"name": "fine-tune", "base_model": base.resolve().name,
+                   "reason": "fine-tuning keeps the base model's size and vocabulary"}
+    if req.config:
+        d = _with_data(load_config(req.config).to_dict(), files, src_lang, tgt_lang)
+        return d, {"name": "user config", "config": Path(req.config).name, "reason": "given by the user"}
+    words = sum(len(p.target.split()) for p in split.train)
+    r = recipes.choose(len(split.train), words, req.time_budget_s, hw, name=req.recipe)
+    if req.max_steps or req.epochs:  # the user's budget replaces the recipe's
+        r = dataclasses.replace(r, steps=req.max_steps, max_epochs=req.epochs or r.max_epochs,
+                                eval_every=req.eval_every or (max(1, req.max_steps // 4) if req.max_steps else 0))
+    if req.threads:
+        r = dataclasses.replace(r, threads=req.threads)
+    for k in ("lr", "batch_tokens"):
+        if getattr(req, k):
+            r = dataclasses.replace(r, **{k: getattr(req, k)})
+    d = recipes.experiment_config(r, files, src_lang, tgt_lang, device=device, seed=req.seed)
+    return d, {**r.to_dict(), "train_pairs": len(split.train), "train_words": words}
+
+
+def _seed_folder(base: Path, out: Path, cfg_dict: dict, lr: float) -> None:
+    """Make ``out`` a resumable training folder whose weights are the base model's."""
+    import torch
+
+    from engine.nmt import checkpoint as ckpt
+    from engine.nmt.config import ExperimentConfig, portable_paths
+    from engine.nmt.train import save_last
+
+    cfg = ExperimentConfig.from_dict(cfg_dict)
+    for name in sorted(set(ckpt.vocab_files(cfg))):
+        shutil.copyfile(base / name, out / name)
+    ckpt.write_json(out / "config.json", portable_paths(cfg.to_dict(), out))  # names no folder of this machine
+    loaded = ckpt.load_model(base)
+    opt = torch.optim.Adam(loaded.model.parameters(), lr=lr)
+    state = {"step": 0, "epoch": 0, "batch": 0, "best_bleu": -1.0, "best_step": 0, "bad_evals": 0,
+             "lr_bad_evals": 0, "tokens": 0, "evals": 0, "best_files": []}
+    save_last(out, loaded.model, opt, state)
+
+
+def _train(exp, out: Path, rec: dict, req: TrainRequest, emit: EventFn, cancel: threading.Event) -> dict:
+    from engine.nmt.train import train
+
+    spent0, t_start = float(rec.get("spent_s", 0.0)), time.time()
+    last_save = [t_start]
+
+    def on_train(ev: dict):
+        if ev.get("event") in ("done", "cancelled"):
+            return None  # the flow's own final events follow
+        spent = spent0 + time.time() - t_start
+        emit({**ev, "phase": "train", "training_s": round(spent, 1),
+              **({"budget_s": req.time_budget_s} if req.time_budget_s else {})})
+        if ev.get("event") == "eval" or time.time() - last_save[0] > 30:
+            rec["spent_s"] = round(spent, 1)
+            _write_record(out, rec)
+            last_save[0] = time.time()
+        if req.time_budget_s and spent > req.time_budget_s:
+            rec["budget_spent"] = True
+            return False
+        return None
+
+    last = train(exp, out, on_event=on_train, cancel=cancel)
+    rec["spent_s"] = round(spent0 + time.time() - t_start, 1)
+    _write_record(out, rec)
+    if rec.get("budget_spent"):
+        emit({"event": "budget", "step": last.get("step"), "training_s": rec["spent_s"]})
+    return last
+
+
+def _cancelled(emit: EventFn, out: Path, rec: dict) -> dict:
+    rec["status"] = "cancelled"
+    rec.pop("pid", None)
+    _write_record(out, rec)
+    ev = {"event": "cancelled", "model": str(out), "resumable": True,
+          "message": "training cancelled; the current model is unchanged (the run can be resumed)"}
+    emit(ev)
+    return ev
+
+
+__all__ = ["TrainRequest", "run", "read_record", "RECORD"]

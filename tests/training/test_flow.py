@@ -1,0 +1,154 @@
+"""`verso train --tm/--corpus`: a working model for a new pair from the translator's
+data, with its recipe chosen, its memory calibrated and a before/after table;
+cancel and resume; the time budget; fine-tuning through the same flow."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.errors import ConfigError
+from engine.training import recipes
+from engine.training.flow import TrainRequest, read_record, run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_model_for_a_new_pair_translates_and_its_memory_copies_from_the_tm(pair_model, pair_corpus):
+    from engine.nmt.translator import Translator
+
+    rec = read_record(pair_model)
+    assert rec["status"] == "finished" and rec["kind"] == "train"
+    assert rec["src_lang"] == "de" and rec["tgt_lang"] == "en"
+    assert rec["recipe"]["name"] == "cpu-tiny" and rec["split"]["documents"]["test"] >= 1
+    table = rec["after"]["table"]
+    assert set(table["overall"]["bleu"]) == {"tm_copy", "model", "model_memory"}
+    assert {"band", "sentences", "bleu", "chrf"} <= set(table["bands"][0])
+    assert table["memory"] == "knn" and (pair_model / "knn.json").is_file()
+    # learned: the model alone beats the TM copy on the test documents
+    assert table["overall"]["bleu"]["model"] > table["overall"]["bleu"]["tm_copy"]
+    tr = Translator.load(pair_model)
+    assert tr.loaded.cfg.data.src_lang == "de"
+    seen = pair_corpus["train_de"].read_text(encoding="utf-8").splitlines()[0]
+    ref = pair_corpus["train_en"].read_text(encoding="utf-8").splitlines()[0]
+    # a 100 % match in the memory is reproduced
+    assert tr.translate([seen], beam=1, memories=[[(seen, ref)]], memory_mode="knn")[0].text == ref
+    # the record names no folder of this machine (a model folder may be shared)
+    assert str(pair_corpus["train_de"].parent) not in (pair_model / "training.json").read_text(encoding="utf-8")
+
+
+def test_a_finished_run_is_not_trained_again(pair_model):
+    events = []
+    final = run(TrainRequest(out=str(pair_model), src_lang="de", tgt_lang="en"), on_event=events.append)
+    assert final["event"] == "finished" and final.get("already_finished")
+    assert [e["event"] for e in events] == ["finished"]
+
+
+def test_a_cancelled_run_resumes_from_its_checkpoint_with_the_same_split(pair_corpus, tmp_path):
+    out = tmp_path / "m"
+    req = TrainRequest(out=str(out), src_lang="de", tgt_lang="en", max_steps=40, lr=0.005, threads=1, beam=1,
+                       device="cpu", corpora=[[str(pair_corpus["train_de"]), str(pair_corpus["train_en"])]])
+    cancel = threading.Event()
+    events = []
+
+    def on_event(ev):
+        events.append(ev)
+        if ev["event"] == "eval" and ev["step"] >= 20:
+            cancel.set()
+
+    assert run(req, on_event=on_event, cancel=cancel)["event"] == "cancelled"
+    assert read_record(out)["status"] == "cancelled" and not (out / "scores.json").exists()
+    test_before = (out / "data" / "test.src").read_text(encoding="utf-8")
+    again = []
+    final = run(req, on_event=again.append)
+    kinds = [e["event"] for e in again]
+    assert final["event"] == "finished" and "gather" not in kinds and kinds[0] == "resume"
+    start = next(e for e in again if e["event"] in ("start", "resume") and e.get("phase") == "train")
+    assert start["event"] == "resume" and start["step"] >= 20
+    assert (out / "data" / "test.src").read_text(encoding="utf-8") == test_before
+    assert final["steps"] == 40
+
+
+def test_the_time_budget_stops_training_and_the_model_is_still_calibrated_and_scored(pair_corpus, tmp_path):
+    out = tmp_path / "m"
+    events = []
+    final = run(TrainRequest(out=str(out), src_lang="de", tgt_lang="en", time_budget_s=3.0, threads=1, beam=1,
+                             device="cpu", corpora=[[str(pair_corpus["train_de"]), str(pair_corpus["train_en"])]]),
+                on_event=events.append)
+    kinds = [e["event"] for e in events]
+    assert final["event"] == "finished" and "budget" in kinds and "knn" in kinds
+    assert 3.0 <= read_record(out)["spent_s"] < 30
+    recipe = next(e for e in events if e["event"] == "recipe")
+    assert recipe["steps"] > 0 and "budget affords" in recipe["reason"]
+
+
+def test_fine_tuning_goes_through_the_same_flow_and_leaves_the_base_untouched(pair_model, pair_corpus, tmp_path):
+    base_bytes = {p.name: p.read_bytes() for p in pair_model.iterdir() if p.is_file()}
+    out = tmp_path / "tuned"
+    events = []
+    final = run(TrainRequest(out=str(out), base_model=str(pair_model), max_steps=4, threads=1, beam=1,
+                             device="cpu", corpora=[[str(pair_corpus["dev_de"]), str(pair_corpus["dev_en"])]]),
+                on_event=events.append)
+    assert final["event"] == "finished" and final["base_model"] == str(pair_model)
+    assert [e["event"] for e in events][:3] == ["gather", "split", "before"]
+    rec = read_record(out)
+    assert rec["kind"] == "finetune" and rec["recipe"]["name"] == "fine-tune"
+    assert rec["before"]["system"] in ("model", "model_memory")  # the base model is the "before"
+    cfg = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert cfg["data"]["train_src"] == "data/train.src" and cfg["data"]["src_lang"] == "de"
+    assert {p.name: p.read_bytes() for p in pair_model.iterdir() if p.is_file()} == base_bytes
+
+
+def test_bad_requests_get_one_line_errors(tmp_path, pair_corpus):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not a training folder"):
+        run(TrainRequest(out=str(tmp_path / "full"), src_lang="de", tgt_lang="en",
+                         corpora=[[str(pair_corpus["train_de"]), str(pair_corpus["train_en"])]]))
+    assert (tmp_path / "full" / "x.txt").read_text(encoding="utf-8") == "mine"
+    with pytest.raises(ConfigError, match="src-lang"):
+        run(TrainRequest(out=str(tmp_path / "m"), corpora=[[str(pair_corpus["train_de"])]]))
+    with pytest.raises(ConfigError, match="unknown key"):
+        TrainRequest.from_dict({"out": "x", "budget": 3})
+    r = subprocess.run([sys.executable, "-m", "engine", "train", "--out", str(tmp_path / "z"), "--corpus", "a",
+                        "--src-lang", "de", "--tgt-lang", "en"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "verso: error:" in r.stderr
+
+
+def test_the_recipe_follows_data_size_budget_and_hardware():
+    cpu2 = recipes.Hardware("cpu", 2)
+    assert recipes.choose(300, 3000, 0, cpu2).name == "cpu-tiny"
+    small = recipes.choose(40_000, 600_000, 1800, cpu2)
+    assert small.name == "cpu-small" and small.steps > 0 and small.vocab_size == 8000
+    # much data, a short budget: the base model would see the data less than MIN_EPOCHS times
+    assert recipes.choose(180_000, 3_600_000, 1800, cpu2).name == "cpu-small"
+    assert recipes.choose(180_000, 3_600_000, 0, cpu2).name == "cpu-base"  # no budget: the data decides
+    longer = recipes.choose(40_000, 600_000, 7200, cpu2)
+    assert longer.steps > small.steps
+    gpu = recipes.choose(180_000, 3_600_000, 7200, recipes.Hardware("cuda", 16, "H100", 80.0))
+    assert gpu.name.startswith("gpu-") and gpu.threads == 0
+    assert recipes.choose(40_000, 600_000, 1800, cpu2, name="cpu-base").name == "cpu-base"
+    with pytest.raises(ConfigError, match="no recipe"):
+        recipes.choose(10, 10, 0, cpu2, name="huge")
+
+
+def test_verso_train_on_the_command_line_with_a_tm_and_json_events(tmp_path, pair_corpus):
+    from engine.tm import TranslationMemory
+
+    de = pair_corpus["train_de"].read_text(encoding="utf-8").splitlines()[:120]
+    en = pair_corpus["train_en"].read_text(encoding="utf-8").splitlines()[:120]
+    with TranslationMemory(tmp_path / "tm", src_lang="de", tgt_lang="en") as tm:
+        for i, (s, t) in enumerate(zip(de, en)):
+            tm.add(s, t, meta={"document": f"doc{i // 10}"})
+    r = subprocess.run([sys.executable, "-m", "engine", "train", "--tm", str(tmp_path / "tm"), "--src-lang", "de",
+                        "--tgt-lang", "en", "--out", str(tmp_path / "m"), "--max-steps", "6", "--threads", "1",
+                        "--beam", "1", "--device", "cpu", "--events"], capture_output=True, text=True, cwd=ROOT,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    assert events[0]["event"] == "gather" and events[0]["per_source"] == [["tm", 109]]
+    assert events[-1]["event"] == "finished"
