@@ -39,7 +39,7 @@ def register(sub) -> None:
                    help="training time (the recipe's steps are sized to it; time spent before a resume counts)")
     p.add_argument("--device", default="auto", help="auto (a GPU when present), cpu, cuda, cuda:N")
     p.add_argument("--recipe", default="", help="force a recipe of the table (cpu-tiny, cpu-small, cpu-base, "
-                                                "gpu-base, gpu-large)")
+                                                "gpu-base)")
     p.add_argument("--max-steps", type=int, default=0, help="step budget instead of the recipe's")
     p.add_argument("--epochs", type=int, default=0, help="epoch budget instead of the recipe's")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: one per core, at most 4)")
