@@ -289,7 +289,9 @@ def cmd_train(args) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     bar.close()
-    if not args.events:
+    from engine.nmt.train import dist_info
+
+    if not args.events and dist_info()[0] == 0:  # under torchrun: rank 0 reports, once
         print_json(last)
     return 0
 

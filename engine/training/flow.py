@@ -314,6 +314,8 @@ def _config(req: TrainRequest, base: Path | None, base_cfg: dict, files: dict, s
         d = _with_data(load_config(req.config).to_dict(), files, src_lang, tgt_lang)
         return d, {"name": "user config", "config": Path(req.config).name, "reason": "given by the user"}
     words = sum(len(p.target.split()) for p in split.train)
+    if req.threads and not hw.cuda:  # the speed of the threads the run will have
+        hw = dataclasses.replace(hw, cores=req.threads)
     r = recipes.choose(len(split.train), words, req.time_budget_s, hw, name=req.recipe)
     if req.max_steps or req.epochs:  # the user's budget replaces the recipe's
         r = dataclasses.replace(r, steps=req.max_steps, max_epochs=req.epochs or r.max_epochs,

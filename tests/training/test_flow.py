@@ -84,6 +84,7 @@ def test_the_time_budget_stops_training_and_the_model_is_still_calibrated_and_sc
     assert 3.0 <= read_record(out)["spent_s"] < 30
     recipe = next(e for e in events if e["event"] == "recipe")
     assert recipe["steps"] > 0 and "budget affords" in recipe["reason"]
+    assert "2,977 target tokens/s" in recipe["reason"]  # sized for the one thread asked for
 
 
 def test_fine_tuning_goes_through_the_same_flow_and_leaves_the_base_untouched(pair_model, pair_corpus, tmp_path):
