@@ -36,6 +36,9 @@ from dataclasses import asdict, dataclass, replace
 
 #: updates a budget must afford before a larger model is chosen
 MIN_STEPS = 1000
+#: passes over the data a budget is cut to (small data on a fast GPU would otherwise make thousands of
+#: passes; dev BLEU stops improving long before -- early stopping ends the run sooner still)
+MAX_PASSES = 30
 #: target tokens a batch holds, as a share of its token budget (padding and the source side take the rest)
 BATCH_FILL = 0.75
 #: share of a budget left to dev evaluations, checkpoints and the calibration
@@ -153,6 +156,10 @@ def choose(n_pairs: int, target_tokens: int, budget_s: float, hw: Hardware, *, n
     steps, eval_every = 0, 0
     if budget_s:
         steps = max(10, _steps(pick, budget_s, threads))
+        cap = int(MAX_PASSES * target_tokens * 1.3 / (pick.batch_tokens * BATCH_FILL))
+        if 10 <= cap < steps:
+            steps = cap
+            why += f"; cut to {MAX_PASSES} passes ({steps:,} updates)"
         eval_every = max(10, steps // 10)
     return replace(pick, vocab_size=vocab_size(n_pairs), steps=steps, eval_every=eval_every,
                    threads=0 if hw.cuda else threads, reason=why)
@@ -176,7 +183,7 @@ def experiment_config(recipe: Recipe, files: dict, src_lang: str, tgt_lang: str,
         "train": {"seed": seed, "batch_tokens": recipe.batch_tokens, "lr": recipe.lr, "label_smoothing": 0.1,
                   "max_epochs": recipe.max_epochs if not recipe.steps else 1000, "max_steps": recipe.steps,
                   "eval_every": recipe.eval_every, "dev_beam": 1, "dev_max_sentences": 300,
-                  "patience": 0 if recipe.steps else 4, "lr_decay": 0.5, "lr_patience": 3,
+                  "patience": 5, "lr_decay": 0.5, "lr_patience": 3,
                   "log_every": 10, "checkpoint_every": max(10, recipe.eval_every or 200),
                   "device": device, "amp": True, "threads": recipe.threads, "save_dtype": "float16"},
     }

@@ -132,6 +132,8 @@ def test_the_recipe_follows_data_size_budget_and_hardware():
     assert longer.steps > small.steps
     gpu = recipes.choose(180_000, 3_600_000, 7200, recipes.Hardware("cuda", 16, "H100", 80.0))
     assert gpu.name.startswith("gpu-") and gpu.threads == 0
+    few = recipes.choose(7_000, 230_000, 7200, recipes.Hardware("cuda", 16, "H100", 80.0))
+    assert "cut to 30 passes" in few.reason  # a fast GPU on little data: not thousands of passes
     assert recipes.choose(40_000, 600_000, 1800, cpu2, name="cpu-base").name == "cpu-base"
     with pytest.raises(ConfigError, match="no recipe"):
         recipes.choose(10, 10, 0, cpu2, name="huge")
