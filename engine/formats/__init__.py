@@ -25,8 +25,8 @@ def formats() -> list[DocumentFormat]:
     if _FORMATS is None:
         from engine.formats import docx, html, markdown, odf, po, tabular, txt, xliff12, xliff20
 
-        _FORMATS = [docx.FORMAT, docx.REJECT_FORMAT, odf.FORMAT, xliff20.FORMAT, xliff12.FORMAT, po.FORMAT,
-                    tabular.FORMAT, html.FORMAT, markdown.FORMAT, txt.FORMAT]
+        _FORMATS = [docx.FORMAT, docx.REJECT_FORMAT, odf.FORMAT, odf.REJECT_FORMAT, xliff20.FORMAT, xliff12.FORMAT,
+                    po.FORMAT, tabular.FORMAT, html.FORMAT, markdown.FORMAT, txt.FORMAT]
     return _FORMATS
 
 
