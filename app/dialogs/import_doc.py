@@ -1,7 +1,6 @@
 """File ▸ Import Document: what to ask before a document is read.
 
-A Word document (or OpenDocument text, where the engine resolves them) with tracked changes
-is translated either with the changes accepted (inserted text read, deleted text left out)
+A Word document or an OpenDocument text with tracked changes is translated either with the changes accepted (inserted text read, deleted text left out)
 or refused (the text as it was before them); never a mix of both.  :func:`format_for` asks
 the translator which, with :class:`TrackedChangesDialog`, and returns the name of the engine
 format that reads the document so.
@@ -18,6 +17,7 @@ CANCELLED = "cancelled"
 #: detected format -> (engine module with ``tracked_changes(path)``, format accepting, format refusing)
 _RESOLVERS = {
     "docx": ("engine.formats.docx", "docx", "docx-reject"),
+    "odf": ("engine.formats.odf", "odf", "odt-reject"),
 }
 
 
