@@ -295,6 +295,10 @@ class _Resolver:
             if not marks:
                 break
             changed = True
+            if self.reject:  # a mark of an unknown change: refusing it would be a guess
+                for m in marks:
+                    if m.get(_CHANGE_ID) not in self.regions:
+                        raise self._error(m.get(_CHANGE_ID) or "", "it is not in the document's list of changes")
             ends = {}
             for m in marks:
                 if m.tag == _END:

@@ -191,6 +191,19 @@ def test_a_deletion_across_paragraphs_that_cannot_be_put_back_is_refused_in_one_
     assert not (tmp_path / "r.odt").exists()
 
 
+def test_refusing_what_cannot_be_told_is_an_error_not_a_guess(tmp_path):
+    # a list deleted from inside a paragraph; a mark whose change is not in the list of changes
+    listed = (changes(region("l1", "deletion", "<text:list><text:list-item><text:p>Item.</text:p></text:list-item>"
+                                               "</text:list><text:p>After.</text:p>"))
+              + f"<text:p>Text {point('l1')}here.</text:p>")
+    unknown = f"<text:p>Text {start('x7')}added{end('x7')} here.</text:p>"
+    for name, body, cid in (("listed.odt", listed, "'l1'"), ("unknown.odt", unknown, "'x7'")):
+        path = _doc(tmp_path, body, name)
+        assert len(_sources(path, "odf")) == 1
+        with pytest.raises(FormatError, match=cid):
+            read_document(path, src_lang="en", format="odt-reject")
+
+
 def test_a_document_without_changes_reads_the_same_both_ways_and_exports_byte_for_byte(tmp_path):
     path = _doc(tmp_path, "<text:p>One.</text:p><text:p>Two.</text:p>")
     assert _sources(path, "odf") == _sources(path, "odt-reject") == ["One.", "Two."]
@@ -207,3 +220,31 @@ def test_accepted_and_refused_exports_open_in_libreoffice(tmp_path, fmt):
     out = tmp_path / f"translated-{fmt}.odt"
     write_document(path, out, _upper(read_document(path, src_lang="en", format=fmt)), format=fmt, src_lang="en")
     soffice_convert(out, tmp_path, "pdf")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(soffice() is None, reason="LibreOffice (soffice) not installed")
+def test_an_odt_written_by_libreoffice_reads_as_the_docx_it_came_from(tmp_path):
+    """LibreOffice converts a DOCX with tracked changes to an ODT with the same changes: accepted
+    and refused, the ODT reads the text the DOCX reads."""
+    from formats.docfiles import make_docx
+
+    def r(text):
+        return f'<w:r><w:t xml:space="preserve">{text}</w:t></w:r>'
+
+    d = 'w:author="A" w:date="2024-01-01T00:00:00Z"'
+    body = (f'<w:p>{r("The ")}<w:del w:id="1" {d}><w:r><w:delText>old</w:delText></w:r></w:del>'
+            f'<w:ins w:id="2" {d}>{r("new")}</w:ins>{r(" text.")}</w:p>'
+            f'<w:p><w:pPr><w:rPr><w:del w:id="3" {d}/></w:rPr></w:pPr>{r("Keep this. ")}'
+            f'<w:del w:id="4" {d}><w:r><w:delText>Gone one.</w:delText></w:r></w:del></w:p>'
+            f'<w:p><w:del w:id="5" {d}><w:r><w:delText>Gone two</w:delText></w:r></w:del>{r(". Keep that.")}</w:p>'
+            f'<w:p><w:ins w:id="6" {d}>{r("A new paragraph.")}</w:ins></w:p><w:p>{r("Last.")}</w:p>')
+    docx = make_docx(tmp_path / "changed.docx", body)
+    odt = soffice_convert(docx, tmp_path, "odt")
+    assert has_tracked_changes(odt)
+
+    def texts(path, fmt):
+        return [" ".join(s.source.plain().split()) for s in read_document(path, src_lang="en", format=fmt).segments]
+
+    assert texts(odt, "odf") == texts(docx, "docx")
+    assert texts(odt, "odt-reject") == texts(docx, "docx-reject")
