@@ -29,7 +29,7 @@ import torch  # noqa: E402
 from engine.formats.textutil import protect_text  # noqa: E402
 from engine.glossary import GlossaryEntry, TermIndex  # noqa: E402
 from engine.nmt.tagfix import restore_markup  # noqa: E402
-from engine.nmt.translator import Translator  # noqa: E402
+from engine.nmt.translator import Term, Translator  # noqa: E402
 from experiments.demo.prepare import held_out  # noqa: E402
 
 KDE = SHARED_DATA / "kde4-l10n-de"
@@ -57,6 +57,10 @@ def main() -> int:
     ap.add_argument("--model", default=str(ROOT / "resources" / "models" / "demo"))
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--beam", type=int, default=5)
+    ap.add_argument("--modes", default="off,prefer,enforce", help="comma-separated: off, prefer, enforce")
+    ap.add_argument("--no-spans", dest="spans", action="store_false",
+                    help="give the search the target terms only, not where their source terms are")
+    ap.add_argument("--show", action="store_true", help="print each sentence, its terms and its translation")
     a = ap.parse_args()
     torch.set_num_threads(1)
     ui = ui_glossary()
@@ -78,7 +82,7 @@ def main() -> int:
     tr = Translator.load(a.model)
     out: dict = {"model": a.model, "sentences": len(tests), "glossary_entries": len(entries),
                  "terms": sum(len(ps) for _, _, ps in tests)}
-    for mode in ("off", "prefer", "enforce"):
+    for mode in a.modes.split(","):
         hyps, times, used = [], [], 0
         for s, _, pairs in tests:
             src = protect_text(s)
@@ -86,8 +90,13 @@ def main() -> int:
             # defines), each once; a UI label that is also a common word ("Search", "Enter") is
             # not forced where the sentence uses it as a word
             labels = {lab.lower() for lab, _ in pairs}
-            terms = list(dict.fromkeys(h.entry.target for h in index.find(src.text)
-                                       if h.entry.source.lower() in labels)) if mode != "off" else None
+            # each hit passed whole: the entry's target terms and where its source term is (the
+            # search writes the term where the attention is on it)
+            hits: dict = {}
+            for h in index.find(src.text) if mode != "off" else ():
+                if h.entry.source.lower() in labels:
+                    hits.setdefault(h.entry.target, h)
+            terms = list(hits.values()) if a.spans else [Term((t,)) for t in hits]
             t0 = time.perf_counter()
             res = tr.translate([src.text], beam=a.beam, terms=[terms] if terms else None,
                                terms_mode="prefer" if mode == "prefer" else "enforce")[0]
@@ -95,6 +104,9 @@ def main() -> int:
             text = restore_markup(res.text, src, res) if src.tags else res.text
             hyps.append(text)
             used += sum(tgt in text for _, tgt in pairs)
+            if a.show:
+                print(f"[{mode}] {s}\n    terms: {[h.entry.target for h in hits.values()]}\n    -> {text}",
+                      file=sys.stderr)
         refs = [r for _, r, _ in tests]
         times.sort()
         out[mode] = {"term_use": round(used / max(1, out["terms"]), 4),

@@ -11,14 +11,21 @@ All searches share one definition, so they can be tested against each other:
 * a sentence is done when it has ``beam`` finished hypotheses; at
   ``max_ratio * source length`` tokens only ``</s>`` is allowed;
 * ``prefix``: the first target tokens are forced (interactive completion);
-* ``constraints``: token sequences (glossary terms) every finished hypothesis must contain
-  (lexically constrained decoding, Post & Vilar 2018, "dynamic beam allocation"): each step
-  also offers every live hypothesis the next token of the term it is in, or the first token of
-  each term it lacks; the beam is shared out over *banks* (how many constraint tokens a
-  hypothesis has met) from the most advanced down, so progress on the terms is not crowded out
-  by fluent hypotheses that ignore them; ``</s>`` is allowed only once every term is met, and
-  once the tokens left only just hold the unmet terms, their next token is forced -- so every
-  translation holds every term and the search still ends within the length limit.
+* ``constraints``: terms (glossary terms) every finished hypothesis must contain, each a set of
+  alternative token sequences any one of which meets it (lexically constrained decoding, Post &
+  Vilar 2018, "dynamic beam allocation"): each step also offers every live hypothesis its own
+  best token, the next token of the term it is in, and the first token of each term it lacks;
+  the beam is shared out over *banks* (how many constraint tokens a hypothesis has met) from the
+  most advanced down, so progress on the terms is not crowded out by fluent hypotheses that
+  ignore them; ``</s>`` is allowed only once every term is met, and where the model would end
+  (or the tokens left only just hold the unmet terms) the next term token is forced, and the
+  rest of that term with it -- so every translation holds every term and the search still ends
+  within the length limit;
+* ``constraint_spans``: where each term's source term is.  A term is then offered only where the
+  attention is on it -- the step's most attended source piece lies in the span, or half the
+  attention mass does (:func:`term_gates`) --, so the term takes the place of the model's words
+  for the source term rather than going anywhere the beam finds room (the end, mostly); a term
+  the model never reaches is written where the hypothesis would end.
 
 With ``beam = 1`` and no constraints this is exactly greedy search.
 """
@@ -88,78 +95,159 @@ def _constrain(lp: Tensor, step: int, max_len: int, prefix: list[int] | None) ->
         lp[..., EOS] = keep
 
 
+#: How a term under way was begun (``ConstraintState.how``): by the model where its gate was shut
+#: (tracked, so a term the model writes by itself counts, but neither proposed further nor ranked
+#: above no progress), where its attention gate was open, or by force.
+OWN, GATED, FORCED = 0, 1, 2
+
+
 @dataclass(frozen=True)
 class ConstraintState:
     """Where a hypothesis stands with its sentence's terms.  Each term is a list of alternative
-    token sequences (the same words tokenised after a space or after a tag: ``▁OK`` / ``OK``).
-    ``met``: bit i set when term i is in the hypothesis; ``cur``, ``alt``, ``pos``: the term and
-    alternative it is in the middle of (-1: none) and how many of its tokens are written."""
+    token sequences, any one of which meets it (a *disjunctive* constraint: the same words after a
+    space or after a tag, ``▁OK`` / ``OK``, every accepted target term of a glossary entry, and its
+    inflected forms where the entry allows them).  ``met``: bit i set when term i is in the
+    hypothesis; ``cur``: the term it is in the middle of (-1: none), ``alts``: the alternatives of
+    that term still consistent with what is written, ``pos``: how many of their tokens are written;
+    ``how``: how it was begun (:data:`OWN`, :data:`GATED`, :data:`FORCED`): a term begun by force
+    is forced to its end (a forced first token alone, ``▁``, was otherwise abandoned at once); one
+    the model began by itself outside its gate (``▁Ein`` of ``▁Ein stellungen`` written as the word
+    "Ein") is not pushed on, or every common first piece would start the term anywhere."""
 
     met: int = 0
     cur: int = -1
-    alt: int = 0
+    alts: tuple[int, ...] = ()
     pos: int = 0
+    how: int = OWN
 
     def needed(self, terms: list[list[list[int]]]) -> int:
-        """Tokens still to write for every term to be met (the shortest alternative of each)."""
-        n = sum(min(map(len, t)) for i, t in enumerate(terms) if not self.met >> i & 1)
+        """Tokens still to write for every term to be met: the rest of the term under way (its
+        shortest consistent alternative), the longest alternative of each term not begun (the
+        form the search forces may not be the shortest: ``▁ F r au``, not ``F r au``)."""
+        n = sum(max(map(len, t)) for i, t in enumerate(terms) if not self.met >> i & 1 and i != self.cur)
         if self.cur >= 0:
-            n += len(terms[self.cur][self.alt]) - self.pos - min(map(len, terms[self.cur]))
+            n += min(len(terms[self.cur][a]) for a in self.alts) - self.pos
         return n
 
     def bank(self, terms: list[list[list[int]]]) -> int:
-        """Constraint tokens met so far (the bank the hypothesis belongs to)."""
-        return sum(min(map(len, t)) for t in terms) - self.needed(terms)
+        """Constraint tokens met so far (the bank the hypothesis belongs to): a met term counts its
+        longest form, so it ranks above any progress on it, a term under way the tokens written of
+        it unless the model began it outside its gate.  (Counting the tokens the shortest form still
+        needs put a term begun as ``▁ B a u m`` in the same bank as no progress -- the bare
+        ``B a u m`` is shorter --, so a term forced at the end fell out of the beam at once.)"""
+        done = sum(max(map(len, t)) for i, t in enumerate(terms) if self.met >> i & 1)
+        return done + (self.pos if self.cur >= 0 and self.how != OWN else 0)
 
-    def next_tokens(self, terms: list[list[list[int]]]) -> list[int]:
-        """Tokens that make progress: the next of the term under way, else the first of each
-        alternative of each unmet term (shortest alternatives first)."""
-        if self.cur >= 0:
-            return [terms[self.cur][self.alt][self.pos]]
-        return [a[0] for i, t in enumerate(terms) if not self.met >> i & 1 for a in sorted(t, key=len)]
-
-    def advance(self, tok: int, terms: list[list[list[int]]]) -> "ConstraintState":
-        if self.cur >= 0 and terms[self.cur][self.alt][self.pos] == tok:
-            pos = self.pos + 1
-            if pos == len(terms[self.cur][self.alt]):
-                return ConstraintState(self.met | 1 << self.cur)
-            return ConstraintState(self.met, self.cur, self.alt, pos)
-        for i, t in enumerate(terms):  # a term abandoned half way, or a new one started
-            if self.met >> i & 1:
+    def next_tokens(self, terms: list[list[list[int]]], may_start: list[bool] | None = None,
+                    starts: frozenset[int] | None = None, after_glue: bool = False) -> list[int]:
+        """Tokens that make progress: the next of the term under way (unless the model began it
+        outside its gate), else the first of each alternative of each unmet term (shortest first)
+        -- of the terms ``may_start`` allows (None: all; see :func:`term_gates`), and of a term's
+        alternatives those that begin with a token of ``starts`` (word starts; None: all) where it
+        has one: the others (a term right after a tag, ``OK`` for ``▁OK``) count when the model
+        writes them but are not proposed, or the search starts terms in the middle of words --
+        except ``after_glue`` (the last token was a tag), where those are the ones proposed."""
+        if self.cur >= 0 and self.how != OWN:
+            return self.continuation(terms)
+        out: list[int] = []
+        for i, t in enumerate(terms):
+            if self.met >> i & 1 or (may_start is not None and not may_start[i]):
                 continue
-            for j, a in enumerate(t):
-                if a[0] == tok:
-                    return ConstraintState(self.met | 1 << i) if len(a) == 1 else ConstraintState(self.met, i, j, 1)
-        return ConstraintState(self.met)
+            alts = sorted(t, key=len)
+            if starts is not None:
+                alts = [a for a in alts if (a[0] in starts) != after_glue] or alts
+            out += [a[0] for a in alts]
+        return list(dict.fromkeys(out))
+
+    def continuation(self, terms: list[list[list[int]]]) -> list[int]:
+        """The next tokens of the term under way ([] when none is)."""
+        if self.cur < 0:
+            return []
+        t = terms[self.cur]
+        return list(dict.fromkeys(t[a][self.pos] for a in self.alts))
+
+    def advance(self, tok: int, terms: list[list[list[int]]], how: int = OWN,
+                may_start: list[bool] | None = None) -> "ConstraintState":
+        """The state after writing ``tok``: ``how`` :data:`FORCED` when :func:`_constrain_terms`
+        forced it; ``may_start``: the terms whose gate was open for it (None: all)."""
+        met = self.met
+        if self.cur >= 0:
+            t = terms[self.cur]
+            alts = tuple(a for a in self.alts if t[a][self.pos] == tok)
+            if alts:
+                pos = self.pos + 1
+                if any(len(t[a]) == pos for a in alts):  # one alternative complete: the term is met
+                    return ConstraintState(met | 1 << self.cur)
+                return ConstraintState(met, self.cur, alts, pos, max(self.how, how))
+        for i, t in enumerate(terms):  # a term abandoned half way, or a new one started
+            if met >> i & 1:
+                continue
+            alts = tuple(j for j, a in enumerate(t) if a[0] == tok)
+            if alts:
+                if any(len(t[j]) == 1 for j in alts):
+                    return ConstraintState(met | 1 << i)
+                gate = GATED if may_start is None or may_start[i] else OWN
+                return ConstraintState(met, i, alts, 1, max(gate, how))
+        return ConstraintState(met)
 
 
 #: ``prefer``: log-probability bonus of a token that makes progress on a term (a hint, not a rule).
 PREFER_BONUS = 2.0
 
+#: The attention gate of a term whose source span is known: the term may start at a step whose
+#: attention (the one the next token is written with) is on the span -- its most attended source
+#: piece inside the span, or at least this share of the attention mass on it.
+TERM_GATE_MASS = 0.5
+
+
+def term_gates(attn: Tensor, spans: list[tuple[int, int] | None]) -> list[list[bool]]:
+    """Per row of ``attn`` (k, S): per term, whether it may start now (:data:`TERM_GATE_MASS`);
+    a term without a span (None) may start anywhere."""
+    if all(sp is None for sp in spans):
+        return [[True] * len(spans) for _ in range(attn.size(0))]
+    top = attn.argmax(-1).tolist()
+    cols = []
+    for sp in spans:
+        if sp is None:
+            cols.append([True] * attn.size(0))
+            continue
+        a, b = sp
+        mass = attn[:, a:b].sum(-1).tolist()
+        cols.append([a <= t < b or m >= TERM_GATE_MASS for t, m in zip(top, mass)])
+    return [list(r) for r in zip(*cols)]
+
 
 def _constrain_terms(lp: Tensor, st: ConstraintState, terms: list[list[list[int]]], step: int, max_len: int,
-                     mode: str = "enforce") -> None:
+                     mode: str = "enforce", may_start: list[bool] | None = None,
+                     starts: frozenset[int] | None = None, after_glue: bool = False) -> bool:
     """In place, one hypothesis's log-probs (V,).  ``enforce``: no ``</s>`` while a term is unmet;
     the next constraint token forced where the hypothesis would end, or once the tokens left
     (``</s>`` included) only just hold the unmet terms.  ``prefer``: the tokens that make progress
-    get :data:`PREFER_BONUS`."""
+    get :data:`PREFER_BONUS`.  ``may_start``: per term, whether its attention gate is open
+    (:func:`term_gates`): a term starts (or gets the bonus) only there, except where it is forced;
+    ``starts``, ``after_glue``: see :meth:`ConstraintState.next_tokens`.  True when a token was forced."""
     need = st.needed(terms)
     if need <= 0:
-        return
+        return False
     if mode == "prefer":
-        for tok in set(st.next_tokens(terms)):
+        for tok in st.next_tokens(terms, may_start, starts, after_glue):
             lp[tok] += PREFER_BONUS
-        return
+        return False
     # Where the model would end the sentence with a term still missing, the term is written
     # there rather than later: with </s> only masked, the KDE UI-label test rambled on to the
     # length limit (BLEU 53.6 -> 36.1 for 97 % term use).
     wants_end = bool(lp[EOS] >= lp.max())
     lp[EOS] = NEG_INF
-    if wants_end or need + 1 >= max_len - step:
-        tok = st.next_tokens(terms)[0]
+    if wants_end or (st.how == FORCED and st.cur >= 0) or need + 1 >= max_len - step:
+        # the term under way goes on (however it was begun: ``needed`` counts on it), else a term
+        # starts -- one whose gate is open if any
+        tok = (st.continuation(terms) or st.next_tokens(terms, may_start, starts, after_glue)
+               or st.next_tokens(terms, None, starts, after_glue))[0]
         keep = lp[tok].clone()
         lp.fill_(NEG_INF)
         lp[tok] = keep
+        return True
+    return False
 
 
 def _bank_allocation(cands: list[tuple[float, int, int, int]], K: int) -> list[tuple[float, int, int, int]]:
@@ -181,11 +269,19 @@ def _bank_allocation(cands: list[tuple[float, int, int, int]], K: int) -> list[t
 def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 5, alpha: float = 1.0,
                 max_ratio: float = 3.0, prefixes: list[list[int]] | None = None,
                 constraints: list[list[list[list[int]]]] | None = None, constraint_mode: str = "enforce",
+                constraint_spans: list[list[tuple[int, int] | None]] | None = None,
+                word_starts: frozenset[int] | None = None, glue: frozenset[int] = frozenset(),
                 **inputs) -> list[Hypothesis]:
     """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence.
     ``constraints``: per sentence its terms, each a list of alternative token sequences, every term
     of which its translation must contain ([] for none);
-    ``constraint_mode``: ``enforce`` (must) or ``prefer`` (a bonus, see :func:`_constrain_terms`)."""
+    ``constraint_mode``: ``enforce`` (must) or ``prefer`` (a bonus, see :func:`_constrain_terms`);
+    ``constraint_spans``: per sentence, per term, the source positions ``(start, end)`` of the
+    source term (None: not known) -- the term then starts where the attention is on them
+    (:func:`term_gates`); ``word_starts``: the target tokens that begin a word -- a term is
+    proposed only in a form that begins with one (:meth:`ConstraintState.next_tokens`), except
+    after a token of ``glue`` (tag symbols: the word after a tag has no ``▁``), where only in a
+    form that does not."""
     model.eval()
     B, K = src.size(0), beam
     dev = src.device
@@ -195,8 +291,13 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     state = model.init_state(enc)
     max_lens = _max_lens(src_mask, max_ratio, prefixes)
     src_lens = src_mask.sum(1).tolist()
-    terms = ([[[a for a in alts if a] for alts in c if any(alts)] for c in constraints] if constraints
-             else [[] for _ in range(B)])
+    terms: list[list[list[list[int]]]] = [[] for _ in range(B)]
+    spans: list[list[tuple[int, int] | None]] = [[] for _ in range(B)]
+    for b, c in enumerate(constraints or []):
+        for j, alts in enumerate(c):
+            if any(alts):
+                terms[b].append([a for a in alts if a])
+                spans[b].append(constraint_spans[b][j] if constraint_spans and constraint_spans[b] else None)
     # room for every term (its longest alternative) after the prefix, and for </s>
     max_lens = [max(m, (len(prefixes[b]) if prefixes else 0) + sum(max(map(len, t)) for t in terms[b]) + 1)
                 for b, m in enumerate(max_lens)]
@@ -210,6 +311,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     gate_hist: Tensor | None = None
     copy_hist: Tensor | None = None                                       # (B*K, t, 4) with a memory
     finished: list[list[Hypothesis]] = [[] for _ in range(B)]
+    cut_off: list[list[bool]] = [[] for _ in range(B)]                   # per finished: ended at the length limit
     done = [False] * B
     step = 0
     while not all(done):
@@ -220,48 +322,63 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
             copy_hist = torch.empty((B * K, 0, 4), device=dev) if records_copy else None
         V = lp.size(-1)
         lp = lp.view(B, K, V)
+        attn_now = out.attn.float()
+        gates: list[list[list[bool]] | None] = [None] * B
+        forced = [False] * (B * K)
+        glued: list[list[bool]] = [[False] * K for _ in range(B)]
         for b in range(B):
             _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
-            if terms[b] and not (prefixes and step < len(prefixes[b])):
+            if terms[b] and not (prefixes and step < len(prefixes[b])) and not done[b]:
+                gates[b] = term_gates(attn_now[b * K:(b + 1) * K], spans[b])
+                glued[b] = [t in glue for t in prev[b * K:(b + 1) * K].tolist()] if glue else [False] * K
                 for k in range(K):
-                    _constrain_terms(lp[b, k], cstate[b * K + k], terms[b], step, max_lens[b], constraint_mode)
+                    forced[b * K + k] = _constrain_terms(lp[b, k], cstate[b * K + k], terms[b], step, max_lens[b],
+                                                         constraint_mode, gates[b][k], word_starts, glued[b][k])
         cand = (scores.unsqueeze(-1) + lp).view(B, K * V)
         top_v, top_i = cand.topk(min(2 * K, K * V), dim=-1)
         top_v, top_i = top_v.tolist(), top_i.tolist()
-        attn_now = out.attn.float()
         gate_now = out.gate.float() if out.gate is not None else None
         sel_rows, sel_tok, sel_score = [], [], []
+
+        def finish(b: int, row: int, v: float) -> Hypothesis:
+            """Row ``row`` of sentence ``b`` ended here with ``</s>`` at total score ``v``."""
+            n = src_lens[b]
+            toks = seqs[row].tolist() + [EOS]
+            att = torch.cat([attn_hist[row], attn_now[row].unsqueeze(0)], 0)[:, :n]
+            gts = (None if gate_now is None else gate_now[row].unsqueeze(0)
+                   if gate_hist is None else  # </s> as the very first token
+                   torch.cat([gate_hist[row], gate_now[row].unsqueeze(0)], 0))
+            cp = None
+            if records_copy:
+                eos = _copy_now(model, enc, out, torch.tensor([row], device=dev), torch.tensor([EOS], device=dev))
+                cp = torch.cat([copy_hist[row], eos], 0)
+            return Hypothesis(toks, v, _norm(v, len(toks), alpha), att, gts, cp)
+
         for b in range(B):
             alive: list[tuple[int, int, float]] = []
             if not done[b]:
                 ranked = list(zip(top_v[b], top_i[b]))
-                if terms[b]:
-                    ranked = _with_constraint_candidates(ranked, b, K, V, scores, lp, cstate, terms[b])
+                if terms[b] and gates[b] is not None:
+                    ranked = _with_constraint_candidates(ranked, b, K, V, scores, lp, cstate, terms[b], gates[b],
+                                                         word_starts, glued[b])
                 for rank, (v, i) in enumerate(ranked):
                     if v == NEG_INF:
                         break
                     k, tok = divmod(i, V)
                     row = b * K + k
                     if tok == EOS:
-                        if rank < K and len(finished[b]) < K:
-                            n = src_lens[b]
-                            toks = seqs[row].tolist() + [EOS]
-                            att = torch.cat([attn_hist[row], attn_now[row].unsqueeze(0)], 0)[:, :n]
-                            gts = (None if gate_now is None else gate_now[row].unsqueeze(0)
-                                   if gate_hist is None else  # </s> as the very first token
-                                   torch.cat([gate_hist[row], gate_now[row].unsqueeze(0)], 0))
-                            cp = None
-                            if records_copy:
-                                eos = _copy_now(model, enc, out, torch.tensor([row], device=dev),
-                                                torch.tensor([EOS], device=dev))
-                                cp = torch.cat([copy_hist[row], eos], 0)
-                            finished[b].append(Hypothesis(toks, v, _norm(v, len(toks), alpha), att, gts, cp))
+                        if (rank < K or terms[b]) and len(finished[b]) < K:
+                            finished[b].append(finish(b, row, v))
+                            cut_off[b].append(step + 1 >= max_lens[b])
                     elif len(alive) < K:
                         alive.append((row, tok, v))
                     if len(alive) == K and len(finished[b]) >= K:
                         break
                 if len(finished[b]) >= K or not alive:  # no live continuation left
                     done[b] = True
+                    if not finished[b]:  # (the length rules make this impossible; never return nothing)
+                        finished[b].append(finish(b, b * K, float(scores[b, 0])))
+                        cut_off[b].append(True)
             while len(alive) < K:  # dead slots: any row, score -inf
                 alive.append((b * K, PAD, NEG_INF))
             for row, tok, v in alive:
@@ -269,8 +386,9 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                 sel_tok.append(tok)
                 sel_score.append(v if not done[b] else NEG_INF)
         if any(terms):
-            cstate = [cstate[r].advance(t, terms[r // K]) if terms[r // K] and t != PAD else cstate[r]
-                      for r, t in zip(sel_rows, sel_tok)]
+            cstate = [cstate[r].advance(t, terms[r // K], FORCED if forced[r] else OWN,
+                                        gates[r // K][r % K] if gates[r // K] is not None else None)
+                      if terms[r // K] and t != PAD else cstate[r] for r, t in zip(sel_rows, sel_tok)]
         idx = torch.tensor(sel_rows, device=dev)
         prev = torch.tensor(sel_tok, device=dev)
         scores = torch.tensor(sel_score, device=dev, dtype=torch.float64).view(B, K)
@@ -285,32 +403,45 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
             gate_hist = None
         state = state.index_select(idx)
         step += 1
-    return [max(f, key=lambda h: h.norm_score) for f in finished]
+    # With terms, a hypothesis cut off at the length limit loses to any that ended by itself: a
+    # loop of likely tokens before a forced term scores better per token than the same term
+    # forced where the sentence ends (the toy model looped "ein Haus ein Haus ... Baum")
+    return [max([h for h, cut in zip(f, c) if not cut] or f, key=lambda h: h.norm_score) if terms[b] else
+            max(f, key=lambda h: h.norm_score) for b, (f, c) in enumerate(zip(finished, cut_off))]
 
 
 def _with_constraint_candidates(ranked: list[tuple[float, int]], b: int, K: int, V: int, scores: Tensor,
-                                lp: Tensor, cstate: list[ConstraintState],
-                                terms: list[list[list[int]]]) -> list[tuple[float, int]]:
+                                lp: Tensor, cstate: list[ConstraintState], terms: list[list[list[int]]],
+                                gates: list[list[bool]], starts: frozenset[int] | None = None,
+                                glued: list[bool] | None = None) -> list[tuple[float, int]]:
     """The (score, k*V + token) candidates of sentence ``b`` in the order the beam takes them: the
-    usual best ``2K`` plus each live hypothesis's progress tokens, ``</s>`` ones where the score
-    puts them, the others by bank allocation (:func:`_bank_allocation`)."""
+    usual best ``2K``, each live hypothesis's own best token and its progress tokens (a term's
+    first token only where its attention gate is open, ``gates[k]``) -- Post & Vilar's three
+    sources --; ``</s>`` ones first (every one taken: see below), the others by bank allocation
+    (:func:`_bank_allocation`).  Without the best token of each hypothesis, one that had just met
+    a term fell out of the beam at its next step (the best ``2K`` all continued the leader)."""
     seen = {i for _, i in ranked}
     extra = []
+    best = lp[b].argmax(-1).tolist()
     for k in range(K):
         base = float(scores[b, k])
         if base == NEG_INF:
             continue
-        for tok in cstate[b * K + k].next_tokens(terms):
+        for tok in [best[k], *cstate[b * K + k].next_tokens(terms, gates[k], starts, bool(glued and glued[k]))]:
             v = base + float(lp[b, k, tok])
             if v != NEG_INF and k * V + tok not in seen:
                 seen.add(k * V + tok)
                 extra.append((v, k * V + tok))
     pool = sorted(ranked + extra, key=lambda c: -c[0])
-    eos = [(v, i) for rank, (v, i) in enumerate(pool) if i % V == EOS and rank < K]
-    rest = [(v, b * K + i // V, i % V, cstate[b * K + i // V].advance(i % V, terms).bank(terms))
+    # </s> (allowed only once every term is met) among the best K, or a hypothesis's own best
+    # token: with the rank rule alone, a hypothesis that met its terms late, at a lower score,
+    # could never end and rambled on to the length limit
+    eos = [(v, i) for rank, (v, i) in enumerate(pool)
+           if i % V == EOS and v != NEG_INF and (rank < K or best[i // V] == EOS)]
+    rest = [(v, b * K + i // V, i % V, cstate[b * K + i // V].advance(i % V, terms, OWN, gates[i // V]).bank(terms))
             for v, i in pool if i % V != EOS and v != NEG_INF]
     chosen = [(v, (row - b * K) * V + tok) for v, row, tok, _ in _bank_allocation(rest, K)]
-    return sorted(eos + chosen, key=lambda c: -c[0])
+    return eos + sorted(chosen, key=lambda c: -c[0])
 
 
 @torch.inference_mode()

@@ -13,6 +13,7 @@ from pathlib import Path
 import torch
 
 from engine.errors import ModelError
+from engine.inline import is_tag_char, tag_char
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
 from engine.nmt.copyreport import CopiedWord, annotate, trace_copies, traces_of
@@ -88,13 +89,40 @@ class TranslationRequest:
     """One sentence as the editor asks for it: its ``source``, what the translator has typed
     (``prefix``), the TM ``pairs`` the memory may read (RetrievedPairs, (source, target[, score])
     tuples or TM matches), the sources of the previous segments of its document (``context``,
-    oldest first; None: not known) and the glossary's target ``terms`` found in it."""
+    oldest first; None: not known) and the glossary ``terms`` found in it (target strings,
+    :class:`Term` s or glossary ``TermHit`` s, see :meth:`Translator.translate`)."""
 
     source: str
     prefix: str = ""
     pairs: tuple = ()
     context: tuple[str, ...] | None = None
-    terms: tuple[str, ...] = ()
+    terms: tuple = ()
+
+
+@dataclass(frozen=True)
+class Term:
+    """A glossary term a translation must hold (or is nudged towards, ``prefer``).
+
+    ``targets``: its accepted target forms, any one of which meets it (a glossary entry's target
+    terms, preferred first); ``span``: the source term's characters in the source sentence (None:
+    not known) -- the term is then written where the attention is on it rather than anywhere;
+    ``inflect``: inflected forms of the last word (same Snowball stem, from the target
+    vocabulary) meet it too."""
+
+    targets: tuple[str, ...]
+    span: tuple[int, int] | None = None
+    inflect: bool = False
+
+    @classmethod
+    def of(cls, item) -> "Term":
+        """A :class:`Term` from a target string, a Term, or a glossary ``TermHit`` (its entry's
+        target terms, its span, the entry's ``inflect`` flag)."""
+        if isinstance(item, Term):
+            return item
+        if isinstance(item, str):
+            return cls((item,))
+        entry = item.entry
+        return cls(tuple(entry.targets), (item.start, item.end), bool(getattr(entry, "inflect", False)))
 
 
 def _join(parts: list[TranslationResult], gaps: list[str]) -> TranslationResult:
@@ -163,6 +191,8 @@ class Translator:
         self.device = next(loaded.model.parameters()).device
         self.knn = loaded.knn     # the nearest-neighbour memory's calibration (None: not calibrated)
         self._doc_cache = None  # sentence summaries of document context (built on first use)
+        self._starts: tuple[frozenset[int], frozenset[int]] | None = None  # target pieces that begin a word (terms start there)
+        self._forms: dict[str, list[str]] | None = None  # stem -> target-vocabulary words (inflected terms)
 
     @classmethod
     def load(cls, folder: str | Path, *, device: str = "cpu", quantize: bool = False) -> "Translator":
@@ -240,7 +270,7 @@ class Translator:
                   tm=None, k: int = 4, coverage: bool = False, min_score: float = 0.0,
                   context: list[list[str]] | None = None,
                   split_long: int | None = None, exact_matches: bool = False,
-                  terms: list[list[str]] | None = None, terms_mode: str = "enforce",
+                  terms: list[list] | None = None, terms_mode: str = "enforce",
                   memory_mode: str = "auto", knn_k: int | None = None) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
@@ -270,9 +300,12 @@ class Translator:
         gets that pair's target verbatim, as CAT tools pre-translate; the
         model reads it teacher-forced, with the memory, for the alignment,
         gates and copy report, and ``exact_match`` names the pair.
-        ``terms``: per sentence the target terms its translation must contain (glossary terms,
-        lexically constrained beam search, :mod:`engine.nmt.search`; ``terms_mode="prefer"``: a
-        bonus instead of a rule); a sentence with terms is not cut into pieces."""
+        ``terms``: per sentence the terms its translation must contain (glossary terms, lexically
+        constrained beam search, :mod:`engine.nmt.search`; ``terms_mode="prefer"``: a bonus
+        instead of a rule), each a target string, a :class:`Term` or a glossary ``TermHit``: a
+        term with a source span is written where the attention is on the source term, one with
+        several targets (or ``inflect``) is met by any of its forms; a long sentence with terms is
+        cut into pieces only when every term has a span (each piece gets the terms in it)."""
         memory = memories
         kind = self.memory_kind(memory_mode) if (memory is not None or tm is not None) else "none"
         if kind == "none":
@@ -300,24 +333,34 @@ class Translator:
             if len(terms) != len(texts):
                 raise ValueError(f"{len(texts)} sentences but {len(terms)} term lists")
             if any(terms):
-                return self._translate(texts, prefixes=prefixes, memory=memory, context=context, terms=terms,
-                                       terms_mode=terms_mode, **kw)
+                terms = [[Term.of(x) for x in ts] for ts in terms]
+                if not limit or any(t.span is None for ts in terms for t in ts):  # not known where: kept whole
+                    return self._translate(texts, prefixes=prefixes, memory=memory, context=context, terms=terms,
+                                           terms_mode=terms_mode, **kw)
+            else:
+                terms = None
         if limit:
             plans = [self._cut(t, limit) if not (prefixes and prefixes[i]) else ([t], [""])
                      for i, t in enumerate(texts)]
+            piece_terms = None
+            if terms is not None:
+                plans, piece_terms = zip(*(_terms_of_pieces(t, plan, ts) for t, plan, ts in zip(texts, plans, terms)))
             if any(len(p) > 1 for p, _ in plans):
                 owner = [i for i, (p, _) in enumerate(plans) for _ in p]
                 flat = [x for p, _ in plans for x in p]
                 out = self._translate(
                     flat, prefixes=[prefixes[i] for i in owner] if prefixes else None,
                     memory=[memory[i] for i in owner] if memory is not None else None,
-                    context=[context[i] for i in owner] if context is not None else None, **kw)
+                    context=[context[i] for i in owner] if context is not None else None,
+                    terms=[ts for pt in piece_terms for ts in pt] if piece_terms else None, terms_mode=terms_mode,
+                    **kw)
                 results, n = [], 0
                 for parts, gaps in plans:
                     results.append(out[n] if len(parts) == 1 else _join(out[n:n + len(parts)], gaps))
                     n += len(parts)
                 return results
-        return self._translate(texts, prefixes=prefixes, memory=memory, context=context, **kw)
+        return self._translate(texts, prefixes=prefixes, memory=memory, context=context, terms=terms,
+                               terms_mode=terms_mode, **kw)
 
     def _with_exact(self, texts: list[str], exact: dict[int, int], *, memory: list,
                     prefixes: list[str] | None, context: list[list[str]] | None, **kw) -> list[TranslationResult]:
@@ -352,7 +395,7 @@ class Translator:
     def _translate(self, texts: list[str], *, beam: int, alpha: float, max_ratio: float,
                    prefixes: list[str] | None, batch_size: int, memory: list | None,
                    context: list[list[str]] | None, close_prefixes: bool = False,
-                   terms: list[list[str]] | None = None, terms_mode: str = "enforce",
+                   terms: list[list] | None = None, terms_mode: str = "enforce",
                    kind: str = "none", knn_k: int | None = None) -> list[TranslationResult]:
         """:meth:`translate` of sentences as they are (retrieval done, no cutting), ``memory``
         read by the memory ``kind`` (``knn``, ``learned``; ``none``: not read).
@@ -382,8 +425,8 @@ class Translator:
         ids = {i: self._src_ids(texts[i]) for i in todo}
         pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) + ([EOS] if close_prefixes else [])
                    if prefixes and prefixes[i] else []) for i in todo}
-        cons = {i: [self._term_variants(casing.fold(x) if caps[i] else x) for x in dict.fromkeys(terms[i]) if x.strip()]
-                if terms and terms[i] else [] for i in todo}
+        cons = {i: self._constraints(texts[i], ids[i], terms[i], caps[i]) if terms and terms[i] else ([], [])
+                for i in todo}
         todo.sort(key=lambda i: len(ids[i]))
         for k in range(0, len(todo), batch_size):
             chunk = todo[k:k + batch_size]
@@ -396,12 +439,15 @@ class Translator:
             if mb is not None:
                 kw = {"knn": KnnInput(mb, self.knn.with_k(knn_k))} if kind == "knn" else {"memory": mb}
             kw.update(self._doc_inputs(context, chunk))
-            con = [cons[i] for i in chunk] if any(cons[i] for i in chunk) else None
+            con = [cons[i][0] for i in chunk] if any(cons[i][0] for i in chunk) else None
             if beam <= 1 and con is None:
                 hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx, **kw)
             else:
                 hyps = beam_search(self.model, src, mask, beam=max(1, beam), alpha=alpha, max_ratio=max_ratio,
-                                   prefixes=pfx, constraints=con, constraint_mode=terms_mode, **kw)
+                                   prefixes=pfx, constraints=con, constraint_mode=terms_mode,
+                                   constraint_spans=[cons[i][1] for i in chunk] if con else None,
+                                   word_starts=self._word_starts()[0] if con else None,
+                                   glue=self._word_starts()[1] if con else frozenset(), **kw)
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
             if memory is not None:
@@ -422,22 +468,90 @@ class Translator:
                                 for ref in r.memory]
         return results  # type: ignore[return-value]
 
+    def _constraints(self, text: str, src_ids: list[int], items: list, caps: bool
+                     ) -> tuple[list[list[list[int]]], list[tuple[int, int] | None]]:
+        """The search's constraints of one sentence: per term (each once) its alternative token
+        sequences and the source positions of its source term (None: not known)."""
+        alts, spans, seen = [], [], set()
+        for t in map(Term.of, items):
+            forms = [casing.fold(x) if caps else x for x in t.targets if x.strip()]
+            if not forms or tuple(forms) in seen:
+                continue
+            seen.add(tuple(forms))
+            if t.inflect:
+                forms += [f for x in forms for f in self._inflections(x) if f not in forms]
+            alts.append([seq for f in dict.fromkeys(forms) for seq in self._term_variants(f)])
+            spans.append(self._source_span(text, src_ids, t.span) if t.span else None)
+        return alts, spans
+
+    def _word_starts(self) -> tuple[frozenset[int], frozenset[int]]:
+        """The target pieces that begin a word ("▁...") and the *glue*: the tag symbols and the
+        lone "▁" (built once): a term is proposed as ``▁Datei``, right after glue as ``Datei``."""
+        if self._starts is None:
+            sp = self.loaded.tgt_vocab.sp
+            pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+            self._starts = (frozenset(i for i, p in enumerate(pieces) if p.startswith(WORD_START)),
+                            frozenset(i for i, p in enumerate(pieces) if p == WORD_START
+                                      or len(p) == 1 and is_tag_char(p)))
+        return self._starts
+
+    def _source_span(self, text: str, src_ids: list[int], span: tuple[int, int]) -> tuple[int, int] | None:
+        """The source positions (subword pieces) of the words ``text[span[0]:span[1]]`` touches, or
+        None where the pieces do not line up with the text's whitespace-separated words."""
+        start, end = span
+        words = word_spans(self.loaded.src_vocab.pieces(src_ids[:-1]))
+        if len(words) != len(text.split()) or not 0 <= start < end <= len(text):
+            return None
+        first = len(text[:start].split()) - (0 if start == 0 or text[start - 1].isspace() else 1)
+        last = len(text[:end].split()) - 1
+        if not 0 <= first <= last < len(words):
+            return None
+        return words[first][0], words[last][1]
+
+    def _inflections(self, term: str) -> list[str]:
+        """``term`` with its last word in each other form of the target vocabulary that shares its
+        Snowball stem (a whole-word piece, same first letter; at most 8): the forms the search may
+        write for a term whose glossary entry allows inflection."""
+        from engine.glossary import stemmer_for
+
+        stem = stemmer_for(self.loaded.cfg.data.tgt_lang)
+        words = term.split()
+        if stem is None or not words:
+            return []
+        if self._forms is None:  # stem -> whole-word pieces of the target vocabulary, built once
+            self._forms = {}
+            sp = self.loaded.tgt_vocab.sp
+            for i in range(sp.get_piece_size()):
+                p = sp.id_to_piece(i)
+                if p.startswith(WORD_START) and len(p) > 2 and p[1:].isalpha():
+                    self._forms.setdefault(stem(p[1:].casefold()), []).append(p[1:])
+        last = words[-1]
+        out = [f for f in self._forms.get(stem(last.casefold()), []) if f != last and f[0] == last[0]]
+        return [" ".join(words[:-1] + [f]) for f in out[:8]]
+
     def _term_variants(self, term: str) -> list[list[int]]:
         """The token sequences a target term may take: as after a space (``▁Datei``) and as after a
-        tag or at a word start without one (``Datei``) -- the model writes both, and a term it
-        wrote one way must count (measured on KDE: without the second form the search kept
-        writing past a term it had already written after a tag)."""
+        tag or at a word start without one (``Datei``; the pieces the vocabulary gives the term
+        right after a tag symbol, ``D ar stellung`` for ``▁Darstellung``) -- the model writes both,
+        and a term it wrote one way must count (measured on KDE: without the second form the search
+        kept writing past a term it had already written after a tag)."""
         v = self.loaded.tgt_vocab
         ids = v.encode(term)
         out = [ids]
         if ids:
             first = v.sp.id_to_piece(ids[0])
-            if first == "\u2581" and len(ids) > 1:
+            if first == WORD_START and len(ids) > 1:
                 out.append(ids[1:])
-            elif first.startswith("\u2581") and len(first) > 1:
+            elif first.startswith(WORD_START) and len(first) > 1:
                 pid = v.sp.piece_to_id(first[1:])
                 if pid != v.sp.unk_id():
                     out.append([pid] + ids[1:])
+            glued = v.encode(tag_char(1) + term)
+            tag = v.sp.piece_to_id(tag_char(1))
+            if tag in glued:
+                bare = glued[glued.index(tag) + 1:]
+                if bare and bare not in out:
+                    out.append(bare)
         return out
 
     def _doc_inputs(self, context: list[list[str]] | None, rows: list[int]) -> dict:
@@ -554,6 +668,28 @@ class Translator:
             pairs = [(j, i) for i, j in enumerate(r.links) if i < n_tgt and j < n_src]
             links.append(pairs)
         return links
+
+
+def _terms_of_pieces(text: str, plan: tuple[list[str], list[str]], terms: list[Term]
+                     ) -> tuple[tuple[list[str], list[str]], list[list[Term]]]:
+    """A long sentence's cut (pieces, gaps) and each piece's terms, their spans made relative to the
+    piece; the sentence kept whole where a term's source spans two pieces (or a piece is not found)."""
+    parts, _ = plan
+    offs, pos = [], 0
+    for p in parts:
+        k = text.find(p, pos)
+        if k < 0:
+            return ([text], [""]), [terms]
+        offs.append(k)
+        pos = k + len(p)
+    out: list[list[Term]] = [[] for _ in parts]
+    for t in terms:
+        a, b = t.span  # type: ignore[misc]
+        j = next((j for j, o in enumerate(offs) if o <= a < o + len(parts[j])), None)
+        if j is None or b > offs[j] + len(parts[j]):
+            return ([text], [""]), [terms]
+        out[j].append(replace(t, span=(a - offs[j], b - offs[j])))
+    return plan, out
 
 
 def _exact_index(pairs) -> int | None:

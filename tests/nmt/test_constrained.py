@@ -2,6 +2,9 @@
 import pytest
 
 from engine.nmt.data import read_lines
+from engine.nmt.search import ConstraintState
+from engine.nmt.translator import Term
+from nmt.toydata import LEXICON
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +69,79 @@ def test_prefer_is_a_hint_not_a_rule(translator, sentences):
     hits = sum(t[0] in r.text for t, r in zip(terms, preferred))
     base = sum(t[0] in p.text for t, p in zip(terms, plain))
     assert hits >= base  # never fewer terms than without the hint
+
+
+# -- where the term goes, and in which form ---------------------------------------------------------
+
+#: (source, source term, target term): the toy translates word for word (the verb last), so the
+#: place of the model's own word for the source term is known.
+PLACED = [("The child has a house.", "house", "Ball"), ("The child has a house.", "child", "Baum"),
+          ("A cat has the ball.", "cat", "Baum"), ("The old man throws a ball.", "ball", "Hund"),
+          ("A man likes the old tree.", "man", "Auto"), ("The woman has a small cat in the park.", "cat", "Ball")]
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip(".") for w in text.split()]
+
+
+def _term(src: str, word: str, *targets: str, inflect: bool = False) -> Term:
+    a = src.index(word)
+    return Term(targets, (a, a + len(word)), inflect)
+
+
+def test_a_term_goes_where_the_attention_says(translator):
+    """With the source term's span, the term takes the place of the model's own word for it (the
+    subject near the start, not the end), the translation ends once and does not loop."""
+    placed = []
+    for src, word, term in PLACED:
+        plain = _words(translator.translate([src], beam=4)[0].text)
+        r = translator.translate([src], beam=4, terms=[[_term(src, word, term)]])[0]
+        out = _words(r.text)
+        assert term in out, r.text
+        assert r.tokens[-1] == "</s>" and r.tokens.count("</s>") == 1, r.tokens
+        assert len(out) <= len(plain) + 2, r.text  # no loop, no term tacked on after the sentence
+        placed.append(out.index(term) == plain.index(LEXICON[word]))
+    assert sum(placed) >= len(PLACED) - 1, placed
+
+
+def test_a_term_given_as_a_glossary_hit_carries_its_span_and_targets(translator):
+    from engine.glossary import GlossaryEntry, TermHit
+
+    src = "The child has a house."
+    hit = TermHit(src.index("house"), src.index("house") + 5, GlossaryEntry("house", ("Ball",), "en", "de"))
+    assert Term.of(hit) == Term(("Ball",), (16, 21), False)
+    assert translator.translate([src], beam=4, terms=[[hit]])[0].text == \
+        translator.translate([src], beam=4, terms=[[_term(src, "house", "Ball")]])[0].text
+
+
+def test_a_disjunctive_constraint_follows_every_form_that_fits():
+    terms = [[[5, 6, 7], [5, 6, 8], [9]]]
+    st = ConstraintState()
+    for tok in (5, 6):
+        st = st.advance(tok, terms)
+    assert st.cur == 0 and st.continuation(terms) == [7, 8] and st.needed(terms) == 1
+    assert st.advance(8, terms).met == 1          # the second form completes it
+    assert ConstraintState().advance(9, terms).met == 1  # and so does the one-token form
+
+
+def test_any_accepted_target_meets_a_term(translator):
+    src = "A cat has the ball."
+    plain = translator.translate([src], beam=4)[0].text
+    # one form is what the model writes anyway: nothing is forced
+    assert translator.translate([src], beam=4, terms=[[_term(src, "ball", "Auto", "Ball")]])[0].text == plain
+    r = translator.translate([src], beam=4, terms=[[_term(src, "ball", "Auto", "Haus")]])[0]
+    assert ("Auto" in r.text or "Haus" in r.text) and r.tokens[-1] == "</s>"
+
+
+def test_an_entry_that_inflects_is_met_by_another_form_of_its_word(translator, monkeypatch):
+    """``inflect``: a form of the term's last word with the same Snowball stem in the target
+    vocabulary meets it (the toy's vocabulary has no whole-word pieces, so its words are given)."""
+    src = "The dog sees a cat."
+    plain = translator.translate([src], beam=4)[0].text
+    assert "Katze" in plain.split() and "Katzen" not in plain
+    strict = translator.translate([src], beam=4, terms=[[_term(src, "cat", "Katzen")]])[0].text
+    assert "Katzen" in strict
+    monkeypatch.setattr(translator, "_forms", {"katz": ["Katze", "Katzen"]})
+    assert translator._inflections("Katzen") == ["Katze"]
+    r = translator.translate([src], beam=4, terms=[[_term(src, "cat", "Katzen", inflect=True)]])[0]
+    assert r.text == plain
