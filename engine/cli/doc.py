@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--project", type=Path, required=True, metavar="DIR", help="project folder")
     p.add_argument("--src-lang", default="", metavar="L", help="source language (e.g. en)")
     p.add_argument("--tgt-lang", default="", metavar="L", help="target language (e.g. de)")
-    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, odf, html, markdown)")
+    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, odf, odt-reject, html, markdown)")
     p.set_defaults(handler=_import)
 
     p = dsub.add_parser("export", help="write a document back in its original format, translated",
