@@ -22,7 +22,8 @@ A concept without a term in both languages is skipped (one line in ``problems``)
 **CSV/TSV.** A header names the columns: ``source`` / ``target`` (or ``term`` /
 ``translation``, or language codes such as ``en`` / ``de``, which then give the
 pair), ``note`` (``comment``, ``definition``), ``pos``, ``status``,
-``forbidden``.  Target and forbidden cells may hold several terms separated by
+``forbidden``, ``inflect`` (``yes`` / ``true`` / ``1`` / ``x``: the target terms may be
+inflected).  Target and forbidden cells may hold several terms separated by
 ``;`` or ``|``.  A file without such a header is OmegaT's glossary: ``source TAB
 target TAB comment``, lines starting with ``#`` are comments, one target a row.
 Tab-separated files are split on tabs only (a quote is an ordinary character);
@@ -32,8 +33,9 @@ comma/semicolon files follow CSV quoting, strictly.
 header rules as CSV.
 
 Writing (:func:`write_glossary_file`): ``.tbx`` (TBX-Basic, v2 ``martif``,
-UTF-8), ``.tsv`` / ``.csv`` (a header of language codes and column names; several
-terms joined by ``; ``), ``.txt`` / ``.utf8`` / ``.tab`` (OmegaT: one row per
+UTF-8; TBX-Basic has no data category for ``inflect``, so it is not written),
+``.tsv`` / ``.csv`` (a header of language codes and column names; several
+terms joined by ``; ``; ``inflect`` as ``yes`` or empty), ``.txt`` / ``.utf8`` / ``.tab`` (OmegaT: one row per
 target term, no header), always through :func:`engine.fsutil.atomic_write`.
 """
 from __future__ import annotations
@@ -324,7 +326,9 @@ _ROLE_NAMES = {
     "status": "status", "termstatus": "status",
     "forbidden": "forbidden", "forbiddenterms": "forbidden", "forbiddenvariants": "forbidden",
     "donotuse": "forbidden", "deprecatedterms": "forbidden",
+    "inflect": "inflect", "inflected": "inflect", "inflection": "inflect", "inflects": "inflect",
 }
+_YES = {"yes", "y", "true", "1", "x"}
 _LANG_CELL = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 _MULTI = re.compile(r"\s*[;|]\s*")
 
@@ -408,7 +412,8 @@ def _rows_to_file(path: Path, rows: Iterator[tuple[str, list]], src_lang: str, t
             source=source, targets=targets, src_lang=normalize_lang(src_lang) or lay.src_lang,
             tgt_lang=normalize_lang(tgt_lang) or lay.tgt_lang, pos=_cell(cells, c.get("pos")),
             note=_cell(cells, c.get("note")), forbidden=forbid,
-            status=_status(_cell(cells, c.get("status"))) or "preferred", origin=path.name))
+            status=_status(_cell(cells, c.get("status"))) or "preferred", origin=path.name,
+            inflect=_cell(cells, c.get("inflect")).lower() in _YES))
     if lay is None:
         raise FormatError(path, "no glossary entries (the file is empty)")
     src = normalize_lang(src_lang) or lay.src_lang
@@ -501,14 +506,15 @@ def write_tabular(path: str | Path, entries: Iterable[GlossaryEntry], *, src_lan
                     fh.write("\t".join(_tab_field(x) for x in (e.source, t, e.note)) + "\n")
                 n += 1
             return n
-        header = [src_lang or "source", tgt_lang or "target", "note", "pos", "status", "forbidden"]
+        header = [src_lang or "source", tgt_lang or "target", "note", "pos", "status", "forbidden", "inflect"]
         if suffix == ".csv":
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(header)
         else:
             fh.write("\t".join(header) + "\n")
         for e in entries:
-            row = [e.source, "; ".join(e.targets), e.note, e.pos, e.status, "; ".join(e.forbidden)]
+            row = [e.source, "; ".join(e.targets), e.note, e.pos, e.status, "; ".join(e.forbidden),
+                   "yes" if e.inflect else ""]
             if suffix == ".csv":
                 w.writerow(row)
             else:

@@ -19,6 +19,8 @@ class GlossaryEntry:
     ``status``: of the source term (``preferred`` / ``admitted`` / ``deprecated``).
     ``concept``: the concept id of the file it came from (a TBX ``termEntry``
     id); the source terms of one concept are separate entries sharing it.
+    ``inflect``: the target terms may be inflected (a plural, a case ending): in the machine
+    suggestion, another form of a target term's last word (same stem) meets the entry too.
     ``id``: the row id once stored (None for an entry not stored yet).
     """
 
@@ -32,6 +34,7 @@ class GlossaryEntry:
     status: str = "preferred"
     concept: str = ""
     origin: str = ""
+    inflect: bool = False
     id: int | None = field(default=None, compare=False)
 
     def with_id(self, id: int | None) -> "GlossaryEntry":

@@ -4,7 +4,8 @@ Tables: ``entries`` (one row per source term: targets and forbidden variants as
 JSON arrays, ``dkey`` the unique key of the languages, the source term and the
 target terms, compared case-insensitively: meeting the same terms again updates
 the row's part of speech, note, status and forbidden variants instead of adding
-a second one) and ``meta`` (schema version, language pair).
+a second one; ``inflect`` 1 when the target terms may be inflected) and ``meta`` (schema version,
+language pair).  Schema 2 added ``inflect``; a schema-1 glossary gains the column when opened.
 
 Every import is one transaction: a file that fails half way leaves the glossary
 as it was.  No torch, no Qt: the editor's first paint and ``verso glossary`` load
@@ -26,7 +27,7 @@ from engine.langs import normalize_lang, same_language
 if TYPE_CHECKING:  # pragma: no cover
     from engine.glossary.recognise import TermIndex
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class GlossaryError(VersoError):
@@ -64,21 +65,21 @@ def clean_entry(e: GlossaryEntry) -> GlossaryEntry:
     return GlossaryEntry(source=" ".join(e.source.split()), targets=targets, src_lang=normalize_lang(e.src_lang),
                          tgt_lang=normalize_lang(e.tgt_lang), pos=(e.pos or "").strip(), note=(e.note or "").strip(),
                          forbidden=forbidden, status=status, concept=(e.concept or "").strip(),
-                         origin=e.origin or "", id=e.id)
+                         origin=e.origin or "", inflect=bool(e.inflect), id=e.id)
 
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-_COLS = "id, source, targets, src_lang, tgt_lang, pos, note, forbidden, status, concept, origin"
+_COLS = "id, source, targets, src_lang, tgt_lang, pos, note, forbidden, status, concept, origin, inflect"
 
 
 def _row_entry(row) -> GlossaryEntry:
-    (id_, source, targets, src, tgt, pos, note, forbidden, status, concept, origin) = row
+    (id_, source, targets, src, tgt, pos, note, forbidden, status, concept, origin, inflect) = row
     return GlossaryEntry(source=source, targets=tuple(json.loads(targets)), src_lang=src, tgt_lang=tgt,
                          pos=pos, note=note, forbidden=tuple(json.loads(forbidden)), status=status,
-                         concept=concept, origin=origin, id=id_)
+                         concept=concept, origin=origin, inflect=bool(inflect), id=id_)
 
 
 class Glossary:
@@ -134,11 +135,15 @@ class Glossary:
             pos TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '',
             forbidden TEXT NOT NULL DEFAULT '[]', status TEXT NOT NULL DEFAULT 'preferred',
             concept TEXT NOT NULL DEFAULT '', origin TEXT NOT NULL DEFAULT '',
-            created TEXT NOT NULL, changed TEXT NOT NULL)""")
+            created TEXT NOT NULL, changed TEXT NOT NULL, inflect INTEGER NOT NULL DEFAULT 0)""")
         c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         version = int(self._meta("schema", "0") or 0)
         if version > SCHEMA_VERSION:
             raise GlossaryError(f"{self.path}: made by a newer Verso (glossary schema {version})")
+        if version < 2:  # schema 1: no inflect column
+            if "inflect" not in {r[1] for r in c.execute("PRAGMA table_info(entries)")}:
+                c.execute("ALTER TABLE entries ADD COLUMN inflect INTEGER NOT NULL DEFAULT 0")
+            self._set_meta("schema", str(SCHEMA_VERSION))
 
     def _meta(self, key: str, default: str = "") -> str:
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -214,16 +219,16 @@ class Glossary:
                 dkey = entry_key(e.source, e.targets, src, tgt)
                 vals = (e.source, json.dumps(list(e.targets), ensure_ascii=False), src, tgt, e.pos, e.note,
                         json.dumps(list(e.forbidden), ensure_ascii=False), e.status, e.concept,
-                        e.origin or origin)
+                        e.origin or origin, int(e.inflect))
                 cur = c.execute(
                     "INSERT INTO entries(source, targets, src_lang, tgt_lang, pos, note, forbidden, status, "
-                    "concept, origin, created, changed, dkey) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                    "concept, origin, inflect, created, changed, dkey) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                     "ON CONFLICT(dkey) DO NOTHING", (*vals, now, now, dkey))
                 if cur.rowcount:
                     added += 1
                 else:
                     c.execute("UPDATE entries SET source=?, targets=?, src_lang=?, tgt_lang=?, pos=?, note=?, "
-                              "forbidden=?, status=?, concept=?, origin=?, changed=? WHERE dkey=?",
+                              "forbidden=?, status=?, concept=?, origin=?, inflect=?, changed=? WHERE dkey=?",
                               (*vals, now, dkey))
                     updated += 1
             if src and not self.src_lang:

@@ -57,7 +57,7 @@ def test_export_writes_tbx_and_tsv(glossary, tmp_path, capsys):
         rc, out, _ = run(capsys, "glossary", "export", "--glossary", folder, "--out", tmp_path / name)
         assert rc == 0 and json.loads(out)["exported"] == 2
     assert "<term>Dateiverwaltung</term>" in (tmp_path / "out.tbx").read_text("utf-8")
-    assert (tmp_path / "out.tsv").read_text("utf-8").splitlines()[0] == "en\tde\tnote\tpos\tstatus\tforbidden"
+    assert (tmp_path / "out.tsv").read_text("utf-8").splitlines()[0] == "en\tde\tnote\tpos\tstatus\tforbidden\tinflect"
 
 
 def test_a_bad_file_is_one_line_on_stderr_exit_2_and_no_glossary_left(tmp_path, capsys):

@@ -148,6 +148,12 @@ def test_csv_with_header_columns(tmp_path):
     assert (b.source, b.targets, b.status) == ("folder", ("Ordner",), "preferred")
 
 
+def test_an_inflect_column_says_which_entries_may_be_inflected(tmp_path):
+    p = tmp_path / "g.tsv"
+    p.write_text("en\tde\tinflect\nfile\tDatei\tyes\nfolder\tOrdner\t\nOK\tOK\tno\n", encoding="utf-8")
+    assert [e.inflect for e in read_glossary_file(p).entries] == [True, False, False]
+
+
 def test_language_codes_in_the_header_give_the_pair(tmp_path):
     p = tmp_path / "terms.tsv"
     p.write_text("en-US\tde-DE\tcomment\nfile\tDatei\tx\n", encoding="utf-8")
@@ -214,7 +220,7 @@ def test_tsv_and_csv_export_reimport_to_the_same_entries(tmp_path, name):
     from engine.glossary import GlossaryEntry
 
     entries = [GlossaryEntry("file", ("Datei", "Akte"), "en", "de", pos="noun", note="a, b", forbidden=("File",),
-                             status="admitted"),
+                             status="admitted", inflect=True),
                GlossaryEntry("folder", ("Ordner",), "en", "de")]
     write_glossary_file(tmp_path / name, entries, src_lang="en", tgt_lang="de")
     gf = read_glossary_file(tmp_path / name)

@@ -87,3 +87,36 @@ def test_glossary_modules_load_without_torch():
             "print([m for m in ('torch', 'PySide6') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_inflect_flag_is_kept_and_a_schema_1_glossary_gains_it(tmp_path):
+    import sqlite3
+
+    from engine.glossary.store import entry_key
+
+    with Glossary(tmp_path / "g", create=True) as g:
+        g.import_entries([entry("file", "Datei", inflect=True), entry("folder", "Ordner")])
+    with Glossary(tmp_path / "g") as g:
+        assert {e.source: e.inflect for e in g.entries()} == {"file": True, "folder": False}
+    # a glossary written before the flag existed (schema 1: no inflect column) opens, and takes it
+    old = tmp_path / "old"
+    old.mkdir()
+    c = sqlite3.connect(old / Glossary.DB_NAME)
+    c.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema', '1'), ('src_lang', 'en'), ('tgt_lang', 'de');
+        CREATE TABLE entries (id INTEGER PRIMARY KEY, dkey TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
+            targets TEXT NOT NULL, src_lang TEXT NOT NULL, tgt_lang TEXT NOT NULL, pos TEXT NOT NULL DEFAULT '',
+            note TEXT NOT NULL DEFAULT '', forbidden TEXT NOT NULL DEFAULT '[]',
+            status TEXT NOT NULL DEFAULT 'preferred', concept TEXT NOT NULL DEFAULT '',
+            origin TEXT NOT NULL DEFAULT '', created TEXT NOT NULL, changed TEXT NOT NULL);
+        """)
+    c.execute("INSERT INTO entries(dkey, source, targets, src_lang, tgt_lang, created, changed) "
+              "VALUES (?, 'file', '[\"Datei\"]', 'en', 'de', 'now', 'now')", (entry_key("file", ["Datei"], "en", "de"),))
+    c.commit()
+    c.close()
+    with Glossary(old) as g:
+        (e,) = g.entries()
+        assert (e.source, e.targets, e.inflect) == ("file", ("Datei",), False)
+        g.import_entries([entry("file", "Datei", inflect=True)])
+        assert len(g) == 1 and g.entries()[0].inflect and g._meta("schema") == "2"
