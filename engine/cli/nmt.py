@@ -360,7 +360,9 @@ def cmd_translate(args) -> int:
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args)[1] if tm is not None else None
     found = _glossary_terms(args, lines, tr)
-    terms = [[h.entry.target for h in hits] for hits in found] if found is not None and args.terms != "off" else None
+    # the hits themselves: each entry's targets (any one meets it) and where its source term is
+    # (the search writes the term where the attention is on it)
+    terms = [list(hits) for hits in found] if found is not None and args.terms != "off" else None
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
                            split_long=args.split_long, exact_matches=args.exact_matches,
                            terms=terms, terms_mode="prefer" if args.terms == "prefer" else "enforce",
@@ -369,7 +371,7 @@ def cmd_translate(args) -> int:
     if found is not None:  # the glossary report of --json: each entry found and whether its term is in
         for r, hits, text in zip(results, found, printed):
             r.terms = [{"entry": h.entry.id, "source": h.entry.source, "target": h.entry.target,
-                        "span": [h.start, h.end], "used": h.entry.target in text} for h in hits]
+                        "span": [h.start, h.end], "used": any(t in text for t in h.entry.targets)} for h in hits]
     for res, text in zip(lay.restore(results, marker=None), lay.restore(printed, marker=None)):
         if args.json:
             print_json({**res.to_json(), "translation": text} if res is not None else {"marker": "<d>"}, lines=True)
