@@ -23,9 +23,10 @@ All searches share one definition, so they can be tested against each other:
   within the length limit;
 * ``constraint_spans``: where each term's source term is.  A term is then offered only where the
   attention is on it -- the step's most attended source piece lies in the span, or half the
-  attention mass does (:func:`term_gates`) --, so the term takes the place of the model's words
-  for the source term rather than going anywhere the beam finds room (the end, mostly); a term
-  the model never reaches is written where the hypothesis would end.
+  attention mass does (:func:`term_gates`), and the model is not about to write a tag (the
+  term goes inside the label's tags, not instead of them) --, so the term takes the place of the
+  model's words for the source term rather than going anywhere the beam finds room (the end,
+  mostly); a term the model never reaches is written where the hypothesis would end.
 
 With ``beam = 1`` and no constraints this is exactly greedy search.
 """
@@ -330,6 +331,10 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
             _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
             if terms[b] and not (prefixes and step < len(prefixes[b])) and not done[b]:
                 gates[b] = term_gates(attn_now[b * K:(b + 1) * K], spans[b])
+                if glue:  # where the model would write a tag (glue that is no word start) the term waits for it
+                    wants = lp[b].argmax(-1).tolist()
+                    gates[b] = [[False] * len(spans[b]) if w in glue and not (word_starts and w in word_starts)
+                                 else g for g, w in zip(gates[b], wants)]
                 glued[b] = [t in glue for t in prev[b * K:(b + 1) * K].tolist()] if glue else [False] * K
                 for k in range(K):
                     forced[b * K + k] = _constrain_terms(lp[b, k], cstate[b * K + k], terms[b], step, max_lens[b],
