@@ -7,14 +7,18 @@ to make or open one (Writer only: the ODT test opens its export there).
 """
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
+
+import pytest
 
 from lxml import etree
 
 from engine.formats import detect, read_document, write_document
 from engine.formats.base import Translation
 from engine.inline import TaggedText
+from formats.docfiles import soffice, soffice_convert
 
 NS = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -32,6 +36,21 @@ MIME = {"ods": "application/vnd.oasis.opendocument.spreadsheet",
         "odp": "application/vnd.oasis.opendocument.presentation"}
 
 
+def _png() -> bytes:
+    """A valid 1x1 grey PNG: the package's thumbnail, a binary part the round trip keeps byte for byte."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\x80")) + chunk(b"IEND", b""))
+
+
+_PNG = _png()
+
+
 def make_package(path: Path, kind: str, body: str, auto_styles: str = "", master: str = "") -> Path:
     content = (f'<?xml version="1.0" encoding="UTF-8"?>\n<office:document-content {DECL} office:version="1.3">'
                f"<office:automatic-styles>{auto_styles}</office:automatic-styles>"
@@ -44,12 +63,14 @@ def make_package(path: Path, kind: str, body: str, auto_styles: str = "", master
                 f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{MIME[kind]}"/>'
                 '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
                 '<manifest:file-entry manifest:full-path="styles.xml" manifest:media-type="text/xml"/>'
+                # every part is listed: LibreOffice refuses a package with an unlisted one ("could not be loaded")
+                '<manifest:file-entry manifest:full-path="Thumbnails/thumbnail.png" manifest:media-type="image/png"/>'
                 "</manifest:manifest>")
     with zipfile.ZipFile(path, "w") as z:
         z.writestr(zipfile.ZipInfo("mimetype"), MIME[kind])
         z.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
         z.writestr("styles.xml", styles, zipfile.ZIP_DEFLATED)
-        z.writestr("Thumbnails/thumbnail.png", b"\x89PNG\r\n\x1a\n not really", zipfile.ZIP_STORED)
+        z.writestr("Thumbnails/thumbnail.png", _PNG, zipfile.ZIP_STORED)
         z.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
     return path
 
@@ -170,3 +191,29 @@ def test_odp_round_trips(tmp_path):
     assert frames[0].get(f"{{{NS['svg']}}}x") == "2cm"
     again = read_document(out, src_lang="en")
     assert [s.source.plain() for s in again.segments] == [s.source.plain().upper() for s in doc.segments]
+
+
+# -------------------------------------------------------------------- LibreOffice opens the translations
+def _calc_impress() -> bool:
+    """LibreOffice with Calc and Impress (Debian: libreoffice-calc-nogui, libreoffice-impress-nogui)."""
+    exe = soffice()
+    if exe is None:
+        return False
+    program = Path(os.path.realpath(exe)).parent
+    return any(program.glob("libsclo.so*")) and any(program.glob("libsdlo.so*"))
+
+
+@pytest.mark.skipif(not _calc_impress(), reason="LibreOffice Calc and Impress not installed")
+@pytest.mark.parametrize("kind, name", [("ods", "prices.ods"), ("odp", "talk.odp")])
+def test_translated_spreadsheet_and_presentation_open_in_libreoffice(tmp_path, kind, name):
+    path = (make_package(tmp_path / name, "ods", SHEET) if kind == "ods"
+            else make_package(tmp_path / name, "odp", SLIDES, master=MASTER))
+    doc = read_document(path, src_lang="en")
+    out = tmp_path / "out" / name
+    out.parent.mkdir()
+    write_document(path, out, _upper(doc), format="odf", src_lang="en")
+    soffice_convert(out, tmp_path, "pdf")
+    # and what LibreOffice writes back from it still reads as the translation
+    again = soffice_convert(out, tmp_path / "lo", kind)
+    texts = [s.source.plain() for s in read_document(again, src_lang="en").segments]
+    assert "OPEN THE FILE." in " ".join(texts) or "WELCOME TO VERSO" in texts
