@@ -145,3 +145,34 @@ def test_an_entry_that_inflects_is_met_by_another_form_of_its_word(translator, m
     assert translator._inflections("Katzen") == ["Katze"]
     r = translator.translate([src], beam=4, terms=[[_term(src, "cat", "Katzen", inflect=True)]])[0]
     assert r.text == plain
+
+
+def test_a_term_is_proposed_as_a_word_and_after_a_tag_in_its_bare_form():
+    terms = [[[10, 11], [20, 11]]]  # "▁Datei" and, as after a tag, "Datei" (tokens 10 / 20)
+    starts = frozenset({10})
+    assert ConstraintState().next_tokens(terms, None, starts) == [10]
+    assert ConstraintState().next_tokens(terms, None, starts, after_glue=True) == [20]
+    assert ConstraintState().next_tokens(terms, [False], starts) == []  # its gate is shut
+    assert ConstraintState().advance(20, terms).cur == 0  # the bare form still counts when the model writes it
+
+
+def test_the_source_span_of_a_term_is_its_words_pieces(translator):
+    src = "The small woman sees the green car."
+    ids = translator._src_ids(src)
+    pieces = translator.loaded.src_vocab.pieces(ids)
+    a, b = translator._source_span(src, ids, (src.index("woman"), src.index("woman") + 5))
+    assert "".join(pieces[a:b]).replace("\u2581", "") == "woman"
+    a, b = translator._source_span(src, ids, (src.index("green"), src.index("car") + 3))
+    assert "".join(pieces[a:b]).replace("\u2581", "") == "greencar."  # whole words, their punctuation too
+
+
+def test_a_long_sentence_with_placed_terms_is_cut_and_each_piece_gets_its_terms():
+    from engine.nmt.translator import _terms_of_pieces
+
+    text = "Open the file. Then close the folder."
+    plan = (["Open the file.", "Then close the folder."], [" ", ""])
+    file, folder = Term(("Datei",), (9, 13)), Term(("Ordner",), (30, 36))
+    assert _terms_of_pieces(text, plan, [file, folder]) == (
+        plan, [[file], [Term(("Ordner",), (15, 21))]])
+    across = Term(("x",), (9, 20))  # "file. Then": in two pieces -- the sentence stays whole
+    assert _terms_of_pieces(text, plan, [across]) == (([text], [""]), [[across]])
