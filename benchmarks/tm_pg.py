@@ -230,6 +230,19 @@ def concurrency(url: str, srv, pool, queries, clients: int, seconds: float, down
             "units_lost": lost, "units_duplicated": dup, "units_in_tm": len(got)}
 
 
+def _pgserver():
+    """The test suite's server starter (tests/ is no package: a ``tests`` package some dependency installs in
+    site-packages would shadow it, so it is loaded by path)."""
+    import importlib.util
+
+    from benchmarks.paths import ROOT
+
+    spec = importlib.util.spec_from_file_location("verso_pgserver_helper", ROOT / "tests" / "pgserver_helper.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[100_000])
@@ -252,9 +265,7 @@ def main() -> None:
     srv = None
     url = args.url
     if not url:
-        from tests.pgserver_helper import start_server
-
-        url, srv, why = start_server(fast=False, use_env=False)
+        url, srv, why = _pgserver().start_server(fast=False, use_env=False)
         if not url:
             sys.exit(why)
     try:

@@ -78,12 +78,12 @@ def speed(steps: int, threads: list[int], names: list[str]) -> list[dict]:
 def run_pair(pair: str, budget: float, *, extra: list[str]) -> Path:
     src, tgt, docs, sl, tl = PAIRS[pair]
     out = RUNS / "pairs" / f"{pair}-{int(budget)}"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "engine", "train", "--corpus", str(SHARED_DATA / src), str(SHARED_DATA / tgt),
            str(SHARED_DATA / docs), "--src-lang", sl, "--tgt-lang", tl, "--out", str(out),
            "--time-budget", str(budget), "--device", "cpu", "--events", *extra]
     print(" ".join(cmd), file=sys.stderr)
-    with open(out.parent / f"{out.name}.events.jsonl", "ab") as fh:
+    with open(out / "events.jsonl", "ab") as fh:  # where the editor's runs keep theirs (engine.training.runs)
         subprocess.run(cmd, stdout=fh, check=True)
     return out
 
