@@ -56,7 +56,8 @@ def launch(out: str | Path, args: list[str], *, env: dict | None = None) -> int:
         raise ConfigError(f"{out}: a training run is already running there (process {st.pid})")
     argv = [sys.executable, "-m", "engine", *args]
     kind = "finetune" if args and args[0] == "finetune" else "train"
-    with open(out / EVENTS, "ab") as ev, open(out / STDERR, "ab") as err:
+    # events accumulate over attempts (the dialog reads them all); errors are those of the latest attempt
+    with open(out / EVENTS, "ab") as ev, open(out / STDERR, "wb") as err:
         kw: dict = {"start_new_session": True} if os.name == "posix" else {
             "creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
             | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
