@@ -288,21 +288,34 @@ def shoot(out: Path, work: Path, model: str) -> int:
         pump(app, 0.3)
         save(win.dock_alignment, "panel-alignment-forced.png")
 
-    # -- fine-tune: a short run to the end on the synthetic corpus (or the demo TM)
-    dlg = win.finetune_dialog()
-    dlg.resize(720, 640)
+    # -- train a model: a short run to the end on the synthetic corpus (or the demo TM), then the model list
+    dlg = win.training_dialog()
+    dlg.resize(760, 680)
     dlg.show()
+    dlg.new_model.setChecked(True)
+    if corpus is None:  # the synthetic corpus of the NMT tests: a few hundred pairs train in a minute
+        sys.path.insert(0, str(ROOT / "tests" / "nmt"))
+        from toydata import write_corpus
+
+        corpus = write_corpus(work / "corpus", n_train=400, n_dev=40)
     if corpus is not None:
         csv = work / "mine.csv"
-        src = corpus["dev_en"].read_text(encoding="utf-8").splitlines()
-        tgt = corpus["dev_de"].read_text(encoding="utf-8").splitlines()
+        src = corpus["train_en"].read_text(encoding="utf-8").splitlines()
+        tgt = corpus["train_de"].read_text(encoding="utf-8").splitlines()
         csv.write_text("en,de\n" + "".join(f'"{s}","{t}"\n' for s, t in zip(src, tgt)), encoding="utf-8")
         dlg.add_file(csv)
-    dlg.epochs.setValue(2)
+    dlg.minutes.setValue(0)
+    dlg.max_steps = 150
     dlg.start_run()
-    wait(app, lambda: dlg.final is not None and not dlg.running(), 300)
+    wait(app, lambda: dlg.final is not None and not dlg.run.running(), 600)
     pump(app, 0.3)
-    save(dlg, "dialog-finetune.png")
+    save(dlg, "dialog-train.png")
+    dlg.close()
+    dlg = win.models_dialog()
+    dlg.resize(1000, 360)
+    dlg.show()
+    pump(app, 0.3)
+    save(dlg, "dialog-models.png")
     dlg.close()
     win.close()
     print("\n".join(f"{out / n}" for n in saved))
