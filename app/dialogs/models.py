@@ -25,18 +25,20 @@ from app.workers import Worker, start
 from engine.errors import VersoError
 from engine.training import models
 
-COLUMNS = ("Model", "Kind", "Test BLEU: TM copy → model + memory", "Size", "Date", "Data")
+COLUMNS = ("Model", "Kind", "Test BLEU: TM copy / model / model + memory", "Size", "Date", "Data")
 
 
 def _scores(info: models.ModelInfo) -> str:
+    """Overall, then per band: TM copy / model alone / model with memory, on the model's own test documents."""
     overall = info.scores.get("overall", {}).get("bleu", {})
     if not overall:
         return "–"
-    bands = info.band_row("model_memory") or info.band_row("model")
-    copy = info.band_row("tm_copy")
-    by_band = ", ".join(f"{b}: {copy.get(b, 0):.0f}→{v:.0f}" for b, v in bands.items())
-    best = overall.get("model_memory", overall.get("model", 0.0))
-    return f"{overall.get('tm_copy', 0.0):.1f} → {best:.1f} ({by_band})"
+
+    def row(d: dict) -> str:
+        return " / ".join(f"{d[k]:.1f}" if k in d else "–" for k in ("tm_copy", "model", "model_memory"))
+
+    bands = "; ".join(f"{b['band']}: {row(b['bleu'])}" for b in info.scores.get("bands", []))
+    return f"{row(overall)}  ({bands})"
 
 
 class ModelsDialog(QDialog):

@@ -39,10 +39,6 @@ class ModelInfo:
     scores: dict = field(default_factory=dict)   # the test table after training ({} when unknown)
     base_model: str = ""
 
-    def band_row(self, system: str) -> dict[str, float]:
-        """``{band: BLEU}`` of ``system`` (tm_copy, model, model_memory) on the model's test documents."""
-        return {b["band"]: b["bleu"][system] for b in self.scores.get("bands", []) if system in b["bleu"]}
-
 
 def search_folders(project=None) -> list[tuple[Path, str]]:
     """(folder holding model folders, kind of what it holds), most specific first."""

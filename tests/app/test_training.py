@@ -91,6 +91,12 @@ def test_training_from_the_menu_outlives_the_window_resumes_and_is_accepted(qtbo
     from engine.nmt.translator import Translator
 
     assert Translator.load(out).loaded.cfg.data.tgt_lang == "de"
+    # Tools > Models lists it, in use, with its test scores (TM copy / model / model + memory) and its data
+    models = win2.models_dialog()
+    qtbot.addWidget(models)
+    row = next(r for r, i in enumerate(models.infos) if i.path == out)
+    assert "(in use)" in models.table.item(row, 0).text() and models.table.item(row, 1).text() == "trained"
+    assert models.table.item(row, 2).text().count(" / ") >= 2 and "mine.csv" in models.table.item(row, 5).text()
     win2.close()
 
 
