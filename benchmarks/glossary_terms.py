@@ -63,6 +63,7 @@ def main() -> int:
     ap.add_argument("--no-spans", dest="spans", action="store_false",
                     help="give the search the target terms only, not where their source terms are")
     ap.add_argument("--show", action="store_true", help="print each sentence, its terms and its translation")
+    ap.add_argument("--out", help="folder for ref.de and MODE.hyp (for python -m engine.nmt.significance)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     ui = ui_glossary()
@@ -110,6 +111,12 @@ def main() -> int:
                 print(f"[{mode}] {s}\n    terms: {[h.entry.target for h in hits.values()]}\n    -> {text}",
                       file=sys.stderr)
         refs = [r for _, r, _ in tests]
+        if a.out:
+            from pathlib import Path
+
+            Path(a.out).mkdir(parents=True, exist_ok=True)
+            (Path(a.out) / "ref.de").write_text("".join(r + "\n" for r in refs), encoding="utf-8")
+            (Path(a.out) / f"{mode}.hyp").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
         many = [t for t, (_, _, ps) in zip(times, tests) if len(ps) >= 3]  # the sentences with 3+ terms
         times.sort()
         out[mode] = {"term_use": round(used / max(1, out["terms"]), 4),
