@@ -44,6 +44,8 @@ class TrainingChoice:
             args = ["finetune", "--base", str(self.base), "--out", str(self.out)]
             for s in self.tms + self.files:
                 args += ["--data", s]
+            for c in self.corpora:
+                args += ["--corpus", *c]
         else:
             args = ["train", "--out", str(self.out)]
             for s in self.tms:

@@ -222,7 +222,7 @@ class TrainingDialog(QDialog):
         name = f"finetuned-{stamp}" if fine else f"{self.project.src_lang}-{self.project.tgt_lang}-{stamp}"
         return TrainingChoice(out=Path(self.project.folder) / "models" / name, tms=self.chosen_sources(True),
                               files=self.chosen_sources(False),
-                              corpora=[] if fine else list(self.corpora), src_lang=self.project.src_lang,
+                              corpora=list(self.corpora), src_lang=self.project.src_lang,
                               tgt_lang=self.project.tgt_lang, base=self.current_model if fine else None,
                               minutes=self.minutes.value(), device=str(self.device.currentData() or "auto"),
                               threads=self.threads, max_steps=self.max_steps)

@@ -15,9 +15,11 @@ def register(sub) -> None:
                                         "(JSON-lines progress events)")
     p.add_argument("--base", required=True, metavar="MODEL_DIR", help="model folder to start from (not modified)")
     p.add_argument("--out", required=True, metavar="MODEL_DIR", help="new model folder (empty, or a cancelled run)")
-    p.add_argument("--data", action="append", default=[], metavar="PATH", required=True,
+    p.add_argument("--data", action="append", default=[], metavar="PATH",
                    help="a TM folder or postgresql:// URL, TMX or bilingual CSV/TSV/PO/XLIFF file "
                         "(repeat for several)")
+    p.add_argument("--corpus", action="append", nargs="+", default=[], metavar="FILE",
+                   help="line-aligned SRC TGT [DOCS] files (repeat for several)")
     p.add_argument("--src-lang", default="")
     p.add_argument("--tgt-lang", default="")
     p.add_argument("--epochs", type=int, default=3, help="epoch budget (default 3)")
@@ -40,8 +42,12 @@ def cmd_finetune(a) -> int:
     from engine.cli.nmt import _run_flow
     from engine.training.flow import TrainRequest
 
+    from engine.errors import ConfigError
+
+    if not a.data and not a.corpus:
+        raise ConfigError("give the data to fine-tune on: --data TM_OR_FILE or --corpus SRC TGT")
     tms = [d for d in a.data if "://" in d or Path(d).is_dir()]
-    files = [[d] for d in a.data if d not in tms]
+    files = [[d] for d in a.data if d not in tms] + [list(c) for c in a.corpus]
     req = TrainRequest.from_dict({
         "out": a.out, "base_model": a.base, "tms": tms, "corpora": files, "src_lang": a.src_lang,
         "tgt_lang": a.tgt_lang, "epochs": a.epochs, "max_steps": a.max_steps, "time_budget_s": a.time_budget,

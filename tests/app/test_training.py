@@ -196,5 +196,6 @@ def test_the_dialog_builds_the_command_the_background_process_runs(qtbot, tmp_pa
     assert args[0] == ("finetune" if fine else "train")
     assert args[args.index("--time-budget") + 1] == "7200"
     assert ("--tm" in args) != fine and ("--data" in args) == fine
-    assert ("--corpus" in args) == (not fine)  # a line-aligned corpus trains a new model
+    assert args[args.index("--corpus") + 1:args.index("--corpus") + 3] == [str(tmp_path / "a.en"),
+                                                                          str(tmp_path / "a.de")]
     project.close()
