@@ -83,10 +83,18 @@ class SegmentFlow(QObject):
             self._last_hits = ((id(self.terms), row), self.terms.find(self.model.segment(row).source.text))
         return self._last_hits[1]
 
-    def term_targets(self, row: int) -> list[str]:
-        """The glossary's target terms for ``row``'s source, each once (what the suggestion uses,
-        as the preference *Use glossary terms in suggestions* says)."""
-        return list(dict.fromkeys(h.entry.target for h in self._hits(row) if h.entry.targets))
+    def suggestion_terms(self, row: int) -> list:
+        """The glossary hits of ``row``'s source the suggestion uses (as the preference *Use glossary
+        terms in suggestions* says), one per entry: each carries its entry's accepted targets and the
+        source span, so the search writes the term where the attention is on it."""
+        seen: set = set()
+        out = []
+        for h in self._hits(row):
+            key = tuple(h.entry.targets)
+            if key and key not in seen:
+                seen.add(key)
+                out.append(h)
+        return out
 
     def look_up_terms(self, row: int) -> None:
         """The glossary terms of ``row``'s source: on the UI thread, as the index is in memory."""
@@ -142,7 +150,7 @@ class SegmentFlow(QObject):
         seg = self.model.segment(row)
         memories = self.memory_reads(found)
         self.found[row] = memories
-        self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row), self.term_targets(row))
+        self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row), self.suggestion_terms(row))
         if row + 1 < self.model.rowCount():
             self._prefetch(row + 1)
 
@@ -150,7 +158,7 @@ class SegmentFlow(QObject):
         """Look the next segment up in the TM and translate it ahead, both in the background."""
         src = self.model.segment(row).source
         ctx = self.context(row)
-        terms = self.term_targets(row)
+        terms = self.suggestion_terms(row)
         if self.tm is not None and self.tm.infos:
             k, tm = preferences().tm_matches, self.tm
             tm.run(lambda c: tm.search_now(c, src, k),
@@ -180,7 +188,7 @@ class SegmentFlow(QObject):
             return
         row = self.row
         self.nmt.complete((self.model.document_id, row, prefix), self.model.segment(row).source.text, prefix,
-                          self.found.get(row, []), self.context(row), self.term_targets(row))
+                          self.found.get(row, []), self.context(row), self.suggestion_terms(row))
 
     def _on_completion(self, key, view) -> None:
         if not self._current(key) or self.typed() != key[2]:

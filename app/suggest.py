@@ -96,7 +96,7 @@ MEMORY_NAMES = {"knn": "nearest-neighbour memory", "learned": "learned memory (S
 
 
 def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = "",
-                    context: Sequence[str] | None = None, terms: Sequence[str] = (), terms_mode: str = "off",
+                    context: Sequence[str] | None = None, terms: Sequence = (), terms_mode: str = "off",
                     memory_mode: str = "auto"):
     """Translate one sentence: the TM matches (:class:`~app.tmservice.FoundMatch`) read by the
     memory ``memory_mode`` names (or the one the model has), the previous sources of the
@@ -107,6 +107,17 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     pairs = tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
     req = TranslationRequest(text, prefix, pairs, tuple(context) if context is not None else None, tuple(terms))
     return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode)
+
+
+def _targets(term) -> tuple[str, ...]:
+    """A term's accepted target forms: a target string, or a glossary hit's entry targets."""
+    return (term,) if isinstance(term, str) else tuple(term.entry.targets)
+
+
+def _term_key(term) -> str:
+    if isinstance(term, str):
+        return term
+    return f"{term.start}:{term.end}:{int(bool(getattr(term.entry, 'inflect', False)))}:" + "|".join(_targets(term))
 
 
 class NMTService(QObject):
@@ -189,10 +200,11 @@ class NMTService(QObject):
     # -- requests ----------------------------------------------------------------
     def _key(self, text: str, memories, context=(), terms=()) -> str:
         return "\x00".join([text, *(m.match.target.text for m in (memories or ())),
-                             "\x01", *(context or ()), "\x02", self.terms_mode, self.memory_mode, *terms])
+                             "\x01", *(context or ()), "\x02", self.terms_mode, self.memory_mode,
+                             *map(_term_key, terms)])
 
     def suggest(self, key, text: str, memories: Sequence | None = None,
-                context: Sequence[str] | None = None, terms: Sequence[str] = ()) -> None:
+                context: Sequence[str] | None = None, terms: Sequence = ()) -> None:
         """``context``: the sources of the previous segments of the document, oldest first;
         ``terms``: the glossary's target terms for this source (used as ``terms_mode`` says)."""
         if self.error and self.translator is None:
@@ -211,7 +223,7 @@ class NMTService(QObject):
                              tuple(terms))
 
     def prefetch(self, text: str, memories: Sequence | None = None, context: Sequence[str] | None = None,
-                 terms: Sequence[str] = ()) -> None:
+                 terms: Sequence = ()) -> None:
         """Translate ``text`` ahead (kept in the cache; never cancels the current request)."""
         ck = self._key(text, memories, context, terms)
         if self.error or not text.strip() or ck in self.cache or ck in self._inflight:
@@ -240,7 +252,7 @@ class NMTService(QObject):
             self._latest.request(waiting[1], self._translate, *args)
 
     def complete(self, key, text: str, prefix: str, memories: Sequence | None = None,
-                 context: Sequence[str] | None = None, terms: Sequence[str] = ()) -> None:
+                 context: Sequence[str] | None = None, terms: Sequence = ()) -> None:
         """Interactive translation: the rest of the translation after what the
         translator typed (prefix-constrained decoding); answers ``completion_ready``."""
         if self.translator is None or not prefix:
@@ -257,7 +269,8 @@ class NMTService(QObject):
                               terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode)
         view = view_of(text, res, memories)
         if terms and self.terms_mode != "off":
-            view.extra["terms"] = [t for t in terms if t in view.text]   # glossary terms the suggestion holds
+            # the glossary terms the suggestion holds (any accepted target of each)
+            view.extra["terms"] = [x for t in terms for x in _targets(t) if x in view.text]
         view.extra["key"] = self._key(text, memories, context, terms)
         if prefix:
             view.extra["prefix"] = prefix

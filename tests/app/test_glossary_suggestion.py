@@ -61,3 +61,23 @@ def test_glossary_terms_can_be_kept_out_of_the_suggestion(qtbot, glossary_projec
     win = _suggestion_for_row_0(qtbot, folder, "off")
     assert win.suggestion.current.text == tiny_translator.translate([SENTENCES[0]], beam=5)[0].text
     assert "terms" not in win.suggestion.current.extra
+
+
+def test_the_suggestion_gets_each_term_with_its_place_in_the_source(qtbot, glossary_project, monkeypatch):
+    """The editor hands the search the source span of each term (so it is written where the attention is
+    on it) and every accepted target of its entry, not a bare target string."""
+    from engine.nmt.translator import Term, Translator
+
+    seen = []
+    real = Translator.suggest
+
+    def spy(self, req, **kw):
+        seen.append(req)
+        return real(self, req, **kw)
+
+    monkeypatch.setattr(Translator, "suggest", spy)
+    folder, target = glossary_project
+    _suggestion_for_row_0(qtbot, folder, "enforce")
+    req = next(r for r in seen if r.source == SENTENCES[0])
+    term = Term.of(req.terms[0])
+    assert term.targets == (target,) and SENTENCES[0][slice(*term.span)] == "dog"
