@@ -221,16 +221,22 @@ def _inside(el, root) -> bool:
     return any(a is root for a in el.iterancestors())
 
 
+def _text_before(el, text: str | None) -> None:
+    """Append ``text`` to what comes just before ``el`` (the previous sibling's tail, or the parent's text)."""
+    if not text:
+        return
+    prev = el.getprevious()
+    if prev is not None:
+        prev.tail = (prev.tail or "") + text
+    else:
+        parent = el.getparent()
+        parent.text = (parent.text or "") + text
+
+
 def _drop(el) -> None:
     """Remove ``el``, its tail (text after it) kept in place."""
-    parent = el.getparent()
-    if el.tail:
-        prev = el.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + el.tail
-        else:
-            parent.text = (parent.text or "") + el.tail
-    parent.remove(el)
+    _text_before(el, el.tail)
+    el.getparent().remove(el)
 
 
 def _cut_between(a, b) -> None:
@@ -263,12 +269,7 @@ def _cut_between(a, b) -> None:
 def _put_inline(mark, src) -> None:
     """Put the content of the paragraph ``src`` (its text and children) just before ``mark``."""
     parent = mark.getparent()
-    if src.text:
-        prev = mark.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + src.text
-        else:
-            parent.text = (parent.text or "") + src.text
+    _text_before(mark, src.text)
     idx = parent.index(mark)
     for i, child in enumerate(list(src)):
         parent.insert(idx + i, child)
