@@ -43,6 +43,21 @@ def test_an_untouched_document_is_not_handed_to_the_writer(project, tmp_path):
     assert list(p.translations(doc)) == [seg.key]
 
 
+def test_a_target_set_in_the_millisecond_of_the_import_is_still_delivered(tmp_path):
+    """"Touched since the import" compares timestamps: an edit right after an import (a script, a
+    pre-translation in the same process) used to read as untouched and export as the original."""
+    src = tmp_path / "guide.xlf"
+    src.write_text(XLF, encoding="utf-8")
+    lost = 0
+    for i in range(40):
+        with Project.create(tmp_path / f"p{i}", src_lang="en", tgt_lang="de") as p:
+            doc = p.import_document(src)
+            seg = p.segments(doc)[1]
+            p.set_targets([(seg.id, "Öffnen Sie die Datei.")], status="confirmed")
+            lost += seg.key not in p.translations(doc)
+    assert lost == 0
+
+
 def test_export_refuses_tag_errors_naming_the_segments(project, tmp_path):
     p, doc, _ = project
     seg = p.segments(doc)[0]
