@@ -4,7 +4,7 @@ Headings, legal preambles and UI labels are often written in capitals ("THE
 COUNCIL OF THE EUROPEAN UNION,", "HAS ADOPTED THIS REGULATION:").  Subword
 vocabularies learnt on ordinary text cut such a segment into rare pieces and the
 model translates it badly (JRC-Acquis En->De, 46 all-caps test sentences: 24.5
-BLEU as written, 33.5 when case-folded; see benchmarks/RESULTS.md).  So the
+BLEU as written, 33.5 when case-folded; docs/history.md, session 5).  So the
 translator reads an all-caps segment in sentence case (``fold``) and writes its
 translation back in capitals (``restore``); the same is done for all-caps memory
 pairs and context sentences it reads with it.  Mixed-case text is never touched.

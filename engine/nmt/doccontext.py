@@ -294,7 +294,7 @@ def window_batches(examples: list, batch_tokens: int, *, seed: int | None = None
     over many batches and summarise its sentences up to K times.  The price is
     padding: on the KDE manuals (K = 3, 4000 tokens) window batches read 61 % fewer
     context sentences but pad 8x more source tokens in 2.7x more batches
-    (benchmarks/doc_efficiency.py), so length buckets stay the default."""
+    (experiments/doccontext/efficiency.py), so length buckets stay the default."""
     import random
 
     from engine.nmt.data import pack_batches

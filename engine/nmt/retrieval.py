@@ -29,7 +29,7 @@ from engine.fsutil import atomic_write
 CACHE_VERSION = 1
 #: Fuzzy score a TM pair needs for the memory to read it at translation (``verso translate/eval --min-score``,
 #: the editor's setting ``nmt/memory_min_score``; the editor's TM lookup itself stops at 0.3).  Lower matches
-#: are left out: the model then translates as without them.  Measured (benchmarks/RESULTS.md, issue 5,
+#: are left out: the model then translates as without them.  Measured (experiments/segnmt/RESULTS.md, issue 5,
 #: session 14): on the KDE manuals BLEU-neutral against reading the top 4 whatever their score (dev +0.18,
 #: test -0.14, neither significant), and the suggestion's p95 latency on a 2-core VM 349 -> 212 ms (int8, K = 4).
 MEMORY_MIN_SCORE = 0.3
