@@ -202,9 +202,9 @@ class ExperimentConfig:
             raise ConfigError(f"{where}: expected a table/object at the top level")
         _reject_unknown(d, {"data", "model", "train"}, where)
         cfg = cls(
-            data=_build(DataConfig, d.get("data", {}), f"{where}: [data]"),
-            model=_build(ModelConfig, d.get("model", {}), f"{where}: [model]"),
-            train=_build(TrainConfig, d.get("train", {}), f"{where}: [train]"),
+            data=build_strict(DataConfig, d.get("data", {}), f"{where}: [data]"),
+            model=build_strict(ModelConfig, d.get("model", {}), f"{where}: [model]"),
+            train=build_strict(TrainConfig, d.get("train", {}), f"{where}: [train]"),
         )
         cfg.data.src_lang = normalize_lang(cfg.data.src_lang)
         cfg.data.tgt_lang = normalize_lang(cfg.data.tgt_lang)
@@ -270,7 +270,7 @@ def _read_merged(path: Path, seen: tuple[Path, ...]) -> dict:
         if not isinstance(sec, dict):
             raise ConfigError(f"{where}: [{section}]: expected a table/object")
         cls = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig}[section]
-        _build(cls, sec, f"{where}: [{section}]")  # unknown keys and wrong types, named in this file
+        build_strict(cls, sec, f"{where}: [{section}]")  # unknown keys and wrong types, named in this file
     folder = path.resolve().parent
     for section, names in PATH_FIELDS.items():
         sec = d.get(section, {})
@@ -342,7 +342,8 @@ def _reject_unknown(d: dict, known: set[str], where: str) -> None:
                           f"(known: {', '.join(sorted(known))})")
 
 
-def _build(cls, d: Any, where: str):
+def build_strict(cls, d: Any, where: str):
+    """``cls(**d)`` for a dataclass, refusing unknown keys and wrong types with errors naming ``where``."""
     if not isinstance(d, dict):
         raise ConfigError(f"{where}: expected a table/object")
     hints = typing.get_type_hints(cls)

@@ -35,7 +35,6 @@ import os
 import shutil
 import threading
 import time
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -87,31 +86,11 @@ class TrainRequest:
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "training request") -> "TrainRequest":
-        if not isinstance(d, dict):
-            raise ConfigError(f"{where}: expected an object")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - names)
-        if unknown:
-            raise ConfigError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
-        if not d.get("out"):
+        from engine.nmt.config import build_strict
+
+        if isinstance(d, dict) and not d.get("out"):
             raise ConfigError(f"{where}: out is required")
-        hints = typing.get_type_hints(cls)
-        kw = {}
-        for k, v in d.items():
-            tp = hints[k]
-            if tp is float and isinstance(v, int) and not isinstance(v, bool):
-                v = float(v)
-            if tp == list[str]:
-                ok = isinstance(v, list) and all(isinstance(x, str) for x in v)
-            elif tp == list[list[str]]:
-                ok = isinstance(v, list) and all(isinstance(x, list) and all(isinstance(y, str) for y in x)
-                                                 for x in v)
-            else:
-                ok = isinstance(v, tp) and not (tp in (int, float) and isinstance(v, bool))
-            if not ok:
-                raise ConfigError(f"{where}: {k} has the wrong type ({v!r})")
-            kw[k] = v
-        req = cls(**kw)
+        req = build_strict(cls, d, where)  # the experiment config's strict reader: unknown keys, wrong types
         if req.time_budget_s < 0 or req.max_steps < 0 or req.epochs < 0:
             raise ConfigError(f"{where}: budgets cannot be negative")
         return req

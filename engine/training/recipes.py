@@ -147,9 +147,10 @@ def choose(n_pairs: int, target_tokens: int, budget_s: float, hw: Hardware, *, n
         if budget_s:
             ok = [r for r in fits if _steps(r, budget_s, threads) >= MIN_STEPS]
             pick = ok[-1] if ok else fits[0]
-            why = (f"{n_pairs:,} pairs; the budget affords {_steps(pick, budget_s, threads):,} updates "
-                   f"(~{_steps(pick, budget_s, threads) * pick.batch_tokens * BATCH_FILL / max(1, target_tokens * 1.3):.1f} "
-                   f"passes over the data) at the {pick.speed(threads):,.0f} target tokens/s measured for it")
+            n = _steps(pick, budget_s, threads)
+            passes = n * pick.batch_tokens * BATCH_FILL / max(1, target_tokens * 1.3)
+            why = (f"{n_pairs:,} pairs; the budget affords {n:,} updates (~{passes:.1f} passes over the data) "
+                   f"at the {pick.speed(threads):,.0f} target tokens/s measured for it")
         else:
             pick = fits[-1]
             why = f"{n_pairs:,} pairs, no time budget: the largest recipe the data size allows"
