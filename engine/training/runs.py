@@ -91,8 +91,22 @@ def _alive(pid: int, out: Path) -> bool:
     return True
 
 
-def read_events(out: str | Path) -> list[dict]:
-    return EventTail(out).read()
+def _last_event(out: Path, window: int = 1 << 16) -> dict:
+    """The last whole event of ``OUT/events.jsonl``, reading only the file's end (the editor asks
+    several times a second while the file grows by a line per logged step)."""
+    try:
+        with open(out / EVENTS, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - window))
+            data = fh.read()
+    except FileNotFoundError:
+        return {}
+    for raw in reversed(data[:data.rfind(b"\n") + 1].splitlines()):
+        ev = EventTail.parse(raw)
+        if ev is not None:
+            return ev
+    return {}
 
 
 class EventTail:
@@ -111,15 +125,16 @@ class EventTail:
             return []
         end = data.rfind(b"\n") + 1
         self.offset += end
-        events = []
-        for raw in data[:end].splitlines():
-            try:
-                ev = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(ev, dict) and "event" in ev:
-                events.append(ev)
-        return events
+        return [ev for ev in map(self.parse, data[:end].splitlines()) if ev is not None]
+
+    @staticmethod
+    def parse(raw: bytes) -> dict | None:
+        """One line as an event, or None (not JSON, not an event)."""
+        try:
+            ev = json.loads(raw)
+        except ValueError:
+            return None
+        return ev if isinstance(ev, dict) and "event" in ev else None
 
 
 def status(out: str | Path) -> RunStatus:
@@ -136,8 +151,7 @@ def status(out: str | Path) -> RunStatus:
         return RunStatus(out, "none")
     pid = run.get("pid") or rec.get("pid")
     kind = run.get("kind") or rec.get("kind", "")
-    events = read_events(out)
-    last = events[-1] if events else {}
+    last = _last_event(out)
     if pid and _alive(int(pid), out):
         return RunStatus(out, "running", int(pid), kind, last)
     if rec.get("status") == "finished":
