@@ -622,7 +622,7 @@ class MainWindow(QMainWindow):
             ed.replace_text(text)
             ed.blockSignals(False)
             # Qt merges typing that follows into the insertion's undo command, so one Ctrl+Z
-            # took both away (issue 22, item 7): the editor's undo starts afresh here and the
+            # took both away: the editor's undo starts afresh here and the
             # insertion itself is the window's history step.
             ed.document().clearUndoRedoStacks()
             ed.setFocus()
@@ -664,8 +664,8 @@ class MainWindow(QMainWindow):
         cur.beginEditBlock()
         cur.insertText(entries[n].target)
         cur.endEditBlock()
-        # Qt merges an insertion and the typing right after it into one undo command (issue 22,
-        # item 7); an unmodified document starts a new one, so Ctrl+Z takes the term alone.
+        # Qt merges an insertion and the typing right after it into one undo command;
+        # an unmodified document starts a new one, so Ctrl+Z takes the term alone.
         ed.document().setModified(False)
         ed.setTextCursor(cur)
         ed.setFocus()

@@ -1,4 +1,4 @@
-"""``verso knn calibrate``: the nearest-neighbour memory's T_lambda for a model folder (issue 24).
+"""``verso knn calibrate``: the nearest-neighbour memory's T_lambda for a model folder.
 
 torch is imported inside the handler, so other command groups start fast.
 """

@@ -112,7 +112,7 @@ def _split_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _tm_args(p: argparse.ArgumentParser) -> None:
-    """Search-engine guided NMT: the TM the model's memory reads (issue 5)."""
+    """Search-engine guided NMT: the TM the model's memory reads."""
     p.add_argument("--tm", metavar="TM_DIR", help="translation memory to retrieve pairs from (SEG-NMT models; "
                    "eval: adds BLEU per fuzzy band of TM copy, model without and with memory)")
     g = p.add_mutually_exclusive_group()
@@ -145,7 +145,7 @@ def _fraction(text: str) -> float:
 
 
 def _docs_arg(p: argparse.ArgumentParser) -> None:
-    """Documents for models with cross-sentence context (issue 7)."""
+    """Documents for models with cross-sentence context."""
     p.add_argument("--docs", metavar="FILE",
                    help="document id of each source line (one per line): document-context models read the "
                         "previous sentences of the same document; without it, '<d>' marker lines start "

@@ -22,9 +22,9 @@ from engine.nmt.model import RNNSearch
 def build_model(cfg: ModelConfig) -> RNNSearch:
     """The model of ``cfg`` (parameters initialised, train mode)."""
     sources = []
-    if cfg.memory != "none":      # search-engine guided NMT (issue 5)
+    if cfg.memory != "none":      # search-engine guided NMT (Gu et al. 2018)
         sources.append(MemorySource)
-    if cfg.doc_context:           # cross-sentence context (issue 7)
+    if cfg.doc_context:           # cross-sentence context
         sources.append(DocContext)
-    sources.append(KnnMemory)     # memory without training (issue 24)
+    sources.append(KnnMemory)     # memory without training (kNN)
     return RNNSearch(cfg, sources)

@@ -168,7 +168,7 @@ class TrainConfig:
     threads: int = 0             # CPU threads (0: torch default)
     save_dtype: Literal["float32", "float16"] = "float32"
     # "length": length-bucketed batches; "window": runs of consecutive corpus sentences (documents in
-    # order), so that a document-context batch shares its previous-sentence summaries (issue 7)
+    # order), so that a document-context batch shares its previous-sentence summaries
     batching: Literal["length", "window"] = "length"
     # search-engine guided NMT (model.memory != "none"; Algorithm 2 of Gu et al. 2018)
     memory_k_train: int = 1      # retrieved pairs per training pair (never the pair itself)
@@ -176,7 +176,7 @@ class TrainConfig:
     init_from: str = ""          # model folder or .safetensors to start from (matching tensors)
     memory_only: bool = False    # with init_from: train only the memory parts
     # with init_from and model.doc_context: train only the document-context parts; the projections
-    # of D start at zero, so training starts from the baseline's own translations (issue 7)
+    # of D start at zero, so training starts from the baseline's own translations
     context_only: bool = False
     # share of training pairs (drawn anew each epoch) that read themselves as a 100 % match
     # (score 1.0) in place of their best neighbour.  Not in Gu et al., who never show a pair
@@ -322,7 +322,7 @@ def portable_paths(d: dict, folder: str | Path) -> dict:
     """A copy of config dict ``d`` whose file paths name no folder of this
     machine (:func:`portable_path` against the model folder ``folder``): what
     a model folder's config.json holds, so that sharing a model does not
-    reveal its maker's folders (issue 23).  Anything not a path is unchanged."""
+    reveal its maker's folders.  Anything not a path is unchanged."""
     if not isinstance(d, dict):
         return d
     out = dict(d)

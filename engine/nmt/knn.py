@@ -18,7 +18,7 @@ Each decoder step t, with o_t the query made the same way (notation: N slots, k 
     lambda_t = max(0, 1 - d_min / T_lambda)                               (B, 1)
     p(y)     = lambda_t p_kNN(y) + (1 - lambda_t) p_model(y)             (in log space)
 
-k = 1 by default: with k = 4 the second pair's keys broke 100 % matches (issue 24's prototype).
+k = 1 by default: with k = 4 the second pair's keys broke 100 % matches (the prototype's measurement, docs/history.md).
 T_lambda belongs to the model: :mod:`engine.nmt.knn_calibrate` measures it on the model's dev
 set and stores it in the model folder (``knn.json``, :class:`KnnSettings`).  A sentence with no
 retrieved pair, or whose keys are all farther than T_lambda, gets exactly the model's output

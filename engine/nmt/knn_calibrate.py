@@ -1,4 +1,4 @@
-"""T_lambda for a model: how far a nearest neighbour may be and still be copied (issue 24).
+"""T_lambda for a model: how far a nearest neighbour may be and still be copied.
 
 On the model's dev set, each sentence with retrieved pairs (top-K at the minimum match) is read
 teacher-forced along its reference with the nearest-neighbour datastore of its pairs.  At every

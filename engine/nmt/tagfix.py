@@ -17,7 +17,12 @@ The model's own placement is kept wherever it is already valid.  Pure Python.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.inline import TaggedText, tag_char, tag_number
+
+if TYPE_CHECKING:
+    from engine.nmt.translator import TranslationResult
 
 
 def _tag_word_index(words: list[str], n: int) -> int | None:
@@ -154,9 +159,11 @@ def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
     return "".join(chars)
 
 
-def restore_markup(text: str, source: TaggedText, result=None) -> str:
+def restore_markup(text: str, source: TaggedText, result: TranslationResult | None = None) -> str:
     """The translation with the source's original markup in place of its tags (what the command
     line prints), after :func:`repair` with the alignment of ``result`` when given."""
-    fixed = repair(text, source, words=getattr(result, "words", None), src_words=getattr(result, "src_words", None),
-                   links=getattr(result, "links", None))
+    if result is None:
+        fixed = repair(text, source)
+    else:
+        fixed = repair(text, source, words=result.words, src_words=result.src_words, links=result.links)
     return TaggedText(fixed, source.tags).original()
