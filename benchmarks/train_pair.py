@@ -4,9 +4,12 @@ pairs other than En->De within a CPU time budget.
     python -m benchmarks.train_pair speed [--steps 40] [--threads 1 2]
         target tokens/s of every CPU recipe (engine/training/recipes.py) on 5,000
         En->Fr JRC-Acquis sentences: the table's throughput column
-    python -m benchmarks.train_pair run --pair jrc-en-fr --budget 1800
-        `verso train --corpus SRC TGT DOCS --time-budget B` into $VERSO_RUNS/pairs/PAIR-B
+    python -m benchmarks.train_pair run --pair jrc-en-fr --budget 1800 [--name N] [-- --recipe cpu-small ...]
+        `verso train --corpus SRC TGT DOCS --time-budget B` into $VERSO_RUNS/pairs/PAIR-B (or N);
+        run again, it resumes a cancelled run with the time spent counted
     python -m benchmarks.train_pair table
+    python -m benchmarks.train_pair curve RUN [RUN...]
+        dev BLEU (greedy) against training minutes of runs: two recipes compared at equal time
         the before/after band tables of every finished run (markdown)
 
 Pairs: ``jrc-en-fr`` (JRC-Acquis, 238 laws), ``pydocs-en-fr`` (Python docs, 452
@@ -75,9 +78,9 @@ def speed(steps: int, threads: list[int], names: list[str]) -> list[dict]:
     return rows
 
 
-def run_pair(pair: str, budget: float, *, extra: list[str]) -> Path:
+def run_pair(pair: str, budget: float, *, extra: list[str], name: str = "") -> Path:
     src, tgt, docs, sl, tl = PAIRS[pair]
-    out = RUNS / "pairs" / f"{pair}-{int(budget)}"
+    out = RUNS / "pairs" / (name or f"{pair}-{int(budget)}")
     out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "engine", "train", "--corpus", str(SHARED_DATA / src), str(SHARED_DATA / tgt),
            str(SHARED_DATA / docs), "--src-lang", sl, "--tgt-lang", tl, "--out", str(out),
@@ -109,6 +112,20 @@ def table() -> str:
     return "\n".join(rows)
 
 
+def curve(names: list[str]) -> str:
+    """Markdown: per run, its dev evaluations as (training minutes, step, dev BLEU)."""
+    rows = ["| run | recipe | training min | step | dev BLEU |", "|---|---|---|---|---|"]
+    for name in names:
+        folder = RUNS / "pairs" / name
+        rec = json.loads((folder / "training.json").read_text(encoding="utf-8"))
+        for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
+            e = json.loads(line) if line.startswith("{") else {}
+            if e.get("event") == "eval":
+                rows.append(f"| {name} | {rec['recipe']['name']} | {e['training_s'] / 60:.0f} | {e['step']} | "
+                            f"{e['dev_bleu']:.2f} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="what", required=True)
@@ -119,13 +136,18 @@ def main() -> None:
     a = sub.add_parser("run")
     a.add_argument("--pair", choices=sorted(PAIRS), required=True)
     a.add_argument("--budget", type=float, required=True, help="seconds")
+    a.add_argument("--name", default="", help="run folder under $VERSO_RUNS/pairs (default PAIR-BUDGET)")
     a.add_argument("extra", nargs="*", help="more `verso train` arguments (after --)")
     sub.add_parser("table")
+    a = sub.add_parser("curve")
+    a.add_argument("runs", nargs="+", help="run folders under $VERSO_RUNS/pairs")
     args = ap.parse_args()
     if args.what == "speed":
         speed(args.steps, args.threads, args.recipe)
     elif args.what == "run":
-        print(run_pair(args.pair, args.budget, extra=args.extra))
+        print(run_pair(args.pair, args.budget, extra=args.extra, name=args.name))
+    elif args.what == "curve":
+        print(curve(args.runs))
     else:
         print(table())
 
