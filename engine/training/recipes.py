@@ -18,7 +18,8 @@ recipe larger than the CPU's is not in the table: none was measured.  The rules:
   reach.  Updates count more than size at these budgets: on the Hansards
   (138k pairs, one CPU thread, 2 hours) cpu-base made 1,482 updates to a
   dev BLEU of 9.2, while cpu-small had 7.5 after 1,398 updates in 29
-  minutes (RESULTS "Your pair, your model"), so cpu-base needs 4,000.
+  minutes and 11.5 after 1,864 in 39 (RESULTS "Your pair, your model"):
+  cpu-base needs 4,000.
 * **vocabulary**: a joint sentencepiece model, :func:`vocab_size` by data size.
 * **steps**: what the budget affords at the measured speed, less
   :data:`EVAL_SHARE` for the dev evaluations; without a budget, epochs with
