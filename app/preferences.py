@@ -16,8 +16,8 @@ from app import keymap
 from engine.nmt.retrieval import MEMORY_MIN_SCORE
 
 #: How many of the best TM matches a SEG-NMT model reads by default: on the demo model's test
-#: set K = 1 / 2 / 4 / 8 give 18.87 / 19.20 / 19.34 / 19.25 BLEU (experiments/segnmt/RESULTS.md, issue 5,
-#: session 9) and K = 4 keeps a suggestion at p95 127 ms on one CPU core; every pair read costs
+#: set K = 1 / 2 / 4 / 8 give 18.87 / 19.20 / 19.34 / 19.25 BLEU (experiments/segnmt/RESULTS.md)
+#: and K = 4 keeps a suggestion at p95 127 ms on one CPU core; every pair read costs
 #: a teacher-forced pass before the beam search starts.
 MEMORY_PAIRS = 4
 
@@ -77,8 +77,7 @@ class Preferences:
     quantize = Pref("nmt/quantize", True, bool, "int8 engine on the CPU")
     # "enforce" by default, as `verso translate --glossary`: on the KDE GUI-label test (benchmarks/RESULTS.md,
     # "Glossary terms in the suggestion") with terms placed by attention it writes 99 % of the terms and raises
-    # BLEU 53.6 -> 56.7 (p = 0.001) at 1.4x the time; prefer 84 % at 55.0.  (Before placement, session 15,
-    # enforce cost 12.5 BLEU and prefer was the default.)
+    # BLEU 53.6 -> 56.7 (p = 0.001) at 1.4x the time; prefer 84 % at 55.0.
     glossary_terms = Pref("nmt/glossary_terms", "enforce", str,
                           "use glossary terms in suggestions: off, prefer (a bonus) or enforce (always)")
     memory_mode = Pref("nmt/memory_mode", "auto", str,

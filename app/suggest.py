@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from app.workers import LatestOnly, Worker, start
+
+if TYPE_CHECKING:
+    from engine.glossary.model import TermHit
 
 
 @dataclass
@@ -96,7 +99,7 @@ MEMORY_NAMES = {"knn": "nearest-neighbour memory", "learned": "learned memory (S
 
 
 def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = "",
-                    context: Sequence[str] | None = None, terms: Sequence = (), terms_mode: str = "off",
+                    context: Sequence[str] | None = None, terms: Sequence[TermHit] = (), terms_mode: str = "off",
                     memory_mode: str = "auto"):
     """Translate one sentence: the TM matches (:class:`~app.tmservice.FoundMatch`) read by the
     memory ``memory_mode`` names (or the one the model has), the previous sources of the
@@ -109,15 +112,9 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode)
 
 
-def _targets(term) -> tuple[str, ...]:
-    """A term's accepted target forms: a target string, or a glossary hit's entry targets."""
-    return (term,) if isinstance(term, str) else tuple(term.entry.targets)
-
-
-def _term_key(term) -> str:
-    if isinstance(term, str):
-        return term
-    return f"{term.start}:{term.end}:{int(bool(getattr(term.entry, 'inflect', False)))}:" + "|".join(_targets(term))
+def _term_key(hit: TermHit) -> str:
+    """What of a glossary hit changes the suggestion: where it is, whether it may inflect, its targets."""
+    return f"{hit.start}:{hit.end}:{int(hit.entry.inflect)}:" + "|".join(hit.entry.targets)
 
 
 class NMTService(QObject):
@@ -204,9 +201,9 @@ class NMTService(QObject):
                              *map(_term_key, terms)])
 
     def suggest(self, key, text: str, memories: Sequence | None = None,
-                context: Sequence[str] | None = None, terms: Sequence = ()) -> None:
+                context: Sequence[str] | None = None, terms: Sequence[TermHit] = ()) -> None:
         """``context``: the sources of the previous segments of the document, oldest first;
-        ``terms``: the glossary's target terms for this source (used as ``terms_mode`` says)."""
+        ``terms``: the glossary's hits in this source (used as ``terms_mode`` says)."""
         if self.error and self.translator is None:
             return
         ck = self._key(text, memories, context, terms)
@@ -223,7 +220,7 @@ class NMTService(QObject):
                              tuple(terms))
 
     def prefetch(self, text: str, memories: Sequence | None = None, context: Sequence[str] | None = None,
-                 terms: Sequence = ()) -> None:
+                 terms: Sequence[TermHit] = ()) -> None:
         """Translate ``text`` ahead (kept in the cache; never cancels the current request)."""
         ck = self._key(text, memories, context, terms)
         if self.error or not text.strip() or ck in self.cache or ck in self._inflight:
@@ -252,7 +249,7 @@ class NMTService(QObject):
             self._latest.request(waiting[1], self._translate, *args)
 
     def complete(self, key, text: str, prefix: str, memories: Sequence | None = None,
-                 context: Sequence[str] | None = None, terms: Sequence = ()) -> None:
+                 context: Sequence[str] | None = None, terms: Sequence[TermHit] = ()) -> None:
         """Interactive translation: the rest of the translation after what the
         translator typed (prefix-constrained decoding); answers ``completion_ready``."""
         if self.translator is None or not prefix:
@@ -270,7 +267,7 @@ class NMTService(QObject):
         view = view_of(text, res, memories)
         if terms and self.terms_mode != "off":
             # the glossary terms the suggestion holds (any accepted target of each)
-            view.extra["terms"] = [x for t in terms for x in _targets(t) if x in view.text]
+            view.extra["terms"] = [x for t in terms for x in t.entry.targets if x in view.text]
         view.extra["key"] = self._key(text, memories, context, terms)
         if prefix:
             view.extra["prefix"] = prefix
