@@ -192,7 +192,7 @@ class LeafView:
         self.uids = _load_column(reader, "uidc", "I", self.count)
         self._lengths = np.frombuffer(_load_column(reader, "n", "H", self.count),
                                       dtype=np.uint16) if self.count else np.zeros(0, np.uint16)
-        self.deleted = frozenset(reader.deleted_docs()) if reader.has_deletions() else frozenset()
+        self.deleted = reader.deleted_docs_set if reader.has_deletions() else frozenset()
         self._columns: dict[str, _BytesColumn] = {}
         self._uid_order: tuple[np.ndarray, np.ndarray] | None = None
 
