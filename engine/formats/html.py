@@ -19,6 +19,7 @@ tags changed), which a round trip cannot afford.
 """
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from dataclasses import dataclass, field
@@ -27,9 +28,9 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.textutil import check_lines, decode_bytes, renumber
+from engine.formats.textutil import check_lines, decode_bytes, renumber, text_codec
 from engine.fsutil import atomic_write
-from engine.inline import TaggedText, TaggedTextBuilder, tag_number
+from engine.inline import TAG_MAX, TaggedText, TaggedTextBuilder, tag_number
 from engine.segmentation import segment_text
 
 INLINE = {"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "data", "dfn", "em", "font", "i", "kbd",
@@ -40,6 +41,8 @@ VOID_INLINE = {"br", "img", "wbr", "input"}
 OPAQUE = {"script", "style", "pre", "code", "textarea", "svg", "math", "template", "noscript"}
 TRANSLATABLE_ATTRS = ("alt", "title")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+NL = b"\n"
+_PUA = re.compile("[\ue001-\uf8ff]")
 _SNIFF = re.compile(rb"<!doctype\s+html|<html[\s>]|<body[\s>]|<head[\s>]", re.I)
 
 
@@ -212,6 +215,43 @@ def _block_text(block: _Block, lang: str) -> _Seg | None:
                 body[0][1], body[-1][2])
 
 
+#: Codes in one piece of a block: a segment numbers at most TAG_MAX (6,399) codes, and a tag cloud
+#: (one paragraph of thousands of links) has more.  Such a block is read in pieces, each cut where
+#: no element is open once it holds PIECE_CODES codes, and cut anyway at TAG_MAX - 1 (a pair
+#: split so is two standalone codes); export copies each piece's markup back as it was.
+PIECE_CODES = 3000
+
+
+def _pieces(block: _Block) -> list[_Block]:
+    """``block``, or its pieces when it holds more codes than one segment can number."""
+    items = block.items
+    codes = [1 if it[0] == "tag" else len(_PUA.findall(html.unescape(it[3]) if "&" in it[3] else it[3]))
+             for it in items]
+    if sum(codes) <= PIECE_CODES:
+        return [block]
+    pieces: list[_Block] = []
+    open_names: list[str] = []
+    cur: list = []
+    n = 0
+    for it, c in zip(items, codes):
+        if cur and n + c > TAG_MAX - 1:
+            pieces.append(_Block(cur))
+            cur, n, open_names = [], 0, []
+        cur.append(it)
+        n += c
+        if it[0] == "tag":
+            if it[4] == "open":
+                open_names.append(it[5])
+            elif it[4] == "close" and it[5] in open_names:
+                del open_names[len(open_names) - 1 - open_names[::-1].index(it[5])]
+        if n >= PIECE_CODES and not open_names:
+            pieces.append(_Block(cur))
+            cur, n = [], 0
+    if cur:
+        pieces.append(_Block(cur))
+    return pieces
+
+
 def _text_before_close(items, lo, hi) -> bool:
     """True when the opening code at ``lo`` closes before ``hi`` (it wraps part of the text)."""
     it = items[lo]
@@ -276,6 +316,13 @@ def _load(path: Path):
         raise FormatError(path, f"cannot read: {e.strerror or e}") from None
     m = _CHARSET.search(raw[:4096])
     declared = m.group(1).decode("ascii", "ignore") if m else None
+    if declared:
+        try:
+            text_codec(path, declared, f"line {raw.count(NL, 0, m.start(1)) + 1}", "meta charset")
+        except FormatError as e:
+            if "not a text encoding" in e.message:  # zlib, rot13: never decoded, never guessed past
+                raise
+            # an unknown name: read as UTF-8 below, as any wrong declaration is
     try:
         dec = decode_bytes(path, raw, declared)
     except FormatError:
@@ -300,9 +347,14 @@ class HtmlFormat:
         dec, sc = _load(path)
         segs = []
         for block in sc.blocks:
-            s = _block_text(block, lang)
-            if s is not None:
-                segs.append((f"b{len(segs) + 1}", s))
+            for piece in _pieces(block):
+                try:
+                    s = _block_text(piece, lang)
+                except ValueError as e:  # one run of text holding more private-use characters than codes
+                    raise FormatError(path, f"a block with more inline codes than one segment holds ({e})",
+                                      f"line {bisect.bisect_right(sc.line_starts, piece.items[0][1])}") from None
+                if s is not None:
+                    segs.append((f"b{len(segs) + 1}", s))
         attrs = [(f"a{i}.{name}", a, b) for i, (a, b, name) in enumerate(sc.attrs, 1)]
         return dec, sc, segs, attrs
 

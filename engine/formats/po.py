@@ -50,7 +50,7 @@ from pathlib import Path
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import (Decoded, check_lines, decode_bytes, protect_like, protect_text, render,
-                                     sniff_bom)
+                                     sniff_bom, text_codec, codes_checked)
 from engine.fsutil import atomic_write
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
@@ -80,6 +80,8 @@ def _decode(path: Path, raw: bytes, problems: list[str]) -> Decoded:
     if enc is not None:
         return decode_bytes(path, raw)
     charset, line = _declared_charset(raw)
+    if charset:
+        text_codec(path, charset, f"line {line}", "header charset")
     if charset and charset.lower().replace("_", "-") not in _LEGACY_OK and not raw.isascii():
         try:
             raw.decode("utf-8")
@@ -89,12 +91,7 @@ def _decode(path: Path, raw: bytes, problems: list[str]) -> Decoded:
             problems.append(f"line {line}: the header declares charset {charset} but the file "
                             "is UTF-8; read (and written back) as UTF-8")
             return decode_bytes(path, raw, "utf-8")
-    try:
-        return decode_bytes(path, raw, charset)
-    except FormatError as e:
-        if charset and "unknown character encoding" in e.message:
-            raise FormatError(path, f"the header declares an unknown charset {charset!r}", f"line {line}") from None
-        raise
+    return decode_bytes(path, raw, charset)
 
 
 def _split_lines(text: str) -> tuple[list[str], str]:
@@ -152,6 +149,7 @@ class _Parsed:
     entries: list[_Entry]
     nplurals: int
     problems: list[str]
+    path: Path | None = None
 
 
 def _parse(path: Path) -> _Parsed:
@@ -200,7 +198,7 @@ def _parse(path: Path) -> _Parsed:
     ends = starts[1:] + [len(lines)]
     entries = [_Entry(u, s, e, next((d for at, d in reversed(domains) if at < s), ""))
                for u, s, e in zip(units, starts, ends)]
-    return _Parsed(dec, lines, parse_lines, nl, header, entries, nplurals, problems)
+    return _Parsed(dec, lines, parse_lines, nl, header, entries, nplurals, problems, path)
 
 
 def _near(state) -> str:
@@ -264,13 +262,14 @@ def _assign_keys(parsed: _Parsed) -> None:
         prefix = f"domain={e.domain}|" if e.domain else ""
         n = seen[prefix + json.dumps(base)] = seen.get(prefix + json.dumps(base), 0) + 1
         suffix = f"#{n}" if n > 1 else ""
-        if u.hasplural():
-            for i in range(_plural_count(u, parsed.nplurals)):
-                e.keys.append(prefix + json.dumps(base + [i], ensure_ascii=False) + suffix)
-                e.sources.append(protect_text(msgid if i == 0 else msgid_plural))
-        else:
-            e.keys.append(prefix + json.dumps(base, ensure_ascii=False) + suffix)
-            e.sources.append(protect_text(msgid))
+        with codes_checked(parsed.path, f"line {e.first_line + 1}"):
+            if u.hasplural():
+                for i in range(_plural_count(u, parsed.nplurals)):
+                    e.keys.append(prefix + json.dumps(base + [i], ensure_ascii=False) + suffix)
+                    e.sources.append(protect_text(msgid if i == 0 else msgid_plural))
+            else:
+                e.keys.append(prefix + json.dumps(base, ensure_ascii=False) + suffix)
+                e.sources.append(protect_text(msgid))
         if n > 1:
             parsed.problems.append(f"line {e.first_line + 1}: duplicate entry {msgid[:40]!r} "
                                    f"(kept as a separate segment)")
@@ -313,7 +312,8 @@ class PoFormat:
                       "line": e.first_line + 1}
             for i, (key, src) in enumerate(zip(e.keys, e.sources)):
                 tgt_text = targets[i] if i < len(targets) else ""
-                target = protect_like(src, tgt_text) if tgt_text else None
+                with codes_checked(path, f"line {e.first_line + 1}"):
+                    target = protect_like(src, tgt_text) if tgt_text else None
                 status = "new" if target is None else ("draft" if fuzzy else "confirmed")
                 meta = dict(common)
                 if plural:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.textutil import MAX_STRING_CHARS, Decoded, protect_like, protect_text, read_decoded, render
+from engine.formats.textutil import MAX_STRING_CHARS, Decoded, codes_checked, protect_like, protect_text, read_decoded, render
 from engine.fsutil import atomic_write
 from engine.langs import normalize_lang, same_language
 
@@ -281,9 +281,10 @@ class TabularFormat:
         )
         named = {lay.source, lay.target, lay.context, lay.note}
         for row, src_text in _segment_rows(p):
-            source = protect_text(src_text)
             tgt_text = _cell(row, lay.target)
-            target = protect_like(source, tgt_text) if tgt_text else None
+            with codes_checked(path, f"line {row.line}"):
+                source = protect_text(src_text)
+                target = protect_like(source, tgt_text) if tgt_text else None
             extra = [c for i, c in enumerate(row.fields) if i not in named]
             context = _cell(row, lay.context) if lay.context is not None else ", ".join(c for c in extra if c)
             doc.segments.append(ParsedSegment(

@@ -16,13 +16,14 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.inline import Tag, TaggedText, merge_tags, protect, tag_char, tag_number
+from engine.inline import TAG_MAX, Tag, TaggedText, merge_tags, protect, tag_char, tag_number
 
 #: The longest line a text file may have (bytes); no real document has one near it.
 MAX_LINE_BYTES = 1 << 20
@@ -119,6 +120,20 @@ def sniff_bom(raw: bytes) -> tuple[str | None, bytes]:
     return None, b""
 
 
+def text_codec(path: str | Path, name: str, location: str | None = None, what: str = "character encoding") -> str:
+    """``name`` if it names a text codec; else a FormatError naming the file, ``location`` and
+    the name.  ``codecs.lookup`` also finds bytes-to-bytes codecs (``zlib``, ``base64``) and
+    str-to-str ones (``rot13``), which ``bytes.decode`` refuses with a LookupError: a declared
+    charset is taken only when it is a text encoding."""
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        raise FormatError(path, f"unknown {what} {name!r}", location) from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise FormatError(path, f"the {what} {name!r} is not a text encoding", location)
+    return name
+
+
 def decode_bytes(path: str | Path, raw: bytes, encoding: str | None = None) -> Decoded:
     """Decode ``raw`` (the bytes of ``path``).
 
@@ -134,10 +149,7 @@ def decode_bytes(path: str | Path, raw: bytes, encoding: str | None = None) -> D
             raise FormatError(path, "contains NUL bytes: UTF-16/UTF-32 without a byte order mark, "
                                     "or not a text file", f"line {line}")
         enc = encoding or "utf-8"
-    try:
-        codecs.lookup(enc)
-    except LookupError:
-        raise FormatError(path, f"unknown character encoding {enc!r}") from None
+    text_codec(path, enc)
     try:
         text = body.decode(enc)
     except UnicodeDecodeError as e:
@@ -155,6 +167,19 @@ def newline_style(text: str) -> str:
 
 
 # ----------------------------------------------------------------- protection
+@contextlib.contextmanager
+def codes_checked(path: str | Path, location: str | None = None):
+    """Turn the ValueError of a text holding more codes than one segment numbers
+    (:data:`engine.inline.TAG_MAX`, 6,399) into a FormatError naming the file and place."""
+    try:
+        yield
+    except ValueError as e:
+        if "tag number out of range" not in str(e):
+            raise
+        raise FormatError(path, f"a string with more than {TAG_MAX:,} inline codes (tags, placeholders): "
+                                "more than one segment can hold", location) from None
+
+
 def _is_false_placeholder(t: Tag) -> bool:
     """``50% discount`` is prose, not the printf ``% d``: a space flag is not
     worth the false alarms it gives in running text."""

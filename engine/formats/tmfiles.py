@@ -20,7 +20,7 @@ from typing import Iterator
 
 from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.base import TMUnit
-from engine.formats.textutil import check_lines, protect_like, protect_text, sniff_bom
+from engine.formats.textutil import check_lines, codes_checked, protect_like, protect_text, sniff_bom
 from engine.formats.tmx import read_tmx
 from engine.langs import normalize_lang, same_language
 
@@ -187,7 +187,8 @@ def _aligned_units(path: Path, target_file: Path, src: str, tgt: str,
             side = "source" if not s.strip() else "translation"
             problems.append(f"{path}, line {i}: skipped, empty {side}")
             continue
-        source = protect_text(s)
-        target = protect_like(source, t)
+        with codes_checked(path, f"line {i}"):
+            source = protect_text(s)
+            target = protect_like(source, t)
         yield TMUnit({src: source, tgt: target},
                      meta={"origin": str(path), "origin_target": str(target_file)}, line=i)
