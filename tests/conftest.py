@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 from datafiles import ROOT, SHARED_DATA, data_file  # noqa: F401  (re-exported for fixtures)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The installation key that seals TM indexes (engine.tm.seal): the tests' own, never the user's.
+os.environ.setdefault("VERSO_INDEX_KEY", str(Path(tempfile.mkdtemp(prefix="verso-key-")) / "index.key"))
 
 
 @pytest.fixture(scope="session")

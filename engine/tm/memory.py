@@ -18,7 +18,7 @@ import re
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
 from engine.tm.rerank import Verified, verify
 from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_many
+from engine.tm.seal import Seal, Untrusted
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
 from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
@@ -72,7 +73,7 @@ class TranslationMemory:
     FLUSH_AT = 2000
 
     def __init__(self, folder: str | Path, *, create: bool = True, src_lang: str = "",
-                 tgt_lang: str = ""):
+                 tgt_lang: str = "", progress: Callable[[int, int], None] | None = None):
         self.folder = Path(folder)
         self._want = (_any_lang(src_lang), _any_lang(tgt_lang))
         db_path = self.folder / self.DB_NAME
@@ -104,7 +105,10 @@ class TranslationMemory:
             self.conn.close()
             raise
         self.vocab = store.VocabCache(self.conn)
-        self.index = SourceIndex(self.folder)
+        self.index = SourceIndex(self.folder, Seal(lambda: self.conn))
+        #: why the index was last rebuilt ("" when it was not), for the caller to say
+        self.rebuilt_because = ""
+        self._progress = progress
         self._overlay = MemoryLeaf()
         self._dead: set[int] = set()
         #: what the last search did (candidates, verified, postings, exact)
@@ -157,27 +161,33 @@ class TranslationMemory:
         self._index_id = store.get_meta(self.conn, "index_id")
         st = self.index.state(check=True)
         if st is None or not self._index_id or st.get("index_id") != self._index_id:
-            self.rebuild_index()
+            self.rebuild_index("the search index is missing or belongs to another database")
             return
         try:
             self.index.open()
             self.index.leaves()
-        except Exception:
-            self.rebuild_index()
+        except Untrusted as e:
+            self.rebuild_index(f"the search index was not written by this Verso installation ({e})")
+            return
+        except Exception as e:
+            self.rebuild_index(f"the search index is unreadable ({e})")
             return
         self._reset_overlay(int(st.get("seq", 0)))
         self._catch_up()
 
-    def rebuild_index(self) -> None:
+    def rebuild_index(self, why: str = "") -> None:
         """Build the search index again from SQLite (used when it is missing,
-        unreadable or belongs to another database)."""
+        unreadable, not sealed by this installation or belongs to another
+        database); ``progress(done, total)`` is called as units are indexed."""
+        self.rebuilt_because = why or "asked for"
         row = self.conn.execute("SELECT max(seq) FROM journal").fetchone()
         seq = row[0] or 0
         index_id = new_index_id()
+        total = self.conn.execute("SELECT count(*) FROM units").fetchone()[0]
         cur = self.conn.cursor()
         docs = cur.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
                            "FROM units ORDER BY id")
-        self.index.rebuild(docs, index_id, seq)
+        self.index.rebuild(_counted(docs, total, self._progress), index_id, seq)
         self._begin()
         store.set_meta(self.conn, "index_id", index_id)
         self.conn.execute("DELETE FROM journal WHERE seq <= ?", (seq,))
@@ -199,7 +209,11 @@ class TranslationMemory:
             self._open_index()
             return
         if int(st.get("seq", 0)) != self._index_seq:  # another process committed the index
-            self.index.open()
+            try:
+                self.index.open()
+            except Untrusted as e:
+                self.rebuild_index(f"the search index was not written by this Verso installation ({e})")
+                return
             self._reset_overlay(int(st.get("seq", 0)))
         n = self.conn.execute("SELECT count(*) FROM journal WHERE seq > ?",
                               (self._seen_seq,)).fetchone()[0]
@@ -677,6 +691,22 @@ def _pair_filter(src: str, tgt: str):
         return ((not src or not us or same_language(us, src))
                 and (not tgt or not ut or same_language(ut, tgt)))
     return accept
+
+
+def _counted(rows: Iterable, total: int, progress: Callable[[int, int], None] | None,
+             every: int = 5000) -> Iterator:
+    """``rows`` as they are, calling ``progress(done, total)`` every ``every`` rows."""
+    if progress is None:
+        yield from rows
+        return
+    progress(0, total)
+    done = 0
+    for row in rows:
+        yield row
+        done += 1
+        if done % every == 0:
+            progress(done, total)
+    progress(done, total)
 
 
 def _chunks(seq: list, n: int):

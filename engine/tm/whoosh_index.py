@@ -32,8 +32,13 @@ Decoded posting lists are kept in a bounded in-memory cache
 (:class:`PostingCache`) keyed by segment, so the frequent terms of a large
 TM are decoded once per process, not once per query.
 
-Note: Whoosh keeps its own table of contents and posting blocks in pickle
-format; the index is a cache Verso writes itself and rebuilds from SQLite.
+Trust: Whoosh keeps its table of contents, compound-file directories and
+posting blocks as pickles.  The index is a cache Verso writes itself and
+rebuilds from SQLite, and it is read only when this installation's keyed seal
+says so (:mod:`engine.tm.seal`: the table of contents and every file of the
+segments it names are checked before Whoosh reads them); every unpickling in
+Whoosh admits only the classes a Verso index holds (:mod:`engine.tm.whoosh_pickle`),
+and the schema is never unpickled (the index is opened with :func:`make_schema`).
 """
 from __future__ import annotations
 
@@ -49,12 +54,18 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
-from whoosh import columns, fields, formats, index
+from whoosh import columns, fields, formats
 from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher
+from whoosh.index import TOC, FileIndex
 
 from engine.errors import TMError
 from engine.fsutil import atomic_write
+from engine.tm import whoosh_pickle
+from engine.tm.seal import Seal, SealedStorage, Untrusted
 from engine.tm.tokens import analyse, index_terms, occurrence_terms
+
+whoosh_pickle.install()
+INDEX_NAME = "MAIN"
 
 #: 2: language-pair field ``lp``; 4: occurrence terms in ``src``, columns ``e``, ``x``
 #: and ``n`` (uint16)
@@ -322,11 +333,12 @@ def _load_column(reader, name: str, typecode: str, count: int) -> array:
 
 
 class SourceIndex:
-    """The Whoosh side of one TM folder."""
+    """The Whoosh side of one TM folder (``seal``: the TM's keyed seal of its files)."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, seal: Seal):
         self.dir = Path(folder) / "index"
         self.state_path = self.dir / "state.json"
+        self.seal = seal
         self._ix = None
         self._reader = None
         self._leaves: list[LeafView] | None = None
@@ -335,14 +347,15 @@ class SourceIndex:
     # ----------------------------------------------------------- state
     def state(self, check: bool = False) -> dict | None:
         """The committed state, or None when the index is missing or unreadable
-        (``check``: also look for the Whoosh table of contents)."""
+        (``check``: also look for a table of contents, without reading it)."""
         try:
             st = json.loads(self.state_path.read_text("utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
-        if not isinstance(st, dict) or st.get("format") != FORMAT:
+        if not isinstance(st, dict) or st.get("format") != FORMAT \
+                or not isinstance(st.get("seq", 0), int) or not isinstance(st.get("index_id"), str):
             return None
-        if check and not index.exists_in(str(self.dir)):
+        if check and self.seal.latest_toc(self.dir) is None:
             return None
         return st
 
@@ -352,11 +365,33 @@ class SourceIndex:
 
     # ----------------------------------------------------------- open / build
     def open(self) -> None:
-        try:
-            self._ix = index.open_dir(str(self.dir))
-        except Exception as e:  # corrupt or foreign: caller rebuilds
-            raise TMError(f"{self.dir}: search index unreadable ({e})") from None
+        """Open the index once its latest table of contents carries our seal
+        (:class:`~engine.tm.seal.Untrusted` otherwise; the caller rebuilds)."""
         self._drop_reader()
+        try:
+            self._verified_toc()
+            self._ix = FileIndex(SealedStorage(str(self.dir), self.seal), schema=make_schema(),
+                                 indexname=INDEX_NAME)
+        except Untrusted:
+            raise
+        except Exception as e:  # corrupt: caller rebuilds
+            raise TMError(f"{self.dir}: search index unreadable ({e})") from None
+
+    def _verified_toc(self) -> TOC:
+        """The latest table of contents, read after checking its seal and
+        that of every file of the segments it names."""
+        toc_name = self.seal.latest_toc(self.dir)
+        if toc_name is None:
+            raise TMError(f"{self.dir}: no search index")
+        self.seal.verify(self.dir, [toc_name])
+        storage = SealedStorage(str(self.dir), self.seal)
+        gen = int(toc_name.split("_")[-1].split(".")[0])
+        toc = TOC.read(storage, INDEX_NAME, gen=gen, schema=make_schema())
+        prefixes = tuple(f"{INDEX_NAME}_{seg.segid}." for seg in toc.segments)
+        names = [n for n in os.listdir(self.dir) if n.startswith(prefixes)] if prefixes else []
+        self.seal.verify(self.dir, names)
+        self._toc_storage = storage
+        return toc
 
     def rebuild(self, docs: Iterable[tuple], index_id: str, seq: int,
                 limitmb: int = 256) -> None:
@@ -366,7 +401,7 @@ class SourceIndex:
         new = self.dir.with_name("index.new")
         shutil.rmtree(new, ignore_errors=True)
         new.mkdir(parents=True)
-        ix = index.create_in(str(new), make_schema())
+        ix = SealedStorage(str(new), self.seal).create_index(make_schema(), indexname=INDEX_NAME)
         w = ix.writer(limitmb=limitmb, codec=W3Codec(blocklimit=BLOCK_LIMIT))
         try:
             for doc in docs:
@@ -385,6 +420,7 @@ class SourceIndex:
             os.replace(self.dir, old)
         os.replace(new, self.dir)
         shutil.rmtree(old, ignore_errors=True)
+        self.seal.prune(set(os.listdir(self.dir)))
         self.open()
 
     def apply(self, changes: list[tuple], index_id: str, seq: int) -> None:
@@ -393,6 +429,7 @@ class SourceIndex:
         unless ``source`` is None."""
         if self._ix is None:
             self.open()
+        self._verified_toc()  # the writer reads the segments it appends to
         w = self._ix.writer(codec=W3Codec(blocklimit=BLOCK_LIMIT), timeout=5.0)
         try:
             for uid, s, *rest in changes:
@@ -404,6 +441,7 @@ class SourceIndex:
             raise
         w.commit()
         self._write_state(index_id, seq)
+        self.seal.prune(set(os.listdir(self.dir)))
         self._drop_reader()
 
     def close(self) -> None:
@@ -426,7 +464,8 @@ class SourceIndex:
         if self._leaves is None:
             if self._ix is None:
                 self.open()
-            self._reader = self._ix.reader()
+            toc = self._verified_toc()
+            self._reader = FileIndex._reader(self._toc_storage, toc.schema, toc.segments, toc.generation)
             self._leaves = [LeafView(r, base, self.cache)
                             for r, base in self._reader.leaf_readers() if r.doc_count_all() > 0]
             self.cache.keep_segments({leaf.segid for leaf in self._leaves})
