@@ -3,10 +3,14 @@ leaves either the old file or the new one."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
+import socket
 import stat
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -23,6 +27,58 @@ def _umask() -> int:
     return old
 
 
+#: A temporary file of atomic_write untouched for this long is no write in progress: a write
+#: goes from the first byte to the rename within seconds (the 4-5.6 MB export temporaries the
+#: kill run of issue 35 left behind had been written in under a second).
+STALE_TEMP_S = 3600
+
+
+def _host_tag() -> str:
+    """8 hex digits naming this machine in temporary file names (a pid means something only on
+    the machine that has it: a team drive holds the temporaries of several)."""
+    return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's live process
+        return True
+    return True
+
+
+def remove_stale_temps(path: str | Path) -> list[Path]:
+    """Remove the temporary files an earlier :func:`atomic_write` of ``path`` left when it was
+    killed, and nothing else: a regular file named ``.NAME.HOST-PID.XXXXXXXX.tmp`` whose writer
+    (this machine, that pid) has ended, or any of ``.NAME.[HOST-PID.]XXXXXXXX.tmp`` (the second
+    form is what Verso wrote before the pid was in the name) untouched for :data:`STALE_TEMP_S`.
+    Returns what was removed."""
+    path = Path(path)
+    pattern = re.compile(r"\." + re.escape(path.name) + r"\.(?:([0-9a-f]{8})-(\d{1,10})\.)?[a-z0-9_]{8}\.tmp")
+    host, now, removed = _host_tag(), time.time(), []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = pattern.fullmatch(entry.name)
+        if m is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            ended = m.group(1) == host and int(m.group(2)) != os.getpid() and not _pid_alive(int(m.group(2)))
+            if ended or now - st.st_mtime > STALE_TEMP_S:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:  # gone already, or not ours to remove: the write goes on
+            continue
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | Path, mode: str = "wb", encoding: str | None = None,
                  newline: str | None = None) -> Iterator[IO]:
@@ -31,7 +87,8 @@ def atomic_write(path: str | Path, mode: str = "wb", encoding: str | None = None
     The new file gets the mode of the file it replaces, or, for a new file, the usual
     0666 under the umask -- not mkstemp's private 0600, which made an exported file
     unreadable to the rest of a team.  On any error (or Ctrl+C) the temporary file is
-    removed and ``path`` is left as it was.
+    removed and ``path`` is left as it was; one a kill left (``.NAME.HOST-PID.XXXXXXXX.tmp``)
+    is removed by the next write of ``path`` (:func:`remove_stale_temps`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,7 +96,8 @@ def atomic_write(path: str | Path, mode: str = "wb", encoding: str | None = None
         perm = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         perm = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temps(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host_tag()}-{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with contextlib.suppress(OSError):  # a file system without modes (FAT) keeps its own
             os.fchmod(fd, perm)

@@ -92,15 +92,28 @@ def _open(folder: Path, src: str = "", tgt: str = ""):
 def _import(a) -> int:
     from engine.cli import print_json
 
+    from engine.store.project import DB_NAME, ORIGINALS
+
     if not a.file.is_file():
         raise ProjectError(f"{a.file}: no such file")
-    with _open(a.project, a.src_lang, a.tgt_lang) as p:
-        doc_id = p.import_document(a.file, src_lang=a.src_lang, tgt_lang=a.tgt_lang, format=a.format)
-        info = p.document(doc_id)
-        print_json({"document_id": doc_id, "name": info.name, "format": info.format,
-                    "src_lang": info.src_lang, "tgt_lang": info.tgt_lang,
-                    "segments": info.segment_count, "confirmed": info.confirmed_count,
-                    "problems": info.meta.get("problems", [])})
+    # A refused first import takes back the project it created, as `tm import` and
+    # `glossary import` do: an empty project left behind looks like a successful one.
+    new_project = not (a.project / DB_NAME).exists()
+    folder_existed, originals_existed = a.project.exists(), (a.project / ORIGINALS).exists()
+    try:
+        with _open(a.project, a.src_lang, a.tgt_lang) as p:
+            doc_id = p.import_document(a.file, src_lang=a.src_lang, tgt_lang=a.tgt_lang, format=a.format)
+            info = p.document(doc_id)
+    except BaseException:
+        if new_project:
+            from engine.fsutil import remove_created_store
+
+            remove_created_store(a.project, folder_existed, DB_NAME, () if originals_existed else (ORIGINALS,))
+        raise
+    print_json({"document_id": doc_id, "name": info.name, "format": info.format,
+                "src_lang": info.src_lang, "tgt_lang": info.tgt_lang,
+                "segments": info.segment_count, "confirmed": info.confirmed_count,
+                "problems": info.meta.get("problems", [])})
     return 0
 
 

@@ -190,3 +190,93 @@ def test_verso_qa_checks_the_projects_glossary_terms(project, tmp_path, capsys):
     assert main(["qa", "--project", folder, "--json"]) == 1
     found = {(i["segment"], i["check"]) for i in json.loads(capsys.readouterr().out)[0]["issues"]}
     assert (2, "forbidden-term") in found and (3, "term-not-used") in found
+
+
+# ---------------------------------------------------------- issue 35, item 7
+KILLED_WRITER = r"""
+import sys, time
+from engine.fsutil import atomic_write
+with atomic_write(sys.argv[1], "wb") as fh:
+    fh.write(b"x" * 4_000_000)
+    fh.flush()
+    print("writing", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_an_export_killed_mid_write_leaves_a_temp_file_the_next_export_removes(project, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    p, doc, _ = project
+    out = tmp_path / "out" / "guide.de.xlf"
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(out)], stdout=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    assert proc.stdout.readline().strip() == "writing"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    left = [x.name for x in out.parent.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".guide.de.xlf.") and left[0].endswith(".tmp")
+    p.export_document(doc, out)
+    assert sorted(x.name for x in out.parent.iterdir()) == ["guide.de.xlf"]
+
+
+def test_a_later_write_removes_only_stale_temp_files_of_its_own_name(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from engine import fsutil
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()  # the pid of a process that has ended
+    host = fsutil._host_tag()
+    old = time.time() - 2 * fsutil.STALE_TEMP_S
+    names = {
+        f".out.txt.{host}-{gone}.abc_1234.tmp": ("now", False),        # its writer is gone: stale
+        f".out.txt.{host}-{os.getpid()}.abcd1234.tmp": ("now", True),  # a live writer (this process)
+        f".out.txt.{host}-{os.getpid()}.abcd9999.tmp": ("old", False),  # untouched for two hours
+        f".out.txt.0badc0de-{gone}.abcd1234.tmp": ("now", True),       # another machine's writer
+        f".out.txt.0badc0de-{gone}.abcd5678.tmp": ("old", False),
+        ".out.txt.k2j4h5g6.tmp": ("now", True),                        # an older Verso's, maybe writing
+        ".out.txt.k2j4h5g7.tmp": ("old", False),                       # an older Verso's, left by a kill
+        f".other.txt.{host}-{gone}.abcd1234.tmp": ("old", True),       # another file's
+        ".out.txt.tmp": ("old", True), "out.txt.abcd1234.tmp": ("old", True), "notes.tmp": ("old", True),
+        ".out.txt.k2j4h5g6.tmp.bak": ("old", True), ".out.txt.toolongname.tmp": ("old", True),
+    }
+    for name, (age, _) in names.items():
+        f = tmp_path / name
+        f.write_text("x", encoding="utf-8")
+        if age == "old":
+            os.utime(f, (old, old))
+    sub = tmp_path / f".out.txt.{host}-{gone}.dir12345.tmp"
+    sub.mkdir()  # not a file: never touched
+    with atomic_write(tmp_path / "out.txt", "w", encoding="utf-8") as fh:
+        fh.write("new")
+    kept = {n for n, (_, keep) in names.items() if keep} | {"out.txt", sub.name}
+    assert {x.name for x in tmp_path.iterdir()} == kept
+
+
+def test_a_refused_import_into_a_new_project_leaves_no_project_behind(tmp_path, capsys):
+    bad = tmp_path / "bad.po"
+    bad.write_text('msgid "Open"\nmsgstr "x\n', encoding="utf-8")  # an unterminated string
+    new = tmp_path / "new"
+    rc = main(["doc", "import", str(bad), "--project", str(new), "--src-lang", "en", "--tgt-lang", "de"])
+    assert rc == 2 and "bad.po" in capsys.readouterr().err
+    assert not new.exists()
+    # a folder that was there stays, without the project the command started in it
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "notes.txt").write_text("mine", encoding="utf-8")
+    rc = main(["doc", "import", str(bad), "--project", str(existing), "--src-lang", "en", "--tgt-lang", "de"])
+    assert rc == 2 and sorted(x.name for x in existing.iterdir()) == ["notes.txt"]
+    # a project that was there keeps everything it had
+    good = tmp_path / "in" / "guide.xlf"
+    good.parent.mkdir()
+    good.write_text(XLF, encoding="utf-8")
+    assert main(["doc", "import", str(good), "--project", str(existing), "--src-lang", "en", "--tgt-lang", "de"]) == 0
+    capsys.readouterr()
+    assert main(["doc", "import", str(bad), "--project", str(existing)]) == 2
+    with Project.open(existing) as p:
+        assert [d.name for d in p.documents()] == ["guide.xlf"]
