@@ -295,6 +295,10 @@ class MainWindow(QMainWindow):
         self.tm.failed.connect(lambda msg: self.statusBar().showMessage(f"TM: {msg}", 8000))
         self.tm.opened.connect(lambda n: freeze_heap(collect=False))  # the TMs' long-lived objects
         self.tm.opened.connect(lambda n: self._segment_entered(self.current_row()) if self.model else None)
+        resent = self.tm.send_pending(project)  # queued after the TMs open, before any lookup
+        if resent:
+            self.statusBar().showMessage(f"{resent} confirmed segment(s) the last session did not finish "
+                                         "writing are being added to the TM.", 8000)
         if not self.tm.infos:
             self.matches.show_message("No TM attached to this project (File ▸ Import TMX adds one).")
         self._load_spelling(project)
@@ -805,8 +809,12 @@ class MainWindow(QMainWindow):
             if typed is not None:
                 self.commit_editor()  # what was typed stays, as a draft
             return
+        to_tm = None
+        if not tag_errors and self.tm is not None and self.tm.writable_info() is not None:
+            to_tm = {"origin": self.project.name, "creator": "translator",
+                     "document": self.doc_combo.currentText(), "project": self.project.tm_key}
         try:
-            seg = self.model.confirm(row, typed)
+            seg = self.model.confirm(row, typed, tm_meta=to_tm)  # the TM write is owed from here on
         except VersoError as e:
             QMessageBox.critical(self, "Verso", str(e))
             return
@@ -815,10 +823,9 @@ class MainWindow(QMainWindow):
             # TM: it would come back as a 100 % match and break the next file too.
             self.statusBar().showMessage(f"Segment {row + 1} confirmed with tag errors; it was not added "
                                          "to the TM.", 6000)
-        elif self.tm is not None:
-            self.tm.add(seg.source, seg.target, {"origin": self.project.name, "creator": "translator",
-                                                 "document": self.doc_combo.currentText(),
-                                                 "project": self.project.tm_key})
+        elif to_tm is not None:
+            project = self.project
+            self.tm.add(seg.source, seg.target, to_tm, on_written=lambda sid=seg.id: project.tm_written([sid]))
         propagated = self._propagate(row) if self.propagation_on() else 0
         # (the confirmed row was refitted by the grid when the model reported the change)
         nxt = self.model.next_unconfirmed(row)

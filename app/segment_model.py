@@ -176,20 +176,22 @@ class SegmentTableModel(QAbstractTableModel):
         seg = self._rows[row]
         return seg.target if text is None or text == seg.target.text else seg.source.with_text(text)
 
-    def confirm(self, row: int, text: str | None = None) -> Segment:
+    def confirm(self, row: int, text: str | None = None, tm_meta: dict | None = None) -> Segment:
         """Confirm the segment of ``row`` (durable on return), in ONE write.
 
         ``text``: what the editor holds (segment text with tag characters).  When
         it differs from the stored target it is confirmed as the translator's own
         (origin ``human``), exactly as if it had been saved as a draft first;
         otherwise the stored target keeps where it came from (TM %, MT).
+        ``tm_meta``: the confirmation is owed to the TM (see :meth:`Project.confirm`).
         """
         seg = self._rows[row]
         if text is not None and text != seg.target.text:
             target, origin, score = seg.source.with_text(text), "human", None
         else:
             target, origin, score = seg.target, seg.origin or "human", seg.origin_score
-        self._replace(row, self.project.confirm(seg.id, target, origin=origin, origin_score=score))
+        self._replace(row, self.project.confirm(seg.id, target, origin=origin, origin_score=score,
+                                                tm_meta=tm_meta))
         return self._rows[row]
 
     def reload_row(self, row: int) -> None:

@@ -20,6 +20,7 @@ database user's confirm never reaches the TM, and ``shared_state`` says why.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -28,7 +29,7 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from engine.inline import TaggedText
 from engine.tm.adapt import adapt_tags
-from engine.tm import Match, TMOffline, TMReadOnly, TranslationMemory, is_tm_url, open_tm, project_tms
+from engine.tm import Match, TMOffline, TMReadOnly, TMRefused, TranslationMemory, is_tm_url, open_tm, project_tms
 from engine.tm.outbox import Outbox
 from app.workers import Cancelled, LatestOnly, Worker, start
 
@@ -94,6 +95,7 @@ class TMService(QObject):
         self.tms: list = []  # one per info; None while a shared TM is offline
         self._outbox: Outbox | None = None
         self._state = ""
+        self._refused: dict[int, tuple[TMRefused, float]] = {}  # shared TM index -> (why, next try)
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(lambda: self.run(self._reconnect) if not self._jobs else None)
@@ -148,20 +150,25 @@ class TMService(QObject):
             self._state = msg
             self.shared_state.emit(msg)
 
-    def _check_shared(self) -> None:
-        """Reconnect offline shared TMs, send what waits in the outbox, and say how things stand."""
+    def _check_shared(self, force: bool = False) -> None:
+        """Reconnect offline shared TMs, send what waits in the outbox, and say how things stand.
+        A TM whose server refuses this user (a password, a grant) is tried again on the retry
+        timer (``force``) or RETRY_MS after its last refusal, not on every confirm: the owner
+        has to act first, and a confirm must not wait for a login that will fail again."""
         msgs = []
         for i, info in enumerate(self.infos):
             if not info.shared:
                 continue
-            if self.tms[i] is None:
+            due = force or i not in self._refused or time.monotonic() >= self._refused[i][1]
+            if self.tms[i] is None and due:
                 try:
                     self.tms[i] = self._open(info)
-                except TMOffline:
-                    pass
+                except TMOffline as e:
+                    if isinstance(e, TMRefused):
+                        self._refuse(i, e)
             tm = self.tms[i]
             waiting = self.outbox().pending(info.key) if info.writable else 0
-            if tm is not None and waiting:
+            if tm is not None and waiting and due:
                 if not tm.writable:
                     self.outbox().drop(info.key)
                     waiting = 0
@@ -169,28 +176,45 @@ class TMService(QObject):
                     try:
                         self.outbox().send(info.key, tm)
                         waiting = 0
-                    except TMOffline:
+                        self._refused.pop(i, None)
+                    except TMOffline as e:
                         waiting = self.outbox().pending(info.key)
-                        self.tms[i] = None
-            if self.tms[i] is None:
-                msgs.append(f"Shared TM {info.name} offline" + (f" — {waiting} confirmed segment(s) waiting "
-                                                               "to be sent" if waiting else ""))
+                        self._offline(info, e)
+            elif tm is not None and not waiting and not (i in self._refused and self._refused[i][0].writes):
+                self._refused.pop(i, None)
+            tail = f" — {waiting} confirmed segment(s) waiting to be sent" if waiting else ""
+            if waiting and self.outbox().full(info.key):
+                tail += " (the outbox is full: later confirmations are kept in the project only)"
+            if i in self._refused:
+                why = self._refused[i][0]
+                msgs.append(f"Shared TM {info.name} refuses {'writes' if why.writes else 'this user'}: "
+                            f"{why.reason}{tail}")
+            elif self.tms[i] is None:
+                msgs.append(f"Shared TM {info.name} offline{tail}")
             elif info.writable and not self.tms[i].writable:
                 msgs.append(f"Shared TM {info.name} is read-only for this user: confirmed segments are not "
                             "added to it")
         self._set_state("; ".join(msgs))
 
     def _on_state(self, msg: str) -> None:
-        if "offline" in msg:
+        if "offline" in msg or "refuses" in msg:
             self._retry.start()
         else:
             self._retry.stop()
 
     def _reconnect(self, control) -> None:
-        self._check_shared()
+        self._check_shared(force=True)
 
-    def _offline(self, info: TMInfo) -> None:
-        self.tms[self.infos.index(info)] = None
+    def _offline(self, info: TMInfo, error: TMOffline | None = None) -> None:
+        i = self.infos.index(info)
+        if isinstance(error, TMRefused):
+            self._refuse(i, error)
+            if error.writes:
+                return  # it still answers searches
+        self.tms[i] = None
+
+    def _refuse(self, i: int, error: TMRefused) -> None:
+        self._refused[i] = (error, time.monotonic() + RETRY_MS / 1000 - 1)
 
     def ensure_writable(self, project) -> TMInfo:
         """The writable TM, creating ``<project>/tm`` (and listing it in the
@@ -238,8 +262,10 @@ class TMService(QObject):
 
     def lists(self, ref: Path | str) -> bool:
         """True when the project already lists the TM ``ref``."""
-        key = str(ref) if is_tm_url(str(ref)) else str(Path(ref).resolve())
-        return any((str(i.path) if i.shared else str(Path(i.path).resolve())) == key for i in self.infos)
+        from engine.urls import strip_credentials
+
+        key = strip_credentials(str(ref)) if is_tm_url(str(ref)) else str(Path(ref).resolve())
+        return any((i.key if i.shared else str(Path(i.path).resolve())) == key for i in self.infos)
 
     # -- searches ------------------------------------------------------------------
     def lookup(self, key, query: TaggedText, k: int = 5) -> None:
@@ -292,15 +318,36 @@ class TMService(QObject):
     def writable_info(self) -> TMInfo | None:
         return next((i for i in self.infos if i.writable), None)
 
-    def add(self, source: TaggedText, target: TaggedText, meta: dict | None = None) -> None:
-        """Queue the pair for the writable TM (before any later lookup)."""
+    def add(self, source: TaggedText, target: TaggedText, meta: dict | None = None,
+            on_written: Callable[[], None] | None = None) -> None:
+        """Queue the pair for the writable TM (before any later lookup);
+        ``on_written()`` runs on the UI thread once the TM (or a shared TM's
+        outbox) holds it -- not when the write failed."""
         if self.writable_info() is None:
             return
-        self.run(self._add, source, target, meta or {}, on_result=lambda uid: uid and self.added.emit(uid))
+
+        def done(uid):
+            if on_written is not None:
+                on_written()
+            if uid:
+                self.added.emit(uid)
+        self.run(self._add, source, target, meta or {}, on_result=done)
+
+    def send_pending(self, project) -> int:
+        """Queue what the project still owes the TM (a crash came between a
+        confirm and its TM write); return how many."""
+        if self.writable_info() is None:
+            return 0
+        pending = project.tm_pending()
+        for p in pending:
+            self.add(p.segment.source, p.segment.target, p.meta,
+                     on_written=lambda sid=p.segment.id: project.tm_written([sid]))
+        return len(pending)
 
     def _add(self, control, source: TaggedText, target: TaggedText, meta: dict) -> int | None:
         info = self.writable_info()
         tm = self.writable()
+        meta = dict(meta)
         origin, creator = meta.pop("origin", "project"), meta.pop("creator", "")
         if info is None:
             return None
@@ -311,17 +358,17 @@ class TMService(QObject):
             if tm is not None and self.outbox().pending(info.key):
                 self._check_shared()  # the older confirmations first
                 tm = self.writable()
-            if tm is None:
+            if tm is None or self.outbox().pending(info.key):  # (still refused: behind the others)
                 self.outbox().put(info.key, source, target, src_lang=self.src_lang, tgt_lang=self.tgt_lang,
                                   origin=origin, creator=creator, meta=meta)
                 self._check_shared()
                 return None
             try:
                 return tm.add(source, target, origin=origin, creator=creator, meta=meta)
-            except TMOffline:
+            except TMOffline as e:
+                self._offline(info, e)
                 self.outbox().put(info.key, source, target, src_lang=self.src_lang, tgt_lang=self.tgt_lang,
                                   origin=origin, creator=creator, meta=meta)
-                self._offline(info)
                 self._check_shared()
                 return None
             except TMReadOnly:

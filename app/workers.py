@@ -69,19 +69,28 @@ class Worker(QRunnable):
         try:
             out = self._fn(self.control, *self._args, **self._kwargs)
         except Cancelled:
-            self.signals.cancelled.emit()
+            self._emit(self.signals.cancelled)
         except Exception as e:  # noqa: BLE001 - shown to the user, not swallowed
             msg = str(e) or e.__class__.__name__
             if not getattr(e, "__module__", "").startswith("engine"):
                 msg = f"{msg}\n\n{traceback.format_exc(limit=3)}"
-            self.signals.error.emit(msg)
+            self._emit(self.signals.error, msg)
         else:
             if self.control.cancelled:
-                self.signals.cancelled.emit()
+                self._emit(self.signals.cancelled)
             else:
-                self.signals.result.emit(out)
+                self._emit(self.signals.result, out)
         finally:
-            self.signals.finished.emit()
+            self._emit(self.signals.finished)
+
+    @staticmethod
+    def _emit(signal, *args) -> None:
+        """Emit unless the receiving side is gone: a job that ends after its window
+        closed (Qt deleted the signals' object) has no one left to tell."""
+        try:
+            signal.emit(*args)
+        except RuntimeError:
+            pass
 
     def cancel(self) -> None:
         self.control.cancel()

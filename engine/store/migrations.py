@@ -55,6 +55,16 @@ def _m1_initial(db: sqlite3.Connection) -> None:
         """)
 
 
+def _m2_tm_pending(db: sqlite3.Connection) -> None:
+    _run_script(db, """
+        CREATE TABLE tm_pending (
+            segment_id  INTEGER PRIMARY KEY REFERENCES segments(id) ON DELETE CASCADE,
+            meta        TEXT NOT NULL DEFAULT '{}',  -- the TM unit's metadata (JSON)
+            queued_at   TEXT NOT NULL
+        );
+        """)
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -66,6 +76,7 @@ def _run_script(db: sqlite3.Connection, script: str) -> None:
 
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema: project, documents, segments", _m1_initial),
+    (2, "confirmations owed to the TM (tm_pending)", _m2_tm_pending),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -108,6 +108,14 @@ class Segment:
         )
 
 
+@dataclass(frozen=True)
+class PendingTMWrite:
+    """A confirmed segment the TM may not have yet, and the unit metadata it goes with."""
+
+    segment: Segment
+    meta: dict
+
+
 class Project:
     """A translation project on disk.  Thread-safe for one writer at a time.
 
@@ -140,6 +148,7 @@ class Project:
         except sqlite3.DatabaseError as e:
             raise ProjectError(f"{self.path}: cannot open project database: {e}") from None
         self._conn = conn
+        self.closed = False
         self.db = sqlite_utils.Database(conn)
         if _create is not None:
             with self._tx():
@@ -175,6 +184,7 @@ class Project:
 
     def close(self) -> None:
         with self._lock:
+            self.closed = True
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except sqlite3.Error:
@@ -203,8 +213,17 @@ class Project:
     @property
     def tm_key(self) -> str:
         """What a TM unit confirmed in this project is stamped with (meta ``project``), so the
-        statistics can tell the project's own work from matches that were there before."""
-        return str(self.folder.resolve())
+        statistics can tell the project's own work from matches that were there before.
+        The project's name and a random id made once: a shared TM shows it to the whole team,
+        so never the folder's path; the id tells two projects of one name apart and stays
+        when the folder moves."""
+        key = self.setting("tm_key")
+        if not key:
+            import secrets
+
+            key = f"{self.name}#{secrets.token_hex(4)}"
+            self.set_setting("tm_key", key)
+        return key
 
     def qa_options(self):
         """The QA checks this project runs (:class:`engine.qa.QAOptions`)."""
@@ -272,7 +291,13 @@ class Project:
         return self._refs(TMS_SETTING)
 
     def add_tm_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
-        """List a TM in the project (relative paths are relative to the project folder)."""
+        """List a TM in the project (relative paths are relative to the project folder).  A
+        shared TM's URL is stored without credentials: libpq finds the password in
+        ``~/.pgpass``, ``PGPASSWORD`` or a service file, never in the project."""
+        if isinstance(path, str) and "://" in path:
+            from engine.urls import strip_credentials
+
+            path = strip_credentials(path)
         return self._add_ref(TMS_SETTING, path, writable)
 
     @property
@@ -427,16 +452,56 @@ class Project:
             return [self.segment(segment_id) for _, segment_id in rows]
 
     def confirm(self, segment_id: int, target: TaggedText | str | None = None, *, origin: str = "human",
-                origin_score: float | None = None) -> Segment:
+                origin_score: float | None = None, tm_meta: dict | None = None) -> Segment:
         """Confirm a segment (with a new target, or its current one).
 
-        Durable when this returns (WAL, synchronous=FULL).
+        Durable when this returns (WAL, synchronous=FULL).  ``tm_meta``: the
+        confirmation is owed to the writable TM, with this unit metadata; it is
+        recorded in the same transaction and listed by :meth:`tm_pending` until
+        :meth:`tm_written` says the TM has it, so a crash between the two
+        writes loses nothing (the editor sends what is pending on opening).
         """
         if target is None:
             seg = self.segment(segment_id)
             target, origin, origin_score = seg.target, seg.origin or origin, seg.origin_score
-        return self.set_target(segment_id, target, status="confirmed", origin=origin,
-                               origin_score=origin_score)
+        with self._lock, self._tx():
+            seg = self.set_target(segment_id, target, status="confirmed", origin=origin,
+                                  origin_score=origin_score)
+            if tm_meta is not None:
+                self._conn.execute("INSERT OR REPLACE INTO tm_pending (segment_id, meta, queued_at) "
+                                   "VALUES (?, ?, ?)", (segment_id, json.dumps(tm_meta), _now()))
+        return seg
+
+    def tm_pending(self) -> list[PendingTMWrite]:
+        """Confirmed segments whose TM write is not known to be done, oldest first
+        (a segment no longer confirmed owes the TM nothing and is dropped)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT p.segment_id, p.meta, s.status FROM tm_pending p JOIN segments s "
+                "ON s.id = p.segment_id ORDER BY p.queued_at, p.segment_id").fetchall()
+            gone = [r[0] for r in rows if r[2] != "confirmed"]
+            if gone:
+                self.tm_written(gone)
+            out = []
+            for r in rows:
+                if r[2] != "confirmed":
+                    continue
+                try:
+                    meta = json.loads(r[1])
+                except ValueError:
+                    meta = {}
+                out.append(PendingTMWrite(self.segment(r[0]), meta if isinstance(meta, dict) else {}))
+            return out
+
+    def tm_written(self, segment_ids: Sequence[int]) -> None:
+        """The TM (or the outbox of a shared one) holds these confirmations.  On a
+        project already closed (the editor closed while the TM thread finished)
+        nothing is recorded: the next opening sends them again, and the TM merges
+        an exact duplicate into the unit it has."""
+        if self.closed:
+            return
+        with self._tx():
+            self._conn.executemany("DELETE FROM tm_pending WHERE segment_id = ?", [(i,) for i in segment_ids])
 
     def counts(self, document_id: int | None = None) -> dict[str, int]:
         sql = "SELECT status, COUNT(*) FROM segments" + (" WHERE document_id = ?" if document_id else "") \
