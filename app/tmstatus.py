@@ -1,8 +1,14 @@
-"""A status-bar label saying when the shared TM is offline or read-only
-(:attr:`app.tmservice.TMService.shared_state`); hidden while all is well."""
+"""A status-bar label saying when the shared TM is offline, read-only or refuses
+this user (:attr:`app.tmservice.TMService.shared_state`); hidden while all is well.
+A refusal names the grant to ask for, which is long: the label shows the start,
+the tooltip and the status bar's message the whole line."""
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
+
+#: Widest the label grows (pixels); the rest of the message is in its tooltip.
+MAX_WIDTH = 520
 
 
 class TMStatusLabel(QLabel):
@@ -15,7 +21,8 @@ class TMStatusLabel(QLabel):
         self.hide()
 
     def show_state(self, msg: str) -> None:
-        self.setText(f"⚠ {msg}" if msg else "")
+        text = f"⚠ {msg}" if msg else ""
+        self.setText(self.fontMetrics().elidedText(text, Qt.ElideRight, MAX_WIDTH))
         self.setToolTip(msg)
         self.setVisible(bool(msg))
         bar = self.parent()

@@ -95,13 +95,15 @@ def analyse(documents: Iterable[tuple[str, Iterable[str]]],
     return out
 
 
-def is_own_work(meta: dict, project_key: str, since: str) -> bool:
+def is_own_work(meta: dict, project_key: str | tuple[str, ...], since: str) -> bool:
     """Whether a TM unit is the project's own confirmed work on a document imported at
     ``since``: stamped with this project (``project``) when it was confirmed, and created
     after the import.  The analysis leaves those out -- it is what a quote is based on, as
     if nothing had been translated yet -- while a unit that was in the TM before (and was
-    only re-confirmed, so it keeps its old creation date) still counts."""
-    return meta.get("project") == project_key and str(meta.get("created") or "") >= since
+    only re-confirmed, so it keeps its old creation date) still counts.  ``project_key``:
+    :attr:`Project.tm_key`, or a tuple of the keys the project's units may carry."""
+    keys = (project_key,) if isinstance(project_key, str) else project_key
+    return meta.get("project") in keys and str(meta.get("created") or "") >= since
 
 
 STATUSES = ("confirmed", "draft", "new")

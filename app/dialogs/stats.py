@@ -29,7 +29,8 @@ class StatisticsDialog(QDialog):
         self.setWindowTitle("Statistics")
         self.resize(820, 560)
         self.analyses: list[stats.Analysis] = []
-        self.project_key = project.tm_key
+        # (units confirmed by Verso before the key was a name carry the folder's path)
+        self.project_key = (project.tm_key, str(project.folder.resolve()))
         docs = [(d, project.segments(d.id)) for d in project.documents()]
         self.docs = [(d.name, [s.source.text for s in segs]) for d, segs in docs]
         self._since = {d.name: d.imported_at for d, _ in docs}

@@ -114,3 +114,15 @@ class TMOffline(TMError):
 
 class TMReadOnly(TMError):
     """The TM may be read but not written (a read-only database role)."""
+
+
+class TMRefused(TMOffline):
+    """The server answers but refuses this user: a wrong or missing password, a missing
+    grant.  To the editor the TM is unavailable as when offline (a confirmation waits in the
+    outbox, retried on a timer, sent once the owner fixed it), but the message says why and
+    what to ask for.  ``reason`` is the message without the TM's name; ``writes``: only
+    writing is refused (the TM still answers searches)."""
+
+    def __init__(self, tm: str, reason: str, *, writes: bool = False):
+        self.tm, self.reason, self.writes = tm, reason, writes
+        super().__init__(f"{tm}: {reason}")

@@ -7,6 +7,12 @@ deleted from the outbox only after the TM accepted it; a pair sent twice (a
 crash between the two) is an exact duplicate the TM merges, never a second
 unit.  Nothing here talks to a server itself: :meth:`Outbox.send` uses the
 TM handle it is given.
+
+The outbox holds at most :data:`CAP` pairs per TM: a server that refuses the
+user for days (a missing grant nobody fixes) must not grow it without end;
+past the cap :meth:`Outbox.put` refuses (:class:`OutboxFull`): the confirmation
+is in the project only, and the editor says so.  A TM is keyed by its URL without credentials
+(:func:`engine.urls.strip_credentials`), so a password never reaches the file.
 """
 from __future__ import annotations
 
@@ -15,10 +21,18 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
+from engine.errors import TMError
 from engine.inline import TaggedText
 from engine.tm.model import TMOffline
+from engine.urls import strip_credentials
 
 FILE_NAME = "tm-outbox.sqlite"
+#: Pairs kept per TM (about a week of one translator's confirmations).
+CAP = 10_000
+
+
+class OutboxFull(TMError):
+    """A TM already has :data:`CAP` pairs waiting: this one was not kept."""
 
 
 class Outbox:
@@ -34,6 +48,11 @@ class Outbox:
                           "tm TEXT NOT NULL, source TEXT NOT NULL, source_tags TEXT, target TEXT NOT NULL, "
                           "target_tags TEXT, src_lang TEXT, tgt_lang TEXT, origin TEXT, creator TEXT, "
                           "meta TEXT, queued TEXT)")
+        self.conn.execute("CREATE INDEX IF NOT EXISTS outbox_tm ON outbox(tm, seq)")
+        # Keys written with a password (masked or not) name the same TM as its stripped URL.
+        for (key,) in self.conn.execute("SELECT DISTINCT tm FROM outbox").fetchall():
+            if strip_credentials(key) != key:
+                self.conn.execute("UPDATE outbox SET tm=? WHERE tm=?", (strip_credentials(key), key))
 
     @classmethod
     def of_project(cls, folder: str | Path) -> "Outbox":
@@ -41,7 +60,12 @@ class Outbox:
 
     def put(self, tm: str, source: TaggedText, target: TaggedText, *, src_lang: str = "",
             tgt_lang: str = "", origin: str = "human", creator: str = "", meta: dict | None = None) -> int:
-        """Keep one add for ``tm`` (durable when this returns); its sequence number."""
+        """Keep one add for ``tm`` (durable when this returns); its sequence number.
+        :class:`OutboxFull` when ``tm`` already has :data:`CAP` pairs waiting."""
+        tm = strip_credentials(tm)
+        if self.full(tm):
+            raise OutboxFull(f"{tm}: {CAP} confirmed segments already wait to be sent to this TM; this one "
+                             "is kept in the project only")
         cur = self.conn.execute(
             "INSERT INTO outbox(tm, source, source_tags, target, target_tags, src_lang, tgt_lang, origin, "
             "creator, meta, queued) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -53,12 +77,17 @@ class Outbox:
     def pending(self, tm: str | None = None) -> int:
         if tm is None:
             return self.conn.execute("SELECT count(*) FROM outbox").fetchone()[0]
-        return self.conn.execute("SELECT count(*) FROM outbox WHERE tm=?", (tm,)).fetchone()[0]
+        return self.conn.execute("SELECT count(*) FROM outbox WHERE tm=?", (strip_credentials(tm),)).fetchone()[0]
+
+    def full(self, tm: str) -> bool:
+        """True when ``tm`` has :data:`CAP` pairs waiting: a further :meth:`put` keeps nothing."""
+        return self.pending(tm) >= CAP
 
     def send(self, tm_key: str, tm) -> int:
         """Add every pending pair of ``tm_key`` to ``tm`` (oldest first); the
         number sent.  Stops with :class:`TMOffline` when the server goes away
         again (what was sent is out of the outbox, the rest stays)."""
+        tm_key = strip_credentials(tm_key)
         sent = 0
         while True:
             rows = self.conn.execute(
@@ -75,10 +104,10 @@ class Outbox:
 
     def drop(self, tm_key: str) -> int:
         """Forget the pending pairs of ``tm_key`` (e.g. the TM refuses them: read-only)."""
-        return self.conn.execute("DELETE FROM outbox WHERE tm=?", (tm_key,)).rowcount
+        return self.conn.execute("DELETE FROM outbox WHERE tm=?", (strip_credentials(tm_key),)).rowcount
 
     def close(self) -> None:
         self.conn.close()
 
 
-__all__ = ["Outbox", "FILE_NAME", "TMOffline"]
+__all__ = ["Outbox", "OutboxFull", "FILE_NAME", "CAP", "TMOffline"]

@@ -1,9 +1,13 @@
 """``PgTranslationMemory``: a TM in a PostgreSQL database, shared by a team.
 
 Named by a URL ``postgresql://host:port/dbname?tm=NAME`` (libpq conventions:
-user, password, ``sslmode``/``sslrootcert``... in the URL's query or from the
+user, ``sslmode``/``sslrootcert``... in the URL's query or from the
 environment, ``~/.pgpass`` and ``pg_service.conf``; the ``tm`` parameter is
-Verso's and is removed before connecting).  Each TM is one PostgreSQL
+Verso's and is removed before connecting).  A password typed in the URL is used
+for the connection but never stored, logged or shown: messages and ``stats``
+name the TM by :func:`redact` (:func:`engine.urls.strip_credentials`).  A role
+the server refuses (a wrong password, a missing grant) gets :class:`TMRefused`
+naming the grant to ask for, not "cannot be reached".  Each TM is one PostgreSQL
 *schema* ``verso_tm_<name>`` -- so read-only and read-write access per TM are
 plain ``GRANT``s on a schema (see docs/team-tm.md) -- holding:
 
@@ -29,8 +33,10 @@ name, checked against ``[a-z0-9_]`` and quoted by :mod:`psycopg.sql`.
 from __future__ import annotations
 
 import contextlib
+import getpass
 import hashlib
 import json
+import os
 import re
 import time
 from array import array
@@ -53,12 +59,13 @@ from engine.tm import memory as _local
 from engine.tm.memory import (_COLS, _WORD, COVERAGE_POOL, TranslationMemory,
                               _any_lang, _chunks, _entry, _export_meta, _meta_columns, _merge_meta,
                               _note, _now, _pair_filter, _pick, _refuse_unclear, _tt, _Unclear)
-from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry, TMOffline, TMReadOnly
+from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry, TMOffline, TMReadOnly, TMRefused
 from engine.tm.rerank import verify
 from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops
 from engine.tm.select import coverage_select
 from engine.tm.tokens import TAG, analyse, index_terms, occurrence_terms, tokenize
 from engine.tm.whoosh_index import pair_term
+from engine.urls import strip_credentials
 
 SCHEMA_VERSION = 1
 #: Units the database may read per search through the GIN index (estimated from its statistics):
@@ -99,18 +106,52 @@ def split_url(url: str) -> tuple[str, str]:
     return urlunsplit(parts._replace(query=urlencode(rest))), name
 
 
-def redact(url: str) -> str:
-    """``url`` without a password (for messages)."""
-    parts = urlsplit(url)
-    if parts.password:
-        netloc = parts.netloc.replace(":" + parts.password + "@", ":***@")
-        parts = parts._replace(netloc=netloc)
-    query = [(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    return urlunsplit(parts._replace(query=urlencode(query)))
+#: ``url`` without its credentials: what is stored, logged and shown (one function for all of Verso).
+redact = strip_credentials
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 def _offline(e: Exception, where: str) -> TMOffline:
-    return TMOffline(f"{where}: the shared TM server cannot be reached ({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__})")
+    return TMOffline(f"{where}: the shared TM server cannot be reached ({_first_line(e)})")
+
+
+# What a role needs, as (kind, object in the TM's schema, privilege): to read a TM, and to add to it.
+_READ_GRANTS = (("schema", "", "USAGE"),) + tuple(("table", t, "SELECT") for t in ("meta", "units", "vocab", "pairs"))
+_WRITE_GRANTS = (("table", "units", "INSERT"), ("table", "units", "UPDATE"), ("table", "vocab", "INSERT"),
+                 ("table", "pairs", "INSERT"), ("sequence", "vocab_id", "USAGE"),
+                 ("sequence", "units_id_seq", "USAGE"))
+_MISSING = """SELECT current_user, current_database(), n.oid IS NOT NULL,
+    n.oid IS NULL OR has_schema_privilege(n.oid, 'USAGE'),
+    coalesce((SELECT array_agg(w.i ORDER BY w.i) FROM unnest(%(o)s::text[], %(p)s::text[]) WITH ORDINALITY w(obj, priv, i)
+              JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = w.obj
+              WHERE NOT CASE WHEN c.relkind = 'S' THEN has_sequence_privilege(c.oid, w.priv)
+                             ELSE has_table_privilege(c.oid, w.priv) END), '{}')
+FROM (SELECT 1) one LEFT JOIN pg_namespace n ON n.nspname = %(s)s"""
+# The server's words for a login it refused (it answered: not "cannot be reached"), and what Verso says.
+_LOGIN_REFUSED = [
+    (re.compile(r"password authentication failed", re.I),
+     "wrong password for user {user} at {host} (the server refused it; libpq reads the password from ~/.pgpass, "
+     "PGPASSWORD or a service file)"),
+    (re.compile(r"no password supplied|password is required|password required", re.I),
+     "no password for user {user} at {host}: the server asks for one (put it in ~/.pgpass, PGPASSWORD or a "
+     "service file)"),
+    (re.compile(r'role "[^"]*" does not exist'), "no role {user} on the server at {host}"),
+    (re.compile(r'database "[^"]*" does not exist'), "no database {db} on the server at {host}"),
+    (re.compile(r"permission denied for database"),
+     "role {user} lacks CONNECT on database {db} -- ask the database's owner: GRANT CONNECT ON DATABASE {db} "
+     "TO {user}"),
+    (re.compile(r"pg_hba\.conf|authentication failed", re.I),
+     "the server at {host} refuses user {user} from this computer ({detail})"),
+]
+
+
+def _ident(name: str) -> str:
+    """A role or database name as SQL would need it in a GRANT."""
+    return name if re.fullmatch(r"[a-z_][a-z0-9_$]*", name) else '"' + name.replace('"', '""') + '"'
 
 
 def _hashes(terms: Sequence[str]) -> list[int]:
@@ -148,6 +189,10 @@ def _newest_first(ranked: list[tuple[float, int]], entries: dict[int, TMEntry]) 
     for i, (s, u) in enumerate(ranked):
         first.setdefault((s, entries[u].source.text), i)
     return sorted(ranked, key=lambda x: (first[(x[0], entries[x[1]].source.text)], -x[1]))
+
+
+class _NoCreate(Exception):
+    """The role may not create the TM (raised inside the transaction, named after its rollback)."""
 
 
 class RowsLeaf:
@@ -216,6 +261,8 @@ class PgTranslationMemory:
         self.url = url
         self.conninfo, self.name = split_url(url)
         self.folder = redact(url)  # what messages name
+        given = psycopg.conninfo.conninfo_to_dict(self.conninfo)
+        self._secrets = [str(v) for k, v in given.items() if k in ("password", "sslpassword") and v]
         self.schema = f"verso_tm_{self.name}"
         self._want = (_any_lang(src_lang), _any_lang(tgt_lang))
         self._timeout = connect_timeout
@@ -244,7 +291,89 @@ class PgTranslationMemory:
         try:
             self.conn = psycopg.connect(self.conninfo, autocommit=True, **extra)
         except psycopg.OperationalError as e:
-            raise _offline(e, self.folder) from None
+            raise self._login_refused(e, given) or TMOffline(self._mask(str(_offline(e, self.folder)))) from None
+
+    def _mask(self, text: str) -> str:
+        """``text`` with any password given in the URL masked (libpq does not quote it: this makes sure)."""
+        for secret in self._secrets:
+            if len(secret) >= 3:
+                text = text.replace(secret, "***")
+        return text
+
+    def _login_refused(self, e: Exception, given: dict) -> TMRefused | None:
+        """The server answered and refused the login (a wrong password, no such role...): what
+        to say, naming user and host and never the password; None when it was not reached."""
+        text = str(e)
+        for pattern, say in _LOGIN_REFUSED:
+            hit = pattern.search(text)
+            if hit is None:
+                continue
+            line = next((ln for ln in text.splitlines() if pattern.search(ln)), text)
+            user = (re.search(r'user "([^"]+)"', line) or re.search(r'role "([^"]+)"', line))
+            host = re.search(r'server (?:at|on socket) "([^"]+)"', text)
+            user_name = (user.group(1) if user else None) or given.get("user") or os.environ.get("PGUSER") \
+                or getpass.getuser()
+            host_name = (host.group(1) if host else None) or given.get("host") or os.environ.get("PGHOST") \
+                or "localhost"
+            db = given.get("dbname") or os.environ.get("PGDATABASE") or user_name
+            detail = line.split("FATAL:", 1)[-1].strip()
+            reason = say.format(user=user_name, host=host_name, db=db, detail=detail)
+            return TMRefused(self.folder, self._mask(reason))
+        return None
+
+    def _missing(self, write: bool) -> tuple[str, str, bool, list[tuple[str, str, str]]]:
+        """(current role, database, whether the TM's schema exists, the grants of
+        :data:`_READ_GRANTS` -- and of :data:`_WRITE_GRANTS` when ``write`` -- it lacks).
+        Asked by object id from the catalog, which any role may read: a name lookup
+        would itself fail without USAGE on the schema."""
+        needs = list(_READ_GRANTS[1:]) + (list(_WRITE_GRANTS) if write else [])
+        row = self._c().execute(_MISSING, {"o": [n[1] for n in needs], "p": [n[2] for n in needs],
+                                           "s": self.schema}).fetchone()
+        user, db, exists, usage, lacking = row
+        missing = ([] if usage else [_READ_GRANTS[0]]) + [needs[i - 1] for i in lacking]
+        return user, db, bool(exists), missing
+
+    def _grants_text(self, user: str, missing: list[tuple[str, str, str]]) -> str:
+        """"role bob lacks X on Y -- ask the TM's owner: GRANT ..." for the ``missing`` grants."""
+        s, who = self.schema, _ident(user)
+        lacks, grants = [], []
+        if any(k == "schema" for k, _, _ in missing):
+            lacks.append(f"USAGE on schema {s}")
+            grants.append(f"GRANT USAGE ON SCHEMA {s} TO {who}")
+        tables: dict[str, list[str]] = {}
+        for kind, obj, priv in missing:
+            if kind == "table":
+                tables.setdefault(obj, []).append(priv)
+        by_privs: dict[tuple[str, ...], list[str]] = {}
+        for obj, privs in tables.items():
+            by_privs.setdefault(tuple(privs), []).append(f"{s}.{obj}")
+        for privs, objs in by_privs.items():
+            lacks.append(f"{', '.join(privs)} on {', '.join(objs)}")
+            grants.append(f"GRANT {', '.join(privs)} ON {', '.join(objs)} TO {who}")
+        seqs = [f"{s}.{obj}" for kind, obj, _ in missing if kind == "sequence"]
+        if seqs:
+            lacks.append(f"USAGE on sequence {', '.join(seqs)}")
+            grants.append(f"GRANT USAGE ON SEQUENCE {', '.join(seqs)} TO {who}")
+        return f"role {user} lacks {'; '.join(lacks)} -- ask the TM's owner: {'; '.join(grants)}"
+
+    def _refused(self, e: Exception, write: bool = False) -> TMRefused:
+        """The server refused a statement for lack of a privilege: which grant the role lacks."""
+        try:
+            user, _, _, missing = self._missing(write)
+        except psycopg.Error:
+            user, missing = "", []
+        if not missing:  # not one of the grants Verso knows (a column grant, row security...)
+            who = f"role {user}" if user else "this role"
+            return TMRefused(self.folder, f"{who} is refused: {_first_line(e)} -- ask the TM's owner for access",
+                             writes=write)
+        writes_only = write and all(m in _WRITE_GRANTS for m in missing)
+        return TMRefused(self.folder, self._grants_text(user, missing), writes=writes_only)
+
+    def _no_create(self) -> TMRefused:
+        user, db, _, _ = self._missing(False)
+        return TMRefused(self.folder, f"no TM named {self.name!r} in this database, and role {user} may not create "
+                                      f"one (it lacks CREATE on database {db}) -- ask the database's owner to create "
+                                      f"it, or: GRANT CREATE ON DATABASE {_ident(db)} TO {_ident(user)}")
 
     def _c(self) -> psycopg.Connection:
         if self.conn is None or self.conn.closed or self.conn.broken:
@@ -272,13 +401,14 @@ class PgTranslationMemory:
     @contextlib.contextmanager
     def _tx(self):
         """A transaction; connection faults become :class:`TMOffline`, a
-        refused write :class:`TMReadOnly`."""
+        statement refused for lack of a grant :class:`TMRefused` naming it."""
         try:
             with self._tx_raw() as conn:
                 yield conn
+        except _NoCreate:
+            raise self._no_create() from None
         except pgerrors.InsufficientPrivilege as e:
-            raise TMReadOnly(f"{self.folder}: this database user may not write to the TM "
-                             f"({e.diag.message_primary or e})") from None
+            raise self._refused(e, write=True) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as e:
             self._vocab.clear()
             raise _offline(e, self.folder) from None
@@ -287,6 +417,8 @@ class PgTranslationMemory:
         for attempt in (0, 1):
             try:
                 return self._c().execute(query, params).fetchall()
+            except pgerrors.InsufficientPrivilege as e:
+                raise self._refused(e) from None
             except (psycopg.OperationalError, psycopg.InterfaceError) as e:
                 if attempt or not self._stale():
                     raise _offline(e, self.folder) from None
@@ -306,7 +438,9 @@ class PgTranslationMemory:
         return True
 
     def _prepare(self, create: bool | str, src_lang: str, tgt_lang: str) -> None:
-        exists = self._read("SELECT to_regclass(%s)", (f"{self.schema}.units",))[0][0] is not None
+        # from the catalog, not to_regclass(): a name lookup fails without USAGE on the schema
+        exists = self._read("SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                            "WHERE n.nspname = %s AND c.relname = 'units')", (self.schema,))[0][0]
         if not exists:
             if not create:
                 raise TMError(f"{self.folder}: no TM named {self.name!r} in this database")
@@ -316,11 +450,8 @@ class PgTranslationMemory:
                 self._pending = (src_lang, tgt_lang)
                 self._meta, self._pairs, self._intarray, self.writable = {}, set(), False, True
                 return
-            try:
-                with self._tx() as conn:
-                    self._create(conn)
-            except TMReadOnly:
-                raise TMError(f"{self.folder}: no TM named {self.name!r}, and this user may not create one") from None
+            with self._tx() as conn:
+                self._create(conn)
         self._prepared(src_lang, tgt_lang)
 
     def _create(self, conn) -> None:
@@ -329,11 +460,14 @@ class PgTranslationMemory:
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.schema,))
         with contextlib.suppress(psycopg.Error), conn.transaction():  # trusted: no superuser needed
             conn.execute("CREATE EXTENSION IF NOT EXISTS intarray")
-        conn.execute(self._q("CREATE SCHEMA IF NOT EXISTS {s}"))
-        for ddl in _DDL:
-            conn.execute(self._q(ddl))
-        for k, v in (("schema", str(SCHEMA_VERSION)), ("created", _now())):
-            conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (k, v))
+        try:
+            conn.execute(self._q("CREATE SCHEMA IF NOT EXISTS {s}"))
+            for ddl in _DDL:
+                conn.execute(self._q(ddl))
+            for k, v in (("schema", str(SCHEMA_VERSION)), ("created", _now())):
+                conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (k, v))
+        except pgerrors.InsufficientPrivilege:
+            raise _NoCreate() from None  # named by _tx once the transaction is rolled back
 
     def _prepared(self, src_lang: str, tgt_lang: str) -> None:
         self._pending = None
@@ -346,7 +480,8 @@ class PgTranslationMemory:
         if self.writable:
             for key, lang in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
                 if lang and not self._meta_get(key):
-                    with self._tx() as conn:
+                    # a role that may add units but not set the TM's languages still opens it
+                    with contextlib.suppress(TMRefused), self._tx() as conn:
                         self._meta_set(conn, key, normalize_lang(lang), overwrite=False)
 
     def _meta_all(self) -> dict[str, str]:
@@ -451,7 +586,15 @@ class PgTranslationMemory:
                 self._create(conn)
             self._prepared(*self._pending)
         if not self.writable:
-            raise TMReadOnly(f"{self.folder}: this database user may only read the TM")
+            raise self._read_only()
+
+    def _read_only(self) -> TMReadOnly:
+        try:
+            user, _, _, missing = self._missing(True)
+            why = f": {self._grants_text(user, missing)}" if missing else ""
+        except psycopg.Error:
+            why = ""
+        return TMReadOnly(f"{self.folder}: this role may only read the TM{why}")
 
     def add(self, source: str | TaggedText, target: str | TaggedText, *, src_lang: str = "",
             tgt_lang: str = "", origin: str = "human", creator: str = "",
@@ -465,6 +608,8 @@ class PgTranslationMemory:
                                        tgt_lang or self.tgt_lang,
                                        {"origin": origin, "creationid": creator, **(meta or {})})
                 return uid
+            except TMRefused:
+                raise
             except TMOffline:  # once more after a server restart
                 if reconnected or not self._stale():
                     raise
@@ -491,7 +636,7 @@ class PgTranslationMemory:
                      origin: str = "", problems: list[str] | None = None) -> ImportResult:
         """Import as ONE transaction (all or nothing), as the local TM does."""
         if not self.writable:
-            raise TMReadOnly(f"{self.folder}: this database user may only read the TM")
+            raise self._read_only()
         res = ImportResult()
         want_s = normalize_lang(src_lang) or self.src_lang
         want_t = normalize_lang(tgt_lang) or self.tgt_lang
@@ -513,11 +658,7 @@ class PgTranslationMemory:
         batch: list[tuple] = []
         with self._tx() as conn:
             if pending is not None:
-                try:
-                    self._create(conn)
-                except pgerrors.InsufficientPrivilege:
-                    raise TMError(f"{self.folder}: no TM named {self.name!r}, and this user may not create "
-                                  "one") from None
+                self._create(conn)
                 self._pending = None
             for key, lang in (("src_lang", want_s), ("tgt_lang", want_t)):
                 if lang and not self._meta_get(key):
@@ -707,8 +848,11 @@ class PgTranslationMemory:
                     cur.execute(self._q(f"SELECT {_COLS} FROM {{s}}.units ORDER BY id"))
                     for row in cur:
                         yield _entry(row)
+        except pgerrors.InsufficientPrivilege as e:
+            raise self._refused(e) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as e:
-            raise _offline(e, self.folder) from None
+            raise self._login_refused(e, psycopg.conninfo.conninfo_to_dict(self.conninfo)) \
+                or _offline(e, self.folder) from None
 
     __iter__ = entries
 
@@ -808,6 +952,8 @@ class PgTranslationMemory:
                     tx.connection.execute("SET LOCAL enable_seqscan = off")
                     rows = tx.connection.execute(self._q(q), params).fetchall()
                 break
+            except pgerrors.InsufficientPrivilege as e:
+                raise self._refused(e) from None
             except (psycopg.OperationalError, psycopg.InterfaceError) as e:
                 if attempt or not self._stale():
                     raise _offline(e, self.folder) from None
