@@ -1,4 +1,15 @@
-"""Issue 23, every input bounded: time and peak memory of reading one-line inputs.
+"""Issues 23 and 35, every input bounded: time and peak memory of reading huge inputs.
+
+``--issue 35`` (the files of issue 35's hostile-input run, each imported by the command line in
+a fresh subprocess: ``verso doc import`` into a new project, ``verso glossary import``):
+
+* ``txt-lines``: prose in short lines (one sentence a line, no blank line), 1 MB, 10 MB (134 s
+  before) and 500 MB (over the size limit);
+* ``po``: 10,000 and 100,000 entries, and 200,000 (over the entry limit);
+* ``xlsx``: a glossary of 50,000 terms as Excel writes it (shared strings), and a shared-strings
+  bomb (5 million strings that no cell uses).
+
+``--issue 23`` (the default, as before):
 
 For 100 KB, 1 MB and 10 MB of prose on ONE line it measures, each in a fresh
 subprocess (peak memory = that process's ``ru_maxrss``):
@@ -12,6 +23,7 @@ Inputs over the 1 MiB line limit are refused; the table shows how fast and
 in how much memory.  Usage::
 
     python -m benchmarks.bounded_input [--sizes 100000,1000000,10000000]
+    python -m benchmarks.bounded_input --issue 35
 """
 from __future__ import annotations
 
@@ -20,7 +32,9 @@ import json
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from benchmarks.paths import ROOT
 
@@ -33,7 +47,16 @@ kind, path = sys.argv[1], sys.argv[2]  # run in the repository root: engine impo
 from engine.errors import VersoError
 t0 = time.perf_counter()
 try:
-    if kind == "tm-pair":
+    if kind in ("doc", "glossary"):
+        import contextlib, io
+        from engine.cli import main
+        err = io.StringIO()
+        args = (["doc", "import", path, "--project", sys.argv[3]] if kind == "doc" else
+                ["glossary", "import", path, "--glossary", sys.argv[3]])
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            rc = main(args + ["--src-lang", "en", "--tgt-lang", "de"])
+        outcome = "imported" if rc == 0 else "refused: " + err.getvalue().strip().split(": ", 2)[-1]
+    elif kind == "tm-pair":
         import contextlib, io
         from engine.cli import main
         err = io.StringIO()
@@ -81,10 +104,133 @@ def run(kind: str, size: int, tmp: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+WORDS = ("the committee met on monday to discuss new budget several members asked for more time "
+         "and chair agreed report would be ready by june").split()
+
+
+def _sentences():
+    import random
+
+    rnd = random.Random(1)
+    while True:
+        yield " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 14))).capitalize() + "."
+
+
+def text_lines(path: Path, size: int) -> None:
+    """Prose in short lines, one sentence a line, no blank line (hard-wrapped text)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        n, block, gen = 0, [], _sentences()
+        while n < size:
+            line = next(gen) + "\n"
+            block.append(line)
+            n += len(line)
+            if len(block) == 10_000:
+                fh.write("".join(block))
+                block = []
+        fh.write("".join(block))
+
+
+def po_entries(path: Path, n: int) -> None:
+    gen = _sentences()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n')
+        for i in range(n):
+            fh.write(f'#: src/file{i % 97}.c:{i}\nmsgid "{next(gen)} {i}"\nmsgstr ""\n\n')
+
+
+def shared_strings_xlsx(path: Path, rows, extra_strings: int = 0) -> None:
+    """A one-sheet workbook as Excel writes it: every text cell an index into
+    ``xl/sharedStrings.xml`` (openpyxl writes inline strings instead); ``extra_strings``
+    more strings that no cell uses (the bomb: they compress to almost nothing)."""
+    strings: list[str] = []
+    index: dict[str, int] = {}
+    sheet = []
+    for r, row in enumerate(rows, 1):
+        cells = []
+        for c, value in enumerate(row):
+            k = index.setdefault(str(value), len(strings))
+            if k == len(strings):
+                strings.append(str(value))
+            cells.append(f'<c r="{chr(65 + c)}{r}" t="s"><v>{k}</v></c>')
+        sheet.append(f'<row r="{r}">{"".join(cells)}</row>')
+    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml",
+                   '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+                   'package/2006/content-types"><Default Extension="rels" ContentType="application/'
+                   'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType='
+                   '"application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/'
+                   'vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName='
+                   '"/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+                   'spreadsheetml.worksheet+xml"/><Override PartName="/xl/sharedStrings.xml" ContentType='
+                   '"application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>')
+        z.writestr("_rels/.rels", f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+                   f'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{rel}/'
+                   'officeDocument" Target="xl/workbook.xml"/></Relationships>')
+        z.writestr("xl/workbook.xml", f'<?xml version="1.0" encoding="UTF-8"?><workbook {ns} xmlns:r="{rel}">'
+                   '<sheets><sheet name="Terms" sheetId="1" r:id="rId1"/></sheets></workbook>')
+        z.writestr("xl/_rels/workbook.xml.rels", '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns='
+                   '"http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
+                   f'Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" '
+                   f'Type="{rel}/sharedStrings" Target="sharedStrings.xml"/></Relationships>')
+        z.writestr("xl/worksheets/sheet1.xml", f'<?xml version="1.0" encoding="UTF-8"?><worksheet {ns}>'
+                   f'<sheetData>{"".join(sheet)}</sheetData></worksheet>')
+        with z.open("xl/sharedStrings.xml", "w") as fh:
+            total = len(strings) + extra_strings
+            fh.write(f'<?xml version="1.0" encoding="UTF-8"?><sst {ns} count="{total}" '
+                     f'uniqueCount="{total}">'.encode())
+            fh.write("".join(f"<si><t>{escape(s)}</t></si>" for s in strings).encode())
+            for start in range(0, extra_strings, 100_000):
+                fh.write(b"<si><t>x</t></si>" * min(100_000, extra_strings - start))
+            fh.write(b"</sst>")
+
+
+def issue35(tmp: Path) -> None:
+    print("| input | file size | time (s) | MB/s | peak RSS (MiB) | outcome |")
+    print("|---|---:|---:|---:|---:|---|")
+    cases = [("txt-lines", 1_000_000), ("txt-lines", 10_000_000), ("txt-lines", 500_000_000),
+             ("po", 10_000), ("po", 100_000), ("po", 200_000), ("xlsx", 50_000), ("xlsx-bomb", 5_000_000)]
+    for kind, n in cases:
+        if kind == "txt-lines":
+            f, label = tmp / f"lines-{n}.txt", f"{n / 1e6:g} MB of short lines"
+            text_lines(f, n)
+        elif kind == "po":
+            f, label = tmp / f"entries-{n}.po", f"{n:,} PO entries"
+            po_entries(f, n)
+        else:
+            f = tmp / f"{kind}-{n}.xlsx"
+            gen = _sentences()
+            if kind == "xlsx":
+                label = f"{n:,}-term glossary"
+                shared_strings_xlsx(f, [("en", "de")] + [(f"{next(gen)} {i}", f"Begriff {i}") for i in range(n)])
+            else:
+                label = f"{n:,} shared strings (bomb)"
+                shared_strings_xlsx(f, [("en", "de"), ("file", "Datei")], extra_strings=n)
+        size = f.stat().st_size
+        out = subprocess.run([sys.executable, "-c", CHILD, "glossary" if kind.startswith("xlsx") else "doc",
+                              str(f), str(tmp / f"store-{kind}-{n}")], cwd=ROOT, capture_output=True, text=True,
+                             timeout=1800)
+        f.unlink()
+        if out.returncode != 0:
+            r = {"s": float("nan"), "maxrss_mb": float("nan"), "outcome": out.stderr.strip().splitlines()[-1]}
+        else:
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+        outcome = r["outcome"] if len(r["outcome"]) < 80 else r["outcome"][:77] + "..."
+        rate = f"{size / 1e6 / r['s']:.2f}" if outcome == "imported" else "-"
+        print(f"| {label} | {size / 1e6:.1f} MB | {r['s']:.2f} | {rate} | {r['maxrss_mb']:.0f} | {outcome} |",
+              flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="100000,1000000,10000000")
+    ap.add_argument("--issue", type=int, choices=(23, 35), default=23)
     a = ap.parse_args()
+    if a.issue == 35:
+        with tempfile.TemporaryDirectory() as d:
+            issue35(Path(d))
+        return 0
     sizes = [int(x) for x in a.sizes.split(",")]
     print("| input | one line of | time (s) | peak RSS (MiB) | outcome |")
     print("|---|---:|---:|---:|---|")

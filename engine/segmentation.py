@@ -151,18 +151,84 @@ def _pysbd_cuts(text: str, code: str) -> list[int]:
     pysbd treats a line break as a sentence end; inside a paragraph a line
     break is only layout (hard-wrapped text), so it sees spaces instead.  The
     probe has the same length as ``text``, so offsets carry over.
+
+    pysbd costs about 13 s a megabyte (issue 35: a 10 MB text file took 134 s;
+    half of it recompiling the patterns it builds per abbreviation, which
+    overflow ``re``'s cache), so it only sees what needs its rules: the text is
+    first cut at the breaks every rule set agrees on (:func:`_sure_breaks`),
+    and a piece without any other sentence mark (:data:`_NEEDS_RULES`) is one
+    sentence without asking pysbd.
     """
     if not text.strip():
         return []
     probe = text.replace("\r", " ").replace("\n", " ")
-    pieces = _segmenter(code).segment(probe)
+    cuts: list[int] = []
+    start = 0
+    for end in _sure_breaks(probe, code) + [len(probe)]:
+        piece = probe[start:end].rstrip()
+        if piece[-1:] in _END_MARKS:
+            piece = piece[:-1]
+        if _NEEDS_RULES.search(piece):
+            cuts += [start + c for c in _rule_cuts(probe[start:end], code)]
+        if end < len(probe):
+            cuts.append(end)
+        start = end
+    return cuts
+
+
+_END_MARKS = (".", "!", "?")
+#: Marks that may end a sentence, number a list or open a quotation: a piece holding one
+#: (apart from its final punctuation) goes to pysbd.
+_NEEDS_RULES = re.compile(r"[.!?\u2026\u3002\uff01\uff1f\u203c\u2047-\u2049:;()\[\]{}<>\"\u00ab\u00bb"
+                          r"\u201c-\u201f\u2018\u2039\u203a\u2022*\u2013\u2014\u00b7\u30fb|/\\@#%&=+~^`_]|\s'|'\s|\d")
+#: ``word. Next``: a lower-case word of two letters or more after white space, one full stop,
+#: question or exclamation mark, spaces, a capital letter.
+_SURE = re.compile(r"(?:(?<=\s)|^)([a-z]{2,})[.!?] +(?=[A-Z][a-z])")
+#: ``1.``, ``2)``, ``a)``, ``iv.``, bullets: list items, whose rules in pysbd read the whole text.
+_LIST_MARK = re.compile(r"\d[.)]|(?:^|\s)(?:[A-Za-z]|[ivxIVX]{1,4})[.)](?=\s|$)|[\u2022\u25cf\u25aa*]|(?:^|\s)[-\u2013]\s")
+_OPENERS = re.compile(r"[(\[{\"\u00ab\u201c\u201e\u2018\u2039<]|(?:^|\s)'")
+
+
+@lru_cache(maxsize=32)
+def _abbreviations(code: str) -> frozenset[str]:
+    from pysbd.languages import Language
+
+    lang = Language.get_language_code(code)
+    words = set(lang.Abbreviation.ABBREVIATIONS)
+    for extra in ("PREPOSITIVE_ABBREVIATIONS", "NUMBER_ABBREVIATIONS"):
+        words.update(getattr(lang.Abbreviation, extra, ()))
+    return frozenset(w.lower().rstrip(".") for w in words)
+
+
+def _sure_breaks(probe: str, code: str) -> list[int]:
+    """Starts of sentences that pysbd starts whatever the rules around them: after
+    ``word. Next`` where the word is no abbreviation of the language and nothing since the
+    previous such break opened a bracket or a quotation (pysbd keeps a quotation whole)."""
+    if _LIST_MARK.search(probe):  # pysbd numbers list items across the whole text: no cut before it
+        return []
+    abbreviations = _abbreviations(code)
+    breaks: list[int] = []
+    last = 0
+    for m in _SURE.finditer(probe):
+        if m.group(1) in abbreviations:
+            continue
+        if _OPENERS.search(probe, last, m.start()):
+            continue
+        last = m.end()
+        breaks.append(last)
+    return breaks
+
+
+def _rule_cuts(text: str, code: str) -> list[int]:
+    """pysbd's sentence starts in ``text`` (line breaks already spaces)."""
+    pieces = _segmenter(code).segment(text)
     cuts: list[int] = []
     pos = 0
     for piece in pieces:
         core = piece.strip()
         if not core:
             continue
-        at = probe.find(core, pos)
+        at = text.find(core, pos)
         if at < 0:  # pysbd changed the text: keep the rest as one sentence
             break
         if at > 0:

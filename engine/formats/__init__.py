@@ -54,8 +54,14 @@ def detect(path: str | Path) -> DocumentFormat:
 
 def read_document(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
                   format: str | None = None) -> ParsedDocument:
+    from engine.formats import textutil
+
     fmt = by_name(format) if format else detect(path)
-    return fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang)
+    doc = fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang)
+    if len(doc.segments) > textutil.MAX_SEGMENTS:  # the text readers stop earlier, at the segment or entry
+        raise FormatError(path, f"{len(doc.segments):,} segments: more than the {textutil.MAX_SEGMENTS:,} Verso "
+                                "imports as one document; split it")
+    return doc
 
 
 def write_document(original: str | Path, out: str | Path, translations: dict[str, Translation], *,

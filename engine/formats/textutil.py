@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import dataclasses
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,15 @@ MAX_LINE_BYTES = 1 << 20
 #: The longest single string (a PO msgid/msgstr, a TMX <seg>), in characters
 #: (bytes where checked before decoding).
 MAX_STRING_CHARS = 1 << 20
+#: The largest document file of a text format (TXT, PO, CSV/TSV, HTML, Markdown) Verso imports.
+#: A document is held whole while it is read and stored in one transaction; at this size and
+#: :data:`MAX_SEGMENTS` a read stays under 1 GB (benchmarks/bounded_input.py, issue 35).
+MAX_DOCUMENT_BYTES = 64 << 20
+#: The most segments (PO entries) one document may have: a PO of 100,000 entries peaks at
+#: about 490 MB while translate-toolkit holds its units; split a larger file.
+MAX_SEGMENTS = 100_000
 _CHUNK = 1 << 20
+_CODE_CHAR = re.compile("[\ue001-\uf8ff]")
 
 
 def size_label(n: int) -> str:
@@ -41,16 +50,32 @@ def size_label(n: int) -> str:
     return f"{n} bytes"
 
 
-def check_lines(path: str | Path, *, po_strings: bool = False) -> None:
+def check_size(path: str | Path) -> None:
+    """Refuse a document file over :data:`MAX_DOCUMENT_BYTES` before reading it."""
+    try:
+        size = os.stat(path).st_size
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    if size > MAX_DOCUMENT_BYTES:
+        raise FormatError(path, f"{size:,} bytes: a document over {size_label(MAX_DOCUMENT_BYTES)} is more than "
+                                "Verso imports at once; split it")
+
+
+def check_lines(path: str | Path, *, po_strings: bool = False, document: bool = True) -> None:
     """Refuse ``path`` if a line is longer than :data:`MAX_LINE_BYTES` or, with
     ``po_strings``, if a PO string (a keyword line and the ``"..."`` lines that
-    continue it) is longer than :data:`MAX_STRING_CHARS` bytes.
+    continue it) is longer than :data:`MAX_STRING_CHARS` bytes or the file has more
+    than :data:`MAX_SEGMENTS` entries (``msgid`` lines).  A ``document`` (not a TM
+    file, which is streamed) over :data:`MAX_DOCUMENT_BYTES` is refused first.
 
     Reads the file in chunks, keeping at most one unfinished line: a 200 MB
     line is refused after reading about a megabyte.  Lines end at CR, LF or
     CRLF.  The error names the file and the line.
     """
-    line_limit, string_limit = MAX_LINE_BYTES, MAX_STRING_CHARS
+    if document:
+        check_size(path)
+    line_limit, string_limit, entry_limit = MAX_LINE_BYTES, MAX_STRING_CHARS, MAX_SEGMENTS
+    entries, first_msgid = 0, True
     line = 1            # number of the first line in ``data``
     carry = b""         # the unfinished last line of the previous chunk
     pending_cr = False  # the previous chunk ended with CR (a CRLF may be split)
@@ -81,6 +106,13 @@ def check_lines(path: str | Path, *, po_strings: bool = False) -> None:
                         string_len += len(p)
                     else:
                         string_len, string_line = len(p), line + i
+                        if p.startswith(b"msgid") and p[5:6] in (b" ", b"\t", b'"', b""):
+                            header = first_msgid and p[5:].strip() == b'""'  # the header is no segment
+                            first_msgid = False
+                            entries += not header
+                            if entries > entry_limit:
+                                raise FormatError(path, f"more than {entry_limit:,} entries: more than Verso "
+                                                        "imports as one document; split it", f"line {line + i}")
                     if string_len > string_limit:
                         raise FormatError(path, f"a string longer than {size_label(string_limit)}: "
                                                 "not a message Verso translates", f"line {string_line}")
@@ -205,6 +237,8 @@ def renumber(text: str, tags) -> TaggedText:
     """``text`` with its codes numbered 1, 2, ... in order of appearance; codes
     of ``tags`` (a sequence, or a dict number -> tag) that do not occur in
     ``text`` are dropped."""
+    if not tags or not _CODE_CHAR.search(text):  # most sentences: no per-character walk (1.2 s a MB)
+        return TaggedText(text, ())
     by_n = tags if isinstance(tags, dict) else {t.n: t for t in tags}
     new_tags: list[Tag] = []
     out = []

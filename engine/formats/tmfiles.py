@@ -168,8 +168,8 @@ def read_aligned_text(path: Path, target_file: Path, *, src_lang: str, tgt_lang:
         raise FormatError(path, f"source and target language are both {src}")
     if not target_file.is_file():
         raise FormatError(target_file, "cannot read: no such file")
-    check_lines(path)  # a line over 1 MiB is refused before anything is read whole
-    check_lines(target_file)
+    check_lines(path, document=False)  # a line over 1 MiB is refused before anything is read whole
+    check_lines(target_file, document=False)
     n_src, n_tgt = _count(path), _count(target_file)
     if n_src != n_tgt:
         raise FormatError(path, f"has {n_src} lines but {target_file} has {n_tgt}: "

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import FormatError
+from engine.formats import textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import Decoded, newline_style, protect_text, read_decoded, render, renumber
 from engine.fsutil import atomic_write
@@ -76,6 +77,7 @@ def _parse(path: Path, src_lang: str) -> tuple[Decoded, list[_Paragraph], list[s
     dec = read_decoded(path, "the file is empty (no text to translate)")
     problems: list[str] = []
     paras = []
+    limit, count = textutil.MAX_SEGMENTS, 0
     for number, (start, end) in enumerate(paragraph_spans(dec.text), 1):
         # A very long paragraph (a whole file on one line) is taken piece by piece,
         # cut at sentence ends or white space: its codes are numbered per piece.
@@ -85,6 +87,10 @@ def _parse(path: Path, src_lang: str) -> tuple[Decoded, list[_Paragraph], list[s
             para = _Paragraph(a, b, tagged, segment_text(tagged.text, src_lang, tagged.tags), number, first)
             paras.append(para)
             first += len(para.seg.sentences)
+            count += len(para.seg.sentences)
+            if count > limit:  # refused as soon as it is known, not after the whole file
+                raise FormatError(path, f"more than {limit:,} segments: more than Verso imports as one "
+                                        "document; split it", f"line {dec.text.count(chr(10), 0, a) + 1}")
     return dec, paras, problems
 
 

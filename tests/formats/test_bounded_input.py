@@ -267,3 +267,45 @@ def test_a_quoted_csv_field_over_the_limit_is_refused_in_verso_words(tmp_path, m
     msg = str(e.value)
     assert "long.csv" in msg and "line 3" in msg and "1 MiB" in msg and "field limit" not in msg
     csv.field_size_limit(2 ** 20)  # the module-wide bound the real limit sets
+
+
+# --------------------------------------------------------- issue 35: XLSX glossaries
+def _xlsx(path, rows, extra_strings: int = 0):
+    """A workbook as Excel writes it: every text cell a reference into xl/sharedStrings.xml
+    (openpyxl writes inline strings), with ``extra_strings`` more strings no cell uses."""
+    from benchmarks.bounded_input import shared_strings_xlsx
+
+    shared_strings_xlsx(path, rows, extra_strings)
+
+
+def test_an_xlsx_with_more_shared_strings_than_the_limit_is_refused_before_openpyxl_reads_them(
+        tmp_path, monkeypatch):
+    from engine.glossary import formats as gformats
+
+    monkeypatch.setattr(gformats, "MAX_XLSX_STRINGS", 20)
+    p = tmp_path / "bomb.xlsx"
+    _xlsx(p, [("en", "de"), ("file", "Datei")], extra_strings=19)
+    loaded = []
+    monkeypatch.setattr("openpyxl.load_workbook", lambda *a, **k: loaded.append(a))
+    with pytest.raises(FormatError) as e:
+        gformats.read_glossary_file(p, src_lang="en", tgt_lang="de")
+    assert e.value.path == str(p) and "more than 20 strings" in e.value.message and not loaded
+
+
+def test_an_xlsx_whose_parts_inflate_past_the_limit_is_refused(tmp_path, monkeypatch):
+    from engine.glossary import formats as gformats
+
+    monkeypatch.setattr(gformats, "MAX_XLSX_PART_BYTES", 2000)
+    p = tmp_path / "wide.xlsx"
+    _xlsx(p, [("en", "de")] + [("x" * 50, "y" * 50)] * 100)
+    with pytest.raises(FormatError) as e:
+        gformats.read_glossary_file(p, src_lang="en", tgt_lang="de")
+    assert e.value.path == str(p) and "2000 bytes" in e.value.message and "xl/" in e.value.message
+
+
+def test_an_xlsx_under_the_limits_still_reads(tmp_path):
+    from engine.glossary.formats import read_glossary_file
+
+    p = tmp_path / "ok.xlsx"
+    _xlsx(p, [("en", "de"), ("file", "Datei"), ("save", "speichern")])
+    assert [e.source for e in read_glossary_file(p, src_lang="en", tgt_lang="de").entries] == ["file", "save"]

@@ -92,3 +92,73 @@ def test_one_string_with_more_codes_than_a_segment_holds_is_refused_at_its_line(
         read_document(p, src_lang="en", tgt_lang="de")
     assert e.value.path == str(p) and e.value.location == ("line 7" if name == "x.po" else "line 3")
     assert "inline codes" in e.value.message
+
+
+# ------------------------------------------------------------ issue 35, item 9
+from engine.formats import textutil  # noqa: E402
+from engine.formats.txt import FORMAT as TXT  # noqa: E402
+
+
+def test_a_document_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(textutil, "MAX_DOCUMENT_BYTES", 1000)
+    for name in ("big.txt", "big.po", "big.csv", "big.html", "big.md"):
+        p = tmp_path / name
+        p.write_text("Short line.\n" * 100, "utf-8")
+        with pytest.raises(FormatError) as e:
+            read_document(p, src_lang="en", tgt_lang="de")
+        assert e.value.path == str(p) and "1000 bytes" in e.value.message and "\n" not in str(e.value)
+
+
+def test_a_po_with_more_entries_than_the_limit_is_refused_before_parsing(tmp_path, monkeypatch):
+    monkeypatch.setattr(textutil, "MAX_SEGMENTS", 50)
+    p = tmp_path / "many.po"
+    p.write_text(PO_HEAD.format(cs="UTF-8") + "".join(f'msgid "Entry {i}"\nmsgstr ""\n\n' for i in range(60)), "utf-8")
+    parsed = []
+    monkeypatch.setattr("translate.storage.poparser.parse_units", lambda *a: parsed.append(a))
+    with pytest.raises(FormatError) as e:
+        PO.read(p)
+    assert e.value.location == f"line {5 + 3 * 50}" and "more than 50 entries" in e.value.message
+    assert not parsed
+
+
+def test_a_text_with_more_segments_than_the_limit_is_refused_naming_the_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(textutil, "MAX_SEGMENTS", 100)
+    p = tmp_path / "many.txt"
+    p.write_text("".join(f"Line number {i} is here.\n\n" for i in range(150)), "utf-8")
+    with pytest.raises(FormatError) as e:
+        TXT.read(p, src_lang="en")
+    assert e.value.location == "line 201" and "more than 100 segments" in e.value.message
+    p.write_text("".join(f"Line number {i} is here.\n\n" for i in range(100)), "utf-8")
+    assert len(TXT.read(p, src_lang="en").segments) == 100
+
+
+def test_a_hard_wrapped_text_segments_as_before_without_pysbd_on_every_sentence(monkeypatch):
+    """The 10 MB text that took 134 s: sentences that end ``word. Next`` are cut without pysbd's
+    rules, which see only what needs them (an abbreviation here), with the same result."""
+    from engine import segmentation
+
+    seen = []
+    real = segmentation._rule_cuts
+    monkeypatch.setattr(segmentation, "_rule_cuts", lambda text, code: seen.append(text) or real(text, code))
+    text = "The committee met on monday.\nSeveral members asked for more time!\nDr. Smith agreed. It was late."
+    seg = segmentation.segment_text(text, "en")
+    assert seg.sentences == ("The committee met on monday.", "Several members asked for more time!",
+                             "Dr. Smith agreed.", "It was late.")
+    assert seen == ["Dr. Smith agreed. "]
+
+
+def test_segmentation_without_rules_where_they_agree_matches_pysbd_on_tricky_prose():
+    from engine import segmentation
+
+    samples = [
+        'He said "Stop. Now." Then he left. It was over.', "Prices rose 3.5 percent. Then they fell.",
+        "See Fig. 3 for details. The U.S. team won. It was approx. ten.",
+        "Visit www.example.com. Then call us. We answer (mostly. Not always.) Done.",
+        "Der Ausschuss tagte z. B. am Montag. Dann ging er. Usw. und so weiter.",
+        "It ended... Then more. Really?! Yes. i.e. this one. Mr. Brown came.",
+        "1. First item. 2. Second item. a) one b) two.", "Wait . Really ? Yes !", "word?! next",
+    ]
+    for text in samples:
+        for lang in ("en", "de", "fr"):
+            code = segmentation.segmenter_language(lang)
+            assert segmentation._pysbd_cuts(text, code) == segmentation._rule_cuts(text, code), (text, lang)
