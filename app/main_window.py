@@ -295,6 +295,7 @@ class MainWindow(QMainWindow):
         self.tm.failed.connect(lambda msg: self.statusBar().showMessage(f"TM: {msg}", 8000))
         self.tm.opened.connect(lambda n: freeze_heap(collect=False))  # the TMs' long-lived objects
         self.tm.opened.connect(lambda n: self._segment_entered(self.current_row()) if self.model else None)
+        self.tm.indexing.connect(lambda msg: self.statusBar().showMessage(msg, 3000) if msg else None)
         resent = self.tm.send_pending(project)  # queued after the TMs open, before any lookup
         if resent:
             self.statusBar().showMessage(f"{resent} confirmed segment(s) the last session did not finish "

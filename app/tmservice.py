@@ -80,6 +80,7 @@ class TMService(QObject):
     """Opens the project's TMs and runs every TM call on one worker thread."""
 
     opened = Signal(int)          # number of TMs
+    indexing = Signal(str)        # "" or which TM's index is being rebuilt, and how far
     added = Signal(int)           # unit id of a confirmed pair
     failed = Signal(str)
     shared_state = Signal(str)    # "" or why the shared TM is not taking confirmations
@@ -103,7 +104,10 @@ class TMService(QObject):
         self.lookups = LatestOnly(self.pool, self)
         self.concordances = LatestOnly(self.pool, self)
         self._jobs: set[Worker] = set()
-        self.run(self._open_all, on_result=lambda n: self.opened.emit(n))
+        self._index_timer = QTimer(self)
+        self._index_timer.setInterval(1000)
+        self._index_timer.timeout.connect(self._report_indexing)
+        self.run(self._open_all, on_result=lambda n: (self.opened.emit(n), self._report_indexing()))
         if hasattr(parent, "statusBar"):
             from app.tmstatus import TMStatusLabel
 
@@ -399,7 +403,27 @@ class TMService(QObject):
                 pass
         return total
 
+    def _report_indexing(self) -> None:
+        """Say while a local TM's index is rebuilt in the background (its matches
+        come from a full scan meanwhile), and finish the swap once it is built."""
+        parts = []
+        for info, tm in zip(self.infos, self.tms):
+            if isinstance(tm, TranslationMemory) and tm.rebuilding is not None:
+                done, total = tm.rebuilding
+                parts.append(f"Rebuilding the search index of TM {info.name}: "
+                             f"{100 * done // max(total, 1)} % (matches meanwhile come from a slower full scan)")
+        msg = "; ".join(parts)
+        if msg:
+            self._index_timer.start()
+            if not self._jobs:  # a finished build is swapped in on the TM thread
+                self.run(lambda control: [tm.wait_for_index(0) for tm in self.tms
+                                          if isinstance(tm, TranslationMemory)])
+        else:
+            self._index_timer.stop()
+        self.indexing.emit(msg)
+
     def close(self) -> None:
+        self._index_timer.stop()
         self._retry.stop()
         self.lookups.invalidate()
         self.concordances.invalidate()

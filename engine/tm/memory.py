@@ -16,6 +16,7 @@ import contextlib
 import json
 import re
 import sqlite3
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -31,10 +32,11 @@ from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
 from engine.tm.rerank import Verified, verify
 from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_many
+from engine.tm.scan import ScanSearch
 from engine.tm.seal import Seal, Untrusted
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
-from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
+from engine.tm.whoosh_index import BuildCancelled, SourceIndex, build_new, new_index_id, pair_term, split_pair_term
 
 #: Most candidates scored per search (in batches; fewer when the top k is proven
 #: exact sooner): one per ``VERIFY_PER`` units of the TM, within VERIFY_LIMIT
@@ -45,6 +47,11 @@ VERIFY_PER = 190
 POSTINGS_BUDGET = 4_000_000
 COVERAGE_POOL = 100
 _MAX_ERRORS = 1000
+#: A TM of at least this many units whose index must be rebuilt on opening is
+#: rebuilt in the background while searches scan SQLite (engine.tm.scan): after a
+#: crash half way through indexing a large import, the first search had waited
+#: 62-327 s for the rebuild with no match meanwhile.
+BACKGROUND_MIN = 20_000
 _COLS = ("id, source, source_tags, target, target_tags, src_lang, tgt_lang, origin, created, "
          "changed, creator, changer, usage_count, last_used, meta")
 
@@ -118,6 +125,8 @@ class TranslationMemory:
         self._index_id = ""
         self._stages: dict[tuple[str, str, str], CandidateStage] = {}
         self._pairs: set[tuple[str, str]] | None = None
+        self._bg: _BackgroundBuild | None = None
+        self._scans: dict[tuple[str, str], ScanSearch] = {}
         self._open_index()
 
     # ------------------------------------------------------------ basics
@@ -142,6 +151,9 @@ class TranslationMemory:
         """Commit pending index changes and release the folder."""
         if self.conn is None:
             return
+        if self._bg is not None:
+            self._bg.cancel()
+            self._bg = None
         with contextlib.suppress(Exception):
             self.flush()
         self.index.close()
@@ -161,18 +173,66 @@ class TranslationMemory:
         self._index_id = store.get_meta(self.conn, "index_id")
         st = self.index.state(check=True)
         if st is None or not self._index_id or st.get("index_id") != self._index_id:
-            self.rebuild_index("the search index is missing or belongs to another database")
+            self._rebuild_on_open("the search index is missing or belongs to another database")
             return
         try:
             self.index.open()
             self.index.leaves()
         except Untrusted as e:
-            self.rebuild_index(f"the search index was not written by this Verso installation ({e})")
+            self._rebuild_on_open(f"the search index was not written by this Verso installation ({e})")
             return
         except Exception as e:
-            self.rebuild_index(f"the search index is unreadable ({e})")
+            self._rebuild_on_open(f"the search index is unreadable ({e})")
             return
-        self._reset_overlay(int(st.get("seq", 0)))
+        seq = int(st.get("seq", 0))
+        behind = self.conn.execute("SELECT count(DISTINCT uid) FROM journal WHERE seq > ?", (seq,)).fetchone()[0]
+        indexed = sum(leaf.count for leaf in self.index.leaves())
+        if behind > max(50_000, indexed // 2):  # the catch-up would be a rebuild
+            self._rebuild_on_open(f"the search index is {behind} changes behind (an indexing run was cut short)")
+            return
+        self._reset_overlay(seq)
+        self._catch_up()
+
+    def _rebuild_on_open(self, why: str) -> None:
+        """Rebuild now, or, for a large TM, in the background (searches scan SQLite meanwhile)."""
+        units = self.conn.execute("SELECT count(*) FROM units").fetchone()[0]
+        if units < BACKGROUND_MIN:
+            self.rebuild_index(why)
+            return
+        self.rebuilt_because = why
+        self.index.close()
+        self._reset_overlay(0)
+        self._scans = {}
+        self._bg = _BackgroundBuild(self.folder / self.DB_NAME, self.index.dir, self._progress)
+        self._bg.start()
+
+    @property
+    def rebuilding(self) -> tuple[int, int] | None:
+        """(units indexed, units) while the index is rebuilt in the background, else None."""
+        return self._bg.done if self._bg is not None else None
+
+    def wait_for_index(self, timeout: float | None = None) -> bool:
+        """Wait until a background rebuild is in place; False on timeout."""
+        if self._bg is not None:
+            self._bg.join(timeout)
+            if self._bg.is_alive():
+                return False
+            self._finish_background()
+        return True
+
+    def _finish_background(self) -> None:
+        bg, self._bg = self._bg, None
+        self._scans = {}
+        if bg.error is not None:
+            raise bg.error
+        index_id, seq = bg.result
+        self.index.swap_in_new()
+        self._begin()
+        store.set_meta(self.conn, "index_id", index_id)
+        self.conn.execute("DELETE FROM journal WHERE seq <= ?", (seq,))
+        self.conn.execute("COMMIT")
+        self._index_id = index_id
+        self._reset_overlay(seq)
         self._catch_up()
 
     def rebuild_index(self, why: str = "") -> None:
@@ -204,6 +264,12 @@ class TranslationMemory:
 
     def _catch_up(self) -> None:
         """Take in changes made since we last looked (by us or another process)."""
+        if self._bg is not None:
+            if self._bg.is_alive():
+                self._scan_catch_up()
+                return
+            self._finish_background()
+            return
         st = self.index.state()
         if st is None or st.get("index_id") != self._index_id:
             self._open_index()
@@ -252,9 +318,21 @@ class TranslationMemory:
                 texts[uid] = (s, t, sl or "", tl or "", enc, senc or "", penc or "")
         return texts
 
+    def _scan_catch_up(self) -> None:
+        """While the index is rebuilt: the scans take in what changed since."""
+        rows = self.conn.execute("SELECT seq, uid FROM journal WHERE seq > ? ORDER BY seq",
+                                 (self._seen_seq,)).fetchall()
+        if rows:
+            uids = list(dict.fromkeys(uid for _, uid in rows))
+            for scan in self._scans.values():
+                scan.update(self.conn, uids)
+            self._seen_seq = rows[-1][0]
+
     def flush(self) -> bool:
         """Commit journal changes to the Whoosh index; False when another
         process holds the index lock (the overlay keeps serving them)."""
+        if self._bg is not None:
+            return False  # the rebuild's swap takes them in
         rows = self.conn.execute("SELECT seq, uid FROM journal WHERE seq > ? ORDER BY seq",
                                  (self._index_seq,)).fetchall()
         if not rows:
@@ -540,9 +618,11 @@ class TranslationMemory:
         return {
             "path": str(self.folder), "units": len(self), "src_lang": self.src_lang,
             "tgt_lang": self.tgt_lang, "created": store.get_meta(self.conn, "created"),
-            "indexed": sum(leaf.count - len(leaf.deleted) for leaf in self.index.leaves()),
+            "indexed": (sum(leaf.count - len(leaf.deleted) for leaf in self.index.leaves())
+                        if self._bg is None else 0),
             "pending": self._overlay.count - len(self._overlay.deleted),
-            "index_segments": len(self.index.leaves()),
+            "index_segments": len(self.index.leaves()) if self._bg is None else 0,
+            "rebuilding": list(self._bg.done) if self._bg is not None else None,
             "size_bytes": {"database": size, "index": self.index.size_on_disk()},
             "origins": origins,
         }
@@ -572,6 +652,9 @@ class TranslationMemory:
         self._catch_up()
         enc = self.vocab.encode_known
         qe = Encoded(enc(qa.core), enc(qa.surface), enc(qa.punct))
+        if self._bg is not None:
+            return self._scan_search(text, qa, qe, k, min_score, coverage,
+                                     self.search_pair(src_lang, tgt_lang))
         stage = self._stage("src", self.search_pair(src_lang, tgt_lang))
         lo, hi = VERIFY_LIMIT
         limit = max(lo, min(hi, stage.total // VERIFY_PER))
@@ -583,6 +666,9 @@ class TranslationMemory:
         ranked = self._full_scores(qe, stage, v, need, min_score)
         if not coverage:
             ranked = ranked[:k]
+        return self._matches(text, qa, ranked, coverage)
+
+    def _matches(self, text: str, qa, ranked: list[tuple[float, int]], coverage: bool) -> list[Match]:
         entries = self._entries([u for _, u in ranked])
         qt = core_tokens(text)
         matches = [Match(entries[u], s, char_score(text, entries[u].source.text),
@@ -591,6 +677,17 @@ class TranslationMemory:
         if coverage:
             return coverage_select(qa.core, matches, lambda m: analyse(m.source.text).core)
         return matches
+
+    def _scan_search(self, text: str, qa, qe: Encoded, k: int, min_score: float, coverage: bool,
+                     pair: tuple[str, str]) -> list[Match]:
+        """The search while the index is rebuilt: every unit of the pair, from SQLite."""
+        scan = self._scans.get(pair)
+        if scan is None:
+            scan = self._scans[pair] = ScanSearch(self.conn, _pair_filter(*pair))
+        ranked = scan.best(qe, max(k, COVERAGE_POOL) if coverage else k, min_score)
+        self.last_search = {"candidates": len(scan.ids), "verified": len(ranked), "postings": 0,
+                            "exact": False, "scan": True}
+        return self._matches(text, qa, ranked if coverage else ranked[:k], coverage)
 
     def _full_scores(self, qe: Encoded, stage: CandidateStage, v: Verified, need: int,
                      min_score: float) -> list[tuple[float, int]]:
@@ -633,6 +730,13 @@ class TranslationMemory:
         if not words:
             return []
         self._catch_up()
+        if self._bg is not None:  # the index is being rebuilt: the units from SQLite
+            accept = _pair_filter(*self.search_pair(src_lang, tgt_lang))
+            uids = [r[0] for r in self.conn.execute(
+                f"SELECT id FROM units WHERE {side} LIKE ? LIMIT ?", (f"%{words[0]}%", max_checked))]
+            entries = (e for chunk in _chunks(uids, 500) for e in self._entries(chunk).values()
+                       if accept(pair_term(e.src_lang, e.tgt_lang)))
+            return phrase_hits(entries, side, words, limit)
         stage = self._stage("src" if side == "source" else "tgt",
                             self.search_pair(src_lang, tgt_lang))
         terms = sorted(set(words), key=stage.doc_frequency)
@@ -691,6 +795,52 @@ def _pair_filter(src: str, tgt: str):
         return ((not src or not us or same_language(us, src))
                 and (not tgt or not ut or same_language(ut, tgt)))
     return accept
+
+
+class _BackgroundBuild(threading.Thread):
+    """Builds a TM's index from a snapshot of its SQLite on its own connections
+    (``done``: units indexed, units; ``result``: index id and journal seq of the
+    snapshot once built); the TM's owner thread swaps it in."""
+
+    def __init__(self, db_path: Path, index_dir: Path, progress: Callable[[int, int], None] | None):
+        super().__init__(name="verso-tm-index", daemon=True)
+        self.db_path, self.index_dir, self.progress = db_path, index_dir, progress
+        self.stop = threading.Event()
+        self.done = (0, 0)
+        self.result: tuple[str, int] | None = None
+        self.error: BaseException | None = None
+
+    def _count(self, done: int, total: int) -> None:
+        self.done = (done, total)
+        if self.progress is not None:
+            self.progress(done, total)
+
+    def run(self) -> None:
+        rconn = store.connect(self.db_path)
+        wconn = store.connect(self.db_path)
+        try:
+            rconn.execute("BEGIN")  # one snapshot: the units and the journal seq they reflect
+            seq = rconn.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0
+            total = rconn.execute("SELECT count(*) FROM units").fetchone()[0]
+            docs = rconn.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
+                                 "FROM units ORDER BY id")
+            index_id = new_index_id()
+            build_new(self.index_dir, _counted(docs, total, self._count), index_id, seq,
+                      Seal(lambda: wconn), stop=self.stop)
+            self.result = (index_id, seq)
+        except BuildCancelled:
+            self.error = TMError(f"{self.index_dir}: the index rebuild was cancelled")
+        except BaseException as e:  # noqa: BLE001 - handed to the owner thread
+            self.error = e
+        finally:
+            with contextlib.suppress(Exception):
+                rconn.execute("ROLLBACK")
+            rconn.close()
+            wconn.close()
+
+    def cancel(self) -> None:
+        self.stop.set()
+        self.join()
 
 
 def _counted(rows: Iterable, total: int, progress: Callable[[int, int], None] | None,

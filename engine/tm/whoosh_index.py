@@ -398,22 +398,13 @@ class SourceIndex:
         """Build a fresh index from ``docs`` (uid, source, target, src_lang,
         tgt_lang, enc, senc, penc) beside the old one, then swap it in."""
         self.close()
+        build_new(self.dir, docs, index_id, seq, self.seal, limitmb=limitmb)
+        self.swap_in_new()
+
+    def swap_in_new(self) -> None:
+        """Put the index :func:`build_new` finished in place of the current one."""
+        self.close()
         new = self.dir.with_name("index.new")
-        shutil.rmtree(new, ignore_errors=True)
-        new.mkdir(parents=True)
-        ix = SealedStorage(str(new), self.seal).create_index(make_schema(), indexname=INDEX_NAME)
-        w = ix.writer(limitmb=limitmb, codec=W3Codec(blocklimit=BLOCK_LIMIT))
-        try:
-            for doc in docs:
-                w.add_document(**doc_fields(*doc))
-        except BaseException:
-            w.cancel()
-            shutil.rmtree(new, ignore_errors=True)
-            raise
-        w.commit(optimize=True)
-        ix.close()
-        with atomic_write(new / "state.json", "w", encoding="utf-8") as fh:
-            json.dump({"format": FORMAT, "index_id": index_id, "seq": seq}, fh)
         old = self.dir.with_name("index.old")
         shutil.rmtree(old, ignore_errors=True)
         if self.dir.exists():
@@ -475,12 +466,42 @@ class SourceIndex:
         return sum(leaf.reader.doc_frequency(field, term) for leaf in self.leaves())
 
     def size_on_disk(self) -> int:
+        if not self.dir.is_dir():
+            return 0
         return sum(p.stat().st_size for p in self.dir.iterdir() if p.is_file())
+
+
+class BuildCancelled(Exception):
+    """A build stopped on request (the TM was closed); nothing was swapped in."""
+
+
+def build_new(index_dir: Path, docs: Iterable[tuple], index_id: str, seq: int, seal: Seal, *,
+              limitmb: int = 256, stop=None) -> None:
+    """Build a complete index from ``docs`` in ``index.new`` beside ``index_dir``
+    (sealed with ``seal``; ``stop``: an Event that cancels the build)."""
+    new = Path(index_dir).with_name("index.new")
+    shutil.rmtree(new, ignore_errors=True)
+    new.mkdir(parents=True)
+    ix = SealedStorage(str(new), seal).create_index(make_schema(), indexname=INDEX_NAME)
+    w = ix.writer(limitmb=limitmb, codec=W3Codec(blocklimit=BLOCK_LIMIT))
+    try:
+        for i, doc in enumerate(docs):
+            w.add_document(**doc_fields(*doc))
+            if stop is not None and i % 1000 == 0 and stop.is_set():
+                raise BuildCancelled()
+    except BaseException:
+        w.cancel()
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    w.commit(optimize=True)
+    ix.close()
+    with atomic_write(new / "state.json", "w", encoding="utf-8") as fh:
+        json.dump({"format": FORMAT, "index_id": index_id, "seq": seq}, fh)
 
 
 def new_index_id() -> str:
     return uuid.uuid4().hex
 
 
-__all__ = ["SourceIndex", "LeafView", "new_index_id", "read_ids", "doc_fields", "pair_term",
+__all__ = ["SourceIndex", "LeafView", "build_new", "BuildCancelled", "new_index_id", "read_ids", "doc_fields", "pair_term",
            "split_pair_term"]

@@ -40,3 +40,27 @@ def test_confirms_queued_behind_a_busy_tm_thread_reach_the_tm_after_a_crash(qtbo
     with TranslationMemory(folder / "tm") as tm:
         assert {m.target.text for q in ("Open the file.", "Close the window.")
                 for m in tm.search(q, k=1) if m.score == 1.0} == {"Datei oeffnen.", "Fenster schliessen."}
+
+
+def test_the_editor_says_while_a_tm_index_is_rebuilt_and_matches_meanwhile(qtbot, tmp_path, monkeypatch):
+    import shutil
+
+    from engine.tm import memory as memory_mod
+
+    folder = make_project(tmp_path / "p", ["Sentence number 7 about layer 7.", "Other."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add_many([(f"Sentence number {i} about layer {i}.", f"Satz {i} zu Ebene {i}.") for i in range(200)])
+    shutil.rmtree(folder / "tm" / "index")             # a crash mid-indexing
+    gate = threading.Event()
+    real = memory_mod.build_new
+    monkeypatch.setattr(memory_mod, "BACKGROUND_MIN", 100)
+    monkeypatch.setattr(memory_mod, "build_new", lambda *a, **k: (gate.wait(30), real(*a, **k)))
+    win = open_window(qtbot, folder)
+    try:
+        qtbot.waitUntil(lambda: "Rebuilding the search index of TM" in win.statusBar().currentMessage(),
+                        timeout=10_000)
+        qtbot.waitUntil(lambda: any(m.match.target.text == "Satz 7 zu Ebene 7." and m.score == 1.0
+                                    for m in win.matches.matches), timeout=10_000)
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: not any(t.rebuilding for t in win.tm.tms), timeout=20_000)
