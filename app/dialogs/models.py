@@ -2,8 +2,9 @@
 trained, fine-tuned, imported) with their size, date, the data they saw and
 their scores on their held-aside test documents by fuzzy band; use one,
 delete one, export one to a folder or import a folder (checked by the
-strict loader: checksums, safetensors only).  Export and import run off the
-UI thread."""
+strict loader: checksums, safetensors only).  A folder that cannot be read is
+listed as unreadable with the reason (it can only be deleted).  Export and
+import run off the UI thread."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,6 +40,14 @@ def _scores(info: models.ModelInfo) -> str:
 
     bands = "; ".join(f"{b['band']}: {row(b['bleu'])}" for b in info.scores.get("bands", []))
     return f"{row(overall)}  ({bands})"
+
+
+def _same(a: Path, b: Path | None) -> bool:
+    """Whether two paths name one folder (a folder whose links loop names none)."""
+    try:
+        return b is not None and a.resolve() == b.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 class ModelsDialog(QDialog):
@@ -84,11 +93,13 @@ class ModelsDialog(QDialog):
     def refresh(self) -> None:
         self.infos = models.list_models(self.project, self.project.src_lang, self.project.tgt_lang)
         self.table.setRowCount(len(self.infos))
-        cur = self.current.resolve() if self.current else None
         for r, info in enumerate(self.infos):
-            name = info.name + ("  (in use)" if cur is not None and info.path.resolve() == cur else "")
-            cells = (name, info.kind, _scores(info), f"{info.size_bytes / 2**20:.1f} MiB", info.date,
-                     info.data + (f"; from {info.base_model}" if info.base_model else ""))
+            name = info.name + ("  (in use)" if _same(info.path, self.current) else "")
+            if not info.usable:
+                cells = (name, "unreadable", "–", "", "", info.error)
+            else:
+                cells = (name, info.kind, _scores(info), f"{info.size_bytes / 2**20:.1f} MiB", info.date,
+                         info.data + (f"; from {info.base_model}" if info.base_model else ""))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(str(info.path) if c == 0 else text)
@@ -109,10 +120,10 @@ class ModelsDialog(QDialog):
 
     def _selected(self) -> None:
         info = self.selected()
-        in_use = info is not None and self.current is not None and info.path.resolve() == self.current.resolve()
-        self.use_button.setEnabled(info is not None and not in_use)
+        in_use = info is not None and _same(info.path, self.current)
+        self.use_button.setEnabled(info is not None and info.usable and not in_use)
         self.delete_button.setEnabled(info is not None and info.kind != "shipped" and not in_use)
-        self.export_button.setEnabled(info is not None)
+        self.export_button.setEnabled(info is not None and info.usable)
 
     def use_selected(self) -> None:
         info = self.selected()

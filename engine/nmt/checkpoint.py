@@ -15,8 +15,12 @@ Loading checks every file the manifest names; a missing, truncated or
 altered file raises :class:`~engine.errors.ModelError` naming it.  A model
 folder may come from someone else, so before anything is opened or built:
 
-* every path it names (``best``, the keys of ``files``, the fixed names) must
-  stay inside the folder -- no absolute path, no ``..``, no symlink leading out;
+* every file is read through :mod:`engine.folder_guard`: a path it names
+  (``best``, the keys of ``files``, the fixed names) must stay inside the
+  folder -- no absolute path, no ``..``, no symlink leading out --, be a
+  regular file and stay under a size limit for its kind;
+* the manifest must checksum every file the loader reads
+  (:mod:`engine.nmt.manifest`);
 * a pickle (``.pt``, ``.bin``, ``.pkl``, ... or pickle bytes under any name) is
   refused as such: Verso never unpickles anything;
 * the weights' safetensors header (shapes only, read with a size cap) must
@@ -27,12 +31,12 @@ A folder written here names no folder of the machine it was made on.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
+import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
@@ -41,13 +45,13 @@ from safetensors.torch import load_file, save_file
 from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
 from engine.nmt.config import ExperimentConfig, portable_paths
+from engine import folder_guard as guard
 from engine.nmt.build import build_model
 from engine.nmt.knn import KNN_FILE, KnnSettings
+from engine.nmt.manifest import FORMAT, FORMAT_VERSION, MANIFEST, read_manifest, unlisted
 from engine.nmt.model import RNNSearch
 from engine.nmt.vocab import SubwordVocab
 
-FORMAT = "verso-nmt"
-FORMAT_VERSION = 1
 # file kinds that hold pickles (torch.save, pickle, joblib): never opened as weights
 PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".bin", ".ckpt", ".joblib", ".npy", ".npz")
 MAX_HEADER_BYTES = 16 << 20  # a safetensors header of a Verso model is a few KB
@@ -70,41 +74,23 @@ def _pickle_bytes(path: Path) -> bool:
     return head[:4] == b"PK\x03\x04" or (len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5)
 
 
-def inside(folder: Path, name, where: str) -> Path:
-    """``folder / name`` when ``name`` is a relative path that stays inside
-    ``folder``, symlinks followed; else a :class:`ModelError` naming ``where``
-    (the file and the place that names it).  Nothing is opened."""
-    if not isinstance(name, str) or not name.strip() or "\x00" in name:
-        raise ModelError(f"{where}: names no file ({name!r})")
-    rel = PurePosixPath(name.replace("\\", "/"))
-    win = PureWindowsPath(name)
-    if rel.is_absolute() or win.is_absolute() or win.drive or ".." in rel.parts:
-        raise ModelError(f"{where}: {name!r} is outside the model folder")
-    path = folder / rel
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        raise ModelError(f"{where}: {name!r} is a link leading outside the model folder") from None
-    except (OSError, RuntimeError) as e:  # a symlink loop, an unreadable folder
-        raise ModelError(f"{where}: {name!r} cannot be resolved ({e})") from None
-    return path
+inside = guard.inside
 
 
 def read_header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
     """Names, dtypes and shapes of a safetensors file, from its header alone
     (length-capped, offsets checked against the file size): no tensor is read."""
+    path = Path(path)
     if path.suffix.lower() in PICKLE_SUFFIXES:
         raise pickle_error(path)
-    try:
-        with open(path, "rb") as fh:
+    with guard.open_file(path.parent, path.name) as fh:
+        try:
             size = os.fstat(fh.fileno()).st_size
             head = fh.read(8)
             n = int.from_bytes(head, "little") if len(head) == 8 else -1
             raw = fh.read(n) if 2 <= n <= min(MAX_HEADER_BYTES, size - 8) else None
-    except FileNotFoundError:
-        raise ModelError(f"{path}: file missing") from None
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read ({e.strerror or e})") from None
+        except OSError as e:
+            raise ModelError(f"{path}: cannot read ({e.strerror or e})") from None
 
     def bad(why: str) -> ModelError:
         if _pickle_bytes(path):
@@ -115,7 +101,7 @@ def read_header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
         raise bad(f"header length {n} in a file of {size} bytes")
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise bad("header is not JSON") from None
     if not isinstance(header, dict):
         raise bad("header is not a JSON object")
@@ -206,6 +192,7 @@ def load_tensors(path: Path) -> dict[str, torch.Tensor]:
     path = Path(path)
     if path.suffix.lower() in PICKLE_SUFFIXES:
         raise pickle_error(path)
+    guard.checked(path.parent, path.name)
     try:
         return load_file(str(path))
     except FileNotFoundError:
@@ -242,7 +229,7 @@ def init_from_checkpoint(model: torch.nn.Module, path, *, strict_shapes: bool = 
     memory) keep their initial values.  Returns ``{"loaded": n, "new": [names]}``."""
     path = Path(path)
     if path.is_dir():
-        man = read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
+        man = read_json(path / MANIFEST) if (path / MANIFEST).is_file() else {}
         path = (inside(path, man["best"], f"{path / 'manifest.json'}, 'best'") if man.get("best")
                 else path / "last" / "model.safetensors")
     tensors = load_tensors(path)
@@ -270,21 +257,36 @@ def init_from_checkpoint(model: torch.nn.Module, path, *, strict_shapes: bool = 
     return {"loaded": loaded, "new": new}
 
 
-def save_weights(model: torch.nn.Module, path: Path, dtype: torch.dtype | None = None,
-                 metadata: dict[str, str] | None = None) -> None:
+def save_tensors(tensors: dict[str, torch.Tensor], path: Path, metadata: dict[str, str] | None = None) -> None:
+    """Write a safetensors file atomically, with the mode any other new file of the folder gets
+    (safetensors itself creates 0600 files, which a team sharing the folder could not read)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    save_file(model_tensors(model, dtype), str(tmp), metadata=metadata)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)  # the file replaced keeps its mode, as atomic_write does
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))  # the kernel applies the umask
+        mode = stat.S_IMODE(os.stat(tmp).st_mode)
+    save_file(tensors, str(tmp), metadata=metadata)
+    try:
+        if stat.S_IMODE(os.stat(tmp).st_mode) != mode:
+            os.chmod(tmp, mode)
+    except OSError:  # a file system without modes (FAT) keeps its own
+        pass
     tmp.replace(path)
+
+
+def save_weights(model: torch.nn.Module, path: Path, dtype: torch.dtype | None = None,
+                 metadata: dict[str, str] | None = None) -> None:
+    save_tensors(model_tensors(model, dtype), path, metadata)
 
 
 # ------------------------------------------------------------------ files
 def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    path = Path(path)
+    return guard.sha256(path.parent, path.name)
 
 
 def write_json(path: Path, obj) -> None:
@@ -294,12 +296,10 @@ def write_json(path: Path, obj) -> None:
 
 
 def read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"{path}: file missing") from None
-    except (OSError, ValueError) as e:
-        raise ModelError(f"{path}: not valid JSON ({e})") from None
+    """A JSON object of a model folder (through the folder guard: a link out, a huge file or deep
+    nesting is a one-line ModelError)."""
+    path = Path(path)
+    return guard.read_json(path.parent, path.name)
 
 
 def vocab_files(cfg: ExperimentConfig) -> tuple[str, str]:
@@ -346,45 +346,49 @@ def load_model(folder: str | Path, *, device: str | torch.device = "cpu", verify
     folder = Path(folder)
     if not folder.is_dir():
         raise ModelError(f"{folder}: no such model folder")
-    man_path = inside(folder, "manifest.json", str(folder))
+    man_path = folder / MANIFEST
     if not man_path.is_file():
         pickles = sorted(p for p in folder.iterdir() if p.suffix.lower() in PICKLE_SUFFIXES)
         if pickles:  # e.g. a PyTorch / Hugging Face folder: say why it is not a model here
             raise pickle_error(pickles[0])
-    man = read_json(man_path)
-    if not isinstance(man, dict) or man.get("format") != FORMAT:
-        raise ModelError(f"{man_path}: not a Verso NMT model manifest")
-    if int(man.get("version", 0)) > FORMAT_VERSION:
-        raise ModelError(f"{man_path}: made by a newer Verso (format {man.get('version')})")
+    man = read_manifest(folder)  # through the folder guard; types checked; lists files
     # 1. every name resolved inside the folder, pickles refused -- before any of them is opened
     best = inside(folder, man.get("best"), f"{man_path}, 'best'")
-    files = man.get("files") or {}
-    if not isinstance(files, dict):
-        raise ModelError(f"{man_path}, 'files': expected an object of file names and SHA-256 sums")
+    files = man["files"]
     named = {name: inside(folder, name, f"{man_path}, 'files'") for name in files}
     for p in [best, *named.values()]:
         if p.suffix.lower() in PICKLE_SUFFIXES:
             raise pickle_error(p)
     cfg_path = inside(folder, "config.json", str(man_path))
+
+    def all_listed(names) -> None:
+        missing = unlisted(man, names)
+        if missing:
+            raise ModelError(f"{man_path}, 'files': does not list {missing[0]}; every file a model reads "
+                             "must be checksummed")
+
+    all_listed(["config.json", man["best"]])
     # 2. checksums
     for name, digest in files.items():
-        p = named[name]
-        if not p.is_file():
-            raise ModelError(f"{p}: file missing")
-        if verify and sha256(p) != digest:
-            raise ModelError(f"{p}: corrupt (checksum differs from manifest.json)")
+        if verify and guard.sha256(folder, name, where=f"{man_path}, 'files'") != digest:
+            raise ModelError(f"{named[name]}: corrupt (checksum differs from manifest.json)")
+        elif not verify:
+            guard.checked(folder, name, where=f"{man_path}, 'files'")
     try:
         cfg = ExperimentConfig.from_dict(read_json(cfg_path), where=str(cfg_path))
     except ConfigError as e:
         raise ModelError(str(e)) from None
     sv, tv = vocab_files(cfg)
-    src_vocab = SubwordVocab.load(inside(folder, sv, str(cfg_path)))
-    tgt_vocab = src_vocab if tv == sv else SubwordVocab.load(inside(folder, tv, str(cfg_path)))
+    has_knn = (folder / KNN_FILE).is_file()
+    all_listed(sorted({sv, tv}) + ([KNN_FILE] if has_knn else []))
+    src_vocab = SubwordVocab(guard.read_bytes(folder, sv, where=str(cfg_path)), name=str(folder / sv))
+    tgt_vocab = src_vocab if tv == sv else SubwordVocab(guard.read_bytes(folder, tv, where=str(cfg_path)),
+                                                        name=str(folder / tv))
     if len(src_vocab) != cfg.model.src_vocab or len(tgt_vocab) != cfg.model.tgt_vocab:
         raise ModelError(f"{folder / sv}: vocabulary size differs from config.json")
     # 3. the config against the weights' shapes (header only), then build and fill
     check_shapes(cfg, read_header(best), best, cfg_path)
-    knn = KnnSettings.read(inside(folder, KNN_FILE, str(folder))) if (folder / KNN_FILE).is_file() else None
+    knn = KnnSettings.read(folder / KNN_FILE) if has_knn else None
     model = build_model(cfg.model)
     apply_tensors(model, load_tensors(best), best)
     model.to(device).eval()
@@ -397,16 +401,19 @@ def export_model(src: str | Path, dst: str | Path, *, dtype: str = "float16") ->
     The copy names no folder of this machine: config paths become file names
     (:func:`~engine.nmt.config.portable_paths`), ``exported_from`` the source
     folder's name."""
-    import shutil
-
     src, dst = Path(src), Path(dst)
     loaded = load_model(src)
     if dst.exists() and any(dst.iterdir()):
         raise ModelError(f"{dst}: export folder is not empty")
+    # whatever is there under these names (a link leading out, a FIFO: the guard refuses them), all
+    # checked before the copy begins
+    names = [n for n in ["history.jsonl", KNN_FILE, *sorted(set(vocab_files(loaded.cfg)))]
+             if os.path.lexists(src / n)]
+    for name in names:
+        guard.checked(src, name)
     dst.mkdir(parents=True, exist_ok=True)
-    for name in ["history.jsonl", KNN_FILE, *sorted(set(vocab_files(loaded.cfg)))]:
-        if (src / name).is_file():
-            shutil.copyfile(src / name, dst / name)
+    for name in names:
+        guard.copy_file(src, name, dst)
     # config.json without the folders of the machine it was trained on (older folders have them)
     write_json(dst / "config.json", portable_paths(read_json(src / "config.json"), src))
     best = "model.safetensors"

@@ -36,6 +36,7 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
+from engine import folder_guard
 from engine.errors import ModelError
 from engine.nmt.decoder_types import ContextSource, EncoderOutput, StepOutput
 from engine.nmt.pairs import MemoryBatch
@@ -71,12 +72,7 @@ class KnnSettings:
     def read(cls, path: str | Path) -> "KnnSettings":
         """Read ``knn.json`` strictly: an error names the file and the key."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ModelError(f"{path}: not a readable JSON file ({e})") from None
-        if not isinstance(data, dict):
-            raise ModelError(f"{path}: expected a JSON object")
+        data = folder_guard.read_json(path.parent, path.name)  # a link out, a huge file: one-line errors
         unknown = sorted(set(data) - {"t_lambda", "k", "temperature", "auto", "calibration"})
         if unknown:
             raise ModelError(f"{path}, '{unknown[0]}': unknown key")

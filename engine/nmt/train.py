@@ -128,11 +128,7 @@ def save_last(folder: Path, model, opt, state: dict) -> None:
     tensors["rng.cpu"] = torch.get_rng_state()
     if torch.cuda.is_available():
         tensors["rng.cuda"] = torch.cuda.get_rng_state()
-    tmp = last / ".optim.safetensors.tmp"
-    from safetensors.torch import save_file
-
-    save_file(tensors, str(tmp))
-    tmp.replace(last / "optim.safetensors")
+    ckpt.save_tensors(tensors, last / "optim.safetensors")
     ckpt.write_json(last / "state.json", {**state, "param_groups": groups})
 
 

@@ -33,6 +33,7 @@ from typing import Iterator
 
 from engine.errors import ConfigError, FormatError
 from engine.langs import same_language
+from engine.urls import strip_credentials
 
 #: pairs in a block standing for a document where the source names none
 BLOCK = 50
@@ -61,8 +62,9 @@ class Corpus:
 
     @property
     def name(self) -> str:
-        if self.tm and "://" in self.path:
-            return self.path.split("?")[-1] if "?" in self.path else "shared TM"
+        if self.tm and "://" in self.path:  # the TM's name (tm=...), never a password of the URL
+            query = strip_credentials(self.path).partition("?")[2]
+            return query or "shared TM"
         return Path(self.path).name
 
     @classmethod

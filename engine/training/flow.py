@@ -25,7 +25,11 @@ modified); ``OUT/training.json`` records what the run saw and reached
 (file names only: a model folder may be shared), ``OUT/data/`` the split.
 A run stopped by ``cancel``, a kill or a crash goes on from its last
 checkpoint when :func:`run` is called again on ``OUT``: the same split, the
-same config, and the time already spent counts against the budget.
+same config, and the time already spent counts against the budget.  A run
+refused before its data was split (no data, a file that cannot be read)
+leaves no record behind; one that fails later is recorded as ``failed``
+(never left ``running``).  No password reaches the record or an event:
+every string goes through :func:`engine.urls.strip_credentials`.
 """
 from __future__ import annotations
 
@@ -39,11 +43,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from engine.errors import ConfigError
+from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
 from engine.langs import normalize_lang
+from engine import folder_guard
 from engine.training import data as tdata
 from engine.training.runs import LAUNCH_FILES
+from engine.urls import strip_in
 
 EventFn = Callable[[dict], None]
 #: the run's record in the model folder
@@ -103,23 +109,23 @@ class TrainRequest:
 # ------------------------------------------------------------------ the record
 def read_record(out: str | Path) -> dict:
     p = Path(out) / RECORD
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not (p.is_file() or p.is_symlink()):
         return {}
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"{p}: unreadable ({e})") from None
+    try:
+        return folder_guard.read_json(p.parent, p.name)
+    except ModelError as e:
+        raise ConfigError(f"{e} (not a training record)") from None
 
 
 def _write_record(out: Path, rec: dict) -> None:
     with atomic_write(out / RECORD, "w", encoding="utf-8") as fh:
-        json.dump(rec, fh, indent=2, ensure_ascii=False)
+        json.dump(strip_in(rec), fh, indent=2, ensure_ascii=False)
 
 
 def _shown(req: TrainRequest) -> dict:
     """The request with file names only (the folder may be shared; it must not reveal the user's folders)."""
     def name(p: str) -> str:
-        return p.split("?")[-1] if "://" in p else Path(p).name
+        return tdata.Corpus(p, tm=True).name if "://" in p else Path(p).name
 
     return {**dataclasses.asdict(req), "out": Path(req.out).resolve().name,
             "base_model": Path(req.base_model).resolve().name if req.base_model else "",
@@ -133,7 +139,7 @@ def run(req: TrainRequest, on_event: EventFn | None = None, cancel: threading.Ev
     (``finished`` or ``cancelled``)."""
     from engine.training import recipes
 
-    emit = on_event or (lambda ev: None)
+    emit = _stripped(on_event)
     cancel = cancel or threading.Event()
     out = Path(req.out)
     rec = read_record(out)
@@ -152,9 +158,7 @@ def run(req: TrainRequest, on_event: EventFn | None = None, cancel: threading.Ev
     if not src_lang or not tgt_lang:
         raise ConfigError("the languages of the pair are needed: give --src-lang and --tgt-lang")
     hw = recipes.detect_hardware(req.device)
-    t0 = time.time()
-    out.mkdir(parents=True, exist_ok=True)
-    folder = out / "data"
+    out_existed = out.exists()
     resuming = bool(rec.get("split"))
     if not resuming:
         rec = {"format": "verso-training", "version": 1, "kind": "finetune" if base else "train",
@@ -162,7 +166,45 @@ def run(req: TrainRequest, on_event: EventFn | None = None, cancel: threading.Ev
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "spent_s": 0.0}
     rec.update(pid=os.getpid(), status="running",
                hardware={"device": hw.device, "cores": hw.cores, "gpu": hw.gpu})
+    out.mkdir(parents=True, exist_ok=True)
     _write_record(out, rec)
+    try:
+        return _steps(req, out, rec, emit, cancel, base, base_cfg, src_lang, tgt_lang, hw, resuming)
+    except BaseException as e:
+        _stopped(out, rec, out_existed, e)
+        raise
+
+
+def _stopped(out: Path, rec: dict, out_existed: bool, error: BaseException) -> None:
+    """After an error: a run refused before its split leaves nothing of its own behind (a corrected
+    command starts afresh); a later one is recorded as failed and can be resumed."""
+    if not rec.get("split"):
+        if not out_existed:
+            shutil.rmtree(out, ignore_errors=True)
+            return
+        shutil.rmtree(out / "data", ignore_errors=True)
+        (out / RECORD).unlink(missing_ok=True)
+        return
+    text = str(error).strip()
+    rec.update(status="failed", error=text.splitlines()[0] if text else type(error).__name__)
+    rec.pop("pid", None)
+    try:
+        _write_record(out, rec)
+    except OSError:  # the disk that failed the run may refuse this too: the dead pid still says "not running"
+        pass
+
+
+def _stripped(on_event: EventFn | None) -> EventFn:
+    """``on_event`` receiving every event without credentials (events go to a file and the screen)."""
+    if on_event is None:
+        return lambda ev: None
+    return lambda ev: on_event(strip_in(ev))
+
+
+def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threading.Event, base: Path | None,
+           base_cfg: dict, src_lang: str, tgt_lang: str, hw, resuming: bool) -> dict:
+    t0 = time.time()
+    folder = out / "data"
 
     # -- 1, 2: the data and its split
     if resuming:
@@ -255,11 +297,10 @@ def run(req: TrainRequest, on_event: EventFn | None = None, cancel: threading.Ev
 
 
 def _read_base_config(base: Path) -> dict:
-    p = base / "config.json"
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"{p}: not a model folder ({e})") from None
+        return folder_guard.read_json(base, "config.json")
+    except ModelError as e:
+        raise ConfigError(f"{e} (not a model folder)") from None
 
 
 def _with_data(d: dict, files: dict, src_lang: str, tgt_lang: str) -> dict:
@@ -318,7 +359,7 @@ def _seed_folder(base: Path, out: Path, cfg_dict: dict, lr: float) -> None:
 
     cfg = ExperimentConfig.from_dict(cfg_dict)
     for name in sorted(set(ckpt.vocab_files(cfg))):
-        shutil.copyfile(base / name, out / name)
+        folder_guard.copy_file(base, name, out)
     ckpt.write_json(out / "config.json", portable_paths(cfg.to_dict(), out))  # names no folder of this machine
     loaded = ckpt.load_model(base)
     opt = torch.optim.Adam(loaded.model.parameters(), lr=lr)

@@ -6,23 +6,33 @@ for in the bundled ``resources/models/``, the project's ``models/`` and the
 user's ``models/`` (``$VERSO_HOME``); :func:`list_models` describes those of
 a language pair from their manifest and training record (no torch): size,
 date, what data they saw, and their before/after table on their held-aside
-test documents.  :func:`export_model` and :func:`import_model` copy a
-folder after loading it with the strict loader (checksums, shapes, no
-pickles); :func:`delete_model` refuses the shipped ones and the one in use.
+test documents; a folder that cannot be read is listed with the reason, so
+one bad folder never hides the others.  :func:`export_model` and
+:func:`import_model` copy a folder after loading it with the strict loader
+(checksums, shapes, no pickles), every file read through
+:mod:`engine.folder_guard`; :func:`delete_model` refuses the shipped
+ones and the one in use.
 """
 from __future__ import annotations
 
 import json
+import math
+import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.errors import ConfigError, ModelError
+from engine.fsutil import atomic_write
 from engine.langs import same_language
+from engine import folder_guard as guard
+from engine.nmt.manifest import MANIFEST, read_manifest
 from engine.resources import resources_dir, user_data_dir
+from engine.urls import strip_in
 
-MANIFEST = "manifest.json"
+RECORD = "training.json"
+HISTORY = "history.jsonl"
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,11 @@ class ModelInfo:
     data: str                   # what it saw, in words
     scores: dict = field(default_factory=dict)   # the test table after training ({} when unknown)
     base_model: str = ""
+    error: str = ""             # why the folder cannot be used (one line), "" when it can
+
+    @property
+    def usable(self) -> bool:
+        return not self.error
 
 
 def search_folders(project=None) -> list[tuple[Path, str]]:
@@ -51,39 +66,101 @@ def search_folders(project=None) -> list[tuple[Path, str]]:
 
 
 def _size(folder: Path, names) -> int:
-    return sum((folder / n).stat().st_size for n in names if (folder / n).is_file())
+    total = 0
+    for n in names:
+        try:
+            total += guard.inside(folder, n, str(folder / MANIFEST)).stat().st_size
+        except (ModelError, OSError):
+            continue
+    return total
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _scores_table(table, where: str) -> dict:
+    """The before/after table as the Models dialog reads it: BLEU numbers overall and per band."""
+    def bleu(d, place: str) -> None:
+        if not isinstance(d, dict) or not all(isinstance(k, str) and _number(v) for k, v in d.items()):
+            raise ModelError(f"{where}, {place}: expected BLEU scores (an object of numbers)")
+
+    if not isinstance(table, dict):
+        raise ModelError(f"{where}: expected a score table (an object), not {type(table).__name__}")
+    if not table:
+        return {}
+    overall = table.get("overall")
+    if not isinstance(overall, dict):
+        raise ModelError(f"{where}, 'overall': expected an object")
+    bleu(overall.get("bleu", {}), "'overall', 'bleu'")
+    bands = table.get("bands", [])
+    if not isinstance(bands, list):
+        raise ModelError(f"{where}, 'bands': expected a list")
+    for i, b in enumerate(bands):
+        if not isinstance(b, dict) or not isinstance(b.get("band"), str):
+            raise ModelError(f"{where}, 'bands' [{i}]: expected an object with a band name")
+        bleu(b.get("bleu", {}), f"'bands' [{i}], 'bleu'")
+    return table
+
+
+def _record_fields(rec: dict, path: Path) -> tuple[str, str, dict, str]:
+    """(kind of run, what it saw in words, score table, base model) of a training record."""
+    def obj(key: str) -> dict:
+        v = rec.get(key)
+        if v is None:
+            return {}
+        if not isinstance(v, dict):
+            raise ModelError(f"{path}, {key!r}: expected an object, not {type(v).__name__}")
+        return v
+
+    kind = rec.get("kind", "")
+    if not isinstance(kind, str):
+        raise ModelError(f"{path}, 'kind': expected a string")
+    data, split, after, request = obj("data"), obj("split"), obj("after"), obj("request")
+    words = ""
+    if data:
+        per_source = data.get("per_source", [])
+        if not isinstance(per_source, list) or not all(
+                isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) for x in per_source):
+            raise ModelError(f"{path}, 'data', 'per_source': expected a list of [name, pairs]")
+        words = ", ".join(name for name, _ in per_source)
+        if split:
+            train = split.get("train")
+            if not isinstance(train, int) or isinstance(train, bool):
+                raise ModelError(f"{path}, 'split', 'train': expected a whole number")
+            words = f"{train:,} pairs from {words}"
+    base = request.get("base_model", "")
+    if not isinstance(base, str):
+        raise ModelError(f"{path}, 'request', 'base_model': expected a string")
+    return kind, words, _scores_table(after.get("table", {}), f"{path}, 'after', 'table'"), base
 
 
 def describe(folder: str | Path, kind: str = "") -> ModelInfo:
-    """A model folder in a few fields (reads JSON only); ModelError when it is not a model."""
+    """A model folder in a few fields (reads JSON only, through the folder guard).
+
+    ModelError when its manifest cannot be read; a model whose training
+    record cannot be read comes back with ``error`` saying why."""
     folder = Path(folder)
-    try:
-        man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        files = man["files"]
-        best = folder / man["best"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ModelError(f"{folder / MANIFEST}: not a model folder ({e})") from None
-    try:
-        rec = json.loads((folder / "training.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        rec = {}
-    if rec.get("kind") == "finetune":
-        kind = "fine-tuned"
-    elif rec and kind != "shipped":
-        kind = "trained" if kind != "imported" else kind
-    data = ""
-    if rec.get("data"):
-        srcs = ", ".join(name for name, _ in rec["data"].get("per_source", []))
-        data = f"{rec['split']['train']:,} pairs from {srcs}" if rec.get("split") else srcs
-    elif man.get("exported_from"):
-        data = f"exported from {man['exported_from']}"
+    man = read_manifest(folder)
+    best = guard.inside(folder, man.get("best"), f"{folder / MANIFEST}, 'best'")
     try:
         date = time.strftime("%Y-%m-%d", time.localtime(best.stat().st_mtime))
     except OSError:
         date = ""
-    return ModelInfo(folder, folder.name, kind or "trained", man.get("src_lang", ""), man.get("tgt_lang", ""),
-                     int(man.get("parameters") or 0), _size(folder, files), date, data,
-                     (rec.get("after") or {}).get("table", {}), (rec.get("request") or {}).get("base_model", ""))
+    info = ModelInfo(folder, folder.name, kind or "trained", man.get("src_lang", ""), man.get("tgt_lang", ""),
+                     man.get("parameters", 0), _size(folder, man["files"]), date,
+                     f"exported from {man['exported_from']}" if man.get("exported_from") else "")
+    if not _present(folder, RECORD):
+        return info
+    try:
+        run_kind, data, scores, base = _record_fields(guard.read_json(folder, RECORD), folder / RECORD)
+    except ModelError as e:
+        return replace(info, error=str(e))
+    if run_kind == "finetune":
+        kind = "fine-tuned"
+    elif kind != "shipped":
+        kind = "trained" if kind != "imported" else kind
+    return replace(info, kind=kind or "trained", data=data or info.data, scores=scores, base_model=base)
 
 
 def serves(folder: str | Path | None, src_lang: str, tgt_lang: str) -> bool:
@@ -91,27 +168,41 @@ def serves(folder: str | Path | None, src_lang: str, tgt_lang: str) -> bool:
     if folder is None:
         return False
     try:
-        man = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        man = read_manifest(Path(folder))
+    except ModelError:
         return False
     return same_language(man.get("src_lang", ""), src_lang) and same_language(man.get("tgt_lang", ""), tgt_lang)
 
 
+def _unreadable(folder: Path, kind: str, why: str) -> ModelInfo:
+    return ModelInfo(folder, folder.name, kind, "", "", 0, 0, "", "", error=why)
+
+
 def list_models(project=None, src_lang: str = "", tgt_lang: str = "") -> list[ModelInfo]:
-    """The usable models (a manifest; a run still training has none yet) of the pair, each once."""
+    """The models (a manifest; a run still training has none yet) of the pair, each once.  A folder
+    that cannot be read is listed with its reason (``error``) whatever the pair, never raised."""
     seen: set[Path] = set()
     out = []
     for root, kind in search_folders(project):
-        if not root.is_dir():
+        try:
+            folders = sorted(p for p in root.iterdir() if (p / MANIFEST).is_file() or (p / MANIFEST).is_symlink())
+        except OSError:  # no such folder, or not readable
             continue
-        for folder in sorted(p for p in root.iterdir() if (p / MANIFEST).is_file()):
-            key = folder.resolve()
+        for folder in folders:
+            try:
+                key = folder.resolve()
+            except (OSError, RuntimeError):
+                key = folder
             if key in seen:
                 continue
             seen.add(key)
             try:
                 info = describe(folder, kind)
-            except ModelError:
+            except ModelError as e:
+                out.append(_unreadable(folder, kind, str(e)))
+                continue
+            except OSError as e:
+                out.append(_unreadable(folder, kind, f"{folder}: cannot read ({e.strerror or e})"))
                 continue
             if (src_lang and not same_language(info.src_lang, src_lang)) or (
                     tgt_lang and not same_language(info.tgt_lang, tgt_lang)):
@@ -126,7 +217,7 @@ def delete_model(folder: str | Path, *, current: str | Path | None = None) -> No
         raise ConfigError(f"{folder}: a shipped model cannot be deleted")
     if current is not None and folder.resolve() == Path(current).resolve():
         raise ConfigError(f"{folder}: the project uses this model; switch to another one first")
-    if not (folder / MANIFEST).is_file() and not (folder / "training.json").is_file():
+    if not (folder / MANIFEST).is_file() and not (folder / RECORD).is_file():
         raise ConfigError(f"{folder}: not a model folder; nothing deleted")
     shutil.rmtree(folder)
 
@@ -141,30 +232,38 @@ def export_model(folder: str | Path, dest: str | Path) -> Path:
     return dest
 
 
+def _present(folder: Path, name: str) -> bool:
+    """Whether ``name`` is there in any form -- a link leading out, a FIFO -- so that the guard refuses it."""
+    return os.path.lexists(folder / name)
+
+
 def import_model(src: str | Path, project=None) -> Path:
     """Check a model folder from anywhere with the strict loader, then copy its manifest's files into
-    the user's (or the project's) models; returns the new folder."""
+    the user's (or the project's) models; returns the new folder.  Every file is read through the
+    folder guard: one that is a link out of the folder, not a regular file or too large refuses the
+    import."""
     from engine.nmt.checkpoint import load_model
 
     src = Path(src)
     if not (src / MANIFEST).is_file():
         raise ModelError(f"{src}: not a model folder (no {MANIFEST})")
     load_model(src)  # checksums, safetensors only, shapes, config: any problem is a one-line ModelError
+    man = read_manifest(src)
+    names = [*man["files"], MANIFEST, *([HISTORY] if _present(src, HISTORY) else [])]
+    for name in names:  # the optional files too, before anything is written
+        guard.checked(src, name, where=str(src / MANIFEST) if name in man["files"] else "")
     root = (Path(project.folder) / "models") if project is not None else user_data_dir() / "models"
     dest = root / src.name
     n = 2
     while dest.exists():
         dest = root / f"{src.name}-{n}"
         n += 1
-    man = json.loads((src / MANIFEST).read_text(encoding="utf-8"))
     tmp = root / f".{dest.name}.importing"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        for name in [*man["files"], MANIFEST, "history.jsonl"]:
-            if (src / name).is_file():
-                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src / name, tmp / name)
+        for name in names:
+            guard.copy_file(src, name, tmp)
         _copy_record(src, tmp)
         load_model(tmp)  # the copy is whole
         tmp.rename(dest)
@@ -175,11 +274,15 @@ def import_model(src: str | Path, project=None) -> Path:
 
 
 def _copy_record(src: Path, dest: Path) -> None:
-    """The training record without the run's bookkeeping (names of files only, scores, recipe)."""
+    """The training record without the run's bookkeeping (names of files only, scores, recipe) and
+    without any password an older record kept; an unreadable record is left out."""
+    if not _present(src, RECORD):
+        return
     try:
-        rec = json.loads((src / "training.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        rec = guard.read_json(src, RECORD)
+    except ModelError:
         return
     for k in ("pid", "config", "hardware"):
         rec.pop(k, None)
-    (dest / "training.json").write_text(json.dumps(rec, indent=2, ensure_ascii=False), encoding="utf-8")
+    with atomic_write(dest / RECORD, "w", encoding="utf-8") as fh:
+        json.dump(strip_in(rec), fh, indent=2, ensure_ascii=False)

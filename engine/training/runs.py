@@ -9,6 +9,10 @@ cancelled, interrupted -- killed or crashed --, failed), read the events
 (:class:`EventTail`), :func:`cancel` (SIGTERM: the run stops at the next
 batch and saves) or :func:`resume` (the same command again: the flow goes
 on from its last checkpoint).
+
+``run.json`` keeps the command without credentials (a TM URL's password
+stays in this process's memory, else in libpq's ``~/.pgpass``); the files of
+the run folder are read through :mod:`engine.folder_guard`.
 """
 from __future__ import annotations
 
@@ -21,8 +25,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import ConfigError
+from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
+from engine import folder_guard
+from engine.urls import strip_credentials
 
 RUN = "run.json"
 EVENTS = "events.jsonl"
@@ -31,6 +37,8 @@ STDERR = "stderr.log"
 LAUNCH_FILES = (RUN, EVENTS, STDERR)
 #: the processes this process started (reaped by :func:`status`, so a finished one is not a zombie)
 _children: dict[int, subprocess.Popen] = {}
+#: the command of each run started here, credentials included (for resume; run.json has none)
+_commands: dict[Path, list[str]] = {}
 
 
 @dataclass
@@ -64,9 +72,21 @@ def launch(out: str | Path, args: list[str], *, env: dict | None = None) -> int:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=ev, stderr=err,
                                 env={**os.environ, **(env or {})}, **kw)
     _children[proc.pid] = proc
+    _commands[out.resolve()] = list(args)
     with atomic_write(out / RUN, "w", encoding="utf-8") as fh:
-        json.dump({"args": args, "kind": kind, "pid": proc.pid, "launched": time.time()}, fh, indent=2)
+        json.dump({"args": [strip_credentials(a) for a in args], "kind": kind, "pid": proc.pid,
+                   "launched": time.time()}, fh, indent=2)
     return proc.pid
+
+
+def _read(out: Path, name: str) -> dict:
+    """A JSON file of the run folder, or {} when it is missing or unreadable."""
+    if not ((out / name).is_file() or (out / name).is_symlink()):
+        return {}
+    try:
+        return folder_guard.read_json(out, name)
+    except ModelError:
+        return {}
 
 
 def _alive(pid: int, out: Path) -> bool:
@@ -132,27 +152,21 @@ class EventTail:
         """One line as an event, or None (not JSON, not an event)."""
         try:
             ev = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return ev if isinstance(ev, dict) and "event" in ev else None
 
 
 def status(out: str | Path) -> RunStatus:
     out = Path(out)
-    try:
-        run = json.loads((out / RUN).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        run = {}
-    try:
-        rec = json.loads((out / "training.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        rec = {}
+    run, rec = _read(out, RUN), _read(out, "training.json")
     if not run and not rec:
         return RunStatus(out, "none")
     pid = run.get("pid") or rec.get("pid")
+    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
     kind = run.get("kind") or rec.get("kind", "")
     last = _last_event(out)
-    if pid and _alive(int(pid), out):
+    if pid and _alive(pid, out):
         return RunStatus(out, "running", int(pid), kind, last)
     if rec.get("status") == "finished":
         return RunStatus(out, "finished", None, kind, rec.get("final") or last)
@@ -164,8 +178,8 @@ def status(out: str | Path) -> RunStatus:
         err = lines[-1] if lines else ""
     except OSError:
         pass
-    if last.get("event") == "error" or (err and err.startswith("verso:")):
-        return RunStatus(out, "failed", None, kind, last, last.get("message") or err)
+    if last.get("event") == "error" or (err and err.startswith("verso:")) or rec.get("status") == "failed":
+        return RunStatus(out, "failed", None, kind, last, last.get("message") or err or str(rec.get("error", "")))
     return RunStatus(out, "interrupted", None, kind, last, err)
 
 
@@ -184,10 +198,9 @@ def resume(out: str | Path) -> int:
     st = status(out)
     if st.state == "running":
         raise ConfigError(f"{out}: the run is still running")
-    try:
-        args = json.loads((out / RUN).read_text(encoding="utf-8"))["args"]
-    except (OSError, ValueError, KeyError):
-        raise ConfigError(f"{out / RUN}: no command to resume (the run was not started here)") from None
+    args = _commands.get(out.resolve()) or _read(out, RUN).get("args")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args) or not args:
+        raise ConfigError(f"{out / RUN}: no command to resume (the run was not started here)")
     return launch(out, args)
 
 

@@ -199,3 +199,29 @@ def test_the_dialog_builds_the_command_the_background_process_runs(qtbot, tmp_pa
     assert args[args.index("--corpus") + 1:args.index("--corpus") + 3] == [str(tmp_path / "a.en"),
                                                                           str(tmp_path / "a.de")]
     project.close()
+
+
+def test_the_model_manager_shows_an_unreadable_model_with_its_reason_and_lists_the_others(qtbot, tmp_path,
+                                                                                          tiny_model, monkeypatch):
+    from app.dialogs.models import COLUMNS, ModelsDialog
+    from engine.store import Project
+
+    monkeypatch.setenv("VERSO_HOME", str(tmp_path / "home"))
+    project = Project.open(make_project(tmp_path / "p", ["The dog sees the cat."], tm=False))
+    models_dir = Path(project.folder) / "models"
+    shutil.copytree(tiny_model, models_dir / "mine")
+    shutil.copytree(tiny_model, models_dir / "broken")
+    (models_dir / "broken" / "training.json").write_text("[1, 2]", encoding="utf-8")
+    dlg = ModelsDialog(None, project, None)
+    qtbot.addWidget(dlg)
+    rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+    assert {"mine", "broken", "demo"} <= set(rows)
+    r = rows["broken"]
+    data = dlg.table.item(r, COLUMNS.index("Data")).text()
+    assert dlg.table.item(r, COLUMNS.index("Kind")).text() == "unreadable"
+    assert "training.json: expected a JSON object, not list" in data and "\n" not in data
+    dlg.select("broken")
+    assert not dlg.use_button.isEnabled() and not dlg.export_button.isEnabled() and dlg.delete_button.isEnabled()
+    dlg.select("mine")
+    assert dlg.use_button.isEnabled()
+    project.close()

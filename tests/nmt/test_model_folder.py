@@ -4,6 +4,9 @@ Loading refuses, in one line naming the file and the place, a configuration
 the weights do not carry (before anything is built), any path that leaves the
 folder (before it is opened) and pickles (never unpickled).  A folder written
 by training, fine-tuning or export names no folder of the machine it came from.
+Every file of a folder is read, checksummed and copied through one guard
+(issue 35): a regular file inside the folder, under a size limit, JSON
+nesting a one-line error; weights are written with the folder's usual mode.
 """
 from __future__ import annotations
 
@@ -12,6 +15,10 @@ import json
 import os
 import pickle
 import shutil
+import stat
+import threading
+import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -195,7 +202,14 @@ def test_a_manifest_naming_a_file_outside_the_model_folder_is_refused_before_it_
         opened.append(os.path.realpath(file))
         return real_load(file, *a, **k)
 
+    real_os_open = os.open
+
+    def spy_os_open(file, *a, **k):
+        opened.append(os.path.realpath(file))
+        return real_os_open(file, *a, **k)
+
     monkeypatch.setattr("builtins.open", spy_open)
+    monkeypatch.setattr(os, "open", spy_os_open)
     monkeypatch.setattr(ckpt, "load_file", spy_load)
     with pytest.raises(ModelError) as e:
         load_model(dst)
@@ -321,3 +335,136 @@ def test_the_shipped_demo_model_names_no_folder_and_its_checksums_hold():
         assert _sha(DEMO / name) == digest, name
     assert "model.safetensors" in man["files"] and "config.json" in man["files"]
     assert load_model(DEMO).cfg.data.tgt_lang == "de"
+
+
+# ------------------------------------------------------------------ 4. one guard for every file of the folder
+def _private_file(tmp_path: Path) -> Path:
+    p = tmp_path / "id_private"
+    p.write_text("PRIVATE-KEY-BYTES\n", encoding="utf-8")
+    p.chmod(0o600)
+    return p
+
+
+def _holding(root: Path, needle: bytes) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and needle in p.read_bytes()]
+
+
+@pytest.mark.parametrize("how", ["import", "export"])
+def test_a_history_linked_to_a_private_file_outside_the_folder_is_never_copied(trained_model, tmp_path,
+                                                                               monkeypatch, how):
+    from engine.training import models
+
+    monkeypatch.setenv("VERSO_HOME", str(tmp_path / "home"))
+    dst, _ = _copy(trained_model, tmp_path)
+    (dst / "history.jsonl").unlink()
+    (dst / "history.jsonl").symlink_to(_private_file(tmp_path))
+    with pytest.raises(ModelError) as e:
+        if how == "import":
+            models.import_model(dst)
+        else:
+            models.export_model(dst, tmp_path / "exported")
+    msg = _one_line(e)
+    assert "history.jsonl" in msg and "outside the model folder" in msg
+    for root in (tmp_path / "home", tmp_path / "exported"):
+        if root.exists():
+            assert not _holding(root, b"PRIVATE-KEY-BYTES")
+    assert not (tmp_path / "exported").exists() and not (tmp_path / "home").exists()  # refused before any write
+
+
+def test_a_history_that_is_a_fifo_is_refused_at_once_not_waited_on(trained_model, tmp_path, monkeypatch):
+    from engine.training import models
+
+    monkeypatch.setenv("VERSO_HOME", str(tmp_path / "home"))
+    dst, _ = _copy(trained_model, tmp_path)
+    (dst / "history.jsonl").unlink()
+    os.mkfifo(dst / "history.jsonl")
+    result = []
+    worker = threading.Thread(target=lambda: result.append(_import_error(models, dst)), daemon=True)
+    worker.start()
+    worker.join(30)
+    assert result, "the import waited on a FIFO"
+    assert "history.jsonl" in result[0] and "not a regular file" in result[0]
+
+
+def _import_error(models, folder: Path) -> str:
+    try:
+        models.import_model(folder)
+    except ModelError as e:
+        return str(e)
+    return "imported"
+
+
+def test_a_huge_manifest_is_refused_within_seconds_without_being_read(tmp_path):
+    from engine.training import models
+
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    with open(folder / "manifest.json", "wb") as fh:  # 300 MB, sparse: cheap to make, costly to read whole
+        fh.write(b'{"format": "verso-nmt", "files": {"config.json": "')
+        fh.truncate(300 << 20)
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        for attempt in (lambda: load_model(folder), lambda: models.describe(folder)):
+            with pytest.raises(ModelError) as e:
+                attempt()
+            msg = _one_line(e)
+            assert "manifest.json" in msg and "314,572,800 bytes" in msg
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - t0 < 2.0
+    assert peak < 4 << 20, peak
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "config.json", "knn.json"])
+def test_deeply_nested_json_in_a_model_folder_is_a_one_line_error_naming_the_file(trained_model, tmp_path, name):
+    dst, man = _copy(trained_model, tmp_path)
+    (dst / name).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    if name != "manifest.json":
+        man["files"][name] = _sha(dst / name)
+        _write_manifest(dst, man)
+    with pytest.raises(ModelError) as e:
+        load_model(dst)
+    msg = _one_line(e)
+    assert name in msg and "nested too deeply" in msg
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda man: man.update(files={}), "lists no files"),
+    (lambda man: man.pop("files"), "'files'"),
+    (lambda man: man["files"].pop("spm.model"), "does not list spm.model"),
+    (lambda man: man["files"].pop("config.json"), "does not list config.json"),
+], ids=["empty", "missing", "no-subword-model", "no-config"])
+def test_a_manifest_that_does_not_checksum_every_file_is_not_a_checksummed_model(trained_model, tmp_path, change,
+                                                                                 says):
+    dst, man = _copy(trained_model, tmp_path)
+    change(man)
+    _write_manifest(dst, man)
+    for verify in (True, False):
+        with pytest.raises(ModelError) as e:
+            load_model(dst, verify=verify)
+        msg = _one_line(e)
+        assert "manifest.json" in msg and says in msg
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_weights_are_written_with_the_mode_the_umask_gives_every_new_file(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        ckpt.save_weights(torch.nn.Linear(3, 2), tmp_path / "w.safetensors")
+        ckpt.write_json(tmp_path / "other.json", {})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "w.safetensors").stat().st_mode) == mode
+    assert stat.S_IMODE((tmp_path / "other.json").stat().st_mode) == mode  # as the rest of the folder
+
+
+def test_an_exported_model_folder_is_readable_by_the_team(trained_model, tmp_path):
+    old = os.umask(0o022)
+    try:
+        dst = export_model(trained_model, tmp_path / "team")
+    finally:
+        os.umask(old)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in dst.iterdir() if p.is_file()}
+    assert modes["model.safetensors"] == 0o644 and set(modes.values()) == {0o644}, modes

@@ -162,3 +162,95 @@ def test_verso_train_on_the_command_line_with_a_tm_and_json_events(tmp_path, pai
     assert events[0]["event"] == "gather" and events[0]["per_source"] == [["tm", events[0]["pairs"]]]
     assert 100 <= events[0]["pairs"] <= 120
     assert events[-1]["event"] == "finished"
+
+
+# ------------------------------------------------------------------ refused runs and credentials (issue 35)
+def _no_running_record(out: Path) -> None:
+    rec = read_record(out) if out.exists() else {}
+    assert rec.get("status") != "running" and "pid" not in rec, rec
+
+
+@pytest.mark.parametrize("problem", ["missing-file", "no-data"])
+def test_a_refused_run_leaves_no_running_record_and_the_corrected_command_starts(pair_corpus, tmp_path, problem):
+    from engine.errors import FormatError
+
+    out = tmp_path / "m"
+    src, tgt = tmp_path / "a.de", tmp_path / "a.en"
+    if problem == "no-data":
+        src.write_text("", encoding="utf-8")
+        tgt.write_text("", encoding="utf-8")
+    with pytest.raises((ConfigError, FormatError)) as e:
+        run(TrainRequest(out=str(out), src_lang="de", tgt_lang="en", corpora=[[str(src), str(tgt)]]))
+    assert "\n" not in str(e.value)
+    _no_running_record(out)
+    assert not out.exists()  # the run made the folder; refused, it leaves nothing behind
+    # refused in a folder the editor launched into: its launch files stay, nothing of the run's own
+    out.mkdir()
+    (out / "run.json").write_text('{"args": [], "kind": "train", "pid": 0}', encoding="utf-8")
+    with pytest.raises((ConfigError, FormatError)):
+        run(TrainRequest(out=str(out), src_lang="de", tgt_lang="en", corpora=[[str(src), str(tgt)]]))
+    _no_running_record(out)
+    assert sorted(p.name for p in out.iterdir()) == ["run.json"]
+
+
+def test_verso_train_refused_on_the_command_line_leaves_no_running_record(tmp_path):
+    from engine.training import runs
+
+    out = tmp_path / "m"
+    pid = runs.launch(out, ["train", "--out", str(out), "--corpus", str(tmp_path / "none.de"),
+                            str(tmp_path / "none.en"), "--src-lang", "de", "--tgt-lang", "en"])
+    st = runs.wait(out, 120)
+    assert pid and st.state == "failed" and "none.de" in st.error and "\n" not in st.error
+    _no_running_record(out)
+
+
+def _tm_pairs_from(corpus: dict, n: int = 120):
+    de = corpus["train_de"].read_text(encoding="utf-8").splitlines()[:n]
+    en = corpus["train_en"].read_text(encoding="utf-8").splitlines()[:n]
+
+    def pairs(ref, src_lang, tgt_lang):
+        for i, (s, t) in enumerate(zip(de, en)):
+            yield s, t, f"doc{i // 10}"
+    return pairs
+
+
+def test_a_tm_url_password_reaches_neither_the_record_nor_the_events_and_a_failure_is_recorded(
+        pair_corpus, tmp_path, monkeypatch):
+    from engine.training import data as tdata
+    from engine.training import scoring
+
+    monkeypatch.setattr(tdata, "_tm_pairs", _tm_pairs_from(pair_corpus))
+
+    def disk_full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(scoring, "retrieved_pairs", disk_full)
+    out = tmp_path / "m"
+    urls = ["postgresql://ann@db.example/verso?tm=team&password=hunter2",
+            "postgresql://ann:hunter2@db.example/verso?tm=legal&sslpassword=hunter2"]
+    events = []
+    with pytest.raises(OSError):
+        run(TrainRequest(out=str(out), src_lang="de", tgt_lang="en", tms=urls, device="cpu"),
+            on_event=events.append)
+    text = (out / "training.json").read_text(encoding="utf-8")
+    assert "hunter2" not in text and "hunter2" not in json.dumps(events)
+    rec = json.loads(text)
+    assert rec["request"]["tms"] == ["tm=team", "tm=legal"]
+    assert [name for name, _ in rec["data"]["per_source"]] == ["tm=team", "tm=legal"]
+    # failed after its data was split: recorded as failed (resumable), not left running
+    assert rec["status"] == "failed" and "No space left" in rec["error"] and "pid" not in rec
+
+
+def test_the_run_file_keeps_no_password_of_the_command(tmp_path):
+    from engine.training import runs
+
+    out = tmp_path / "m"
+    url = "postgresql://ann:hunter2@127.0.0.1:1/verso?tm=team&password=hunter2"
+    runs.launch(out, ["train", "--tm", url, "--out", str(out), "--src-lang", "de", "--tgt-lang", "en"])
+    stored = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert "hunter2" not in json.dumps(stored)
+    assert "postgresql://ann@127.0.0.1:1/verso?tm=team" in stored["args"]
+    st = runs.wait(out, 120)
+    assert st.state == "failed"
+    assert "hunter2" not in (out / "events.jsonl").read_text(encoding="utf-8")
+    _no_running_record(out)
