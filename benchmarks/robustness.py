@@ -11,6 +11,15 @@
   caught up on reopening: every printed pair is found by a search).
 * **kill -9 during import**: a 20,000-segment document imported again and again, killed at a
   random moment: every document in the project is whole.
+* **kill -9 of the editor's TM path during confirms and index flushes**: the editor's own
+  :class:`app.tmservice.TMService` (its TM thread, one index flush every 200 adds so a kill often
+  lands in one) confirms segment after segment as Ctrl+Enter does (``Project.confirm`` with the
+  TM write it owes, then the TM thread's add); every segment printed after its confirm returned
+  must be a 100 % match with its target in the TM once the project is opened again as the
+  editor opens it (what is still owed is sent).  ``lost_before_resend``: how many the TM lacked
+  before that step (what a crash used to lose).
+* **kill -9 during export**: a 20,000-segment document exported again and again; the temporary
+  files kills leave beside the export are counted, then one more export must remove them all.
 * **hostile and huge files**: each is given to ``verso doc import`` (and TM files to ``verso tm
   import``); it passes when the command ends within 30 s with exit 2 and ONE line on stderr
   naming the file, no traceback, and the project as it was.
@@ -51,6 +60,39 @@ TM_ADD = textwrap.dedent("""
     for i in range(100000):
         tm.add(f"Sentence number {i} of the robustness run.", f"Satz Nummer {i} des Laufs.")
         print(i, flush=True)
+""")
+EDITOR_CONFIRM = textwrap.dedent("""
+    import sys
+    from PySide6.QtCore import QCoreApplication, QTimer
+    from engine.store import Project
+    from engine.tm import TranslationMemory
+    from app.tmservice import TMService
+    TranslationMemory.FLUSH_AT = 200
+    app = QCoreApplication([])
+    p = Project.open(sys.argv[1])
+    tm = TMService(p)
+    tm.send_pending(p)
+    segs = [s for s in p.segments(p.documents()[0].id) if s.status != "confirmed"]
+    def step(i=0):
+        if i == len(segs):
+            return app.quit()
+        s = segs[i]
+        meta = {"origin": "robustness", "creator": "translator"}
+        seg = p.confirm(s.id, f"Übersetzung {s.idx}", tm_meta=meta)
+        tm.add(seg.source, seg.target, meta, on_written=lambda sid=seg.id: p.tm_written([sid]))
+        print(s.id, flush=True)
+        QTimer.singleShot(0, lambda: step(i + 1))
+    QTimer.singleShot(0, step)
+    app.exec()
+""")
+EXPORT = textwrap.dedent("""
+    import sys
+    from engine.store import Project
+    p = Project.open(sys.argv[1])
+    doc = p.documents()[0].id
+    for k in range(1000):
+        p.export_document(doc, sys.argv[2])
+        print(k, flush=True)
 """)
 IMPORT = textwrap.dedent("""
     import sys
@@ -133,6 +175,62 @@ def kill_tm_add(work: Path, rng: random.Random, kills: int) -> dict:
     return {"kills": kills, "pairs_checked": checked, "lost": lost}
 
 
+def kill_editor_confirm(work: Path, rng: random.Random, kills: int) -> dict:
+    from engine.formats.base import ParsedDocument, ParsedSegment
+    from engine.inline import protect
+    from engine.store import Project
+    from engine.tm import TranslationMemory
+    from engine.tmsync import send_pending
+
+    lost = lost_before = checked = 0
+    for k in range(kills):
+        folder = work / f"editor{k}"
+        original = work / "original.txt"
+        original.write_text("x", encoding="utf-8")
+        with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+            p.import_parsed(ParsedDocument("g.txt", "txt", "en", "de", [
+                ParsedSegment(f"k{i}", protect(f"Sentence number {i} of the editor run.")) for i in range(4000)]),
+                original)
+            p.set_setting("tms", '[{"path": "tm", "writable": true}]')
+        env_code = "import os; os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')\n" + EDITOR_CONFIRM
+        printed = read_until_killed(spawn(env_code, str(folder)), rng.uniform(0.2, 4.0))
+        with Project.open(folder) as p, TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+            def missing() -> int:
+                n = 0
+                for sid in printed:
+                    seg = p.segment(int(sid))
+                    hits = tm.search(seg.source.text, k=1)
+                    n += not hits or hits[0].score < 1.0 or hits[0].target.text != seg.target.text
+                return n
+            lost_before += missing()
+            send_pending(p, tm)    # what the editor does when it opens the project
+            lost += missing()
+            checked += len(printed)
+    return {"kills": kills, "confirmed_checked": checked, "lost_before_resend": lost_before, "lost": lost}
+
+
+def kill_export(work: Path, rng: random.Random, kills: int) -> dict:
+    from engine.store import Project
+
+    folder = work / "export"
+    original = work / "export-original.txt"
+    sources = [f"Sentence {i} of the exported manual, long enough to make the file a few MB." for i in range(20000)]
+    original.write_text("\n\n".join(sources), encoding="utf-8")
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        doc = p.import_document(original)
+        p.set_targets([(s.id, f"Satz {s.idx}.") for s in p.segments(doc)])
+    out = work / "out" / "manual.de.txt"
+    out.parent.mkdir()
+    left = 0
+    for _ in range(kills):  # (each new export removes what the kill before left)
+        read_until_killed(spawn(EXPORT, str(folder), str(out)), rng.uniform(0.0, 0.5))
+        left += len([f for f in out.parent.iterdir() if f.name.endswith(".tmp")])
+    with Project.open(folder) as p:
+        p.export_document(p.documents()[0].id, out)
+    after = len([f for f in out.parent.iterdir() if f.name.endswith(".tmp")])
+    return {"kills": kills, "temp_files_left_by_kills": left, "temp_files_after_next_export": after}
+
+
 def kill_import(work: Path, rng: random.Random, kills: int) -> dict:
     from engine.store import Project
 
@@ -184,6 +282,9 @@ def hostile_files(work: Path) -> dict[str, Path]:
     put("huge-line.po", 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "'
         + "word " * 2_000_000 + '"\nmsgstr ""\n')
     put("empty.xlf", "")
+    put("rot13-charset.po", 'msgid ""\nmsgstr "Content-Type: text/plain; charset=rot13\\n"\n\nmsgid "Hello"\nmsgstr ""\n')
+    put("zlib-charset.html", '<html><head><meta charset="zlib"></head><body><p>Hello</p></body></html>')
+    put("too-many-segments.txt", "".join(f"Line {i}.\n\n" for i in range(150_000)))
     return files
 
 
@@ -210,6 +311,8 @@ def run_hostile(work: Path) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=20, help="kills per kind (confirm, TM add, import)")
+    ap.add_argument("--editor-kills", type=int, default=50, help="kills of the editor's TM path")
+    ap.add_argument("--only", nargs="*", default=None, help="run only these parts (e.g. kill_editor_confirm)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
@@ -217,8 +320,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="verso-robust-") as tmp:
         work = Path(tmp)
         t0 = time.time()
-        out = {"kill_confirm": kill_confirm(work, rng, a.kills), "kill_tm_add": kill_tm_add(work, rng, a.kills),
-               "kill_import": kill_import(work, rng, max(1, a.kills // 4)), "hostile": run_hostile(work)}
+        parts = {"kill_confirm": lambda: kill_confirm(work, rng, a.kills),
+                 "kill_tm_add": lambda: kill_tm_add(work, rng, a.kills),
+                 "kill_editor_confirm": lambda: kill_editor_confirm(work, rng, a.editor_kills),
+                 "kill_export": lambda: kill_export(work, rng, a.kills),
+                 "kill_import": lambda: kill_import(work, rng, max(1, a.kills // 4)),
+                 "hostile": lambda: run_hostile(work)}
+        out = {name: run() for name, run in parts.items() if not a.only or name in a.only}
         out["seconds"] = round(time.time() - t0, 1)
     text = json.dumps(out, indent=1, ensure_ascii=False)
     print(text)

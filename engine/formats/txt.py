@@ -78,7 +78,13 @@ def _parse(path: Path, src_lang: str) -> tuple[Decoded, list[_Paragraph], list[s
     problems: list[str] = []
     paras = []
     limit, count = textutil.MAX_SEGMENTS, 0
-    for number, (start, end) in enumerate(paragraph_spans(dec.text), 1):
+    spans = paragraph_spans(dec.text)
+    if len(spans) > limit:  # each paragraph is a segment at least: refused before segmenting
+        # (150,000 one-line paragraphs took 21 s to refuse while each was segmented first)
+        a = spans[limit][0]
+        raise FormatError(path, f"more than {limit:,} segments: more than Verso imports as one "
+                                "document; split it", f"line {dec.text.count(chr(10), 0, a) + 1}")
+    for number, (start, end) in enumerate(spans, 1):
         # A very long paragraph (a whole file on one line) is taken piece by piece,
         # cut at sentence ends or white space: its codes are numbered per piece.
         first = 1
