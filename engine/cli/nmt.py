@@ -170,8 +170,10 @@ def _open_tm(args):
     if not getattr(args, "tm", None):
         return None
     from engine.tm import open_tm
+    from engine.tm.open import is_tm_url, stderr_progress
 
-    return open_tm(str(args.tm), create=False)
+    ref = str(args.tm)
+    return open_tm(ref, create=False, progress=None if is_tm_url(ref) else stderr_progress(ref))
 
 
 def _retrieve(tm, lines: list[str], args) -> tuple[list, list, float]:

@@ -95,9 +95,12 @@ def _pair_args(p: argparse.ArgumentParser) -> None:
 def _open(ref, create: bool = False, **kw):
     """The TM named by ``--tm``: a folder or a postgresql:// URL (engine.tm.open_tm)."""
     from engine.tm import open_tm, tm_exists
+    from engine.tm.open import is_tm_url, stderr_progress
 
     if not create and not tm_exists(ref):
         raise TMError(f"{ref}: not a translation memory (import something into it first)")
+    if not is_tm_url(str(ref)):
+        kw.setdefault("progress", stderr_progress(ref))
     return open_tm(ref, create=create, **kw)
 
 

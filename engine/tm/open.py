@@ -31,10 +31,12 @@ def tm_exists(ref: str | Path) -> bool:
     return (Path(ref) / TranslationMemory.DB_NAME).exists()
 
 
-def open_tm(ref: str | Path, *, create: bool | str = True, src_lang: str = "", tgt_lang: str = ""):
+def open_tm(ref: str | Path, *, create: bool | str = True, src_lang: str = "", tgt_lang: str = "",
+            progress=None):
     """Open the TM ``ref``: a folder or a ``postgresql://`` URL.  Both backends
     have one interface (search, concordance, add, import_units, entries, stats...).
-    ``create="import"``: see :func:`open_for_import`."""
+    ``create="import"``: see :func:`open_for_import`.  ``progress(done, total)``:
+    told while a local TM's search index is rebuilt (see :class:`TranslationMemory`)."""
     if is_tm_url(str(ref)):
         from engine.tm.pg import PgTranslationMemory
 
@@ -43,7 +45,22 @@ def open_tm(ref: str | Path, *, create: bool | str = True, src_lang: str = "", t
 
     if not str(ref):
         raise TMError("no TM named")
-    return TranslationMemory(Path(ref), create=bool(create), src_lang=src_lang, tgt_lang=tgt_lang)
+    return TranslationMemory(Path(ref), create=bool(create), src_lang=src_lang, tgt_lang=tgt_lang,
+                             progress=progress)
+
+
+def stderr_progress(ref) -> "callable":
+    """A ``progress`` for :func:`open_tm` that tells the command line's user, on
+    stderr, that a TM's index is being rebuilt (a folder from elsewhere, a crash)."""
+    import sys
+
+    def report(done: int, total: int) -> None:
+        if done == 0:
+            print(f"verso: rebuilding the search index of {ref} ({total:,} units; an index this "
+                  "installation did not write is never read)", file=sys.stderr, flush=True)
+        elif done == total or done % 50_000 == 0:
+            print(f"verso: {ref}: {done:,} / {total:,} units indexed", file=sys.stderr, flush=True)
+    return report
 
 
 @contextlib.contextmanager

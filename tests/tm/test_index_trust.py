@@ -82,12 +82,14 @@ def test_the_cli_search_on_a_strangers_tm_folder_runs_nothing(tmp_path):
     _make_tm(tmp_path / "tm")
     marker = tmp_path / "pwned"
     _plant_hostile_toc(tmp_path / "tm" / "index", marker)
-    for cmd in (["tm", "search", "--tm", str(tmp_path / "tm"), "--json", "Open the file"],
-                ["tm", "stats", "--tm", str(tmp_path / "tm")]):
+    for n, cmd in enumerate((["tm", "search", "--tm", str(tmp_path / "tm"), "--json", "Open the file"],
+                             ["tm", "stats", "--tm", str(tmp_path / "tm")])):
         r = subprocess.run([sys.executable, "-m", "engine", *cmd], capture_output=True, text=True,
                            timeout=120)
         assert r.returncode == 0, r.stderr
         assert not marker.exists()
+        # the first command says it rebuilds the index; the second finds it sealed and says nothing
+        assert ("rebuilding the search index" in r.stderr) == (n == 0), r.stderr
     assert "Datei" in subprocess.run([sys.executable, "-m", "engine", "tm", "search", "--tm",
                                       str(tmp_path / "tm"), "--json", "Open the file"],
                                      capture_output=True, text=True, timeout=120).stdout
