@@ -20,9 +20,13 @@ _SECRETISH = re.compile(r"pass|secret|token", re.IGNORECASE)
 _CONNINFO_PAIR = re.compile(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)")
 
 
+#: libpq parameters that match the pattern but name no secret (``passfile`` is the path of one)
+NOT_SECRET = frozenset({"passfile"})
+
+
 def is_secret_key(key: str) -> bool:
     key = key.strip().lower()
-    return key in SECRET_PARAMS or bool(_SECRETISH.search(key))
+    return key not in NOT_SECRET and (key in SECRET_PARAMS or bool(_SECRETISH.search(key)))
 
 
 def _strip_query(query: str) -> str:

@@ -34,3 +34,33 @@ def test_every_string_of_a_record_is_stripped():
            "data": {"per_source": [["tm=b&sslpassword=pw", 3]]}, "n": 1}
     assert strip_in(rec) == {"request": {"tms": ["postgresql://u@h/db?tm=a", "tm=b"]},
                              "data": {"per_source": [["tm=b", 3]]}, "n": 1}
+
+
+def test_passfile_names_where_the_password_is_and_is_kept():
+    from engine.urls import strip_credentials
+
+    url = "postgresql://bob@db:5432/tms?tm=main&passfile=/home/bob/.pgpass&password=s3cret"
+    assert strip_credentials(url) == "postgresql://bob@db:5432/tms?tm=main&passfile=/home/bob/.pgpass"
+
+
+def test_a_password_an_older_verso_stored_in_the_project_is_removed_on_opening(tmp_path):
+    import json
+    import sqlite3
+
+    from engine.store import Project
+
+    with Project.create(tmp_path / "p", src_lang="en", tgt_lang="de") as p:
+        pass
+    db = sqlite3.connect(tmp_path / "p" / "project.verso")   # as an older Verso left it
+    db.execute("UPDATE project SET value = ? WHERE key = 'tms'" if db.execute(
+        "SELECT 1 FROM project WHERE key = 'tms'").fetchone() else
+        "INSERT INTO project (value, key) VALUES (?, 'tms')",
+        (json.dumps([{"path": "postgresql://bob:s3cret@db/tms?tm=main", "writable": True},
+                     {"path": "tm", "writable": False}]),))
+    db.execute("DELETE FROM schema_migrations WHERE version >= 3")
+    db.commit()
+    db.close()
+    with Project.open(tmp_path / "p") as p:
+        assert json.loads(p.setting("tms")) == [{"path": "postgresql://bob@db/tms?tm=main", "writable": True},
+                                                {"path": "tm", "writable": False}]
+    assert b"s3cret" not in (tmp_path / "p" / "project.verso").read_bytes()

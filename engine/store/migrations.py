@@ -65,6 +65,30 @@ def _m2_tm_pending(db: sqlite3.Connection) -> None:
         """)
 
 
+def _m3_no_stored_passwords(db: sqlite3.Connection) -> None:
+    """A shared TM's URL in the project's TM list loses any password an older Verso stored
+    with it (libpq reads it from ``~/.pgpass`` or ``PGPASSWORD``)."""
+    import json
+
+    from engine.urls import strip_credentials
+
+    row = db.execute("SELECT value FROM project WHERE key = 'tms'").fetchone()
+    try:
+        items = json.loads(row[0]) if row and row[0] else []
+    except ValueError:
+        return
+    if not isinstance(items, list):
+        return
+    changed = False
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and "://" in item["path"]:
+            clean = strip_credentials(item["path"])
+            changed |= clean != item["path"]
+            item["path"] = clean
+    if changed:
+        db.execute("UPDATE project SET value = ? WHERE key = 'tms'", (json.dumps(items),))
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -77,6 +101,7 @@ def _run_script(db: sqlite3.Connection, script: str) -> None:
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema: project, documents, segments", _m1_initial),
     (2, "confirmations owed to the TM (tm_pending)", _m2_tm_pending),
+    (3, "no password in a stored TM URL", _m3_no_stored_passwords),
 ]
 LATEST = MIGRATIONS[-1][0]
 
