@@ -41,6 +41,14 @@ _HOLDERS = ("whoosh.compat", "whoosh.index", "whoosh.filedb.fileindex", "whoosh.
             "whoosh.util.loading", "whoosh.legacy")
 
 
+#: Whoosh modules that unpickle only files this process has just written for itself, never
+#: an index file: the external sort of a large index build spills its runs to private
+#: temporary files (``mkstemp``, 0600) and reads them back within the same build; they
+#: hold posting tuples pickled with protocol 2, whose bytes name ``_codecs.encode`` (a
+#: 100,000-unit build broke on it when this module was restricted too).
+OWN_TEMP_FILES = frozenset({"whoosh.externalsort"})
+
+
 class UnsafePickle(pickle.UnpicklingError):
     """A pickle in an index named a class Verso's indexes never hold."""
 
@@ -89,12 +97,16 @@ def install() -> None:
     swap = {id(pickle): shim, id(pickle.load): restricted_load, id(pickle.loads): restricted_loads,
             id(pickle.Unpickler): _Restricted}
     for modname, mod in list(sys.modules.items()):
-        if mod is None or not (modname == "whoosh" or modname.startswith("whoosh.")):
+        if mod is None or not (modname == "whoosh" or modname.startswith("whoosh.")) or modname in OWN_TEMP_FILES:
             continue
         for name, value in list(vars(mod).items()):
             new = swap.get(id(value))
             if new is not None:
                 setattr(mod, name, new)
+    for modname in OWN_TEMP_FILES:  # bound at import, before or after the patch: always pickle's own
+        mod = sys.modules.get(modname)
+        if mod is not None:
+            mod.load = pickle.load
     loading = sys.modules.get("whoosh.util.loading")
     if loading is not None:
         loading.RenamingUnpickler.find_class = _find_allowed
@@ -112,7 +124,7 @@ def unrestricted_entry_points() -> list[str]:
            id(pickle._load), id(pickle._loads), id(pickle)}
     out = []
     for modname, mod in list(sys.modules.items()):
-        if not modname.startswith("whoosh") or mod is None:
+        if not modname.startswith("whoosh") or mod is None or modname in OWN_TEMP_FILES:
             continue
         for name, value in list(vars(mod).items()):
             if id(value) in raw:

@@ -161,3 +161,18 @@ def test_a_crash_half_way_through_an_index_commit_leaves_a_trusted_index(tmp_pat
     with TranslationMemory(tmp_path / "tm") as t:
         assert t.rebuilt_because == ""
         assert t.search("Rename the layer")[0].entry.id == uid
+
+
+def test_a_build_larger_than_its_memory_budget_spills_and_reads_back_its_own_runs(tmp_path):
+    """Whoosh's external sort pickles its runs to private temporary files: they are this
+    process's own, not index data, and a large rebuild must read them back."""
+    from engine.tm.whoosh_index import build_new, new_index_id
+
+    pairs = [(f"Unit {i} names the colour {i % 97} of layer {i % 89} in view {i % 83}.", f"Einheit {i}.")
+             for i in range(4_000)]
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as t:
+        t.add_many(pairs)
+        docs = t.conn.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc FROM units "
+                              "ORDER BY id")
+        build_new(t.index.dir, docs, new_index_id(), 0, t.index.seal, limitmb=1)
+        assert t.index.dir.with_name("index.new").is_dir()
