@@ -11,6 +11,7 @@ No module here imports torch or Qt.
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 from engine.errors import FormatError, UnsupportedFormatError
@@ -45,11 +46,30 @@ def detect(path: str | Path) -> DocumentFormat:
             head = fh.read(4096)
     except OSError as e:
         raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    not_a_document = _memory_or_glossary(path, head)
+    if not_a_document:
+        raise UnsupportedFormatError(path, not_a_document)
     for f in formats():
         if f.sniff(path, head):
             return f
     raise UnsupportedFormatError(
         path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown)")
+
+
+_TMX = re.compile(rb"<tmx[\s>]", re.I)
+_TBX = re.compile(rb"<(martif|tbx)[\s>]", re.I)
+
+
+def _memory_or_glossary(path: Path, head: bytes) -> str:
+    """Why a TM or glossary file is not a document ("" for anything else): a TMX's
+    ``<body>`` made it read as HTML, one segment of markup."""
+    suffix = path.suffix.lower()
+    if suffix == ".tmx" or _TMX.search(head):
+        return ("a TMX translation memory, not a document: add it to a TM with `verso tm import FILE --tm DIR` "
+                "(in the editor: File ▸ Import TMX)")
+    if suffix == ".tbx" or _TBX.search(head):
+        return ("a TBX glossary, not a document: add it with `verso glossary import FILE --glossary DIR`")
+    return ""
 
 
 def read_document(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
