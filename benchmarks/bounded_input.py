@@ -9,6 +9,10 @@ a fresh subprocess: ``verso doc import`` into a new project, ``verso glossary im
 * ``xlsx``: a glossary of 50,000 terms as Excel writes it (shared strings), and a shared-strings
   bomb (5 million strings that no cell uses).
 
+``--issue 35 --formats`` imports one file of each document format under the limits (3 MB of short
+lines, 100,000 PO entries, long paragraphs, CSV, TSV, HTML, Markdown, XLIFF) the same way;
+``--root OTHER_CHECKOUT`` measures another checkout's engine on the same files (before/after).
+
 ``--issue 23`` (the default, as before):
 
 For 100 KB, 1 MB and 10 MB of prose on ONE line it measures, each in a fresh
@@ -24,11 +28,13 @@ in how much memory.  Usage::
 
     python -m benchmarks.bounded_input [--sizes 100000,1000000,10000000]
     python -m benchmarks.bounded_input --issue 35
+    python -m benchmarks.bounded_input --issue 35 --formats [--root ../old-checkout]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -186,6 +192,89 @@ def shared_strings_xlsx(path: Path, rows, extra_strings: int = 0) -> None:
             fh.write(b"</sst>")
 
 
+def _prose_with_codes(gen, i: int) -> str:
+    """Two or three sentences as documents have them: a bold word, a link, a number now and then."""
+    a, b, c = next(gen), next(gen), next(gen)
+    words = b.split()
+    words.insert(len(words) // 2, f"<b>{words[len(words) // 2]}</b>")
+    return f"{a} {' '.join(words)} See <a href=\"p{i}.html\">page {i}</a> for {c[0].lower()}{c[1:]}"
+
+
+def format_files(tmp: Path, scale: int = 30_000) -> list[tuple[str, Path]]:
+    """One file of each document format under the limits, ``scale`` paragraphs or units."""
+    gen = _sentences()
+    out = []
+    p = tmp / "paragraphs.txt"  # long paragraphs, blank line between
+    with open(p, "w", encoding="utf-8") as fh:
+        for i in range(scale // 3):
+            fh.write(" ".join(next(gen) for _ in range(8)) + "\n\n")
+    out.append(("TXT, paragraphs of 8 sentences", p))
+    p = tmp / "strings.csv"
+    with open(p, "w", encoding="utf-8") as fh:
+        fh.write("key,source,target\n")
+        for i in range(scale * 3):
+            fh.write(f'k{i},"{next(gen)} {i}",\n')
+    out.append((f"CSV, {scale * 3:,} rows", p))
+    p = tmp / "strings.tsv"
+    with open(p, "w", encoding="utf-8") as fh:
+        for i in range(scale * 3):
+            fh.write(f"{next(gen)} {i}\t\n")
+    out.append((f"TSV, {scale * 3:,} rows", p))
+    p = tmp / "page.html"
+    with open(p, "w", encoding="utf-8") as fh:
+        fh.write("<html><head><meta charset=\"utf-8\"><title>T</title></head><body>\n")
+        for i in range(scale):
+            if i % 10 == 0:
+                fh.write(f"<h2>Section {i}</h2>\n")
+            fh.write(f"<p>{_prose_with_codes(gen, i)}</p>\n")
+        fh.write("</body></html>\n")
+    out.append((f"HTML, {scale:,} paragraphs", p))
+    p = tmp / "page.md"
+    with open(p, "w", encoding="utf-8") as fh:
+        for i in range(scale):
+            if i % 10 == 0:
+                fh.write(f"## Section {i}\n\n")
+            para = _prose_with_codes(gen, i).replace("<b>", "**").replace("</b>", "**")
+            fh.write(para.replace(f'<a href="p{i}.html">page {i}</a>', f"[page {i}](p{i}.html)") + "\n\n")
+    out.append((f"Markdown, {scale:,} paragraphs", p))
+    p = tmp / "units.xlf"
+    with open(p, "w", encoding="utf-8") as fh:
+        fh.write('<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" xmlns="urn:oasis:names:tc:'
+                 'xliff:document:1.2"><file original="a" source-language="en" target-language="de" '
+                 'datatype="plaintext"><body>\n')
+        for i in range(scale * 2):
+            words = next(gen).split()
+            words.insert(1, f'<g id="1">{words[1]}</g>')
+            fh.write(f'<trans-unit id="u{i}"><source>{" ".join(words)} {i}</source></trans-unit>\n')
+        fh.write("</body></file></xliff>\n")
+    out.append((f"XLIFF 1.2, {scale * 2:,} units", p))
+    return out
+
+
+def formats35(tmp: Path, root: Path) -> None:
+    """``--issue 35 --formats``: each document format under the limits, imported as in issue35."""
+    print("| input | file size | segments | time (s) | MB/s | peak RSS (MiB) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    cases = format_files(tmp)
+    lines = tmp / "lines.txt"
+    text_lines(lines, 3_000_000)
+    po = tmp / "entries.po"
+    po_entries(po, 100_000)
+    for label, f in [("TXT, 3 MB of short lines", lines), ("PO, 100,000 entries", po)] + cases:
+        size = f.stat().st_size
+        project = tmp / f"store-{f.name}"
+        out = subprocess.run([sys.executable, "-c", CHILD, "doc", str(f), str(project)], cwd=root,
+                             capture_output=True, text=True, timeout=1800)
+        if out.returncode != 0:
+            print(f"| {label} | {size / 1e6:.1f} MB | - | - | - | - | {out.stderr.strip().splitlines()[-1]}")
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        with sqlite3.connect(project / "project.verso") as db:
+            n = db.execute("SELECT COUNT(*) FROM segments").fetchone()[0]
+        print(f"| {label} | {size / 1e6:.1f} MB | {n:,} | {r['s']:.2f} | {size / 1e6 / r['s']:.2f} | "
+              f"{r['maxrss_mb']:.0f} |", flush=True)
+
+
 def issue35(tmp: Path) -> None:
     print("| input | file size | time (s) | MB/s | peak RSS (MiB) | outcome |")
     print("|---|---:|---:|---:|---:|---|")
@@ -226,7 +315,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="100000,1000000,10000000")
     ap.add_argument("--issue", type=int, choices=(23, 35), default=23)
+    ap.add_argument("--formats", action="store_true",
+                    help="with --issue 35: each document format under the limits (speed of import)")
+    ap.add_argument("--root", type=Path, default=ROOT,
+                    help="the Verso checkout whose engine is measured (an older one, for a before/after)")
     a = ap.parse_args()
+    if a.issue == 35 and a.formats:
+        with tempfile.TemporaryDirectory() as d:
+            formats35(Path(d), a.root.resolve())
+        return 0
     if a.issue == 35:
         with tempfile.TemporaryDirectory() as d:
             issue35(Path(d))

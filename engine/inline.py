@@ -29,6 +29,8 @@ TAG_MAX = 0xF8FF - TAG_BASE  # 6399 tags per segment
 TagKind = Literal["open", "close", "ph"]
 
 _TAG_CHAR_RE = re.compile("[\ue001-\uf8ff]")
+#: ``json.dumps(obj, ensure_ascii=False)`` with one encoder, not one built per call
+_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def tag_char(n: int) -> str:
@@ -178,7 +180,9 @@ class TaggedText:
 
     # ---------------------------------------------------------- persistence
     def tags_json(self) -> str:
-        return json.dumps([t.to_json() for t in self.tags], ensure_ascii=False)
+        if not self.tags:  # most segments: the encoder costs more than the row it fills
+            return "[]"
+        return _json([t.to_json() for t in self.tags])
 
     @classmethod
     def from_parts(cls, text: str, tags_json: str | None) -> "TaggedText":
@@ -272,6 +276,8 @@ def protect(text: str, *, markup: bool = True, placeholders: bool = True) -> Tag
     >>> protect("Delete %1 <b>now</b>?").display()
     'Delete <%1/> <b>now</b>?'
     """
+    if not _PLACEHOLDER_RE.search(text) and not _TAG_CHAR_RE.search(text):
+        return TaggedText(text)  # most strings: no builder (a third of the time of 100,000 PO strings)
     b = TaggedTextBuilder()
     stack: list[tuple[str, str]] = []  # (tag name, pair id)
     pos = 0

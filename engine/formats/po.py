@@ -59,6 +59,8 @@ _CHARSET = re.compile(rb"Content-Type:[^\n\\]*?charset=\s*([-\w.:]+)", re.I)
 _NPLURALS = re.compile(r"nplurals\s*=\s*(\d+)")
 _MSGID_LINE = re.compile(r"^\s*(?:#~\s*)?msgid\s+\"", re.M)
 _DOMAIN = re.compile(r'^domain\s+"?(.+?)"?\s*$')
+#: ``json.dumps(obj, ensure_ascii=False)`` with one encoder (json.dumps builds one per call)
+_json = json.JSONEncoder(ensure_ascii=False).encode
 _LEGACY_OK = ("utf-8", "utf8", "utf-16", "utf-32", "ascii", "us-ascii")
 
 
@@ -260,15 +262,16 @@ def _assign_keys(parsed: _Parsed) -> None:
         msgid, msgid_plural = _msgid(u)
         base = [ctx, msgid]
         prefix = f"domain={e.domain}|" if e.domain else ""
-        n = seen[prefix + json.dumps(base)] = seen.get(prefix + json.dumps(base), 0) + 1
+        key = prefix + _json(base)
+        n = seen[key] = seen.get(key, 0) + 1
         suffix = f"#{n}" if n > 1 else ""
         with codes_checked(parsed.path, f"line {e.first_line + 1}"):
             if u.hasplural():
                 for i in range(_plural_count(u, parsed.nplurals)):
-                    e.keys.append(prefix + json.dumps(base + [i], ensure_ascii=False) + suffix)
+                    e.keys.append(prefix + _json(base + [i]) + suffix)
                     e.sources.append(protect_text(msgid if i == 0 else msgid_plural))
             else:
-                e.keys.append(prefix + json.dumps(base, ensure_ascii=False) + suffix)
+                e.keys.append(key + suffix)
                 e.sources.append(protect_text(msgid))
         if n > 1:
             parsed.problems.append(f"line {e.first_line + 1}: duplicate entry {msgid[:40]!r} "
@@ -310,17 +313,20 @@ class PoFormat:
             targets = _forms(u, len(e.keys)) if plural else [_forms(u, 1)[0]]
             common = {"fuzzy": fuzzy, "flags": _flags(u), "locations": u.getlocations(),
                       "line": e.first_line + 1}
+            note, context = _note(u), _context(u) or ""
             for i, (key, src) in enumerate(zip(e.keys, e.sources)):
                 tgt_text = targets[i] if i < len(targets) else ""
-                with codes_checked(path, f"line {e.first_line + 1}"):
-                    target = protect_like(src, tgt_text) if tgt_text else None
+                target = None
+                if tgt_text:
+                    with codes_checked(path, f"line {e.first_line + 1}"):
+                        target = protect_like(src, tgt_text)
                 status = "new" if target is None else ("draft" if fuzzy else "confirmed")
                 meta = dict(common)
                 if plural:
                     meta.update(plural_index=i, plural_forms=len(e.keys))
                 doc.segments.append(ParsedSegment(
-                    key=key, source=src, target=target, status=status, note=_note(u),
-                    context=_context(u) or "", meta=meta))
+                    key=key, source=src, target=target, status=status, note=note,
+                    context=context, meta=meta))
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
