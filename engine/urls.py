@@ -84,3 +84,39 @@ def strip_in(obj):
 
 
 __all__ = ["SECRET_PARAMS", "is_secret_key", "strip_credentials", "strip_in"]
+
+
+#: The environment variable through which a detached run gets the arguments whose
+#: credentials were kept off its command line (``/proc/PID/cmdline`` is world-readable,
+#: ``/proc/PID/environ`` only its owner's).
+SECRET_ARGS_ENV = "VERSO_SECRET_ARGS"
+
+
+def argv_without_secrets(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``args`` with credentials stripped, and the environment that gives them back to
+    the child (:func:`restore_secret_args`)."""
+    import json
+
+    clean, secret = [], {}
+    for a in args:
+        s = strip_credentials(a)
+        if s != a:
+            secret[s] = a
+        clean.append(s)
+    return clean, ({SECRET_ARGS_ENV: json.dumps(secret)} if secret else {})
+
+
+def restore_secret_args(argv: list[str], environ) -> list[str]:
+    """The arguments a parent stripped, as it had them (the variable is removed from ``environ``)."""
+    import json
+
+    raw = environ.pop(SECRET_ARGS_ENV, None)
+    if not raw:
+        return argv
+    try:
+        secret = json.loads(raw)
+    except ValueError:
+        return argv
+    if not isinstance(secret, dict):
+        return argv
+    return [secret.get(a, a) if isinstance(secret.get(a, a), str) else a for a in argv]

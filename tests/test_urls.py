@@ -64,3 +64,34 @@ def test_a_password_an_older_verso_stored_in_the_project_is_removed_on_opening(t
         assert json.loads(p.setting("tms")) == [{"path": "postgresql://bob@db/tms?tm=main", "writable": True},
                                                 {"path": "tm", "writable": False}]
     assert b"s3cret" not in (tmp_path / "p" / "project.verso").read_bytes()
+
+
+def test_a_detached_run_gets_its_password_through_its_environment_not_its_command_line(tmp_path, monkeypatch):
+    """``/proc/PID/cmdline`` is readable by every user of the machine; the environment is not."""
+    import os
+    import subprocess
+
+    from engine.training import runs
+    from engine.urls import restore_secret_args
+
+    seen = {}
+
+    class FakePopen:
+        pid = 4242
+
+        def __init__(self, argv, env=None, **kw):
+            seen["argv"], seen["env"] = argv, env
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    url = "postgresql://bob:s3cret@db/tms?tm=main"
+    runs.launch(tmp_path / "run", ["train", "--tm", url, "--out", str(tmp_path / "run")])
+    assert all("s3cret" not in a for a in seen["argv"])
+    env = dict(seen["env"])
+    assert restore_secret_args(seen["argv"][3:], env) == ["train", "--tm", url, "--out", str(tmp_path / "run")]
+    assert "VERSO_SECRET_ARGS" not in env                 # not handed on to what the run starts
+    assert "s3cret" not in (tmp_path / "run" / "run.json").read_text()
+    assert os.environ.get("VERSO_SECRET_ARGS") is None
+    runs._children.pop(FakePopen.pid, None)

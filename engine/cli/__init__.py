@@ -54,8 +54,13 @@ def print_json(obj, *, lines: bool = False) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import os
+
+    from engine.urls import restore_secret_args
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # a detached run (engine.training.runs) gets its URLs' passwords through the environment
+    args = parser.parse_args(restore_secret_args(list(sys.argv[1:] if argv is None else argv), os.environ))
     if not getattr(args, "handler", None):
         # `verso` alone prints the top help; `verso tm` prints the group's help.
         group = getattr(args, "_group_parser", None)

@@ -28,7 +28,7 @@ from pathlib import Path
 from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
 from engine import folder_guard
-from engine.urls import strip_credentials
+from engine.urls import argv_without_secrets
 
 RUN = "run.json"
 EVENTS = "events.jsonl"
@@ -62,7 +62,8 @@ def launch(out: str | Path, args: list[str], *, env: dict | None = None) -> int:
     st = status(out)
     if st.state == "running":
         raise ConfigError(f"{out}: a training run is already running there (process {st.pid})")
-    argv = [sys.executable, "-m", "engine", *args]
+    clean, secret_env = argv_without_secrets(list(args))  # no password on the command line
+    argv = [sys.executable, "-m", "engine", *clean]
     kind = "finetune" if args and args[0] == "finetune" else "train"
     # events accumulate over attempts (the dialog reads them all); errors are those of the latest attempt
     with open(out / EVENTS, "ab") as ev, open(out / STDERR, "wb") as err:
@@ -70,11 +71,11 @@ def launch(out: str | Path, args: list[str], *, env: dict | None = None) -> int:
             "creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
             | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=ev, stderr=err,
-                                env={**os.environ, **(env or {})}, **kw)
+                                env={**os.environ, **(env or {}), **secret_env}, **kw)
     _children[proc.pid] = proc
     _commands[out.resolve()] = list(args)
     with atomic_write(out / RUN, "w", encoding="utf-8") as fh:
-        json.dump({"args": [strip_credentials(a) for a in args], "kind": kind, "pid": proc.pid,
+        json.dump({"args": clean, "kind": kind, "pid": proc.pid,
                    "launched": time.time()}, fh, indent=2)
     return proc.pid
 
