@@ -11,7 +11,7 @@ a fresh subprocess: ``verso doc import`` into a new project, ``verso glossary im
 
 ``--issue 35 --formats`` imports one file of each document format under the limits (3 MB of short
 lines, 100,000 PO entries, long paragraphs, CSV, TSV, HTML, Markdown, XLIFF) the same way;
-``--root OTHER_CHECKOUT`` measures another checkout's engine on the same files (before/after).
+``--root OLD --root NEW`` measures two checkouts' engines on the same files, back to back.
 
 ``--issue 23`` (the default, as before):
 
@@ -28,7 +28,7 @@ in how much memory.  Usage::
 
     python -m benchmarks.bounded_input [--sizes 100000,1000000,10000000]
     python -m benchmarks.bounded_input --issue 35
-    python -m benchmarks.bounded_input --issue 35 --formats [--root ../old-checkout]
+    python -m benchmarks.bounded_input --issue 35 --formats [--root ../old --root .]
 """
 from __future__ import annotations
 
@@ -251,10 +251,11 @@ def format_files(tmp: Path, scale: int = 30_000) -> list[tuple[str, Path]]:
     return out
 
 
-def formats35(tmp: Path, root: Path) -> None:
-    """``--issue 35 --formats``: each document format under the limits, imported as in issue35."""
-    print("| input | file size | segments | time (s) | MB/s | peak RSS (MiB) |")
-    print("|---|---:|---:|---:|---:|---:|")
+def formats35(tmp: Path, roots: list[Path]) -> None:
+    """``--issue 35 --formats``: each document format under the limits, imported as in issue35,
+    by each checkout of ``roots`` in turn (back to back, so that load beside it hits both alike)."""
+    print("| input | engine | file size | segments | time (s) | MB/s | peak RSS (MiB) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     cases = format_files(tmp)
     lines = tmp / "lines.txt"
     text_lines(lines, 3_000_000)
@@ -262,17 +263,20 @@ def formats35(tmp: Path, root: Path) -> None:
     po_entries(po, 100_000)
     for label, f in [("TXT, 3 MB of short lines", lines), ("PO, 100,000 entries", po)] + cases:
         size = f.stat().st_size
-        project = tmp / f"store-{f.name}"
-        out = subprocess.run([sys.executable, "-c", CHILD, "doc", str(f), str(project)], cwd=root,
-                             capture_output=True, text=True, timeout=1800)
-        if out.returncode != 0:
-            print(f"| {label} | {size / 1e6:.1f} MB | - | - | - | - | {out.stderr.strip().splitlines()[-1]}")
-            continue
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        with sqlite3.connect(project / "project.verso") as db:
-            n = db.execute("SELECT COUNT(*) FROM segments").fetchone()[0]
-        print(f"| {label} | {size / 1e6:.1f} MB | {n:,} | {r['s']:.2f} | {size / 1e6 / r['s']:.2f} | "
-              f"{r['maxrss_mb']:.0f} |", flush=True)
+        for k, root in enumerate(roots):
+            project = tmp / f"store-{k}-{f.name}"
+            name = root.name if len(roots) > 1 else "this"
+            out = subprocess.run([sys.executable, "-c", CHILD, "doc", str(f), str(project)], cwd=root,
+                                 capture_output=True, text=True, timeout=1800)
+            if out.returncode != 0:
+                print(f"| {label} | {name} | {size / 1e6:.1f} MB | - | - | - | - | "
+                      f"{out.stderr.strip().splitlines()[-1]}")
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            with sqlite3.connect(project / "project.verso") as db:
+                n = db.execute("SELECT COUNT(*) FROM segments").fetchone()[0]
+            print(f"| {label} | {name} | {size / 1e6:.1f} MB | {n:,} | {r['s']:.2f} | "
+                  f"{size / 1e6 / r['s']:.2f} | {r['maxrss_mb']:.0f} |", flush=True)
 
 
 def issue35(tmp: Path) -> None:
@@ -317,12 +321,13 @@ def main() -> int:
     ap.add_argument("--issue", type=int, choices=(23, 35), default=23)
     ap.add_argument("--formats", action="store_true",
                     help="with --issue 35: each document format under the limits (speed of import)")
-    ap.add_argument("--root", type=Path, default=ROOT,
-                    help="the Verso checkout whose engine is measured (an older one, for a before/after)")
+    ap.add_argument("--root", type=Path, action="append",
+                    help="a Verso checkout whose engine is measured (default: this one); repeat it for a "
+                         "before/after, each file imported by each in turn")
     a = ap.parse_args()
     if a.issue == 35 and a.formats:
         with tempfile.TemporaryDirectory() as d:
-            formats35(Path(d), a.root.resolve())
+            formats35(Path(d), [r.resolve() for r in a.root or [ROOT]])
         return 0
     if a.issue == 35:
         with tempfile.TemporaryDirectory() as d:

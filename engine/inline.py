@@ -277,7 +277,7 @@ def protect(text: str, *, markup: bool = True, placeholders: bool = True) -> Tag
     'Delete <%1/> <b>now</b>?'
     """
     if not _PLACEHOLDER_RE.search(text) and not _TAG_CHAR_RE.search(text):
-        return TaggedText(text)  # most strings: no builder (a third of the time of 100,000 PO strings)
+        return TaggedText(text)  # most strings hold no code: no builder, no second scan
     b = TaggedTextBuilder()
     stack: list[tuple[str, str]] = []  # (tag name, pair id)
     pos = 0

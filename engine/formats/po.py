@@ -121,6 +121,9 @@ def _parse_line(line: str) -> str:
     given an empty string of its own (the next line continues it); a space
     after an obsolete entry's ``#~`` (without it the parser takes
     ``#~msgstr[1]`` for a comment of the next entry and fails on its flags)."""
+    if line[-1:] == "\n" and line[-2:-1] != "\r" and (line[-2:-1] == '"' or line[:1] == "#") \
+            and not line.lstrip().startswith("#~"):
+        return line  # as it stands: most lines of a file (100,000 entries: 0.5 s of regular expressions)
     body = _OBSOLETE_NO_SPACE.sub(r"\1 ", line.rstrip("\r\n"))
     m = _BARE_KEYWORD.match(body)
     if m:
