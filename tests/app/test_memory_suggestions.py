@@ -49,7 +49,12 @@ def _window(qtbot, folder: Path, model: Path) -> MainWindow:
 
 
 def test_copied_words_are_shaded_by_the_engines_weights_and_follow_the_tm(qtbot, tmp_path, seg_model):
+    from app.main_window import settings
     from engine.nmt.translator import Translator
+
+    # The SEG-NMT model's learned memory (with "auto" the nearest-neighbour memory reads the
+    # pairs, and on one 2-core Xeon this toy model's kNN suggestion was "Bello" alone, nothing copied).
+    settings().setValue("nmt/memory_mode", "learned")
 
     folder = make_project(tmp_path / "p", [QUERY, "A red cat has the ball."])
     with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
@@ -61,7 +66,8 @@ def test_copied_words_are_shaded_by_the_engines_weights_and_follow_the_tm(qtbot,
     ref = view.memory[view.words.index("Bello")]
     # The shading is the engine's own number for that word, and the tooltip names the TM entry.
     engine = Translator.load(seg_model).translate(
-        [QUERY], memories=[[("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")]])[0]
+        [QUERY], memories=[[("The big dog sees a small tree!", "Der groß Bello ein klein Baum sieht!")]],
+        memory_mode="learned")[0]
     assert ref is not None and ref.weight == pytest.approx(engine.memory[engine.words.index("Bello")].weight)
     assert ref.entry_source.startswith("The big dog sees a small tree")
     assert win.suggestion.copy_formats(), "copied words are shaded in the panel"
@@ -76,6 +82,7 @@ def test_copied_words_are_shaded_by_the_engines_weights_and_follow_the_tm(qtbot,
     wait_panel(qtbot, win2, 0, "suggestion", timeout=90_000)
     assert "Hund" in win2.suggestion.current.words and "Bello" not in win2.suggestion.current.words
     win2.close()
+    settings().remove("nmt/memory_mode")
 
 
 def test_the_engine_reads_as_many_tm_matches_as_the_setting_says(qtbot, tmp_path, seg_model):
