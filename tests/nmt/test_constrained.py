@@ -100,8 +100,9 @@ def test_a_term_goes_where_the_attention_says(translator):
         assert term in out, r.text
         assert r.tokens[-1] == "</s>" and r.tokens.count("</s>") == 1, r.tokens
         assert len(out) <= len(plain) + 2, r.text  # no loop, no term tacked on after the sentence
-        placed.append(out.index(term) == plain.index(LEXICON[word]))
-    assert sum(placed) >= len(PLACED) - 1, placed
+        if LEXICON[word] in plain:  # the place of the model's own word for it (a toy model may not write it)
+            placed.append(out.index(term) == plain.index(LEXICON[word]))
+    assert len(placed) >= len(PLACED) - 1 and sum(placed) >= len(placed) - 1, placed
 
 
 def test_a_term_given_as_a_glossary_hit_carries_its_span_and_targets(translator):
