@@ -152,7 +152,10 @@ class TranslationMemory:
         if self.conn is None:
             return
         if self._bg is not None:
-            self._bg.cancel()
+            self._bg.cancel()  # stops a build under way; one that had finished is put in place
+            with contextlib.suppress(Exception):
+                if self._bg.result is not None:
+                    self._finish_background()
             self._bg = None
         with contextlib.suppress(Exception):
             self.flush()
@@ -227,13 +230,7 @@ class TranslationMemory:
             raise bg.error
         index_id, seq = bg.result
         self.index.swap_in_new()
-        self._begin()
-        store.set_meta(self.conn, "index_id", index_id)
-        self.conn.execute("DELETE FROM journal WHERE seq <= ?", (seq,))
-        self.conn.execute("COMMIT")
-        self._index_id = index_id
-        self._reset_overlay(seq)
-        self._catch_up()
+        self._adopt_index(index_id, seq)
 
     def rebuild_index(self, why: str = "") -> None:
         """Build the search index again from SQLite (used when it is missing,
@@ -248,6 +245,11 @@ class TranslationMemory:
         docs = cur.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
                            "FROM units ORDER BY id")
         self.index.rebuild(_counted(docs, total, self._progress), index_id, seq)
+        self._adopt_index(index_id, seq)
+
+    def _adopt_index(self, index_id: str, seq: int) -> None:
+        """A new index reflecting the journal up to ``seq`` is in place: the database names it,
+        the journal it covers goes, and what came after is served from the overlay."""
         self._begin()
         store.set_meta(self.conn, "index_id", index_id)
         self.conn.execute("DELETE FROM journal WHERE seq <= ?", (seq,))

@@ -60,13 +60,18 @@ def test_the_first_search_after_a_crash_mid_index_answers_from_sqlite_while_the_
         t.close()
 
 
-def test_closing_during_a_background_rebuild_loses_nothing(tmp_path, slow_build):
+@pytest.mark.parametrize("finished", [False, True])
+def test_closing_during_a_background_rebuild_loses_nothing(tmp_path, slow_build, finished):
     _crashed_mid_index(tmp_path / "tm")
     t = TranslationMemory(tmp_path / "tm")
     uid = t.add("Rename the layer", "Ebene umbenennen")
     slow_build.set()
-    t.close()                                                     # cancels or finishes the build
+    if finished:
+        t._bg.join(30)                                            # built, not yet swapped in
+    t.close()                                                     # cancels the build, or puts it in place
     assert not (tmp_path / "tm" / "index.new").exists()
+    if finished:
+        assert (tmp_path / "tm" / "index").is_dir()
     with TranslationMemory(tmp_path / "tm") as t2:
         t2.wait_for_index(30)
         assert t2.search("Rename the layer")[0].entry.id == uid
