@@ -43,13 +43,19 @@ def detect(path: str | Path) -> DocumentFormat:
     path = Path(path)
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096)
+            prolog = fh.read(65536)  # an XML root after a long licence comment
+        head = prolog[:4096]
     except OSError as e:
         raise FormatError(path, f"cannot read: {e.strerror or e}") from None
     not_a_document = _memory_or_glossary(path, head)
     if not_a_document:
         raise UnsupportedFormatError(path, not_a_document)
+    root = xml_root(path, prolog)
+    if root is not None and root[0].lower() not in _DOCUMENT_ROOTS:
+        raise UnsupportedFormatError(path, _other_xml(root))
     for f in formats():
+        if root is not None and f.name in ("xliff12", "xliff20") and root[0].lower() != "xliff":
+            continue  # an XHTML page mentioning <xliff> in its text
         if f.sniff(path, head):
             return f
     raise UnsupportedFormatError(
@@ -70,6 +76,59 @@ def _memory_or_glossary(path: Path, head: bytes) -> str:
     if suffix == ".tbx" or _TBX.search(head):
         return ("a TBX glossary, not a document: add it with `verso glossary import FILE --glossary DIR`")
     return ""
+
+
+#: Roots of the XML documents Verso reads (local names): XLIFF and XHTML.
+_DOCUMENT_ROOTS = {"xliff", "html"}
+#: Extensions of files that are XML whatever their first bytes say.
+_XML_SUFFIXES = {".xml", ".xsd", ".xsl", ".xslt", ".dita", ".ditamap", ".srx", ".resx", ".svg", ".dtd", ".xlf",
+                 ".xliff", ".sdlxliff", ".mqxliff", ".txlf", ".xhtml", ".xht", ".tmx", ".tbx"}
+_XML_DECL = re.compile(r"\A\s*<\?xml[\s?]")
+_PROLOG_ITEM = re.compile(r"\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>", re.S | re.I)
+_ROOT_TAG = re.compile(r"<(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)([^>]*)")
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+([^\s>\[]+)([^>\[]*)", re.I)
+_DITA_ROOTS = {"topic", "concept", "task", "reference", "map", "bookmap", "glossentry", "glossgroup",
+               "troubleshooting", "subjectScheme", "learningContent"}
+
+
+def xml_root(path: Path, head: bytes) -> tuple[str, str, str] | None:
+    """``(local name, namespace declarations and attributes, doctype)`` of the root of an XML file,
+    None when ``path`` is not XML: its text does not start with an XML declaration and its extension
+    is not an XML one (an HTML fragment or a Markdown file may begin with a tag)."""
+    from engine.formats.xliffcommon import decode_head
+
+    text = decode_head(head).lstrip("\ufeff")
+    if not (_XML_DECL.match(text) or path.suffix.lower() in _XML_SUFFIXES):
+        return None
+    if not text.lstrip().startswith("<"):
+        return None
+    pos, doctype = 0, ""
+    while True:
+        m = _PROLOG_ITEM.match(text, pos)
+        if not m or m.end() == pos:
+            break
+        if m.group(0).upper().startswith("<!DOCTYPE"):
+            doctype = m.group(0)
+        pos = m.end()
+    m = _ROOT_TAG.match(text, pos)
+    if not m:
+        return None
+    return m.group(2), m.group(3), doctype
+
+
+def _other_xml(root: tuple[str, str, str]) -> str:
+    """Why an XML file whose root is no document format's is refused, in one line."""
+    name, attrs, doctype = root
+    low = name.lower()
+    supported = "Verso reads XML as XLIFF 1.2/2.0 or XHTML documents"
+    if low == "schema" and "XMLSchema" in attrs:
+        return f"an XML Schema (<{name}>), not a document to translate"
+    if low == "srx":
+        return "an SRX segmentation rules file (<srx>), not a document to translate"
+    dt = _DOCTYPE.search(doctype)
+    if name in _DITA_ROOTS or (dt and "DITA" in dt.group(2)) or "ditaarch" in attrs:
+        return f"a DITA file (<{name}>): not a format Verso reads ({supported})"
+    return f"XML with the root element <{name}>: not a format Verso reads ({supported})"
 
 
 def read_document(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",

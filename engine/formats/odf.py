@@ -46,7 +46,7 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.package import (
-    Package, Paragraph, Token, apply_translations, events, is_zip, paragraph_text, segment_keys,
+    Package, Paragraph, Token, apply_translations, events, is_zip, member_head, paragraph_text, segment_keys,
     unknown_keys, xml_bytes,
 )
 
@@ -466,8 +466,14 @@ class OdfFormat:
     reject = False  # tracked changes accepted
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        # an ODF package starts with its stored, uncompressed mimetype member
-        return is_zip(head) and head[30:38] == b"mimetype" and b"application/vnd.oasis.opendocument" in head[:200]
+        # an ODF package starts with its stored, uncompressed mimetype member; LibreOffice also
+        # opens one whose mimetype is compressed (or not first), so that is read from the zip
+        if not is_zip(head):
+            return False
+        if head[30:38] == b"mimetype" and b"application/vnd.oasis.opendocument" in head[:200]:
+            return True
+        mimetype = member_head(path, "mimetype")
+        return mimetype is not None and mimetype.strip().startswith(b"application/vnd.oasis.opendocument")
 
     def _members(self, pkg: Package) -> list[str]:
         if not pkg.has("content.xml"):

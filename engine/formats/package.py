@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import posixpath
+import re
 import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -67,6 +68,8 @@ class Package:
         except (zipfile.BadZipFile, OSError) as e:
             raise FormatError(self.path, f"not a readable zip package ({e})") from None
         self.infos = self._zip.infolist()
+        #: member -> {namespace URI as parsed: as written} for URIs libxml2 refuses (see :meth:`xml`)
+        self._uri_fixes: dict[str, dict[bytes, bytes]] = {}
         if len(self.infos) > MAX_MEMBERS:
             raise FormatError(self.path, f"refused: {len(self.infos)} members in the package "
                                          f"(more than {MAX_MEMBERS}; a zip bomb?)")
@@ -129,7 +132,14 @@ class Package:
         except UnsafeXMLError as e:
             raise UnsafeXMLError(self.path, e.message, f"member {name!r}") from None
         try:
-            root = etree.fromstring(data, xmlsafe.safe_parser())
+            try:
+                root = etree.fromstring(data, xmlsafe.safe_parser())
+            except etree.XMLSyntaxError as e:
+                fixed = _escape_namespace_uris(data) if "is not a valid URI" in str(e.msg) else None
+                if fixed is None:
+                    raise
+                data, self._uri_fixes[name] = fixed
+                root = etree.fromstring(data, xmlsafe.safe_parser())
         except etree.XMLSyntaxError as e:
             raise FormatError(self.path, f"not well-formed XML: {e.msg}",
                               f"member {name!r}, line {getattr(e, 'lineno', '?')}") from None
@@ -144,7 +154,12 @@ class Package:
         with atomic_write(out, "wb") as fh:
             with zipfile.ZipFile(fh, "w") as zout:
                 for info in self.infos:
-                    data = replaced[info.filename] if info.filename in replaced else self.read(info.filename)
+                    if info.filename in replaced:
+                        data = replaced[info.filename]
+                        for parsed, written in self._uri_fixes.get(info.filename, {}).items():
+                            data = data.replace(parsed, written)
+                    else:
+                        data = self.read(info.filename)
                     zi = zipfile.ZipInfo(info.filename, date_time=info.date_time)
                     zi.compress_type = info.compress_type
                     zi.external_attr = info.external_attr
@@ -163,6 +178,31 @@ class Package:
         self.close()
 
 
+_NS_DECL = re.compile(rb"""(\sxmlns(?::[\w.-]+)?\s*=\s*)(["'])([^"'<>]*)\2""")
+#: What libxml2 refuses in a namespace URI that Word and LibreOffice accept (a space, mostly).
+_URI_BAD = re.compile(rb"[\s\"<>\\^`{|}]")
+
+
+def _escape_namespace_uris(data: bytes) -> tuple[bytes, dict[bytes, bytes]] | None:
+    """``data`` with the namespace URIs libxml2 refuses percent-escaped, and the declarations to
+    put back on export ({escaped declaration: original}); None when there is none to escape or the
+    member is not in an ASCII-compatible encoding."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return None
+    fixes: dict[bytes, bytes] = {}
+
+    def esc(m: re.Match) -> bytes:
+        uri = m.group(3)
+        if not _URI_BAD.search(uri):
+            return m.group(0)
+        new = _URI_BAD.sub(lambda c: b"%%%02X" % c.group(0)[0], uri)
+        fixes[b'="' + new + b'"'] = b'="' + uri + b'"'  # as lxml writes an attribute
+        return m.group(1) + m.group(2) + new + m.group(2)
+
+    out = _NS_DECL.sub(esc, data)
+    return (out, fixes) if fixes else None
+
+
 def xml_bytes(tree: etree._ElementTree) -> bytes:
     """A changed XML member, with an XML declaration as Office writes it."""
     di = tree.docinfo
@@ -172,6 +212,17 @@ def xml_bytes(tree: etree._ElementTree) -> bytes:
 
 def is_zip(head: bytes) -> bool:
     return head.startswith(ZIP_MAGIC)
+
+
+def member_head(path: str | Path, name: str, size: int = 256) -> bytes | None:
+    """The first ``size`` bytes of the member ``name`` of the zip ``path`` (stored or compressed),
+    None when the file is no readable zip or has no such member."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            with z.open(name) as fh:
+                return fh.read(size)
+    except (zipfile.BadZipFile, OSError, KeyError, EOFError, RuntimeError, NotImplementedError, ValueError):
+        return None
 
 
 # ------------------------------------------------------------- paragraphs
