@@ -50,7 +50,7 @@ from app.segment_model import (
     replace_in_target,
 )
 from app.suggest import NMTService
-from engine.qa import TAG_CHECKS, check_segments, tag_issues
+from engine.qa import TAG_CHECKS, check_segments, received_ids, tag_issues
 from engine.resources import default_model_dir
 from engine.training.models import serves as model_serves
 from app.actions import MATCH_ACTIONS, MENUS, TERM_ACTIONS, SEPARATOR, ActionSpec, Placeholder, specs
@@ -1094,16 +1094,18 @@ class MainWindow(QMainWindow):
             return
         self.commit_editor()
         info = self.project.document(self.model.document_id)
-        issues = check_segments(self.model.segments(), self.project.qa_options(), spelling=None)
+        segs = self.model.segments()
+        issues = check_segments(segs, self.project.qa_options(), spelling=None, received=received_ids(segs))
         issues = [i for i in issues if i.check != "no-dictionary"]
-        errors = [i for i in issues if i.check in TAG_CHECKS]
+        errors = [i for i in issues if i.check in TAG_CHECKS and i.severity == "error"]
+        force = False
         if errors:
-            QMessageBox.critical(self, "Export", f"{info.name} cannot be exported: tag errors in segment(s) "
-                                 + ", ".join(sorted({str(i.idx + 1) for i in errors}, key=int))
-                                 + ". The QA check lists them.")
-            self.qa_dialog()
-            return
-        if issues:
+            if not self._export_despite_tag_errors(info.name, errors):
+                self.qa_dialog()
+                return
+            force = True
+            issues = [i for i in issues if i not in errors]
+        if issues and not force:
             answer = QMessageBox.question(self, "Export", f"The QA check found {len(issues)} thing(s) to look at "
                                           "(numbers, spaces, punctuation, consistency…). Export anyway?",
                                           QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
@@ -1114,11 +1116,25 @@ class MainWindow(QMainWindow):
         proposed.parent.mkdir(parents=True, exist_ok=True)
         path, _ = QFileDialog.getSaveFileName(self, "Export translated document", str(proposed))
         if path:
-            self.export_to(info.id, Path(path))
+            self.export_to(info.id, Path(path), force=force)
 
-    def export_to(self, document_id: int, path: Path) -> bool:
+    def _export_despite_tag_errors(self, name: str, errors) -> bool:
+        """Ask whether to export a document whose targets (written or confirmed here) have tag
+        errors, naming the segments; True for Export anyway."""
+        rows = ", ".join(sorted({str(i.idx + 1) for i in errors}, key=int))
+        box = QMessageBox(QMessageBox.Warning, "Export",
+                          f"Tag errors in segment(s) {rows} of {name}: the client's tool may reject the file. "
+                          "Show them to fix them first, or export anyway.", parent=self)
+        box.setDetailedText("\n".join(f"segment {i.idx + 1}: {i.message}" for i in errors))
+        show = box.addButton("Show them", QMessageBox.RejectRole)
+        box.addButton("Export anyway", QMessageBox.AcceptRole)
+        box.setDefaultButton(show)
+        box.exec()
+        return box.clickedButton() is not show
+
+    def export_to(self, document_id: int, path: Path, *, force: bool = False) -> bool:
         try:
-            self.project.export_document(document_id, path)
+            self.project.export_document(document_id, path, force=force)
         except VersoError as e:
             QMessageBox.critical(self, "Verso", str(e))
             return False

@@ -9,6 +9,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QBrush, QColor
 
 from engine.inline import TaggedText, from_display, strip_tags
+from engine.qa import tag_issues
 from engine.store import Project, Segment
 
 COLUMNS = ("#", "Source", "Target", "Status")
@@ -43,13 +44,17 @@ FILTERS = {
 
 
 def status_text(seg: Segment) -> str:
-    """What the Status column shows: status plus where the target came from."""
+    """What the Status column shows: status plus where the target came from, and a mark
+    when the target's tags do not match the source's (as received: the file's own target)."""
     if seg.status == "new":
         return "new"
     origin = {"tm": "TM", "mt": "MT", "file": "file", "human": ""}.get(seg.origin, "")
     if seg.origin == "tm" and seg.origin_score is not None:
         origin = f"TM {round(seg.origin_score * 100)}%"
-    return f"{seg.status} ({origin})" if origin else seg.status
+    text = f"{seg.status} ({origin})" if origin else seg.status
+    if seg.target.text and tag_issues(seg.id, seg.idx, seg.source, seg.target):
+        text += " · tags as received" if seg.as_received else " · tag error"
+    return text
 
 
 class SegmentTableModel(QAbstractTableModel):

@@ -29,7 +29,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from typing import Collection, Iterable, Iterator, Sequence
 
 from engine.inline import TaggedText
 
@@ -270,16 +270,24 @@ def check_consistency(segments: Sequence) -> list[Issue]:
 
 
 def check_segments(segments: Iterable, options: QAOptions | None = None, *, spelling=None,
-                   terms=None, tgt_lang: str = "") -> list[Issue]:
+                   terms=None, tgt_lang: str = "", received: Collection[int] = ()) -> list[Issue]:
     """Run the enabled checks over store segments (objects with id, idx, source, target, status),
     sorted by segment.  ``spelling``: a :class:`engine.spelling.SpellChecker`, or None (then a
     spelling check that is on reports once that there is no dictionary).  ``terms``: the
-    project's :class:`engine.glossary.TermIndex` (None: no glossary, nothing to check)."""
+    project's :class:`engine.glossary.TermIndex` (None: no glossary, nothing to check).
+    ``received``: ids of segments whose target is as the file brought it (:func:`received_ids`):
+    their tag findings are warnings "as received", never errors -- the client's file is the
+    client's, and a code its own target adds or drops is legitimate in many formats."""
     options = options or QAOptions()
     segments = list(segments)
+    received = set(received)
     out: list[Issue] = []
     for s in segments:
-        out.extend(check_segment(s.id, s.idx, s.source, s.target, s.status, options))
+        found = check_segment(s.id, s.idx, s.source, s.target, s.status, options)
+        if s.id in received:
+            found = [Issue(i.segment_id, i.idx, i.check, f"as received: {i.message}", "warning")
+                     if i.check in TAG_CHECKS else i for i in found]
+        out.extend(found)
     if "consistency" in options.enabled:
         out.extend(check_consistency(segments))
     if "spelling" in options.enabled:
@@ -288,6 +296,11 @@ def check_segments(segments: Iterable, options: QAOptions | None = None, *, spel
         out.extend(_terms(segments, terms, tgt_lang))
     out.sort(key=lambda i: (i.idx, i.severity != "error"))
     return out
+
+
+def received_ids(segments: Iterable) -> set[int]:
+    """The ids of store segments whose target is as the file brought it."""
+    return {s.id for s in segments if s.as_received}
 
 
 def _terms(segments: Sequence, index, tgt_lang: str) -> list[Issue]:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from engine.qa import CHECKS, Issue, check_segments
+from engine.qa import CHECKS, Issue, check_segments, received_ids
 
 
 class QADialog(QDialog):
@@ -68,7 +68,8 @@ class QADialog(QDialog):
 
     def run(self) -> None:
         self.issues: list[Issue] = check_segments(self.segments, self.options, spelling=self.spelling,
-                                                  terms=self.terms, tgt_lang=self.tgt_lang)
+                                                  terms=self.terms, tgt_lang=self.tgt_lang,
+                                                  received=received_ids(self.segments))
         errors = sum(1 for i in self.issues if i.severity == "error")
         self.summary.setText(f"{len(self.issues)} finding(s): {errors} error(s), "
                              f"{len(self.issues) - errors} warning(s). Click one to go to its segment.")

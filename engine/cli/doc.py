@@ -180,15 +180,16 @@ def _pretranslate(a) -> int:
 
 def _qa(a) -> int:
     from engine.cli import print_json
-    from engine.qa import check_segments
+    from engine.qa import check_segments, received_ids
 
     with _open(a.project) as p:
         docs = [p.document(a.document)] if a.document else p.documents()
         checker, terms = p.spell_checker(), p.term_index()
         report = []
         for d in docs:
-            issues = check_segments(p.segments(d.id), p.qa_options(), spelling=checker, terms=terms,
-                                    tgt_lang=p.tgt_lang)
+            segs = p.segments(d.id)
+            issues = check_segments(segs, p.qa_options(), spelling=checker, terms=terms,
+                                    tgt_lang=p.tgt_lang, received=received_ids(segs))
             report.append((d, issues))
         if a.json:
             print_json([{"document_id": d.id, "name": d.name, "issues": [i.to_json() for i in issues]}

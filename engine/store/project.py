@@ -94,6 +94,14 @@ class Segment:
     meta: dict
     updated_at: str
     confirmed_at: str | None
+    created_at: str = ""
+
+    @property
+    def as_received(self) -> bool:
+        """The target is the one the file came with, untouched in Verso (neither edited
+        nor confirmed here): the client's, so a tag difference in it is theirs to answer
+        for -- a QA warning, never a reason to refuse the export."""
+        return self.origin == "file" and bool(self.target.text) and self.updated_at == self.created_at
 
     @classmethod
     def from_row(cls, r: dict) -> "Segment":
@@ -104,7 +112,7 @@ class Segment:
             target=TaggedText.from_parts(r["target"], r["target_tags"]),
             status=r["status"], origin=r["origin"], origin_score=r["origin_score"],
             note=r["note"], context=r["context"], meta=json.loads(r["meta"] or "{}"),
-            updated_at=r["updated_at"], confirmed_at=r["confirmed_at"],
+            updated_at=r["updated_at"], confirmed_at=r["confirmed_at"], created_at=r["created_at"],
         )
 
 
@@ -516,10 +524,12 @@ class Project:
                 for r in rows}
 
     def tag_errors(self, document_id: int) -> list:
-        """The tag errors (:func:`engine.qa.tag_issues`) of a document's translated segments."""
+        """The tag errors (:func:`engine.qa.tag_issues`) of the targets written or confirmed in
+        Verso (what export refuses); a target as the file brought it is not checked here
+        (:attr:`Segment.as_received`: the QA reports it as a warning)."""
         from engine.qa import tag_issues
 
-        return [i for s in self.segments(document_id) if s.target.text
+        return [i for s in self.segments(document_id) if s.target.text and not s.as_received
                 for i in tag_issues(s.id, s.idx, s.source, s.target)]
 
     def default_export_path(self, ref: int | str) -> Path:

@@ -68,11 +68,29 @@ def test_export_with_tag_errors_is_refused_and_shows_the_qa(qtbot, tmp_path, mon
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
     _type_swapped_tags(win)
     win.confirm_and_next()
-    errors = []
-    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: errors.append(a[2]))
+    asked = []
+    monkeypatch.setattr(win, "_export_despite_tag_errors", lambda name, errors: asked.append(errors) or False)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: pytest.fail("must not ask for a file"))
     win.export_document_dialog()
-    assert errors and "segment(s) 1" in errors[0]
+    assert asked and {i.idx for i in asked[0]} == {0}
+
+
+def test_export_with_tag_errors_can_go_ahead_when_the_translator_says_so(qtbot, tmp_path, monkeypatch):
+    original = tmp_path / "doc.html"
+    original.write_text("<html><body><p>Click <b>Save</b> now.</p><p>Open the file.</p></body></html>",
+                        encoding="utf-8")
+    folder = tmp_path / "p"
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        p.import_document(original)
+    win = open_window(qtbot, folder)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
+    _type_swapped_tags(win)
+    win.confirm_and_next()
+    monkeypatch.setattr(win, "_export_despite_tag_errors", lambda name, errors: True)   # Export anyway
+    out = tmp_path / "out.txt"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    win.export_document_dialog()
+    assert "Klicken Sie </b>Speichern<b> jetzt." in out.read_text(encoding="utf-8")   # as the translator chose
 
 
 def test_export_proposes_the_original_name_with_the_target_language(qtbot, tmp_path, monkeypatch):
@@ -104,3 +122,25 @@ def test_new_project_shows_an_empty_grid_not_the_previous_one(qtbot, tmp_path):
     assert win.model is None and win.proxy.rowCount() == 0
     assert "Import a document" in win.matches.status.text()
     assert win.counts_label.text() == ""
+
+
+def test_the_grid_marks_tag_errors_and_tags_as_received(qtbot, tmp_path):
+    from app.segment_model import COL_STATUS
+
+    src = tmp_path / "ui.xlf"
+    src.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" '
+                   'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file source-language="en" target-language="de" '
+                   'datatype="plaintext" original="ui"><body>'
+                   '<trans-unit id="1"><source>Click <g id="1">Save</g> now.</source>'
+                   '<target state="translated">Klicken Sie jetzt auf Speichern.</target></trans-unit>'
+                   '<trans-unit id="2"><source>Press <g id="1">OK</g>.</source></trans-unit>'
+                   '</body></file></xliff>', encoding="utf-8")
+    folder = tmp_path / "p"
+    with Project.create(folder, src_lang="en", tgt_lang="de") as p:
+        p.import_document(src)
+    win = open_window(qtbot, folder)
+    assert win.model.index(0, COL_STATUS).data().endswith(" · tags as received")
+    win.go_to(1)
+    win.editor().replace_text("Druecken Sie OK.")        # the code left out
+    win.commit_editor()
+    assert win.model.index(1, COL_STATUS).data().endswith(" · tag error")
