@@ -49,6 +49,9 @@ MENUS: tuple[tuple[str, tuple], ...] = (
     ("&Edit", (
         ActionSpec("undo", "&Undo", "undo"),
         ActionSpec("redo", "&Redo", "redo"),
+        # Document steps, named by what they undo ("Undo Replace all (3 segments)"; app/undo.py)
+        ActionSpec("undo_step", "Undo Replace All", "undo_step"),
+        ActionSpec("redo_step", "Redo Replace All", "undo_step", (True,)),
         SEPARATOR,
         ActionSpec("find", "&Find…", "open_find", (False,)),
         ActionSpec("replace", "Find and &Replace…", "open_find", (True,)),

@@ -30,7 +30,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
-from engine.inline import Tag, TaggedText, from_display, tag_number
+from engine.inline import Tag, TaggedText, deleted_text, from_display, revision, tag_number
 
 _TAG_CHAR_RE = re.compile("[\ue001-\uf8ff]")  # engine.inline's tag characters
 
@@ -105,11 +105,23 @@ def install(doc: QTextDocument) -> QTextDocument:
     return doc
 
 
+#: tracked changes of another tool: a deletion's chip shows the deleted text struck through,
+#: inserted text is underlined between its two chips
+DELETED_COLOUR = QColor("#f4d0d0")
+INSERTED_COLOUR = QColor("#1a7f37")
+
+
 def chip_format(tag: Tag, base: QTextCharFormat | None = None, colour: QColor | None = None) -> QTextCharFormat:
     fmt = QTextCharFormat(base) if base is not None else QTextCharFormat()
     fmt.setObjectType(CHIP_TYPE)
     fmt.setProperty(PROP_TAG_N, tag.n)
-    fmt.setProperty(PROP_LABEL, tag.display())
+    rev = revision(tag)
+    if rev == "deleted":
+        fmt.setProperty(PROP_LABEL, deleted_text(tag) or tag.display())
+        fmt.setFontStrikeOut(True)
+        colour = colour or DELETED_COLOUR
+    else:
+        fmt.setProperty(PROP_LABEL, "+" if rev == "inserted" else tag.display())
     fmt.setProperty(PROP_KIND, tag.kind)
     if colour is not None:
         fmt.setProperty(PROP_COLOUR, colour.name())
@@ -132,6 +144,7 @@ def fill(doc: QTextDocument, text: str, tags: Iterable[Tag],
     """
     install(doc)
     by_n = {t.n: t for t in tags}
+    formats = list(formats) + _inserted_ranges(text, by_n)
     cur = QTextCursor(doc)
     if append:
         cur.movePosition(QTextCursor.End)
@@ -165,6 +178,26 @@ def fill(doc: QTextDocument, text: str, tags: Iterable[Tag],
             cur.insertText(text[i:j], fmt)
     finally:
         cur.endEditBlock()
+
+
+def _inserted_ranges(text: str, by_n: dict[int, Tag]) -> list[tuple[int, int, QTextCharFormat]]:
+    """Underlined ranges of text a tracked change inserted (between its open and close codes)."""
+    out, start = [], None
+    if not any(revision(t) == "inserted" for t in by_n.values()):
+        return out
+    fmt = QTextCharFormat()
+    fmt.setFontUnderline(True)
+    fmt.setForeground(INSERTED_COLOUR)
+    for m in _TAG_CHAR_RE.finditer(text):
+        t = by_n.get(tag_number(m.group()) or 0)
+        if t is None or revision(t) != "inserted":
+            continue
+        if t.kind == "open":
+            start = m.end()
+        elif t.kind == "close" and start is not None:
+            out.append((start, m.start(), fmt))
+            start = None
+    return out
 
 
 def _format_at(i: int, formats, base: QTextCharFormat) -> QTextCharFormat:

@@ -95,10 +95,12 @@ class TargetEditor(QTextEdit):
         #: the window's actions at the bottom of the right-click menu (confirm, insert suggestion, ...)
         self.menu_actions: list = []
 
-    def set_segment_text(self, text: str, tags) -> None:
+    def set_segment_text(self, text: str, tags, extra_tags=()) -> None:
+        """Load a segment: ``tags`` the source's (Alt+n and F9 insert them), ``extra_tags``
+        codes only the target has (a tracked change from another tool), shown and kept."""
         self.source_tags = tuple(tags)
         self.loaded = True
-        fill(self.document(), text, self.source_tags)
+        fill(self.document(), text, self.source_tags + tuple(extra_tags))
         self.document().clearUndoRedoStacks()
         self.moveCursor(self.textCursor().MoveOperation.End)
 
@@ -249,10 +251,9 @@ class TargetEditor(QTextEdit):
             if seq in self._reserved():
                 e.ignore()
                 return True
-            # Undo/redo past the box's own history is the window's (an inserted match, a
-            # Replace all): let the key through once the box has nothing left to undo.
-            if (e.matches(QKeySequence.Undo) and not self.document().isUndoAvailable()) or \
-                    (e.matches(QKeySequence.Redo) and not self.document().isRedoAvailable()):
+            # Undo/redo go through the window (app/undo.py): it undoes in this box and gives
+            # the segment the status of the text undone to (a match taken back: "new" again).
+            if e.matches(QKeySequence.Undo) or e.matches(QKeySequence.Redo):
                 e.ignore()
                 return True
         return super().event(e)
@@ -430,7 +431,11 @@ class ChipDelegate(QStyledItemDelegate):
         text = seg.text if seg else ""
         if editor.loaded and editor.segment_text() == text:
             return  # the model caught up with the editor: keep its undo history
-        editor.set_segment_text(text, src.tags if src else ())
+        src_tags = src.tags if src else ()
+        known = {t.n for t in src_tags}
+        # the target's own codes (tracked changes) too: an editor without them would read back a
+        # different text and leaving the segment would rewrite it
+        editor.set_segment_text(text, src_tags, [t for t in (seg.tags if seg else ()) if t.n not in known])
 
     def setModelData(self, editor, model, index):  # noqa: N802
         model.setData(index, editor.segment_text(), ROLE_RAW)

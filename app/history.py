@@ -1,11 +1,11 @@
-"""The document's edit history: what Ctrl+Z and Ctrl+Y undo and redo past the open editor.
+"""The document's edit history: the document steps the Edit menu undoes and redoes by name.
 
-Typing in the target box is undone by the box itself (Qt's own undo, character runs merged);
-everything the window does to a target -- inserting a TM match or the machine suggestion,
-copying the source, replacing in many segments at once -- is one **step** here, each with
-every segment's target, status and origin before and after.  Undo puts the "before" of the
-newest step back (a Replace all over 40 segments is one step, statuses included); redo
-puts its "after" back.  Qt-free: the window applies the states.
+Typing and insertions (a TM match, the machine suggestion, the source) are the target box's
+own undo (see :mod:`app.undo`): Ctrl+Z never reaches past the segment being edited.  What
+the window does to the document -- Replace all, Replace in one segment -- is one **step**
+here, with every segment's target, status and origin before and after.  Edit ▸ "Undo Replace
+all (40 segments)" puts the "before" of the newest step back (statuses included); redo puts
+its "after" back.  Qt-free: the window applies the states.
 """
 from __future__ import annotations
 
@@ -61,6 +61,13 @@ class EditHistory:
 
     def can_redo(self) -> bool:
         return bool(self._redo)
+
+    def peek_undo(self) -> Step | None:
+        """The step :meth:`undo` would return (left where it is)."""
+        return self._undo[-1] if self._undo else None
+
+    def peek_redo(self) -> Step | None:
+        return self._redo[-1] if self._redo else None
 
     def undo(self) -> Step | None:
         """The step to undo (apply each edit's ``before``), moved to the redo stack."""

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import VersoError
+from engine.inline import revision
 from engine.store import Project
 
 from app import keymap
@@ -54,7 +55,8 @@ from engine.qa import TAG_CHECKS, check_segments, received_ids, tag_issues
 from engine.resources import default_model_dir
 from engine.training.models import serves as model_serves
 from app.actions import MATCH_ACTIONS, MENUS, TERM_ACTIONS, SEPARATOR, ActionSpec, Placeholder, specs
-from app.history import Edit, EditHistory, TargetState
+from app.history import EditHistory
+from app import replace as replacing, undo as undoing
 from app.segment_flow import SegmentFlow
 from app.preferences import MEMORY_PAIRS, preferences, settings  # noqa: F401  (settings, MEMORY_PAIRS: for tests and scripts)
 from app.tmservice import TMService, adapt_tags
@@ -91,7 +93,8 @@ class MainWindow(QMainWindow):
         self.nmt: NMTService | None = None
         self.use_nmt = nmt
         self.actions_by_id: dict[str, QAction] = {}
-        self.history = EditHistory()   # window edits past the open editor's own undo (app/history.py)
+        self.history = EditHistory()   # document steps: Edit ▸ Undo Replace all (app/history.py)
+        self.seg_states = undoing.SegmentStates()  # what Ctrl+Z in the box returns to (app/undo.py)
         self.spell = None              # the target language's SpellChecker once loaded (None: none)
         self._terms_generation = 0     # a term index built for an older request is dropped
         self.spell_ready = self.terms_ready = False   # the background loads have answered (tests wait on them)
@@ -428,6 +431,7 @@ class MainWindow(QMainWindow):
         self.model = SegmentTableModel(self.project, document_id, self)
         self.flow.set_model(self.model)
         self.history.clear()  # steps name segments of the document they were made in
+        undoing.steps_changed(self)  # the Edit menu names no step of another document
         self.model.segmentChanged.connect(lambda _row: self._update_counts())
         self._sync_doc_propagation()
         self.proxy.setSourceModel(self.model)
@@ -558,8 +562,13 @@ class MainWindow(QMainWindow):
     def _segment_entered(self, row: int) -> None:
         if self.model is None or not (0 <= row < self.model.rowCount()):
             return
+        self.seg_states.enter(self.model.segment(row))
         self.shown_for.clear()
         self.grid.delegate.set_highlight(None, ())
+        if any(revision(t) for t in self.model.segment(row).target.tags):
+            self.statusBar().showMessage(
+                f"Segment {row + 1} holds tracked changes from another tool (struck through: deleted, underlined: "
+                "inserted). They stay as they are; editing the segment accepts them, as memoQ and Trados do.", 8000)
         self.flow.enter(row)
 
     def _connect_flow(self) -> None:
@@ -613,27 +622,8 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------- editing actions
     def _put_in_editor(self, text: str, *, origin: str, score: float | None, label: str = "Insert") -> None:
-        """Replace the target and record where it came from, as ONE step of the edit history:
-        what is typed after it is undone first (by the editor), then the insertion itself."""
-        row = self.current_row()
-        self.commit_editor()  # what was typed so far is the "before" of this step
-        seg = self.model.segment(row)
-        ed = self.editor()
-        if ed is None:
-            self.go_to(row)
-            ed = self.editor()
-        if ed is not None:
-            ed.blockSignals(True)
-            ed.replace_text(text)
-            ed.blockSignals(False)
-            # Qt merges typing that follows into the insertion's undo command, so one Ctrl+Z
-            # took both away: the editor's undo starts afresh here and the
-            # insertion itself is the window's history step.
-            ed.document().clearUndoRedoStacks()
-            ed.setFocus()
-            text = ed.segment_text()
-        new = self.model.set_target(row, seg.source.with_text(text), origin=origin, origin_score=score)
-        self.history.push(label, [Edit(seg.id, TargetState.of(seg), TargetState.of(new))])
+        """Replace the target: one step of the box's own undo, apart from the typing around it."""
+        undoing.put_in_editor(self, text, origin=origin, score=score)
 
     def _refresh_editor(self, row: int) -> None:
         ed = self.editor()
@@ -743,50 +733,15 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Every tag of the source is already in the target.", 3000)
 
     def undo(self) -> None:
-        """Undo typing in the open editor; past that, the newest step of the edit history
-        (an insertion, a Replace all over many segments), statuses included."""
-        ed = self.editor()
-        if ed is not None and ed.document().isUndoAvailable():
-            ed.undo()
-            return
-        if self.model is None:
-            return
-        self.commit_editor()
-        step = self.history.undo()
-        if step is None:
-            self.statusBar().showMessage("Nothing to undo.", 3000)
-            return
-        self._apply_step(step, "before")
-        self.statusBar().showMessage(f"Undone: {step.label}.", 3000)
+        """Ctrl+Z: the current segment's own edits (typing, insertions), never another segment's."""
+        undoing.undo_in_segment(self)
 
     def redo(self) -> None:
-        ed = self.editor()
-        if ed is not None and ed.document().isRedoAvailable():
-            ed.redo()
-            return
-        if self.model is None:
-            return
-        step = self.history.redo()
-        if step is None:
-            return
-        self._apply_step(step, "after")
-        self.statusBar().showMessage(f"Redone: {step.label}.", 3000)
+        undoing.undo_in_segment(self, redo=True)
 
-    def _apply_step(self, step, side: str) -> None:
-        rows = self.model.rows_by_id()
-        touched = []
-        for e in step.edits:
-            row = rows.get(e.segment_id)
-            if row is None:
-                continue  # a segment of another document: the history is per open document
-            st = getattr(e, side)
-            self.model.set_target(row, st.text, origin=st.origin, origin_score=st.origin_score, status=st.status)
-            touched.append(row)
-        if len(touched) == 1 and touched[0] != self.current_row():
-            self.go_to(touched[0])
-        for row in touched:
-            self._refresh_editor(row)
-        self.proxy.refilter()
+    def undo_step(self, redo: bool = False) -> None:
+        """Edit ▸ Undo/Redo Replace all: the newest document step, by name."""
+        undoing.undo_step(self, redo)
 
     def confirm_and_next(self) -> None:
         """Ctrl+Enter: save what is typed, confirm (project + writable TM), go to the next unconfirmed."""
@@ -819,6 +774,7 @@ class MainWindow(QMainWindow):
         except VersoError as e:
             QMessageBox.critical(self, "Verso", str(e))
             return
+        self.seg_states.enter(seg, force=True)
         if tag_errors:
             # Confirmed as the translator chose, but a target with broken tags never goes to the
             # TM: it would come back as a 100 % match and break the next file too.
@@ -913,49 +869,11 @@ class MainWindow(QMainWindow):
         return out
 
     def replace_all(self, *, ask: bool = True, keep_confirmed: bool = True) -> int:
-        """Replace in every target of the document (tags untouched), after a preview of every
-        change (``ask``) in which the translator chooses whether confirmed segments stay
-        confirmed; ONE undo step.  Returns the number of segments changed."""
-        self.commit_editor()
-        plan = self.replace_plan()
-        if not plan:
-            self.findbar.result.setText("nothing to replace")
-            return 0
-        if ask:
-            from app.dialogs.replace import ReplacePreviewDialog
-
-            dlg = ReplacePreviewDialog(self, [(r, self.model.segment(r), new) for r, new in plan])
-            if not dlg.exec():
-                return 0
-            plan = dlg.chosen()
-            keep_confirmed = dlg.keep_confirmed()
-        edits = []
-        for r, new in plan:
-            seg = self.model.segment(r)
-            status = seg.status if keep_confirmed and seg.status == "confirmed" else "draft"
-            after = self.model.set_target(r, new, status=status)
-            edits.append(Edit(seg.id, TargetState.of(seg), TargetState.of(after)))
-            self._refresh_editor(r)
-        self.history.push(f"Replace all ({len(edits)} segments)", edits)
-        self.proxy.pin(r for r, _ in plan)
-        self.findbar.result.setText(f"replaced in {len(edits)} segment{'s' if len(edits) != 1 else ''} "
-                                    "(Ctrl+Z undoes)")
-        self.proxy.refilter()
-        return len(edits)
+        """Replace in every target after a preview; one named document step (app/replace.py)."""
+        return replacing.replace_all(self, ask=ask, keep_confirmed=keep_confirmed)
 
     def replace_current(self) -> None:
-        pat = self._find_pattern()
-        if pat is None or self.model is None:
-            return
-        self.commit_editor()
-        row = self.current_row()
-        seg = self.model.segment(row)
-        new = replace_in_target(seg, pat, self.findbar.replace_edit.text(), regex=self.findbar.regex.isChecked())
-        if new is not None:
-            after = self.model.set_target(row, new, status=seg.status)
-            self.history.push("Replace", [Edit(seg.id, TargetState.of(seg), TargetState.of(after))])
-            self._refresh_editor(row)
-        self.step(+1)
+        replacing.replace_current(self)
 
     # --------------------------------------------------------- concordance
     def open_concordance(self) -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
-from engine.inline import TaggedText, from_display, strip_tags
+from engine.inline import TaggedText, accept_revisions, from_display, strip_tags
 from engine.qa import tag_issues
 from engine.store import Project, Segment
 
@@ -142,8 +142,9 @@ class SegmentTableModel(QAbstractTableModel):
         seg = self._rows[index.row()]
         text = str(value) if role == ROLE_RAW else from_display(str(value), seg.source.tags)
         if text == seg.target.text:
-            return False
-        self.set_target(index.row(), text)
+            return False  # looking at a segment changes nothing
+        # an edit accepts the segment's tracked changes (as memoQ and Trados do)
+        self.set_target(index.row(), accept_revisions(text, seg.target.tags))
         return True
 
     # -- helpers -------------------------------------------------------------

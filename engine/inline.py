@@ -313,6 +313,31 @@ def protect(text: str, *, markup: bool = True, placeholders: bool = True) -> Tag
     return b.build()
 
 
+#: labels the XLIFF readers give tracked changes in a target (SDL x-sdl-deleted / x-sdl-added,
+#: memoQ x-mq-tc del / ins): a deletion is one opaque code holding the deleted text, an insertion
+#: a pair of codes around the inserted text
+REVISION_LABELS = frozenset({"deleted", "inserted"})
+
+
+def revision(tag: "Tag | None") -> str:
+    """``deleted`` / ``inserted`` for a tracked change's code, else ``""``."""
+    if tag is not None and tag.label in REVISION_LABELS and tag.attrs.get("element") == "mrk":
+        return tag.label
+    return ""
+
+
+def deleted_text(tag: Tag) -> str:
+    """The text a tracked deletion's code holds (its markup without the elements)."""
+    return re.sub(r"<[^>]*>", "", tag.original).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def accept_revisions(text: str, tags: Iterable[Tag]) -> str:
+    """``text`` with its tracked changes accepted, as memoQ and Trados do when a segment
+    holding them is edited: deleted text goes, inserted text stays as plain text."""
+    revs = {tag_char(t.n) for t in tags if revision(t)}
+    return "".join(ch for ch in text if ch not in revs) if revs else text
+
+
 def strip_tags(text: str) -> str:
     """Text with placeholder characters removed."""
     return _TAG_CHAR_RE.sub("", text)

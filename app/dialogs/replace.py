@@ -25,7 +25,8 @@ class ReplacePreviewDialog(QDialog):
         self.plan = list(plan)
         confirmed = sum(1 for _, seg, _ in self.plan if seg.status == "confirmed")
         self.summary = QLabel(f"{len(self.plan)} segment(s) will change. Untick a row to leave it as it is. "
-                              "Ctrl+Z undoes the whole replacement.", self)
+                              "Edit ▸ Undo Replace all takes the whole replacement back "
+                              "(Ctrl+Z stays in the segment you edit).", self)
         self.table = QTableWidget(len(self.plan), 4, self)
         self.table.setHorizontalHeaderLabels(["Segment", "Before", "After", "Status"])
         self.table.verticalHeader().setVisible(False)

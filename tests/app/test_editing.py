@@ -117,7 +117,7 @@ def test_replace_all_previews_keeps_statuses_and_is_one_undo_step(qtbot, tmp_pat
     assert (seg0.target.text, seg0.status) == ("Öffnen Sie das Fotoalbum.", "confirmed")
     assert seg1.target.text == "Schließen Sie das Album."
     assert win.proxy.rowCount() == 2  # the changed row stays in view
-    win.undo()
+    win.actions_by_id["undo_step"].trigger()  # Edit ▸ Undo Replace all (1 segment)
     assert (win.model.segment(0).target.text, win.model.segment(0).status) == ("Öffnen Sie das Album.", "confirmed")
 
 
@@ -129,7 +129,7 @@ def test_replace_all_can_make_confirmed_segments_drafts_and_undo_restores_them(q
     monkeypatch.setattr(ReplacePreviewDialog, "exec", lambda dlg: dlg.keep.setChecked(False) or 1)
     assert win.replace_all() == 3
     assert [s.status for s in win.model.segments()] == ["draft", "draft", "draft"]
-    win.undo()
+    win.undo_step()
     assert [s.status for s in win.model.segments()] == ["confirmed", "confirmed", "draft"]
     assert win.model.segment(2).target.text == "Drucken Sie das Foto."
     monkeypatch.setattr(ReplacePreviewDialog, "exec", lambda dlg: 0)  # cancel: nothing changes

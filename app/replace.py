@@ -1,0 +1,143 @@
+"""Replace in the document's targets, and writing states to many segments, with the TM kept true.
+
+Replace all (and Replace in one segment) is a **document step** of the edit history
+(:mod:`app.history`): undone only by its named Edit-menu entry (see :mod:`app.undo`).  A
+confirmed segment that stays confirmed with a new target -- a replacement kept confirmed,
+or the undo or redo of one -- is confirmed again with the TM write it owes recorded in the
+same transaction (``Project.confirm(tm_meta=...)``), and on the TM thread the unit holding
+the old source + target is **updated** to the new target, so the TM never keeps the old
+text beside the new one (and pre-translation cannot bring the old text back).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from app.history import Edit, TargetState
+from app.segment_model import replace_in_target
+from app.undo import document_changed
+from engine.inline import TaggedText
+from engine.qa import tag_issues
+
+
+def tm_meta(win) -> dict | None:
+    """The unit metadata of a confirmation in this window (None: no writable TM)."""
+    if win.tm is None or win.tm.writable_info() is None or win.project is None:
+        return None
+    return {"origin": win.project.name, "creator": "translator",
+            "document": win.doc_combo.currentText(), "project": win.project.tm_key}
+
+
+def tm_replace(tms, source: TaggedText, old: TaggedText, new: TaggedText, meta: dict,
+               on_written: Callable[[], None] | None = None) -> None:
+    """On the TM thread (after every write queued before it): the writable TM's unit
+    ``source`` + ``old`` holds ``new`` instead.  Without such a unit (never written, or
+    removed) the new pair is added.  A shared TM that cannot take it now gets the new
+    pair through its outbox, as a confirm does (the old unit is then left for the
+    translator to correct)."""
+    from engine.tm import TMOffline, TMReadOnly
+
+    if tms.writable_info() is None:
+        return
+    m = dict(meta)
+    origin, creator = m.pop("origin", "project"), m.pop("creator", "")
+
+    def job(control):
+        info, tm = tms.writable_info(), tms.writable()
+        if tm is not None and (not info.shared or (tm.writable and not tms.outbox().pending(info.key))):
+            try:
+                if old.text.strip() and old.text != new.text:
+                    # An exact duplicate merges into the unit it has: this finds the old unit's id
+                    # (in either backend) without a second lookup path.
+                    uid = tm.add(source, old, origin=origin, creator=creator, meta=m)
+                    return tm.update(uid, target=new)
+                return tm.add(source, new, origin=origin, creator=creator, meta=m)
+            except (TMOffline, TMReadOnly):
+                pass  # through the outbox below, as a confirm would
+        return tms._add(control, source, new, meta)
+
+    def done(uid):
+        if on_written is not None:
+            on_written()
+        if uid:
+            tms.added.emit(uid)
+    tms.run(job, on_result=done)
+
+
+def write_states(win, changes: list[tuple[int, TargetState]]) -> list[int]:
+    """Give each ``(row, state)`` its state; a confirmed segment whose confirmed text changes
+    updates its TM unit (see the module doc).  Returns the rows written."""
+    model, project = win.model, win.project
+    meta = tm_meta(win)
+    rows = []
+    for row, st in changes:
+        seg = model.segment(row)
+        if TargetState.of(seg) == st:
+            continue
+        target = seg.source.with_text(st.text)
+        if (meta is not None and seg.status == "confirmed" and st.status == "confirmed"
+                and st.text != seg.target.text and st.text.strip()
+                and not tag_issues(0, row, seg.source, target)):
+            new = project.confirm(seg.id, target, origin=st.origin, origin_score=st.origin_score, tm_meta=meta)
+            model.reload_row(row)
+            tm_replace(win.tm, new.source, seg.target, new.target, meta,
+                       on_written=lambda sid=seg.id: project.tm_written([sid]))
+        else:
+            model.set_target(row, st.text, origin=st.origin, origin_score=st.origin_score, status=st.status)
+        rows.append(row)
+    return rows
+
+
+def _edits(win, before: list, rows: list[int]) -> list[Edit]:
+    return [Edit(seg.id, TargetState.of(seg), TargetState.of(win.model.segment(r))) for seg, r in zip(before, rows)]
+
+
+def replace_all(win, *, ask: bool = True, keep_confirmed: bool = True) -> int:
+    """Replace in every target of the document (tags untouched), after a preview of every
+    change (``ask``) in which the translator chooses whether confirmed segments stay
+    confirmed; ONE document step ("Undo Replace all" in the Edit menu).  Returns the
+    number of segments changed."""
+    win.commit_editor()
+    plan = win.replace_plan()
+    if not plan:
+        win.findbar.result.setText("nothing to replace")
+        return 0
+    if ask:
+        from app.dialogs.replace import ReplacePreviewDialog
+
+        dlg = ReplacePreviewDialog(win, [(r, win.model.segment(r), new) for r, new in plan])
+        if not dlg.exec():
+            return 0
+        plan = dlg.chosen()
+        keep_confirmed = dlg.keep_confirmed()
+    rows = [r for r, _ in plan]
+    before = [win.model.segment(r) for r in rows]
+    changes = []
+    for (r, new), seg in zip(plan, before):
+        status = seg.status if keep_confirmed and seg.status == "confirmed" else "draft"
+        changes.append((r, TargetState(new, status, "human", None)))
+    write_states(win, changes)
+    edits = _edits(win, before, rows)
+    label = f"Replace all ({len(edits)} segment{'s' if len(edits) != 1 else ''})"
+    win.history.push(label, edits)
+    document_changed(win, rows)
+    win.findbar.result.setText(f"replaced in {len(edits)} segment{'s' if len(edits) != 1 else ''} "
+                               f"(Edit ▸ Undo {label} takes it back)")
+    return len(edits)
+
+
+def replace_current(win) -> None:
+    """Replace in the current segment's target (its status kept), then go to the next row;
+    a document step ("Undo Replace in segment N")."""
+    pat = win._find_pattern()
+    if pat is None or win.model is None:
+        return
+    win.commit_editor()
+    row = win.current_row()
+    seg = win.model.segment(row)
+    new = replace_in_target(seg, pat, win.findbar.replace_edit.text(), regex=win.findbar.regex.isChecked())
+    if new is not None:
+        status = seg.status if seg.status == "confirmed" else "draft"
+        write_states(win, [(row, TargetState(new, status, "human", None))])
+        win.history.push(f"Replace in segment {row + 1}", _edits(win, [seg], [row]))
+        document_changed(win, [row])
+    win.step(+1)
