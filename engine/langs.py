@@ -50,3 +50,28 @@ def same_language(a: str | None, b: str | None, *, loose: bool = True) -> bool:
     if na == nb:
         return True
     return loose and primary(na) == primary(nb) and ("-" not in na or "-" not in nb)
+
+
+def _language_and_script(code: str | None) -> tuple[str, str]:
+    parts = normalize_lang(code).split("-")
+    script = next((p for p in parts[1:] if len(p) == 4 and p.isalpha()), "")
+    return parts[0], script
+
+
+def same_pair(src_a: str | None, tgt_a: str | None, src_b: str | None, tgt_b: str | None) -> bool:
+    """True when the pairs ``src_a -> tgt_a`` and ``src_b -> tgt_b`` translate between the same two
+    languages: regional variants are one language (``en-GB -> fr-CA`` is the pair ``en -> fr``), a
+    script is not (``zh-Hans`` and ``zh-Hant`` differ); an empty side matches any language."""
+    def same(a, b) -> bool:
+        if not normalize_lang(a) or not normalize_lang(b):
+            return True
+        la, sa = _language_and_script(a)
+        lb, sb = _language_and_script(b)
+        return la == lb and (sa == sb or not sa or not sb)
+
+    return same(src_a, src_b) and same(tgt_a, tgt_b)
+
+
+def pair_text(src: str | None, tgt: str | None) -> str:
+    """``en-US -> ja-JP`` (``?`` for a side not known)."""
+    return f"{normalize_lang(src) or '?'} -> {normalize_lang(tgt) or '?'}"

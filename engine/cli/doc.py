@@ -13,13 +13,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     dsub = doc.add_subparsers(dest="doc_command", metavar="ACTION")
 
     p = dsub.add_parser("import", help="import a file (TXT, XLIFF 1.2/2.0, PO, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown) into a project",
-                        description="Import a document into a project (created when missing; then "
-                                    "--src-lang and --tgt-lang are required). Prints a JSON summary.")
+                        description="Import a document into a project (created when missing, for the "
+                                    "languages the file declares or --src-lang/--tgt-lang). A file that "
+                                    "declares another language pair than the project's is refused. "
+                                    "Prints a JSON summary.")
     p.add_argument("file", type=Path, metavar="FILE")
     p.add_argument("--project", type=Path, required=True, metavar="DIR", help="project folder")
-    p.add_argument("--src-lang", default="", metavar="L", help="source language (e.g. en)")
-    p.add_argument("--tgt-lang", default="", metavar="L", help="target language (e.g. de)")
+    p.add_argument("--src-lang", default="", metavar="L",
+                   help="source language (e.g. en) where the file declares none (XLIFF, PO and CSV headers do)")
+    p.add_argument("--tgt-lang", default="", metavar="L", help="target language (e.g. de), likewise")
     p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, odf, odt-reject, html, markdown)")
+    p.add_argument("--columns", default=None, metavar="SRC,TGT",
+                   help="CSV/TSV: the source and translation columns, counted from 1 (e.g. 2,3); needed "
+                        "when the table is not a clear bilingual one")
     p.set_defaults(handler=_import)
 
     p = dsub.add_parser("export", help="write a document back in its original format, translated",
@@ -91,18 +97,47 @@ def _open(folder: Path, src: str = "", tgt: str = ""):
 
 def _import(a) -> int:
     from engine.cli import print_json
-
+    from engine.errors import FormatError
+    from engine.formats import language_conflict, read_declared
+    from engine.formats.tabular import parse_columns
+    from engine.langs import pair_text
+    from engine.store import Project
     from engine.store.project import DB_NAME, ORIGINALS
 
     if not a.file.is_file():
         raise ProjectError(f"{a.file}: no such file")
+    columns = parse_columns(a.file, a.columns) if a.columns else None
+    if columns and a.format not in (None, "tabular"):
+        raise ProjectError(f"{a.file}: --columns goes with CSV/TSV files (--format tabular)")
     # A refused first import takes back the project it created, as `tm import` and
     # `glossary import` do: an empty project left behind looks like a successful one.
     new_project = not (a.project / DB_NAME).exists()
     folder_existed, originals_existed = a.project.exists(), (a.project / ORIGINALS).exists()
+    if new_project:
+        src, tgt = a.src_lang, a.tgt_lang
+    else:
+        with Project.open(a.project) as p:
+            src, tgt = p.src_lang, p.tgt_lang
+    # Read before the project is created: a new project takes the languages the file declares.
+    parsed, declared = read_declared(a.file, src_lang=a.src_lang or src, tgt_lang=a.tgt_lang or tgt,
+                                     format=a.format, columns=columns)
+    what = f"the project {a.project}" if not new_project else "--src-lang/--tgt-lang say"
+    conflict = language_conflict(declared, src, tgt, what=what)
+    if conflict:
+        if new_project:
+            conflict = conflict.replace(" say is ", " say ")
+        pair = pair_text(declared[0] or src, declared[1] or tgt)
+        raise FormatError(a.file, f"{conflict}; import it into a project for {pair}")
+    if new_project:
+        src, tgt = src or declared[0], tgt or declared[1]
+        if not (src and tgt):
+            raise ProjectError(f"{a.project}: no project here, and {a.file.name} declares no "
+                               f"{'source' if not src else 'target'} language; pass --src-lang and "
+                               "--tgt-lang to create one")
     try:
-        with _open(a.project, a.src_lang, a.tgt_lang) as p:
-            doc_id = p.import_document(a.file, src_lang=a.src_lang, tgt_lang=a.tgt_lang, format=a.format)
+        with (Project.create(a.project, src_lang=src, tgt_lang=tgt) if new_project
+              else Project.open(a.project)) as p:
+            doc_id = p.import_parsed(parsed, a.file)
             info = p.document(doc_id)
     except BaseException:
         if new_project:

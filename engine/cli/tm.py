@@ -114,10 +114,38 @@ def _import(a) -> int:
         src = a.src_lang or tm.src_lang
         tgt = a.tgt_lang or tm.tgt_lang
         problems: list[str] = []
-        units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems, target_file=a.target_file)
-        res = tm.import_units(units, src_lang=src, tgt_lang=tgt, origin=a.file.name, problems=problems)
+        languages: dict = {}  # the pair a bilingual document declares
+        units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems, target_file=a.target_file,
+                             languages=languages)
+        if a.target_file is None:
+            _tmx_pair_refused(a.file, src, tgt)
+        res = tm.import_units(units, src_lang=languages.get("src", src), tgt_lang=languages.get("tgt", tgt),
+                              origin=a.file.name, problems=problems)
     print_json(res.to_json())
     return 0
+
+
+def _tmx_pair_refused(path: Path, src: str, tgt: str) -> None:
+    """A TMX whose first unit holds no translation between ``src`` and ``tgt`` (a TMX of another
+    pair: every unit would be skipped) is refused in one line naming both pairs."""
+    from engine.errors import FormatError
+    from engine.formats.tmfiles import is_tmx
+    from engine.formats.tmx import read_tmx
+    from engine.langs import pair_text, same_pair
+
+    if not (src and tgt) or not is_tmx(path):
+        return
+    first = next(iter(read_tmx(path, problems=[])), None)  # streamed: one unit read
+    if first is None:
+        return
+    langs = list(first.variants)
+    if len(langs) < 2 or any(same_pair(s, t, src, tgt) for s in langs for t in langs if s != t):
+        return
+    file_src = next((lang for lang in langs if same_pair(lang, "", src, "")), langs[0])
+    file_tgt = next(lang for lang in langs if lang != file_src)
+    shown = pair_text(file_src, file_tgt)
+    raise FormatError(path, f"the file declares {shown}; the TM is {pair_text(src, tgt)}: "
+                            f"import it into a TM for {shown}", f"line {first.line}" if first.line else None)
 
 
 def _export(a) -> int:

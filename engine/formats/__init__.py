@@ -32,6 +32,10 @@ def formats() -> list[DocumentFormat]:
 
 
 def by_name(name: str) -> DocumentFormat:
+    if name.startswith("tabular:"):  # the columns the translator chose: "tabular:2,3"
+        from engine.formats import tabular
+
+        return tabular.TabularFormat(tabular.parse_columns(None, name.split(":", 1)[1]))
     for f in formats():
         if f.name == name:
             return f
@@ -153,3 +157,48 @@ def write_document(original: str | Path, out: str | Path, translations: dict[str
     if src_lang and "src_lang" in inspect.signature(fmt.write).parameters:
         kw["src_lang"] = src_lang
     fmt.write(Path(original), Path(out), translations, **kw)
+
+
+def read_declared(path: str | Path, *, src_lang: str = "", tgt_lang: str = "", format: str | None = None,
+                  **options) -> tuple[ParsedDocument, tuple[str, str]]:
+    """Read ``path`` as :func:`read_document` does and say which languages the file itself declares
+    (XLIFF ``source-language``/``target-language`` or ``srcLang``/``trgLang``, PO ``Language``, a
+    CSV header of language codes): ``(document, (source, target))``, ``""`` for a side the file
+    does not declare.  ``src_lang``/``tgt_lang`` are the languages to read with where the file
+    declares none (the project's); the document has them on the sides the file leaves open.
+    ``options``: reader options (``columns`` of a CSV)."""
+    from engine.formats import textutil
+
+    fmt = by_name(format) if format else detect(path)
+    kw = {k: v for k, v in options.items() if v is not None}
+    if fmt.name == "tabular":  # a header naming several languages: the hints pick the columns
+        doc = fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang, **kw)
+        declared = tuple(doc.meta.get("declared_languages") or ("", ""))
+    else:
+        # A reader takes the file's languages over the ones it is given (XLIFF), or the given one over
+        # the file's (PO's target): given none for the target, every reader returns what the file says.
+        blank = fmt.read(Path(path), src_lang="", tgt_lang="", **kw) if fmt.name in _DECLARING_SOURCE \
+            else None
+        doc = blank or fmt.read(Path(path), src_lang=src_lang, tgt_lang="", **kw)
+        declared = (doc.src_lang if blank is not None else "", doc.tgt_lang)
+        doc.src_lang = doc.src_lang or src_lang
+        doc.tgt_lang = doc.tgt_lang or tgt_lang
+    if len(doc.segments) > textutil.MAX_SEGMENTS:
+        raise FormatError(path, f"{len(doc.segments):,} segments: more than the {textutil.MAX_SEGMENTS:,} Verso "
+                                "imports as one document; split it")
+    return doc, (declared[0] or "", declared[1] or "")
+
+
+#: Formats whose files may declare the source language (read with none given, the reader returns it).
+_DECLARING_SOURCE = {"xliff12", "xliff20"}
+
+
+def language_conflict(declared: tuple[str, str], src_lang: str, tgt_lang: str, what: str = "the project") -> str:
+    """``"the file declares en -> ja; the project is en -> fr"`` when the ``declared`` pair is not
+    ``src_lang -> tgt_lang`` (regional variants are the same language), else ``""``."""
+    from engine.langs import pair_text, same_pair
+
+    if same_pair(declared[0], declared[1], src_lang, tgt_lang):
+        return ""
+    shown = pair_text(declared[0] or src_lang, declared[1] or tgt_lang)
+    return f"the file declares {shown}; {what} is {pair_text(src_lang, tgt_lang)}"

@@ -180,12 +180,72 @@ def _layout(rows: list[_Row], delimiter: str, src_lang: str, tgt_lang: str) -> _
                    find(lambda c: c in _CONTEXT_NAMES), find(lambda c: c in _NOTE_NAMES))
 
 
-def _parse(path: Path, src_lang: str, tgt_lang: str) -> _Parsed:
+def _chosen_layout(rows: list[_Row], delimiter: str, columns: tuple[int, int]) -> _Layout:
+    """The layout of ``columns`` (source, target; from 0) the translator chose: the first row is a
+    header when its cells there are column names or language codes."""
+    first = next((r for r in rows if r.fields), None)
+    src, tgt = columns
+    header = False
+    if first is not None and first.number == 1:
+        cells = [_cell(first, src).strip().lower(), _cell(first, tgt).strip().lower()]
+        header = all(c in _SOURCE_NAMES | _TARGET_NAMES or _is_lang(c) for c in cells)
+    names = [c.strip().lower() for c in first.fields] if header and first else []
+
+    def find(wanted) -> int | None:
+        return next((i for i, c in enumerate(names) if c in wanted and i not in columns), None)
+
+    return _Layout(delimiter, header, src, tgt, find(_CONTEXT_NAMES), find(_NOTE_NAMES))
+
+
+def ambiguity(rows: list[_Row], layout: _Layout) -> str:
+    """Why the rows are no clear bilingual table read as ``layout`` ("" when they are one): without a
+    header naming the columns, a third column holding text (not identifiers as a Magento pack's
+    ``module,Magento_Catalog``) or a first column of identifiers beside text leave the source and
+    the target to guess (quoting a strict parse refuses, as PHP's backslashes, shifts such text
+    into further columns: caught the same way)."""
+    if layout.header:
+        return ""
+    body = [r for r in rows if any(f.strip() for f in r.fields)]
+    width = max((len(r.fields) for r in body), default=0)
+    if width <= 2:
+        return ""
+    texty = [i for i in range(width) if any(" " in _cell(r, i).strip() for r in body)]
+    if any(i >= 2 for i in texty):
+        return f"{width} columns without a header, text in columns {', '.join(str(i + 1) for i in texty)}"
+    if texty and 0 not in texty:
+        return f"{width} columns without a header, and column 1 holds no text"
+    return ""
+
+
+def _parse(path: Path, src_lang: str, tgt_lang: str, columns: tuple[int, int] | None = None) -> _Parsed:
     dec = read_decoded(path, "the file is empty (no rows)")
     delimiter = _sniff_delimiter(path, dec.text)
     problems: list[str] = []
     rows = _records(path, dec.text, delimiter, problems)
-    return _Parsed(dec, rows, _layout(rows, delimiter, src_lang, tgt_lang), problems)
+    layout = _chosen_layout(rows, delimiter, columns) if columns else _layout(rows, delimiter, src_lang, tgt_lang)
+    return _Parsed(dec, rows, layout, problems)
+
+
+def parse_columns(path: str | Path | None, text: str) -> tuple[int, int]:
+    """``--columns`` ``"2,3"`` (source, target; numbered from 1) as indexes from 0."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2 or not all(p.isdigit() and int(p) >= 1 for p in parts) or parts[0] == parts[1]:
+        raise FormatError(path, f"--columns {text!r}: give the source and target column numbers, "
+                                "counted from 1 (e.g. --columns 2,3)")
+    return int(parts[0]) - 1, int(parts[1]) - 1
+
+
+def layout_question(path: str | Path) -> dict | None:
+    """None when ``path`` reads as a clear bilingual table; else what the translator is to choose
+    from: ``{"reason": ..., "columns": [first non-empty cells of each column, ...]}``."""
+    path = Path(path)
+    p = _parse(path, "", "")
+    why = ambiguity(p.rows, p.layout)
+    if not why:
+        return None
+    width = max((len(r.fields) for r in p.rows), default=0)
+    samples = [next((_cell(r, i).strip() for r in p.rows if _cell(r, i).strip()), "") for i in range(width)]
+    return {"reason": why, "columns": samples}
 
 
 def _cell(row: _Row, i: int | None) -> str:
@@ -266,17 +326,36 @@ class TabularFormat:
     def sniff(self, path: Path, head: bytes) -> bool:
         return Path(path).suffix.lower() in self.extensions
 
-    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
+    def __init__(self, columns: tuple[int, int] | None = None):
+        #: source and target column (from 0) the translator chose (``--columns``); the format's name
+        #: then records them, so that export writes the same column
+        self.columns = columns
+        if columns:
+            self.name = f"tabular:{columns[0] + 1},{columns[1] + 1}"
+
+    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "",
+             columns: tuple[int, int] | None = None) -> ParsedDocument:
+        """Read ``path``; a table whose layout is not clear (see :func:`ambiguity`) is refused unless
+        ``columns`` (source, target; from 0) say which columns to read."""
+        if columns and columns != self.columns:
+            return TabularFormat(columns).read(path, src_lang=src_lang, tgt_lang=tgt_lang)
         path = Path(path)
-        p = _parse(path, src_lang, tgt_lang)
+        p = _parse(path, src_lang, tgt_lang, self.columns)
         lay = p.layout
+        if not self.columns:
+            why = ambiguity(p.rows, lay)
+            if why:
+                raise FormatError(path, f"not a clear bilingual table ({why}): say which columns are the "
+                                        "source and the translation, e.g. --columns 1,2")
         header = p.rows[0].fields if lay.header else []
+        declared = [normalize_lang(header[i]) if header and i < len(header) and _is_lang(header[i]) else ""
+                    for i in (lay.source, lay.target)]
         doc = ParsedDocument(
             path=str(path), format=self.name,
-            src_lang=src_lang or (normalize_lang(header[lay.source]) if header and _is_lang(header[lay.source]) else ""),
-            tgt_lang=tgt_lang or (normalize_lang(header[lay.target]) if header and _is_lang(header[lay.target]) else ""),
+            src_lang=declared[0] or src_lang, tgt_lang=declared[1] or tgt_lang,
             meta={"encoding": p.decoded.encoding, "bom": bool(p.decoded.bom), "delimiter": lay.delimiter,
-                  "header": header, "source_column": lay.source, "target_column": lay.target},
+                  "header": header, "source_column": lay.source, "target_column": lay.target,
+                  "declared_languages": declared},
             problems=p.problems,
         )
         named = {lay.source, lay.target, lay.context, lay.note}
@@ -299,7 +378,7 @@ class TabularFormat:
         """Write ``original`` with ``translations`` in its target column (chosen
         as when reading: pass the same languages for a multilingual header)."""
         original = Path(original)
-        p = _parse(original, src_lang, tgt_lang)
+        p = _parse(original, src_lang, tgt_lang, self.columns)
         sources = {f"r{row.number}": (row, src) for row, src in _segment_rows(p)}
         unknown = [k for k in translations if k not in sources]
         if unknown:

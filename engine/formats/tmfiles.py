@@ -22,7 +22,7 @@ from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.base import TMUnit
 from engine.formats.textutil import check_lines, codes_checked, protect_like, protect_text, sniff_bom
 from engine.formats.tmx import read_tmx
-from engine.langs import normalize_lang, same_language
+from engine.langs import normalize_lang, pair_text, same_pair
 
 _TMX_ROOT = re.compile(r"<tmx[\s>]")
 
@@ -45,8 +45,10 @@ def is_tmx(path: Path) -> bool:
 
 def read_tm_file(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
                  problems: list[str] | None = None,
-                 target_file: str | Path | None = None) -> Iterator[TMUnit]:
-    """Yield the TM units of ``path`` (see the module docstring)."""
+                 target_file: str | Path | None = None, languages: dict | None = None) -> Iterator[TMUnit]:
+    """Yield the TM units of ``path`` (see the module docstring).  ``languages``: filled with the
+    pair a bilingual document is read as (``src``, ``tgt``: the file's own where it declares them);
+    a document declaring another pair than ``src_lang -> tgt_lang`` is refused, naming both."""
     path = Path(path)
     problems = problems if problems is not None else []
     if not path.is_file():
@@ -59,14 +61,21 @@ def read_tm_file(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
                                  problems=problems)
     if is_tmx(path):
         return read_tmx(path, src_lang=src_lang, tgt_lang=tgt_lang, problems=problems)
-    return _read_bilingual_document(path, src_lang, tgt_lang, problems)
+    return _read_bilingual_document(path, src_lang, tgt_lang, problems, languages)
 
 
 # ------------------------------------------------------- bilingual documents
+def _declared_pair_refused(path: Path, declared: tuple[str, str], given: tuple[str, str]) -> None:
+    """Refuse a file whose declared pair is not the one asked for (the TM's, or --src-lang/--tgt-lang),
+    naming both (regional variants are the same language)."""
+    if not same_pair(declared[0], declared[1], given[0], given[1]):
+        shown = pair_text(declared[0] or given[0], declared[1] or given[1])
+        raise FormatError(path, f"the file declares {shown}; the TM is {pair_text(*given)}: "
+                                f"import it into a TM for {shown}")
+
+
 def _languages(path: Path, given: str, in_file: str, role: str) -> str:
     given, in_file = normalize_lang(given), normalize_lang(in_file)
-    if given and in_file and not same_language(given, in_file):
-        raise FormatError(path, f"the file's {role} language is {in_file}, not {given}")
     lang = given or in_file
     if not lang:
         flag = "--src-lang" if role == "source" else "--tgt-lang"
@@ -75,7 +84,7 @@ def _languages(path: Path, given: str, in_file: str, role: str) -> str:
 
 
 def _read_bilingual_document(path: Path, src_lang: str, tgt_lang: str,
-                             problems: list[str]) -> Iterator[TMUnit]:
+                             problems: list[str], languages: dict | None = None) -> Iterator[TMUnit]:
     from engine.formats import detect  # the registry imports every reader
 
     try:
@@ -87,11 +96,18 @@ def _read_bilingual_document(path: Path, src_lang: str, tgt_lang: str,
     if fmt.name == "txt":
         raise FormatError(path, "plain text holds no translations: give the translated text "
                                 "as a second, line-aligned file")
-    doc = fmt.read(path, src_lang=src_lang, tgt_lang=tgt_lang)
-    src = _languages(path, src_lang, doc.src_lang, "source")
-    tgt = _languages(path, tgt_lang, doc.tgt_lang, "target")
+    # Given no target language, a reader returns the one the file declares (PO's Language header);
+    # a CSV header naming several languages needs both to pick its columns (its own come first).
+    doc = fmt.read(path, src_lang=src_lang, tgt_lang=tgt_lang if fmt.name == "tabular" else "")
+    declared_src = doc.src_lang or (doc.meta.get("header") or {}).get("X-Source-Language", "")
+    _declared_pair_refused(path, (normalize_lang(declared_src), normalize_lang(doc.tgt_lang)),
+                           (normalize_lang(src_lang), normalize_lang(tgt_lang)))
+    src = _languages(path, declared_src, src_lang, "source")
+    tgt = _languages(path, doc.tgt_lang, tgt_lang, "target")
     if src == tgt:
         raise FormatError(path, f"source and target language are both {src}")
+    if languages is not None:
+        languages.update(src=src, tgt=tgt)
     problems.extend(doc.problems)
     return _document_units(path, doc, src, tgt, problems)
 

@@ -199,3 +199,54 @@ def test_translation_for_unknown_row_is_refused(tmp_path):
     src = _write(tmp_path, CSV)
     with pytest.raises(FormatError, match="pack.csv"):
         FORMAT.write(src, tmp_path / "out.csv", {"r99": Translation(TaggedText("x"))})
+
+
+# ------------------------------------------------------ layouts that are not clear
+# A translator's 5-column export, quotes escaped PHP-style with a backslash: column 2 is not the
+# translation of column 1.
+FIVE = ('welcome,"Welcome to \\"Verso\\"","Willkommen bei \\"Verso\\"","Bienvenue dans \\"Verso\\"",ok\n'
+        'open,"Open the file","Datei öffnen","Ouvrir le fichier",needs review\n'
+        'save,"Save it, now","Jetzt speichern","Enregistrer maintenant",ok\n')
+
+
+def test_an_ambiguous_table_is_refused_with_the_column_choice_to_make(tmp_path):
+    src = _write(tmp_path, FIVE, name="export.csv")
+    with pytest.raises(FormatError, match=r"not a clear bilingual table.*--columns") as ei:
+        FORMAT.read(src, src_lang="en", tgt_lang="fr")
+    assert "export.csv" in str(ei.value) and "\n" not in str(ei.value)
+
+
+def test_chosen_columns_read_the_table_and_export_writes_that_column(tmp_path):
+    from engine.formats import by_name, read_document, write_document
+
+    src = _write(tmp_path, FIVE, name="export.csv")
+    doc = read_document(src, src_lang="en", tgt_lang="fr", format="tabular:2,4")
+    assert doc.format == "tabular:2,4"
+    assert [s.source.text for s in doc.segments][1:] == ["Open the file", "Save it, now"]
+    assert doc.segments[1].target.text == "Ouvrir le fichier"
+    out = tmp_path / "out.csv"
+    write_document(src, out, {"r2": Translation(TaggedText("Ouvrez le fichier"))}, format=doc.format,
+                   tgt_lang="fr", src_lang="en")
+    assert out.read_text("utf-8").splitlines()[1] == 'open,"Open the file","Datei öffnen","Ouvrez le fichier",needs review'
+    assert by_name("tabular:2,4").columns == (1, 3)
+
+
+def test_doc_import_refuses_an_ambiguous_table_and_takes_columns(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    src = _write(tmp_path, FIVE, name="export.csv")
+    base = [sys.executable, "-m", "engine", "doc", "import", str(src), "--project", str(tmp_path / "p"),
+            "--src-lang", "en", "--tgt-lang", "de"]
+    r = subprocess.run(base, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--columns" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "p").exists()
+    r = subprocess.run(base + ["--columns", "2,3"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["format"] == "tabular:2,3"
+
+
+def test_a_two_column_table_and_a_magento_like_pack_stay_clear(tmp_path):
+    assert FORMAT.read(_write(tmp_path, "Open the file,Datei öffnen\nSave,Speichern\n")).segments
+    assert FORMAT.read(_write(tmp_path, CSV)).segments
