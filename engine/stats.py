@@ -95,15 +95,21 @@ def analyse(documents: Iterable[tuple[str, Iterable[str]]],
     return out
 
 
-def is_own_work(meta: dict, project_key: str | tuple[str, ...], since: str) -> bool:
+def is_own_work(meta: dict, project_key: str | tuple[str, ...], since: str,
+                project_name: str | None = None) -> bool:
     """Whether a TM unit is the project's own confirmed work on a document imported at
-    ``since``: stamped with this project (``project``) when it was confirmed, and created
-    after the import.  The analysis leaves those out -- it is what a quote is based on, as
-    if nothing had been translated yet -- while a unit that was in the TM before (and was
-    only re-confirmed, so it keeps its old creation date) still counts.  ``project_key``:
-    :attr:`Project.tm_key`, or a tuple of the keys the project's units may carry."""
+    ``since``: it **came from** a confirmation in this project -- stamped with this project
+    (``project``) and created after the import, and, given ``project_name``, created by the
+    confirm (its ``origin`` is the project's name).  The analysis leaves those out -- it is
+    what a quote is based on, as if nothing had been translated yet -- while a unit that was
+    in the TM before, or came with a TM file imported after the document and was only
+    confirmed again in the project (the confirm merges into it and stamps it; its origin
+    stays the file it came from), still counts.  ``project_key``: :attr:`Project.tm_key`,
+    or a tuple of the keys the project's units may carry."""
     keys = (project_key,) if isinstance(project_key, str) else project_key
-    return meta.get("project") in keys and str(meta.get("created") or "") >= since
+    if meta.get("project") not in keys or str(meta.get("created") or "") < since:
+        return False
+    return project_name is None or str(meta.get("origin") or "") in ("", project_name)
 
 
 STATUSES = ("confirmed", "draft", "new")

@@ -35,3 +35,39 @@ def test_repetitions_across_documents_and_csv():
     rows = list(csv.reader(io.StringIO(to_csv([a, b]))))
     assert rows[0] == ["document", "band", "segments", "words"]
     assert ["a.txt", "total", "3", "9"] in rows
+
+
+def _tm_with_doc(tmp_path):
+    from engine.formats.base import ParsedDocument, ParsedSegment
+    from engine.store import Project
+
+    original = tmp_path / "doc.txt"
+    original.write_text("Open the blue album now.\n\nClose the red door.", encoding="utf-8")
+    segs = [ParsedSegment("k0", protect("Open the blue album now.")), ParsedSegment("k1", protect("Close the red door."))]
+    p = Project.create(tmp_path / "p", src_lang="en", tgt_lang="de")
+    p.import_parsed(ParsedDocument(original.name, "txt", "en", "de", segs), original)
+    return p
+
+
+def test_a_unit_imported_after_the_document_is_not_own_work_once_confirmed(tmp_path):
+    """Issue 36 item 10: a TMX imported after the document, whose 100 % match the translator
+    inserted and confirmed, stays a 100 % match in the analysis: the confirm merged into the
+    imported unit (stamping it with the project), but the unit did not come from this project."""
+    import time
+
+    from engine.stats import is_own_work
+    from engine.tm import TranslationMemory
+    from engine.tmsync import add_to_tm
+
+    p = _tm_with_doc(tmp_path)
+    doc = p.documents()[0]
+    time.sleep(0.01)
+    meta = {"origin": p.name, "creator": "translator", "document": doc.name, "project": p.tm_key}
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add_many([("Open the blue album now.", "Öffnen Sie jetzt das blaue Album.")], origin="client.tmx")
+        add_to_tm(tm, protect("Open the blue album now."), protect("Öffnen Sie jetzt das blaue Album."), meta)
+        add_to_tm(tm, protect("Close the red door."), protect("Schließen Sie die rote Tür."), meta)
+        entries = {e.source.text: e for e in tm.entries()}
+    own = {s: is_own_work(e.meta, (p.tm_key,), doc.imported_at, p.name) for s, e in entries.items()}
+    assert own == {"Open the blue album now.": False, "Close the red door.": True}
+    p.close()

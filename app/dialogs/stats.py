@@ -31,6 +31,7 @@ class StatisticsDialog(QDialog):
         self.analyses: list[stats.Analysis] = []
         # (units confirmed by Verso before the key was a name carry the folder's path)
         self.project_key = (project.tm_key, str(project.folder.resolve()))
+        self.project_name = project.name  # the origin of a unit a confirm created (not an import's)
         docs = [(d, project.segments(d.id)) for d in project.documents()]
         self.docs = [(d.name, [s.source.text for s in segs]) for d, segs in docs]
         self._since = {d.name: d.imported_at for d, _ in docs}
@@ -80,7 +81,8 @@ class StatisticsDialog(QDialog):
             found = tm_service.search_now(control, TaggedText(src), 5)
             since = self._since.get(current[0], "")
             return next((f.score for f in found
-                         if not stats.is_own_work(f.match.meta, self.project_key, since)), None)
+                         if not stats.is_own_work(f.match.meta, self.project_key, since, self.project_name)),
+                        None)
 
         current = [""]
 
