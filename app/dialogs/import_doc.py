@@ -63,18 +63,32 @@ def _escape(s: str) -> str:
 def format_for(parent: QWidget | None, path: Path) -> str | None:
     """The engine format to read ``path`` with: None to detect it as usual (no tracked
     changes, or a format without them), a format name chosen through
-    :class:`TrackedChangesDialog`, or :data:`CANCELLED`.  A file the detection cannot read
-    returns None: the import then reports the error as for any other file."""
+    :class:`TrackedChangesDialog` or the column choice of an ambiguous CSV, or :data:`CANCELLED`
+    (the translator said No to a file declaring another language pair than the project's, or
+    took a TMX to the Import TMX dialog instead).  A file the detection cannot read returns None:
+    the import then reports the error as for any other file."""
     import importlib
 
-    from engine.errors import VersoError
+    from engine.errors import UnsupportedFormatError, VersoError
     from engine.formats import detect
 
     try:
         fmt = detect(path)
+    except UnsupportedFormatError as e:
+        return CANCELLED if _offer_tm_import(parent, path, e) else None
+    except (VersoError, OSError):
+        return None
+    chosen: str | None = None
+    if fmt.name == "tabular":
+        chosen = _columns_for(parent, path)
+        if chosen == CANCELLED:
+            return CANCELLED
+    if not _languages_accepted(parent, path, chosen or fmt.name):
+        return CANCELLED
+    try:
         resolver = _RESOLVERS.get(fmt.name)
         if resolver is None:
-            return None
+            return chosen
         module = importlib.import_module(resolver[0])
         counts = module.tracked_changes(path)
     except (VersoError, OSError):
@@ -85,3 +99,74 @@ def format_for(parent: QWidget | None, path: Path) -> str | None:
     if dlg.exec() != QDialog.Accepted or dlg.choice is None:
         return CANCELLED
     return resolver[1] if dlg.choice == TrackedChangesDialog.ACCEPT else resolver[2]
+
+
+def _offer_tm_import(parent, path: Path, error) -> bool:
+    """A TMX given as a document: offer the Import TMX dialog instead (True when it was opened).
+    A TBX is refused by the import with the command that takes it."""
+    from PySide6.QtWidgets import QMessageBox
+
+    if "TMX" not in str(error) or not hasattr(parent, "import_tm_dialog"):
+        return False
+    answer = QMessageBox.question(
+        parent, "Import document", f"{Path(path).name} is a TMX translation memory, not a document.\n\n"
+        "Import it into a translation memory instead?", QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+    if answer != QMessageBox.Yes:
+        return True  # nothing to import as a document either
+    dlg = parent.import_tm_dialog()
+    if dlg is not None:
+        dlg.set_file(Path(path))
+    return True
+
+
+def _columns_for(parent, path: Path) -> str | None:
+    """``tabular:S,T`` chosen by the translator for a CSV that is no clear bilingual table, None for
+    a clear one, :data:`CANCELLED` when the translator cancelled."""
+    from PySide6.QtWidgets import QInputDialog
+
+    from engine.errors import VersoError
+    from engine.formats.tabular import layout_question
+
+    try:
+        q = layout_question(path)
+    except (VersoError, OSError):
+        return None
+    if q is None:
+        return None
+    items = [f"{i + 1}: {sample[:40]}" for i, sample in enumerate(q["columns"])]
+    picked = []
+    for role in ("source", "translation"):
+        item, ok = QInputDialog.getItem(
+            parent, "Which columns?", f"{Path(path).name} is not a clear bilingual table ({q['reason']}).\n"
+            f"Which column is the {role}?", items, len(picked), False)
+        if not ok:
+            return CANCELLED
+        picked.append(items.index(item) + 1)
+    if picked[0] == picked[1]:
+        return CANCELLED
+    return f"tabular:{picked[0]},{picked[1]}"
+
+
+def _languages_accepted(parent, path: Path, format: str) -> bool:
+    """True unless ``path`` declares another language pair than the project's and the translator
+    answers No (the default) to importing it anyway."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from engine.errors import VersoError
+    from engine.formats import language_conflict, read_declared
+
+    project = getattr(parent, "project", None)
+    if project is None or not (format in ("xliff12", "xliff20", "po") or format.startswith("tabular")):
+        return True
+    try:
+        _, declared = read_declared(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
+    except (VersoError, OSError):
+        return True  # the import reports it
+    conflict = language_conflict(declared, project.src_lang, project.tgt_lang, what="this project")
+    if not conflict:
+        return True
+    answer = QMessageBox.question(
+        parent, "Another language pair",
+        f"{Path(path).name}: {conflict}.\n\nImport it into this project anyway?",
+        QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+    return answer == QMessageBox.Yes

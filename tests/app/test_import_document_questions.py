@@ -1,0 +1,70 @@
+"""File ▸ Import Document asks before importing a file declaring another language pair (default No),
+asks which columns of an ambiguous CSV to read, and offers the Import TMX dialog for a TMX."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+from app.dialogs.import_doc import CANCELLED, format_for
+from app.main_window import MainWindow
+from engine.store import Project
+
+from editor_helpers import make_project
+
+XLF = ('<?xml version="1.0"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+       '<file source-language="en-US" target-language="{t}" datatype="plaintext" original="a"><body>'
+       '<trans-unit id="1"><source>Open the file.</source></trans-unit></body></file></xliff>')
+
+
+def _window(qtbot, folder) -> MainWindow:
+    w = MainWindow(Project.open(folder), nmt=False)
+    qtbot.addWidget(w)
+    return w
+
+
+def test_a_file_of_another_pair_is_asked_about_naming_both_pairs_and_no_imports_nothing(qtbot, tmp_path,
+                                                                                         monkeypatch):
+    asked = []
+
+    def question(parent, title, text, buttons, default):
+        asked.append((text, default))
+        return QMessageBox.No
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
+    src, tgt = win.project.src_lang, win.project.tgt_lang
+    f = tmp_path / "memoq.xlf"
+    f.write_text(XLF.format(t="ja-JP"), encoding="utf-8")
+    assert format_for(win, f) == CANCELLED
+    (text, default), = asked
+    assert "en-US -> ja-JP" in text and f"{src} -> {tgt}" in text and default == QMessageBox.No
+    assert win.import_document(f) is None
+
+
+def test_a_file_of_the_project_pair_is_not_asked_about(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: (_ for _ in ()).throw(AssertionError("asked")))
+    win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
+    f = tmp_path / "same.xlf"
+    f.write_text(XLF.format(t=win.project.tgt_lang), encoding="utf-8")
+    assert format_for(win, f) is None
+
+
+def test_an_ambiguous_csv_asks_for_the_columns(qtbot, tmp_path, monkeypatch):
+    answers = iter(["2: Open the file", "4: Ouvrir le fichier"])
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (next(answers), True))
+    win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
+    f = tmp_path / "export.csv"
+    f.write_text('open,"Open the file","Datei öffnen","Ouvrir le fichier",needs review\n', encoding="utf-8")
+    assert format_for(win, f) == "tabular:2,4"
+
+
+def test_a_tmx_offers_the_import_tmx_dialog(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.Yes)
+    win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
+    f = tmp_path / "memory.tmx"
+    f.write_text('<?xml version="1.0"?><tmx version="1.4"><header srclang="en"/><body/></tmx>', encoding="utf-8")
+    opened = []
+    real = win.import_tm_dialog
+    monkeypatch.setattr(win, "import_tm_dialog", lambda: opened.append(real()) or opened[-1])
+    assert format_for(win, f) == CANCELLED
+    assert opened and opened[0].path.text() == str(f)
+    opened[0].close()
