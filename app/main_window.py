@@ -769,6 +769,8 @@ class MainWindow(QMainWindow):
         if not tag_errors and self.tm is not None and self.tm.writable_info() is not None:
             to_tm = {"origin": self.project.name, "creator": "translator",
                      "document": self.doc_combo.currentText(), "project": self.project.tm_key}
+        entered = self.model.segment(row)
+        was = self.seg_states.entered if self.seg_states.segment_id == entered.id else None
         try:
             seg = self.model.confirm(row, typed, tm_meta=to_tm)  # the TM write is owed from here on
         except VersoError as e:
@@ -782,7 +784,13 @@ class MainWindow(QMainWindow):
                                          "to the TM.", 6000)
         elif to_tm is not None:
             project = self.project
-            self.tm.add(seg.source, seg.target, to_tm, on_written=lambda sid=seg.id: project.tm_written([sid]))
+            written = (lambda sid=seg.id: project.tm_written([sid]))
+            if was is not None and was.status == "confirmed" and was.text != seg.target.text:
+                # a confirmed translation corrected: its TM unit takes the new target (no second unit)
+                replacing.tm_replace(self.tm, seg.source, seg.source.with_text(was.text), seg.target, to_tm,
+                                     on_written=written)
+            else:
+                self.tm.add(seg.source, seg.target, to_tm, on_written=written)
         propagated = self._propagate(row) if self.propagation_on() else 0
         # (the confirmed row was refitted by the grid when the model reported the change)
         nxt = self.model.next_unconfirmed(row)

@@ -25,12 +25,16 @@ class SegmentStates:
     def __init__(self):
         self.segment_id: int | None = None
         self._known: dict[str, TargetState] = {}
+        #: the segment's state when the translator entered it (a confirmed text edited and
+        #: confirmed again replaces its TM unit instead of adding a second one)
+        self.entered: TargetState | None = None
 
     def enter(self, seg, *, force: bool = False) -> None:
         """The translator is on ``seg``: its present state is the first one known."""
         if force or seg.id != self.segment_id:
             self.segment_id = seg.id
             self._known = {seg.target.text: TargetState.of(seg)}
+            self.entered = TargetState.of(seg)
 
     def record(self, seg, after: TargetState) -> None:
         """An insertion took ``seg`` (its state before) to ``after``."""

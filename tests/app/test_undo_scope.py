@@ -200,3 +200,21 @@ def test_replace_current_updates_the_tm_unit_of_a_confirmed_segment(qtbot, tmp_p
     pairs = tm_pairs(win)
     assert ("Open the album.", "Öffnen Sie das Fotoalbum.") in pairs
     assert ("Open the album.", "Öffnen Sie das Album.") not in pairs
+
+
+def test_correcting_a_confirmed_segment_replaces_its_tm_unit(qtbot, tmp_path):
+    from engine.tm import TranslationMemory
+
+    folder = make_project(tmp_path / "p", ["Open the file.", "Close it."])
+    win = open_window(qtbot, folder)
+    qtbot.keyClicks(win.editor(), "Datei oeffnen.")
+    qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
+    win.go_to(0)
+    ed = win.editor()
+    ed.moveCursor(ed.textCursor().MoveOperation.End)
+    qtbot.keyClicks(ed, " Jetzt.")
+    qtbot.keyClick(ed, Qt.Key_Return, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    win.close()
+    with TranslationMemory(folder / "tm") as tm:
+        assert [e.target.text for e in tm.entries()] == ["Datei oeffnen. Jetzt."]   # one unit, corrected
