@@ -29,10 +29,14 @@ Writing
     ``needs-review-translation`` / ``needs-translation``), keeping a raw value
     that already means the same status.  Everything else is kept.
 
-    A segment absent from ``translations`` (one the translator did not touch)
-    is not written at all: its unit stays as the parser read it (identical
-    after XML canonicalisation), SDL ``conf``/``origin`` and memoQ
-    ``mq:status`` included, and
+    The file is not re-serialised: the edited targets, the status
+    attributes set and a new ``<target>`` (after ``</source>`` or
+    ``</seg-source>``, with the indentation before the source) are spliced
+    into the original bytes (:mod:`engine.formats.xmlsplice`), so an export
+    with nothing edited is the original file byte for byte and an edited one
+    differs only inside the edited units.  A segment absent from
+    ``translations`` (one the translator did not touch) is not written at
+    all, SDL ``conf``/``origin`` and memoQ ``mq:status`` included, and
     ``target-language`` is only added to a ``<file>`` that receives a
     translation.  An edited target is rebuilt from the codes of the target
     already in the file where it has them (see
@@ -63,6 +67,7 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, code_label, edges,
     fill_content, inner_text, keep_edges, load, localname, min_status, normalize, preserve_space,
@@ -345,18 +350,20 @@ class Xliff12Format:
         for site in doc.sites:
             by_unit.setdefault(id(site.unit), []).append(site)
             units[id(site.unit)] = site.unit
-        written_files: list = []
-        for uid, sites in by_unit.items():
-            if not any(s.key in translations for s in sites):
-                continue  # untouched: the unit stays exactly as it is
-            _Writer(doc, units[uid], sites, translations, tgt_lang, out).apply()
-            if sites[0].file_el not in written_files:
-                written_files.append(sites[0].file_el)
+        edited = [uid for uid, sites in by_unit.items()
+                  if any(s.key in translations for s in sites)]
+        if not edited:  # untouched: the original bytes
+            copy_file(original, out)
+            return
+        files = list(dict.fromkeys(by_unit[uid][0].file_el for uid in edited))
+        sp = Splice(original, doc.tree, [units[uid] for uid in edited], files)
+        for uid in edited:
+            _Writer(doc, units[uid], by_unit[uid], translations, tgt_lang, out, sp).apply()
         if tgt_lang:
-            for f in written_files:
+            for f in files:
                 if localname(f) == "file" and not f.get("target-language"):
-                    f.set("target-language", tgt_lang)
-        write_tree(doc.tree, original, out)
+                    sp.set(f, "target-language", tgt_lang)
+        sp.write(out, lambda: write_tree(doc.tree, original, out))
 
 
 def _changes(doc: _Doc, translations: dict[str, Translation]) -> dict[str, Translation]:
@@ -378,8 +385,10 @@ def _changes(doc: _Doc, translations: dict[str, Translation]) -> dict[str, Trans
 class _Writer:
     """Applies the translations of one trans-unit."""
 
-    def __init__(self, doc: _Doc, unit, sites: list[_Site], translations, tgt_lang: str, out: Path):
+    def __init__(self, doc: _Doc, unit, sites: list[_Site], translations, tgt_lang: str, out: Path,
+                 sp: Splice):
         self.doc, self.unit, self.sites = doc, unit, sites
+        self.sp = sp
         self.translations = translations
         self.out = out
         file_el = sites[0].file_el
@@ -412,6 +421,7 @@ class _Writer:
         target = tr.target if preserve_space(container) else keep_edges(tr.target, lead, trail)
         fill_content(container, target, codes, isolate=self._isolate,
                      add_text=self._text(site.key))
+        self.sp.content(container)
 
     # -- target element
     def _new_target(self):
@@ -424,6 +434,7 @@ class _Writer:
         if self.lang and src is not None and src.get(XML_LANG):
             target.set(XML_LANG, self.lang)
         _insert_after(unit, ref, target)
+        self.sp.inserted(ref, target)
         return target
 
     def apply(self) -> None:
@@ -466,9 +477,11 @@ class _Writer:
             if target is not None:
                 new.tail = target.tail
                 unit.replace(target, new)
+                self.sp.replaced(target, new)
             else:
                 new.tail = None
                 _insert_after(unit, seg_source, new)
+                self.sp.inserted(seg_source, new)
             target = new
         return doc.target_mrks(unit, target)
 
@@ -484,9 +497,9 @@ class _Writer:
                 st = statuses[site.key]
                 cur = seg.get("conf")
                 if not cur or _SDL_STATUS.get(cur.lower(), "draft") != st:
-                    seg.set("conf", _STATUS_SDL[st])
+                    self.sp.set(seg, "conf", _STATUS_SDL[st])
                 if seg.get("origin") == "not-translated":
-                    seg.set("origin", "interactive")
+                    self.sp.set(seg, "origin", "interactive")
                 sdl_done = True
         if sdl_done:
             return
@@ -503,14 +516,14 @@ class _Writer:
         mq = unit.get(MQ_STATUS)
         if mq is not None:
             if _MQ_STATUS.get(mq.lower(), "draft") != st:
-                unit.set(MQ_STATUS, _STATUS_MQ[st])
+                self.sp.set(unit, MQ_STATUS, _STATUS_MQ[st])
             return
         target = doc.child(unit, "target")
         cur = target.get("state")
         if not cur or _STATE_STATUS.get(cur, "draft") != st:
-            target.set("state", _STATUS_STATE[st])
+            self.sp.set(target, "state", _STATUS_STATE[st])
         if unit.get("approved") == "yes" and st != "confirmed":
-            unit.set("approved", "no")
+            self.sp.set(unit, "approved", "no")
 
 
 def _insert_after(parent, ref, new) -> None:

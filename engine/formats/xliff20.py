@@ -23,8 +23,12 @@ Writing
     unless the present value already means that status.  Characters XML cannot
     hold are written as ``<cp>``.  ``trgLang`` is added when missing.
 
-    A segment absent from ``translations`` (one the translator did not touch)
-    is not written at all: its ``<target>``, ``state`` and whitespace stay as
+    The changes are spliced into the original bytes
+    (:mod:`engine.formats.xmlsplice`): an export with nothing edited is the
+    original file byte for byte, an edited one differs only in the edited
+    targets and their ``state``/``subState`` (and a ``trgLang`` the file
+    lacked).  A segment absent from ``translations`` (one the translator did
+    not touch) is not written at all: its ``<target>``, ``state`` and whitespace stay as
     they were, and a file with nothing to write gets no ``trgLang`` either.  An
     edited target is rebuilt from the codes of the target already in the file
     where it has them (see :mod:`engine.formats.xliffcommon`): a target
@@ -41,6 +45,7 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, edges, fill_content,
     inner_text, keep_edges, load, localname, normalize, preserve_space, remap_target, root_of,
@@ -226,7 +231,7 @@ def _add_text(parent, s: str) -> None:
     append_text(parent, s[pos:])
 
 
-def _set_target(path: Path, site: _Site, tr: Translation) -> None:
+def _set_target(path: Path, site: _Site, tr: Translation, sp: Splice) -> None:
     seg = site.segment
     target = seg.find(q("target"))
     codes, (lead, trail) = target_codes(site.ext, site.edges, target,
@@ -241,15 +246,16 @@ def _set_target(path: Path, site: _Site, tr: Translation) -> None:
         if prev_ws is not None and not prev_ws.strip():
             site.source.tail = prev_ws
         seg.insert(idx + 1, target)
+        sp.inserted(site.source, target)
     text = tr.target if preserve_space(target) else keep_edges(tr.target, lead, trail)
     fill_content(target, text, codes, isolate=_isolate, add_text=_add_text)
+    sp.content(target)
     status = tr.status if tr.target.text else "new"
     cur = seg.get("state")
     if cur and _STATE_STATUS.get(cur, "draft") == status:
         return
-    seg.set("state", _STATUS_STATE[status])
-    if "subState" in seg.attrib:
-        del seg.attrib["subState"]
+    sp.set(seg, "state", _STATUS_STATE[status])
+    sp.delete(seg, "subState")
 
 
 def _changes(doc: _Doc, site: _Site, tr: Translation) -> bool:
@@ -303,14 +309,18 @@ class Xliff20Format:
         doc = _Doc(original)
         todo = [s for s in doc.sites
                 if s.key in translations and _changes(doc, s, translations[s.key])]
-        if todo and not doc.root.get("trgLang"):
+        if not todo:  # untouched: the original bytes
+            copy_file(original, out)
+            return
+        sp = Splice(original, doc.tree, list(dict.fromkeys(s.unit for s in todo)), [doc.root])
+        if not doc.root.get("trgLang"):
             if not tgt_lang:
                 raise FormatError(original, "the file declares no target language (trgLang); "
                                             "give one to export translations", where(doc.root))
-            doc.root.set("trgLang", tgt_lang)
+            sp.set(doc.root, "trgLang", tgt_lang)
         for site in todo:
-            _set_target(original, site, translations[site.key])
-        write_tree(doc.tree, original, out)
+            _set_target(original, site, translations[site.key], sp)
+        sp.write(out, lambda: write_tree(doc.tree, original, out))
 
 
 FORMAT = Xliff20Format()

@@ -8,7 +8,9 @@
 * putting a translated :class:`~engine.inline.TaggedText` back as XML content
   (:func:`fill_content`), re-nesting paired codes where the translation keeps
   them well nested and isolating them where it does not,
-* writing the tree back with the original prolog, encoding and BOM.
+* serialising the tree with the original prolog, encoding and BOM
+  (:func:`write_tree`), which the writers use only when
+  :mod:`engine.formats.xmlsplice` cannot map the original bytes.
 
 What is written, and what is not
     A writer only touches the segments it is given a translation for.  A
