@@ -54,6 +54,7 @@ from lxml import etree
 
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats import xmlsafe
+from engine.formats.xmlsplice import qname
 from engine.fsutil import atomic_write
 from engine.inline import Tag, TaggedText, TaggedTextBuilder, is_private_use_tag, tag_char, tag_number
 
@@ -229,17 +230,6 @@ def keep_edges(target: TaggedText, lead: str, trail: str) -> TaggedText:
 
 
 # ------------------------------------------------------------- serialisation
-def qname(el, clark: str) -> str:
-    """``prefix:local`` for a Clark-notation name in ``el``'s scope."""
-    if not clark.startswith("{"):
-        return clark
-    ns, local = clark[1:].split("}", 1)
-    if ns == XML_NS:
-        return f"xml:{local}"
-    for prefix, uri in (el.nsmap or {}).items():
-        if uri == ns and prefix:
-            return f"{prefix}:{local}"
-    return local
 
 
 def _esc_attr(v: str) -> str:

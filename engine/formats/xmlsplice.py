@@ -130,7 +130,9 @@ def _localname(el) -> str:
     return el.tag.rsplit("}", 1)[-1]
 
 
-def _qname(el, clark: str) -> str:
+def qname(el, clark: str, *, strict: bool = False) -> str:
+    """``prefix:local`` for a Clark-notation name in ``el``'s scope (``strict``: a namespace
+    without a prefix there is a :class:`SpliceError`, else the bare local name)."""
     if not clark.startswith("{"):
         return clark
     ns, local = clark[1:].split("}", 1)
@@ -139,7 +141,9 @@ def _qname(el, clark: str) -> str:
     for prefix, uri in (el.nsmap or {}).items():
         if uri == ns and prefix:
             return f"{prefix}:{local}"
-    raise SpliceError(f"no prefix for the namespace {ns!r} of attribute {local!r}")
+    if strict:
+        raise SpliceError(f"no prefix for the namespace {ns!r} of attribute {local!r}")
+    return local
 
 
 def _esc_attr(v: str, quote: str) -> str:
@@ -346,7 +350,7 @@ class Splice:
             old, new = before.get(name), now.get(name)
             if old == new:
                 continue
-            qn = _qname(el, name)
+            qn = qname(el, name, strict=True)
             m = raw.get(qn)
             if m is None and old is not None:
                 raise SpliceError(f"attribute {qn!r} not found in the start tag")
