@@ -11,6 +11,10 @@ For each segment without a target, in document order:
    when it reads document context (as the editor's suggestion does), origin ``mt``;
 3. otherwise the segment stays empty.
 
+A model is used only for the pair it was trained for: one that translates another pair than the
+project's (regional variants are one language) is set aside, the document is filled from the TM
+only, and the result's ``note`` says why.
+
 Targets are written as drafts, never confirmed, in batches of one transaction each, so an
 interrupted run keeps what it wrote.  Segments that already have a target are not touched.
 Nothing here imports torch until a model is given.
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from engine.langs import pair_text
 from engine.store.project import Project, Segment
 from engine.tm import Match, TranslationMemory, open_tm, project_tms, tm_ref
 from engine.tm.adapt import adapt_tags
@@ -36,9 +41,34 @@ class PretranslateResult:
     mt: int = 0        # filled by the model
     empty: int = 0     # left empty (no 100 % match and no model)
     kept: int = 0      # already had a target: not touched
+    note: str = ""     # why no model filled anything (one line), "" when one could
 
     def to_json(self) -> dict:
-        return {"tm": self.tm, "mt": self.mt, "empty": self.empty, "kept": self.kept}
+        out = {"tm": self.tm, "mt": self.mt, "empty": self.empty, "kept": self.kept}
+        return out | ({"note": self.note} if self.note else {})
+
+
+def model_mismatch(translator, project: Project) -> str:
+    """Why ``translator`` may not translate ``project`` (another pair, or none named), "" when it may."""
+    from engine.resources import pair_served
+
+    data = getattr(getattr(getattr(translator, "loaded", None), "cfg", None), "data", None)
+    pair = (getattr(data, "src_lang", ""), getattr(data, "tgt_lang", "")) if data is not None else None
+    if pair is None or pair_served(pair, project.src_lang, project.tgt_lang):
+        return ""
+    return wrong_pair_note(project, pair)
+
+
+def wrong_pair_note(project: Project, pair: tuple[str, str] | None, why: str = "") -> str:
+    """The one line saying the document is filled from the TM only, and why."""
+    want = pair_text(project.src_lang, project.tgt_lang)
+    if why:
+        reason = why
+    elif pair is not None and all(pair):
+        reason = f"the model translates {pair_text(*pair)}, not {want}"
+    else:
+        reason = f"the model does not say which pair it translates (the project is {want})"
+    return f"{reason}: filling from the TM only (train a model for {want} with `verso train --tm`, or pass --model)"
 
 
 def _best(tms: Sequence[TranslationMemory], seg: Segment, k: int) -> list[Match]:
@@ -59,6 +89,10 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
     res = PretranslateResult()
     todo = [i for i, s in enumerate(segments) if not s.target.text.strip() and s.source.plain().strip()]
     res.kept = sum(1 for s in segments if s.target.text.strip())
+    if translator is not None:
+        res.note = model_mismatch(translator, project)
+        if res.note:
+            translator = None
     reads_memory = reads_context = False
     if translator is not None:
         from engine.nmt.doccontext import find_doc_context

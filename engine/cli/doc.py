@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="another TM to search: a folder or a shared TM's URL postgresql://host:port/db?tm=NAME "
                         "(repeatable; the project's TMs are always searched)")
     p.add_argument("--model", type=Path, default=None, metavar="DIR",
-                   help="model folder (default: the project's model, else the demo model); "
+                   help="model folder (default: the project's model, else $VERSO_MODEL, else the demo model -- only one of the project's pair; with none, TM matches only and stderr says why); "
                         "--model none: TM matches only")
     p.add_argument("--min-score", type=_unit_float, default=None, metavar="S",
                    help="the minimum match a memory-guided model reads (default: the editor's setting, 0.3)")
@@ -188,13 +188,26 @@ def _pretranslate(a) -> int:
     import sys
 
     from engine.cli import print_json
-    from engine.pretranslate import open_tms, pretranslate
-    from engine.resources import default_model_dir
+    from engine.pretranslate import open_tms, pretranslate, wrong_pair_note
+    from engine.resources import model_choice, model_pair, pair_served
 
     with _open(a.project) as p:
         info = p.document(a.document)
         translator = None
-        model = None if a.model is not None and str(a.model) == "none" else (a.model or default_model_dir(p))
+        note = ""  # why no model translates (a model of another pair is never loaded)
+        if a.model is not None and str(a.model) == "none":
+            model = None
+        elif a.model is not None:
+            model = a.model
+            if (model / "manifest.json").is_file() and not pair_served(model_pair(model), p.src_lang, p.tgt_lang):
+                note, model = wrong_pair_note(p, model_pair(model)), None
+        else:
+            choice = model_choice(p)
+            model = choice.folder
+            if model is None:
+                note = wrong_pair_note(p, None, choice.why)
+        if note:
+            print(f"pretranslate: {note}", file=sys.stderr, flush=True)
         if model is not None:
             from engine.nmt.translator import Translator
 
@@ -209,6 +222,10 @@ def _pretranslate(a) -> int:
         finally:
             for tm in tms:
                 tm.close()
+        if res.note:
+            print(f"pretranslate: {res.note}", file=sys.stderr, flush=True)
+        elif note:
+            res.note = note
         print_json({"document_id": info.id, "model": str(model) if model else None, **res.to_json()})
     return 0
 
