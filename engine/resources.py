@@ -28,14 +28,17 @@ def user_data_dir() -> Path:
 def model_pair(folder: str | Path) -> tuple[str, str] | None:
     """(src, tgt) the model in ``folder`` was trained for, as its manifest names them; None when the
     folder holds no readable manifest."""
+    from engine import folder_guard  # JSON through the guard; engine.nmt stays out of the fast layer
     from engine.errors import ModelError
-    from engine.nmt.manifest import read_manifest  # JSON only: no torch
 
     try:
-        man = read_manifest(Path(folder))
-    except (ModelError, OSError):
+        man = folder_guard.read_json(Path(folder), "manifest.json")
+    except (ModelError, OSError, ValueError):
         return None
-    return man.get("src_lang", ""), man.get("tgt_lang", "")
+    if not isinstance(man, dict) or man.get("format") != "verso-nmt":
+        return None
+    src, tgt = man.get("src_lang", ""), man.get("tgt_lang", "")
+    return (src, tgt) if isinstance(src, str) and isinstance(tgt, str) else ("", "")
 
 
 def pair_served(pair: tuple[str, str] | None, src_lang: str, tgt_lang: str) -> bool:
