@@ -771,8 +771,11 @@ class MainWindow(QMainWindow):
                      "document": self.doc_combo.currentText(), "project": self.project.tm_key}
         entered = self.model.segment(row)
         was = self.seg_states.entered if self.seg_states.segment_id == entered.id else None
+        if was is not None and not (was.status == "confirmed" and was.text != target.text):
+            was = None  # only a confirmed translation corrected replaces its TM unit
+        replaces = entered.source.with_text(was.text) if was is not None and to_tm is not None else None
         try:
-            seg = self.model.confirm(row, typed, tm_meta=to_tm)  # the TM write is owed from here on
+            seg = self.model.confirm(row, typed, tm_meta=to_tm, tm_replaces=replaces)  # the TM write is owed
         except VersoError as e:
             QMessageBox.critical(self, "Verso", str(e))
             return
@@ -785,10 +788,9 @@ class MainWindow(QMainWindow):
         elif to_tm is not None:
             project = self.project
             written = (lambda sid=seg.id: project.tm_written([sid]))
-            if was is not None and was.status == "confirmed" and was.text != seg.target.text:
+            if replaces is not None:
                 # a confirmed translation corrected: its TM unit takes the new target (no second unit)
-                replacing.tm_replace(self.tm, seg.source, seg.source.with_text(was.text), seg.target, to_tm,
-                                     on_written=written)
+                replacing.tm_replace(self.tm, seg.source, replaces, seg.target, to_tm, on_written=written)
             else:
                 self.tm.add(seg.source, seg.target, to_tm, on_written=written)
         propagated = self._propagate(row) if self.propagation_on() else 0

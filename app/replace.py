@@ -77,7 +77,8 @@ def write_states(win, changes: list[tuple[int, TargetState]]) -> list[int]:
         if (meta is not None and seg.status == "confirmed" and st.status == "confirmed"
                 and st.text != seg.target.text and st.text.strip()
                 and not tag_issues(0, row, seg.source, target)):
-            new = project.confirm(seg.id, target, origin=st.origin, origin_score=st.origin_score, tm_meta=meta)
+            new = project.confirm(seg.id, target, origin=st.origin, origin_score=st.origin_score, tm_meta=meta,
+                                  tm_replaces=seg.target)
             model.reload_row(row)
             tm_replace(win.tm, new.source, seg.target, new.target, meta,
                        on_written=lambda sid=seg.id: project.tm_written([sid]))

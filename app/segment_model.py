@@ -182,7 +182,8 @@ class SegmentTableModel(QAbstractTableModel):
         seg = self._rows[row]
         return seg.target if text is None or text == seg.target.text else seg.source.with_text(text)
 
-    def confirm(self, row: int, text: str | None = None, tm_meta: dict | None = None) -> Segment:
+    def confirm(self, row: int, text: str | None = None, tm_meta: dict | None = None,
+                tm_replaces: TaggedText | None = None) -> Segment:
         """Confirm the segment of ``row`` (durable on return), in ONE write.
 
         ``text``: what the editor holds (segment text with tag characters).  When
@@ -197,7 +198,7 @@ class SegmentTableModel(QAbstractTableModel):
         else:
             target, origin, score = seg.target, seg.origin or "human", seg.origin_score
         self._replace(row, self.project.confirm(seg.id, target, origin=origin, origin_score=score,
-                                                tm_meta=tm_meta))
+                                                tm_meta=tm_meta, tm_replaces=tm_replaces))
         return self._rows[row]
 
     def reload_row(self, row: int) -> None:

@@ -342,10 +342,15 @@ class TMService(QObject):
         confirm and its TM write); return how many."""
         if self.writable_info() is None:
             return 0
+        from app.replace import tm_replace
+
         pending = project.tm_pending()
         for p in pending:
-            self.add(p.segment.source, p.segment.target, p.meta,
-                     on_written=lambda sid=p.segment.id: project.tm_written([sid]))
+            written = (lambda sid=p.segment.id: project.tm_written([sid]))
+            if p.replaces is not None:  # a corrected confirmation: its unit takes the new target
+                tm_replace(self, p.segment.source, p.replaces, p.segment.target, p.meta, on_written=written)
+            else:
+                self.add(p.segment.source, p.segment.target, p.meta, on_written=written)
         return len(pending)
 
     def _add(self, control, source: TaggedText, target: TaggedText, meta: dict) -> int | None:

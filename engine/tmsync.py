@@ -29,13 +29,25 @@ def confirm_to_tm(project: Project, tm, segment_id: int, target: TaggedText | st
     return seg
 
 
+def replace_in_tm(tm, source: TaggedText, old: TaggedText, new: TaggedText, meta: dict) -> int | None:
+    """The unit ``source`` + ``old`` of ``tm`` takes the target ``new`` (added when it has no such unit):
+    adding the old pair finds its id, as an exact duplicate merges into the unit it has."""
+    if not old.text.strip() or old.text == new.text:
+        return add_to_tm(tm, source, new, meta)
+    uid = add_to_tm(tm, source, old, meta)
+    return tm.update(uid, target=new)
+
+
 def send_pending(project: Project, tm) -> int:
     """Write every confirmation the TM may have missed; return how many were sent."""
     pending = project.tm_pending()
     for p in pending:
-        add_to_tm(tm, p.segment.source, p.segment.target, p.meta)
+        if p.replaces is not None:
+            replace_in_tm(tm, p.segment.source, p.replaces, p.segment.target, p.meta)
+        else:
+            add_to_tm(tm, p.segment.source, p.segment.target, p.meta)
         project.tm_written([p.segment.id])
     return len(pending)
 
 
-__all__ = ["add_to_tm", "confirm_to_tm", "send_pending"]
+__all__ = ["add_to_tm", "confirm_to_tm", "replace_in_tm", "send_pending"]

@@ -89,6 +89,12 @@ def _m3_no_stored_passwords(db: sqlite3.Connection) -> None:
         db.execute("UPDATE project SET value = ? WHERE key = 'tms'", (json.dumps(items),))
 
 
+def _m4_tm_pending_replaces(db: sqlite3.Connection) -> None:
+    # the target a corrected confirmation replaces in the TM ({"text":..., "tags":...} JSON, or NULL)
+    if "replaces" not in {r[1] for r in db.execute("PRAGMA table_info(tm_pending)")}:
+        db.execute("ALTER TABLE tm_pending ADD COLUMN replaces TEXT")
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -102,6 +108,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema: project, documents, segments", _m1_initial),
     (2, "confirmations owed to the TM (tm_pending)", _m2_tm_pending),
     (3, "no password in a stored TM URL", _m3_no_stored_passwords),
+    (4, "the TM target a corrected confirmation replaces (tm_pending.replaces)", _m4_tm_pending_replaces),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -118,10 +118,12 @@ class Segment:
 
 @dataclass(frozen=True)
 class PendingTMWrite:
-    """A confirmed segment the TM may not have yet, and the unit metadata it goes with."""
+    """A confirmed segment the TM may not have yet, the unit metadata it goes with, and the
+    target of the unit it corrects (None: a new unit)."""
 
     segment: Segment
     meta: dict
+    replaces: TaggedText | None = None
 
 
 class Project:
@@ -450,7 +452,8 @@ class Project:
             return [self.segment(segment_id) for _, segment_id in rows]
 
     def confirm(self, segment_id: int, target: TaggedText | str | None = None, *, origin: str = "human",
-                origin_score: float | None = None, tm_meta: dict | None = None) -> Segment:
+                origin_score: float | None = None, tm_meta: dict | None = None,
+                tm_replaces: TaggedText | None = None) -> Segment:
         """Confirm a segment (with a new target, or its current one).
 
         Durable when this returns (WAL, synchronous=FULL).  ``tm_meta``: the
@@ -458,6 +461,8 @@ class Project:
         recorded in the same transaction and listed by :meth:`tm_pending` until
         :meth:`tm_written` says the TM has it, so a crash between the two
         writes loses nothing (the editor sends what is pending on opening).
+        ``tm_replaces``: the target of the TM unit this confirmation corrects (a confirmed
+        segment changed), so what is sent after a crash updates that unit, not a second one.
         """
         if target is None:
             seg = self.segment(segment_id)
@@ -466,8 +471,10 @@ class Project:
             seg = self.set_target(segment_id, target, status="confirmed", origin=origin,
                                   origin_score=origin_score)
             if tm_meta is not None:
-                self._conn.execute("INSERT OR REPLACE INTO tm_pending (segment_id, meta, queued_at) "
-                                   "VALUES (?, ?, ?)", (segment_id, json.dumps(tm_meta), _now()))
+                replaces = (json.dumps({"text": tm_replaces.text, "tags": tm_replaces.tags_json()})
+                            if tm_replaces is not None else None)
+                self._conn.execute("INSERT OR REPLACE INTO tm_pending (segment_id, meta, queued_at, replaces) "
+                                   "VALUES (?, ?, ?, ?)", (segment_id, json.dumps(tm_meta), _now(), replaces))
         return seg
 
     def tm_pending(self) -> list[PendingTMWrite]:
@@ -475,7 +482,7 @@ class Project:
         (a segment no longer confirmed owes the TM nothing and is dropped)."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT p.segment_id, p.meta, s.status FROM tm_pending p JOIN segments s "
+                "SELECT p.segment_id, p.meta, s.status, p.replaces FROM tm_pending p JOIN segments s "
                 "ON s.id = p.segment_id ORDER BY p.queued_at, p.segment_id").fetchall()
             gone = [r[0] for r in rows if r[2] != "confirmed"]
             if gone:
@@ -488,7 +495,8 @@ class Project:
                     meta = json.loads(r[1])
                 except ValueError:
                     meta = {}
-                out.append(PendingTMWrite(self.segment(r[0]), meta if isinstance(meta, dict) else {}))
+                out.append(PendingTMWrite(self.segment(r[0]), meta if isinstance(meta, dict) else {},
+                                          _replaced_target(r[3])))
             return out
 
     def tm_written(self, segment_ids: Sequence[int]) -> None:
@@ -592,6 +600,14 @@ def _segment_rows(doc_id: int, parsed: ParsedDocument, now: str) -> Iterator[tup
                s.status if has_target else "new", "file" if has_target else "",
                s.note, s.context, _json(s.meta) if s.meta else "{}", now, now,
                now if (s.status == "confirmed" and has_target) else None)
+
+
+def _replaced_target(raw: str | None) -> TaggedText | None:
+    try:
+        d = json.loads(raw) if raw else None
+        return TaggedText.from_parts(d["text"], d["tags"]) if isinstance(d, dict) else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _same_file(a: Path, b: Path) -> bool:

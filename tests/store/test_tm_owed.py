@@ -86,3 +86,19 @@ def test_no_confirmed_segment_is_missing_from_the_tm_after_kill_9(tmp_path):
         for s in confirmed:
             hit = tm.search(s.source.text, k=1)
             assert hit and hit[0].score == 1.0 and hit[0].target.text == s.target.text, s.idx
+
+
+def test_a_corrected_confirmation_owed_after_a_crash_updates_its_unit_not_a_second_one(tmp_path):
+    from engine.inline import TaggedText
+
+    p = _project(tmp_path / "p")
+    seg = p.segments(p.documents()[0].id)[2]
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add(seg.source, TaggedText("Satz Numer 2."), origin="Manual")   # the first, wrong, confirmation
+    p.confirm(seg.id, "Satz Numer 2.", tm_meta={"origin": "Manual"})
+    p.tm_written([seg.id])
+    p.confirm(seg.id, "Satz Nummer 2.", tm_meta={"origin": "Manual"}, tm_replaces=TaggedText("Satz Numer 2."))
+    p.close()                                                   # killed before the TM update
+    with Project.open(tmp_path / "p") as p2, TranslationMemory(tmp_path / "tm") as tm:
+        assert send_pending(p2, tm) == 1
+        assert [e.target.text for e in tm.entries()] == ["Satz Nummer 2."]
