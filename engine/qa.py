@@ -52,6 +52,7 @@ CHECKS: tuple[CheckInfo, ...] = (
     CheckInfo("untranslated", "Untranslated, empty, or a copy of the source"),
     CheckInfo("consistency", "Inconsistent translations of the same source, one translation for different sources"),
     CheckInfo("length", "Target much shorter or longer than the source"),
+    CheckInfo("repeats", "A word or phrase written twice in a row (\"die die\") where the source does not repeat"),
     CheckInfo("spelling", "Spelling (hunspell dictionary of the target language)"),
     CheckInfo("terms", "Glossary terms: a term not translated as the glossary says, a forbidden term used"),
 )
@@ -63,7 +64,7 @@ GROUP = {
     "number": "numbers", "leading-space": "spaces", "trailing-space": "spaces", "double-space": "spaces",
     "end-punctuation": "punctuation", "untranslated": "untranslated", "empty": "untranslated",
     "source-copied": "untranslated", "inconsistent-target": "consistency", "same-target": "consistency",
-    "length": "length", "spelling": "spelling", "no-dictionary": "spelling",
+    "length": "length", "repeated-word": "repeats", "spelling": "spelling", "no-dictionary": "spelling",
     "term-not-used": "terms", "forbidden-term": "terms",
 }
 TAG_CHECKS = frozenset(k for k, g in GROUP.items() if g == "tags")
@@ -196,6 +197,18 @@ def _end_punct(text: str) -> str:
     return m.group(1).translate(_PUNCT_EQUIV) if m else ""
 
 
+# A word, or a phrase of up to three words, written again at once with only spaces between
+# ("individuelle individuelle", "der Datei der Datei"): what a looping decoder produces.
+_REPEAT = re.compile(r"(?<!\w)((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)(?:\s+\1)+(?!\w)", re.IGNORECASE)
+#: doubles that are grammar, not a slip (French reflexives: "nous nous levons")
+_LEGIT_DOUBLES = frozenset({"nous", "vous"})
+
+
+def repeats(text: str) -> list[str]:
+    """The words or phrases ``text`` writes twice (or more) in a row."""
+    return [m.group(1) for m in _REPEAT.finditer(text) if m.group(1).lower() not in _LEGIT_DOUBLES]
+
+
 def check_segment(segment_id: int, idx: int, source: TaggedText, target: TaggedText,
                   status: str = "draft", options: QAOptions | None = None) -> list[Issue]:
     """The single-segment checks that ``options`` enables (all by default)."""
@@ -234,6 +247,10 @@ def check_segment(segment_id: int, idx: int, source: TaggedText, target: TaggedT
     if "untranslated" in on and src_nfc and src_nfc == unicodedata.normalize("NFC", t_plain).strip() \
             and re.search(r"[^\W\d_]{3,}", src_nfc):
         add("source-copied", "the target is a copy of the source", "warning")
+    if "repeats" in on:
+        extra = repeats(t_plain)[len(repeats(s_plain)):]  # as many as the source has are the author's
+        for r in extra:
+            add("repeated-word", f"{r!r} is written twice in a row", "warning")
     if "length" in on and len(src_nfc) >= LENGTH_MIN_CHARS:
         ratio = len(t_plain.strip()) / len(src_nfc)
         lo, hi = LENGTH_RATIO

@@ -112,3 +112,20 @@ def test_a_tracked_change_of_the_target_is_not_an_extra_tag():
     assert check_segment(1, 0, s, t) == []
     stray = Tag(7, "ph", "<x/>", "x7")
     assert [i.check for i in check_segment(1, 0, s, TaggedText(t.text, (stray,)))] == ["extra-tag"]
+
+
+def test_a_word_or_phrase_written_twice_in_a_row_is_found_unless_the_source_repeats_too():
+    from engine.inline import TaggedText
+    from engine.qa import check_segment
+
+    def found(src, tgt):
+        return [i.message for i in check_segment(1, 0, TaggedText(src), TaggedText(tgt)) if i.check == "repeated-word"]
+
+    assert found("Customise the individual settings.", "Passen Sie die individuelle individuelle individuelle "
+                 "Einstellungen an.") == ["'individuelle' is written twice in a row"]
+    assert found("Save the changes of the file.", "Speichern der Datei der Datei.") == ["'der Datei' is written twice in a row"]
+    assert found("Very, very good.", "Sehr sehr gut.") == ["'Sehr' is written twice in a row"]
+    assert found("Very very good.", "Sehr sehr gut.") == []                 # the source repeats too
+    assert found("The one that I mean.", "Die, die ich meine.") == []       # a comma between: grammar
+    assert found("We get up.", "Nous nous levons.") == []                   # a French reflexive
+    assert found("Page 1 1", "Seite 1 1") == []                             # numbers are the numbers check's
