@@ -1170,6 +1170,9 @@ class MainWindow(QMainWindow):
         prefs = preferences()
         self.nmt = NMTService(model_dir, self, beam=prefs.beam, threads=prefs.threads, quantize=prefs.quantize,
                               terms_mode=prefs.glossary_terms, memory_mode=prefs.memory_mode)
+        if model_dir is None and self.project is not None:  # none of the project's pair (the line it shows)
+            from app.panels.suggestion import no_model_message
+            self.nmt.error = no_model_message(self.project.src_lang, self.project.tgt_lang)
         self.flow.set_nmt(self.nmt)
         self.nmt.unavailable.connect(self.suggestion.show_message)
         self.nmt.failed.connect(lambda key, msg: self.suggestion.show_message(f"Translation failed: {msg}"))

@@ -1,6 +1,7 @@
-"""Tools › Models: the models available for the project's pair (shipped,
-trained, fine-tuned, imported) with their size, date, the data they saw and
-their scores on their held-aside test documents by fuzzy band; use one,
+"""Tools › Models: the models found (shipped, trained, fine-tuned, imported)
+with their size, date, the data they saw, their scores on their held-aside
+test documents by fuzzy band and the language pair each was trained for; use
+one of the project's pair (a model of another pair is listed, never offered),
 delete one, export one to a folder or import a folder (checked by the
 strict loader: checksums, safetensors only).  A folder that cannot be read is
 listed as unreadable with the reason (it can only be deleted).  Export and
@@ -26,7 +27,7 @@ from app.workers import Worker, start
 from engine.errors import VersoError
 from engine.training import models
 
-COLUMNS = ("Model", "Kind", "Test BLEU: TM copy / model / model + memory", "Size", "Date", "Data")
+COLUMNS = ("Model", "Kind", "Test BLEU: TM copy / model / model + memory", "Size", "Date", "Data", "Pair")
 
 
 def _scores(info: models.ModelInfo) -> str:
@@ -91,22 +92,26 @@ class ModelsDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        self.infos = models.list_models(self.project, self.project.src_lang, self.project.tgt_lang)
+        self.infos = models.list_models(self.project)  # every pair: another pair's model is shown, not offered
         self.table.setRowCount(len(self.infos))
         for r, info in enumerate(self.infos):
             name = info.name + ("  (in use)" if _same(info.path, self.current) else "")
             if not info.usable:
-                cells = (name, "unreadable", "–", "", "", info.error)
+                cells = (name, "unreadable", "–", "", "", info.error, "–")
             else:
+                pair = info.pair.replace(" -> ", " → ")
+                if not self._serves(info):
+                    pair += f" (not {self.project.src_lang} → {self.project.tgt_lang})"
                 cells = (name, info.kind, _scores(info), f"{info.size_bytes / 2**20:.1f} MiB", info.date,
-                         info.data + (f"; from {info.base_model}" if info.base_model else ""))
+                         info.data + (f"; from {info.base_model}" if info.base_model else ""), pair)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(str(info.path) if c == 0 else text)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
-        if not self.infos:
-            self.status.setText("No model for this pair yet: Tools ▸ Train a Model trains one from your TMs.")
+        if not any(i.usable and self._serves(i) for i in self.infos):
+            self.status.setText("No model for this pair yet: Tools ▸ Train a Model for This Project… trains one "
+                                "from your TMs, or Import… adds one.")
         self._selected()
 
     def selected(self) -> models.ModelInfo | None:
@@ -118,16 +123,22 @@ class ModelsDialog(QDialog):
             if info.name == name:
                 self.table.selectRow(r)
 
+    def _serves(self, info: models.ModelInfo) -> bool:
+        return info.serves(self.project.src_lang, self.project.tgt_lang)
+
     def _selected(self) -> None:
         info = self.selected()
         in_use = info is not None and _same(info.path, self.current)
-        self.use_button.setEnabled(info is not None and info.usable and not in_use)
+        self.use_button.setEnabled(info is not None and info.usable and not in_use and self._serves(info))
+        if info is not None and info.usable and not self._serves(info):
+            self.status.setText(f"{info.name} translates {info.pair.replace(' -> ', ' → ')}, not this project's "
+                                f"{self.project.src_lang} → {self.project.tgt_lang}: it cannot be used here.")
         self.delete_button.setEnabled(info is not None and info.kind != "shipped" and not in_use)
         self.export_button.setEnabled(info is not None and info.usable)
 
     def use_selected(self) -> None:
         info = self.selected()
-        if info is None:
+        if info is None or not info.usable or not self._serves(info):
             return
         self.current = info.path
         self.modelChosen.emit(str(info.path))

@@ -17,6 +17,12 @@ COPY_COLOUR = QColor(32, 160, 120)
 GLOSSARY_COLOUR = QColor(40, 90, 200)
 
 
+def no_model_message(src_lang: str, tgt_lang: str) -> str:
+    """The panel's one line when no model translates the project's pair: why, and the two ways forward."""
+    return (f"No model for {src_lang} → {tgt_lang}, so no machine suggestion: Tools ▸ Train a Model for This "
+            "Project… trains one from your TMs, or Tools ▸ Models… ▸ Import… adds one.")
+
+
 def word_spans(text: str, words: list[str]) -> list[tuple[int, int] | None]:
     """Where each word of ``words`` sits in ``text`` (in order; None when not found)."""
     out: list[tuple[int, int] | None] = []

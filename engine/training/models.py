@@ -25,10 +25,10 @@ from pathlib import Path
 
 from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
-from engine.langs import same_language
+from engine.langs import pair_text
 from engine import folder_guard as guard
 from engine.nmt.manifest import MANIFEST, read_manifest
-from engine.resources import resources_dir, user_data_dir
+from engine.resources import model_pair, pair_served, resources_dir, user_data_dir
 from engine.urls import strip_in
 
 RECORD = "training.json"
@@ -53,6 +53,15 @@ class ModelInfo:
     @property
     def usable(self) -> bool:
         return not self.error
+
+    @property
+    def pair(self) -> str:
+        """``en -> de``: the pair it was trained for (``?`` for a side its info does not name)."""
+        return pair_text(self.src_lang, self.tgt_lang)
+
+    def serves(self, src_lang: str, tgt_lang: str) -> bool:
+        """Whether it translates ``src_lang`` into ``tgt_lang`` (regional variants are one language)."""
+        return pair_served((self.src_lang, self.tgt_lang), src_lang, tgt_lang)
 
 
 def search_folders(project=None) -> list[tuple[Path, str]]:
@@ -164,14 +173,9 @@ def describe(folder: str | Path, kind: str = "") -> ModelInfo:
 
 
 def serves(folder: str | Path | None, src_lang: str, tgt_lang: str) -> bool:
-    """Whether the model in ``folder`` translates ``src_lang`` into ``tgt_lang`` (its manifest says)."""
-    if folder is None:
-        return False
-    try:
-        man = read_manifest(Path(folder))
-    except ModelError:
-        return False
-    return same_language(man.get("src_lang", ""), src_lang) and same_language(man.get("tgt_lang", ""), tgt_lang)
+    """Whether the model in ``folder`` translates ``src_lang`` into ``tgt_lang`` (its manifest names
+    both languages and they are the pair's; regional variants are one language)."""
+    return folder is not None and pair_served(model_pair(folder), src_lang, tgt_lang)
 
 
 def _unreadable(folder: Path, kind: str, why: str) -> ModelInfo:
@@ -204,8 +208,7 @@ def list_models(project=None, src_lang: str = "", tgt_lang: str = "") -> list[Mo
             except OSError as e:
                 out.append(_unreadable(folder, kind, f"{folder}: cannot read ({e.strerror or e})"))
                 continue
-            if (src_lang and not same_language(info.src_lang, src_lang)) or (
-                    tgt_lang and not same_language(info.tgt_lang, tgt_lang)):
+            if src_lang and tgt_lang and not info.serves(src_lang, tgt_lang):
                 continue
             out.append(info)
     return out
