@@ -45,6 +45,7 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats import xliff20_valid
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, edges, fill_content,
@@ -279,6 +280,7 @@ class Xliff20Format:
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
         path = Path(path)
         doc = _Doc(path)
+        xliff20_valid.check(path, doc.root)
         root = doc.root
         out = ParsedDocument(
             path=str(path), format=self.name,
