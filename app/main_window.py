@@ -765,10 +765,7 @@ class MainWindow(QMainWindow):
             if typed is not None:
                 self.commit_editor()  # what was typed stays, as a draft
             return
-        to_tm = None
-        if not tag_errors and self.tm is not None and self.tm.writable_info() is not None:
-            to_tm = {"origin": self.project.name, "creator": "translator",
-                     "document": self.doc_combo.currentText(), "project": self.project.tm_key}
+        to_tm = None if tag_errors else replacing.tm_meta(self)
         entered = self.model.segment(row)
         was = self.seg_states.entered if self.seg_states.segment_id == entered.id else None
         if was is not None and not (was.status == "confirmed" and was.text != target.text):
@@ -790,7 +787,7 @@ class MainWindow(QMainWindow):
             written = (lambda sid=seg.id: project.tm_written([sid]))
             if replaces is not None:
                 # a confirmed translation corrected: its TM unit takes the new target (no second unit)
-                replacing.tm_replace(self.tm, seg.source, replaces, seg.target, to_tm, on_written=written)
+                self.tm.replace(seg.source, replaces, seg.target, to_tm, on_written=written)
             else:
                 self.tm.add(seg.source, seg.target, to_tm, on_written=written)
         propagated = self._propagate(row) if self.propagation_on() else 0

@@ -10,12 +10,10 @@ text beside the new one (and pre-translation cannot bring the old text back).
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from app.history import Edit, TargetState
 from app.segment_model import replace_in_target
 from app.undo import document_changed
-from engine.inline import TaggedText
 from engine.qa import tag_issues
 
 
@@ -25,42 +23,6 @@ def tm_meta(win) -> dict | None:
         return None
     return {"origin": win.project.name, "creator": "translator",
             "document": win.doc_combo.currentText(), "project": win.project.tm_key}
-
-
-def tm_replace(tms, source: TaggedText, old: TaggedText, new: TaggedText, meta: dict,
-               on_written: Callable[[], None] | None = None) -> None:
-    """On the TM thread (after every write queued before it): the writable TM's unit
-    ``source`` + ``old`` holds ``new`` instead.  Without such a unit (never written, or
-    removed) the new pair is added.  A shared TM that cannot take it now gets the new
-    pair through its outbox, as a confirm does (the old unit is then left for the
-    translator to correct)."""
-    from engine.tm import TMOffline, TMReadOnly
-
-    if tms.writable_info() is None:
-        return
-    m = dict(meta)
-    origin, creator = m.pop("origin", "project"), m.pop("creator", "")
-
-    def job(control):
-        info, tm = tms.writable_info(), tms.writable()
-        if tm is not None and (not info.shared or (tm.writable and not tms.outbox().pending(info.key))):
-            try:
-                if old.text.strip() and old.text != new.text:
-                    # An exact duplicate merges into the unit it has: this finds the old unit's id
-                    # (in either backend) without a second lookup path.
-                    uid = tm.add(source, old, origin=origin, creator=creator, meta=m)
-                    return tm.update(uid, target=new)
-                return tm.add(source, new, origin=origin, creator=creator, meta=m)
-            except (TMOffline, TMReadOnly):
-                pass  # through the outbox below, as a confirm would
-        return tms._add(control, source, new, meta)
-
-    def done(uid):
-        if on_written is not None:
-            on_written()
-        if uid:
-            tms.added.emit(uid)
-    tms.run(job, on_result=done)
 
 
 def write_states(win, changes: list[tuple[int, TargetState]]) -> list[int]:
@@ -80,8 +42,8 @@ def write_states(win, changes: list[tuple[int, TargetState]]) -> list[int]:
             new = project.confirm(seg.id, target, origin=st.origin, origin_score=st.origin_score, tm_meta=meta,
                                   tm_replaces=seg.target)
             model.reload_row(row)
-            tm_replace(win.tm, new.source, seg.target, new.target, meta,
-                       on_written=lambda sid=seg.id: project.tm_written([sid]))
+            win.tm.replace(new.source, seg.target, new.target, meta,
+                           on_written=lambda sid=seg.id: project.tm_written([sid]))
         else:
             model.set_target(row, st.text, origin=st.origin, origin_score=st.origin_score, status=st.status)
         rows.append(row)

@@ -31,6 +31,7 @@ from engine.inline import TaggedText
 from engine.tm.adapt import adapt_tags
 from engine.tm import Match, TMOffline, TMReadOnly, TMRefused, TranslationMemory, is_tm_url, open_tm, project_tms
 from engine.tm.outbox import Outbox
+from engine.tmsync import replace_in_tm
 from app.workers import Cancelled, LatestOnly, Worker, start
 
 MAX_MATCHES = 9
@@ -329,26 +330,46 @@ class TMService(QObject):
         outbox) holds it -- not when the write failed."""
         if self.writable_info() is None:
             return
+        self.run(self._add, source, target, meta or {}, on_result=self._written(on_written))
 
+    def replace(self, source: TaggedText, old: TaggedText, new: TaggedText, meta: dict,
+                on_written: Callable[[], None] | None = None) -> None:
+        """Queue a corrected confirmation: the writable TM's unit ``source`` + ``old`` holds
+        ``new`` instead (added when it has no such unit).  A shared TM that cannot take it now
+        gets the new pair through its outbox, as a confirm does (the old unit is then left for
+        the translator to correct)."""
+        if self.writable_info() is None:
+            return
+
+        def job(control):
+            info, tm = self.writable_info(), self.writable()
+            if tm is not None and (not info.shared or (tm.writable and not self.outbox().pending(info.key))):
+                try:
+                    return replace_in_tm(tm, source, old, new, meta)
+                except (TMOffline, TMReadOnly):
+                    pass  # through the outbox below, as a confirm would
+            return self._add(control, source, new, meta)
+        self.run(job, on_result=self._written(on_written))
+
+    def _written(self, on_written: Callable[[], None] | None):
+        """The UI-thread callback of a TM write: ``on_written()`` once the TM or the outbox holds it."""
         def done(uid):
             if on_written is not None:
                 on_written()
             if uid:
                 self.added.emit(uid)
-        self.run(self._add, source, target, meta or {}, on_result=done)
+        return done
 
     def send_pending(self, project) -> int:
         """Queue what the project still owes the TM (a crash came between a
         confirm and its TM write); return how many."""
         if self.writable_info() is None:
             return 0
-        from app.replace import tm_replace
-
         pending = project.tm_pending()
         for p in pending:
             written = (lambda sid=p.segment.id: project.tm_written([sid]))
             if p.replaces is not None:  # a corrected confirmation: its unit takes the new target
-                tm_replace(self, p.segment.source, p.replaces, p.segment.target, p.meta, on_written=written)
+                self.replace(p.segment.source, p.replaces, p.segment.target, p.meta, on_written=written)
             else:
                 self.add(p.segment.source, p.segment.target, p.meta, on_written=written)
         return len(pending)

@@ -76,7 +76,10 @@ def installation_key() -> bytes:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another process made it first: use theirs
-            return installation_key_now(path)
+            data = path.read_bytes()
+            if len(data) != KEY_BYTES:
+                raise TMError(f"{path}: not a search-index key") from None
+            return data
         with os.fdopen(fd, "wb") as fh:
             fh.write(key)
             fh.flush()
@@ -84,15 +87,10 @@ def installation_key() -> bytes:
         return key
 
 
-def installation_key_now(path: Path) -> bytes:
-    data = path.read_bytes()
-    if len(data) != KEY_BYTES:
-        raise TMError(f"{path}: not a search-index key")
-    return data
-
-
-def file_mac(key: bytes, path: Path) -> str:
-    h = hmac.new(key, path.name.encode("utf-8") + b"\x00", hashlib.sha256)
+def file_mac(key: bytes, path: Path, name: str | None = None) -> str:
+    """The MAC of the file ``path`` under ``name`` (its own name unless given: a file sealed
+    under the name it is about to be renamed to)."""
+    h = hmac.new(key, (name or path.name).encode("utf-8") + b"\x00", hashlib.sha256)
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
             h.update(chunk)
@@ -132,14 +130,8 @@ class Seal:
         as_names = as_names or {}
         rows = []
         for name in names:
-            p = folder / name
-            final = as_names.get(name, name)
-            st = p.stat()
-            h = hmac.new(self.key, final.encode("utf-8") + b"\x00", hashlib.sha256)
-            with open(p, "rb") as fh:
-                while chunk := fh.read(_CHUNK):
-                    h.update(chunk)
-            rows.append((final, st.st_size, h.hexdigest()))
+            p, final = folder / name, as_names.get(name, name)
+            rows.append((final, p.stat().st_size, file_mac(self.key, p, final)))
         if not rows:
             return
         conn = self._conn()
