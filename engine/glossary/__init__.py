@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from engine.glossary.formats import read_glossary_file, write_glossary_file
 from engine.glossary.model import GlossaryEntry, GlossaryFile, ImportResult, TermHit, TermProblem
-from engine.glossary.recognise import TermIndex, find_terms, load_term_index, stemmer_for, term_issues
-from engine.glossary.store import Glossary, GlossaryError
+from engine.glossary.recognise import TermIndex, find_terms, stemmer_for, term_issues
+from engine.glossary.store import Glossary, GlossaryError, load_term_index
 
 __all__ = [
     "Glossary", "GlossaryEntry", "GlossaryError", "GlossaryFile", "ImportResult", "TermHit", "TermIndex",

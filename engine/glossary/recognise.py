@@ -22,13 +22,10 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Generic, Iterable, TypeVar, Union
+from typing import Callable, Generic, Iterable, Protocol, TypeVar, Union
 
 from engine.glossary.model import GlossaryEntry, TermHit, TermProblem
 from engine.langs import primary
-
-if TYPE_CHECKING:  # pragma: no cover
-    from engine.glossary.store import Glossary
 
 #: ISO 639 code -> Snowball algorithm name (PyStemmer).
 SNOWBALL: dict[str, str] = {
@@ -199,20 +196,13 @@ class TermIndex:
         return hits
 
 
-def load_term_index(folders, lang: str | None) -> "TermIndex | None":
-    """One index over the glossaries in ``folders`` (highest priority first; a folder without a
-    glossary is skipped), or None when they hold no entry."""
-    from engine.glossary.store import Glossary
+class HasTermIndex(Protocol):
+    """Anything that keeps a :class:`TermIndex` of its entries (a :class:`~engine.glossary.store.Glossary`)."""
 
-    entries: list[GlossaryEntry] = []
-    for folder in folders:
-        if Glossary.exists(folder):
-            with Glossary(folder) as g:
-                entries += g.entries()
-    return TermIndex(entries, lang) if entries else None
+    def index(self) -> "TermIndex": ...
 
 
-def find_terms(text: str, glossary_or_index: Union["Glossary", TermIndex, Iterable[GlossaryEntry]]) -> list[TermHit]:
+def find_terms(text: str, glossary_or_index: Union[HasTermIndex, TermIndex, Iterable[GlossaryEntry]]) -> list[TermHit]:
     """The glossary entries whose source term is in ``text``, with their
     character spans, in text order (see the module doc for the matching rules).
 

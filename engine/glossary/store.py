@@ -18,14 +18,12 @@ import hashlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from engine.errors import VersoError
 from engine.glossary.model import STATUSES, GlossaryEntry, ImportResult
+from engine.glossary.recognise import TermIndex
 from engine.langs import normalize_lang, same_language
-
-if TYPE_CHECKING:  # pragma: no cover
-    from engine.glossary.recognise import TermIndex
 
 SCHEMA_VERSION = 2
 
@@ -173,10 +171,8 @@ class Glossary:
         row = self.conn.execute(f"SELECT {_COLS} FROM entries WHERE id=?", (entry_id,)).fetchone()
         return _row_entry(row) if row else None
 
-    def index(self) -> "TermIndex":
+    def index(self) -> TermIndex:
         """The in-memory term index of the source terms (built once, rebuilt after a change)."""
-        from engine.glossary.recognise import TermIndex
-
         key = (self._writes, self.conn.execute("PRAGMA data_version").fetchone()[0])
         if self._index is None or self._index_key != key:
             self._index = TermIndex(self.entries(), self.src_lang)
@@ -256,3 +252,14 @@ class Glossary:
         """Delete an entry; False when there was none with that id."""
         self._writes += 1
         return bool(self.conn.execute("DELETE FROM entries WHERE id=?", (entry_id,)).rowcount)
+
+
+def load_term_index(folders, lang: str | None) -> TermIndex | None:
+    """One index over the glossaries in ``folders`` (highest priority first; a folder without a
+    glossary is skipped), or None when they hold no entry."""
+    entries: list[GlossaryEntry] = []
+    for folder in folders:
+        if Glossary.exists(folder):
+            with Glossary(folder) as g:
+                entries += g.entries()
+    return TermIndex(entries, lang) if entries else None
