@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Collection, Iterable, Iterator, Sequence
 
 from engine.inline import TaggedText
+from engine.qa_types import GROUP, Issue
 
 # Numbers as a reader sees them: 1,234.5 / 1.234,5 / 12 / 3.5 / 1 000
 _NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[ \u00a0\u202f.,]\d{3})*(?:[.,]\d+)?(?![\w])")
@@ -58,38 +59,12 @@ CHECKS: tuple[CheckInfo, ...] = (
 )
 CHECK_IDS = tuple(c.id for c in CHECKS)
 
-#: The group each finding belongs to.
-GROUP = {
-    "missing-tag": "tags", "extra-tag": "tags", "tag-order": "tags", "tag-overlap": "tags",
-    "number": "numbers", "leading-space": "spaces", "trailing-space": "spaces", "double-space": "spaces",
-    "end-punctuation": "punctuation", "untranslated": "untranslated", "empty": "untranslated",
-    "source-copied": "untranslated", "inconsistent-target": "consistency", "same-target": "consistency",
-    "length": "length", "repeated-word": "repeats", "spelling": "spelling", "no-dictionary": "spelling",
-    "term-not-used": "terms", "forbidden-term": "terms",
-}
 TAG_CHECKS = frozenset(k for k, g in GROUP.items() if g == "tags")
 
 # A target this many times longer, or this fraction as long, as its source is flagged; below
 # LENGTH_MIN_CHARS source characters the ratio says nothing (a "OK" becomes "Einverstanden").
 LENGTH_RATIO = (0.4, 2.5)
 LENGTH_MIN_CHARS = 20
-
-
-@dataclass(frozen=True)
-class Issue:
-    segment_id: int
-    idx: int          # 0-based position in the document (the grid shows idx + 1)
-    check: str        # a key of GROUP: "missing-tag", "number", "spelling", ...
-    message: str
-    severity: str = "error"   # "error" | "warning"
-
-    @property
-    def group(self) -> str:
-        return GROUP.get(self.check, self.check)
-
-    def to_json(self) -> dict:
-        return {"segment_id": self.segment_id, "segment": self.idx + 1, "check": self.check,
-                "group": self.group, "message": self.message, "severity": self.severity}
 
 
 @dataclass(frozen=True)

@@ -36,14 +36,12 @@ import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from engine.fsutil import atomic_write
 from engine.langs import normalize_lang
+from engine.qa_types import Issue
 from engine.resources import user_data_dir
-
-if TYPE_CHECKING:  # pragma: no cover
-    from engine.qa import Issue
 
 log = logging.getLogger(__name__)
 
@@ -571,17 +569,15 @@ class ProjectDictionary:
 
 # ---------------------------------------------------------------- QA
 
-def no_dictionary_issue(lang: str | None = None) -> "Issue":
+def no_dictionary_issue(lang: str | None = None) -> Issue:
     """The one QA note for a run without a dictionary (segment_id 0, idx -1: no segment)."""
-    from engine.qa import Issue
-
     what = f"the target language ({lang})" if lang else "the target language"
     return Issue(0, -1, "no-dictionary", f"no spelling dictionary for {what}: spelling not checked "
                  "(see the README, \"Spelling\")", "warning")
 
 
 def spelling_issues(segments: Iterable, checker: SpellChecker | None, *, lang: str | None = None,
-                    suggestions: int = 3, word_budget: float = 0.5, total_budget: float = 10.0) -> list["Issue"]:
+                    suggestions: int = 3, word_budget: float = 0.5, total_budget: float = 10.0) -> list[Issue]:
     """QA check ``spelling``: one warning per misspelt word of each translated segment
     (objects with ``id``, ``idx`` and a ``target`` TaggedText or str).
 
@@ -589,8 +585,6 @@ def spelling_issues(segments: Iterable, checker: SpellChecker | None, *, lang: s
     Suggestions take at most ``word_budget`` s per word and ``total_budget`` s per run; after
     that the messages go on without suggestions.
     """
-    from engine.qa import Issue
-
     segments = list(segments)
     if checker is None:
         return [no_dictionary_issue(lang)] if segments else []

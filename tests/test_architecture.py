@@ -46,3 +46,67 @@ def test_cli_help_needs_no_torch():
                         "print('torch' in sys.modules)"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "False"
+
+
+def _import_cycles(package: str) -> list[list[str]]:
+    """Strongly connected groups of more than one module in ``package``'s import graph
+    (function-level and TYPE_CHECKING imports count: each still ties the modules together)."""
+    import grimp
+
+    graph = grimp.build_graph(package, cache_dir=None)
+    edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in sorted(edges):  # Tarjan, iterative: the graph is deep enough to hit the recursion limit
+        if root in index:
+            continue
+        work = [(root, iter(edges[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(edges.get(nxt, ()))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    group.append(m)
+                    if m == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def test_engine_has_no_import_cycles():
+    """A module never imports, directly or through others, a module that imports it
+    (the QA finding type lives in engine/qa_types.py, below qa.py and spelling.py)."""
+    assert _import_cycles("engine") == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
+    pkg = tmp_path / "cyc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from cyc import b\n")
+    (pkg / "b.py").write_text("def f():\n    from cyc import a\n")
+    (pkg / "c.py").write_text("from cyc import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _import_cycles("cyc") == [["cyc.a", "cyc.b"]]
