@@ -25,9 +25,10 @@ def formats() -> list[DocumentFormat]:
     global _FORMATS
     if _FORMATS is None:
         from engine.formats import docx, html, markdown, odf, po, tabular, txt, xliff12, xliff20
+        from engine.formats import strings_registry
 
         _FORMATS = [docx.FORMAT, docx.REJECT_FORMAT, odf.FORMAT, odf.REJECT_FORMAT, xliff20.FORMAT, xliff12.FORMAT,
-                    po.FORMAT, tabular.FORMAT, html.FORMAT, markdown.FORMAT, txt.FORMAT]
+                    po.FORMAT, *strings_registry.FORMATS, tabular.FORMAT, html.FORMAT, markdown.FORMAT, txt.FORMAT]
     return _FORMATS
 
 
@@ -55,15 +56,18 @@ def detect(path: str | Path) -> DocumentFormat:
     if not_a_document:
         raise UnsupportedFormatError(path, not_a_document)
     root = xml_root(path, prolog)
-    if root is not None and root[0].lower() not in _DOCUMENT_ROOTS:
+    if root is not None and root[0].lower() not in _document_roots():
         raise UnsupportedFormatError(path, _other_xml(root))
     for f in formats():
         if root is not None and f.name in ("xliff12", "xliff20") and root[0].lower() != "xliff":
             continue  # an XHTML page mentioning <xliff> in its text
         if f.sniff(path, head):
             return f
+    from engine.formats import strings_registry
+
     raise UnsupportedFormatError(
-        path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown)")
+        path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown, "
+              f"{strings_registry.KINDS})")
 
 
 _TMX = re.compile(rb"<tmx[\s>]", re.I)
@@ -84,6 +88,12 @@ def _memory_or_glossary(path: Path, head: bytes) -> str:
 
 #: Roots of the XML documents Verso reads (local names): XLIFF and XHTML.
 _DOCUMENT_ROOTS = {"xliff", "html"}
+def _document_roots() -> set[str]:
+    from engine.formats import strings_registry
+
+    return _DOCUMENT_ROOTS | strings_registry.XML_ROOTS
+
+
 #: Extensions of files that are XML whatever their first bytes say.
 _XML_SUFFIXES = {".xml", ".xsd", ".xsl", ".xslt", ".dita", ".ditamap", ".srx", ".resx", ".svg", ".dtd", ".xlf",
                  ".xliff", ".sdlxliff", ".mqxliff", ".txlf", ".xhtml", ".xht", ".tmx", ".tbx"}

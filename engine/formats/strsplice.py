@@ -1,0 +1,164 @@
+"""What the software-string and subtitle formats share: units found at a place in the decoded
+text, read as segments, written back by splicing.
+
+A format's parser returns a :class:`Parsed`: the decoded file and its :class:`Unit` s, each
+with its key, its value as the program sees it (escapes undone) and the span of the value's
+*written* form in the decoded text.  Reading turns each unit with a non-empty value into a
+segment (placeholders protected, :mod:`engine.formats.placeholders`).  Writing re-parses the
+original, and for each translated unit whose text differs from the file's replaces that span
+with the translation escaped by the format's rules (:meth:`StringsFormat.escape`); every other
+character -- comments, order, quoting, white space, line ends, encoding, BOM -- is copied, so
+an export without translations is the same file byte for byte.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import FormatError
+from engine.formats import textutil
+from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.placeholders import protect_software, protect_target
+from engine.formats.textutil import Decoded, codes_checked, render
+from engine.fsutil import atomic_write
+from engine.inline import TaggedText
+
+#: ``json.dumps(obj, ensure_ascii=False)`` with one encoder
+key_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
+@dataclass
+class Unit:
+    """One translatable string: ``value`` unescaped, ``start``/``end`` the span of its written
+    form in the decoded text (what a translation replaces); ``target``: a translation the file
+    already holds (bilingual formats), ``line``: 1-based, for messages."""
+
+    key: str
+    value: str
+    start: int
+    end: int
+    line: int = 0
+    note: str = ""
+    context: str = ""
+    target: str | None = None
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class Parsed:
+    decoded: Decoded
+    units: list[Unit]
+    problems: list[str] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+
+def read_text(path: Path, empty_message: str, encoding: str | None = None) -> Decoded:
+    """The decoded text of ``path`` (a BOM wins, then ``encoding``, then UTF-8), refused when over
+    the document size limit, with a line over the line limit, undecodable or empty."""
+    textutil.check_lines(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
+    dec = textutil.decode_bytes(path, raw, encoding)
+    if not dec.text.strip():
+        raise FormatError(path, empty_message)
+    return dec
+
+
+def line_at(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def unique_keys(units: list[Unit], problems: list[str]) -> None:
+    """A key met again gets ``#2``, ``#3``... (and a problem naming its line)."""
+    seen: dict[str, int] = {}
+    for u in units:
+        n = seen[u.key] = seen.get(u.key, 0) + 1
+        if n > 1:
+            problems.append(f"line {u.line}: duplicate key {u.context or u.key!r} (kept as a separate segment)")
+            u.key = f"{u.key}#{n}"
+
+
+class StringsFormat:
+    """Reader/writer base: a subclass sets ``name``/``extensions`` and implements :meth:`sniff`,
+    :meth:`parse` and :meth:`escape`."""
+
+    name = ""
+    extensions: tuple[str, ...] = ()
+    markup = True  # HTML tags in values are codes
+
+    def sniff(self, path: Path, head: bytes) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def parse(self, path: Path) -> Parsed:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def escape(self, value: str, unit: Unit, parsed: Parsed) -> str:  # pragma: no cover - abstract
+        """``value`` written as the file writes the unit's string (quotes and escapes)."""
+        raise NotImplementedError
+
+    def encode(self, parsed: Parsed, text: str, path: Path) -> bytes:
+        try:
+            return parsed.decoded.encode(text)
+        except UnicodeEncodeError as e:
+            raise FormatError(path, f"the translation holds {text[e.start:e.end]!r}, which the file's "
+                                    f"encoding {parsed.decoded.encoding} cannot hold") from None
+
+    def source(self, unit: Unit, path: Path) -> TaggedText:
+        with codes_checked(path, f"line {unit.line}"):
+            return protect_software(unit.value, markup=self.markup)
+
+    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
+        path = Path(path)
+        parsed = self.parse(path)
+        doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang,
+                             meta={"encoding": parsed.decoded.encoding, "bom": bool(parsed.decoded.bom),
+                                   **parsed.meta},
+                             problems=parsed.problems)
+        if len(parsed.units) > textutil.MAX_SEGMENTS:
+            raise FormatError(path, f"{len(parsed.units):,} strings: more than the {textutil.MAX_SEGMENTS:,} "
+                                    "Verso imports as one document; split it")
+        for u in parsed.units:
+            if not u.value.strip():
+                continue
+            src = self.source(u, path)
+            target = None
+            if u.target:
+                with codes_checked(path, f"line {u.line}"):
+                    target = protect_target(src, u.target, markup=self.markup)
+            doc.segments.append(ParsedSegment(
+                key=u.key, source=src, target=target, status="confirmed" if target is not None else "new",
+                note=u.note, context=u.context, meta={"line": u.line, **u.meta}))
+        return doc
+
+    def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
+              tgt_lang: str = "") -> None:
+        original = Path(original)
+        parsed = self.parse(original)
+        by_key = {u.key: u for u in parsed.units}
+        unknown = [k for k in translations if k not in by_key]
+        if unknown:
+            raise FormatError(original, f"{len(unknown)} translation(s) for strings the file does not have "
+                                        f"(first: {unknown[0]!r})")
+        text = parsed.decoded.text
+        edits: list[tuple[int, int, str]] = []
+        for key, tr in translations.items():
+            u = by_key[key]
+            src = self.source(u, original)
+            new = render(tr.target, src) if tr.target else ""
+            old = u.target if u.target is not None else u.value
+            if not new or new == old:
+                continue
+            edits.append((u.start, u.end, self.escape(new, u, parsed)))
+        edits.sort()
+        parts, pos = [], 0
+        for a, b, s in edits:
+            parts.append(text[pos:a])
+            parts.append(s)
+            pos = b
+        parts.append(text[pos:])
+        data = self.encode(parsed, "".join(parts), original)
+        with atomic_write(out, "wb") as fh:
+            fh.write(data)
