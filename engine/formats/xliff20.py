@@ -34,6 +34,12 @@ Writing
     where it has them (see :mod:`engine.formats.xliffcommon`): a target
     ``<mrk>`` keeps its own ``id``, ``type`` and ``value`` instead of taking
     the source's, and codes only the target has come back.
+
+    The written targets are valid XLIFF 2.0 (:mod:`engine.formats.xliff20_valid` reads
+    them back): an ``<sc>``/``<ec>`` pair split over segments, one of them not yet
+    translated, is written as isolated halves (``isolated="yes"``), and joined again
+    (in whichever target of the unit holds the other half) when both are translated;
+    an end written before its start becomes an isolated ``<ec>`` with an id of its own.
 """
 from __future__ import annotations
 
@@ -259,6 +265,47 @@ def _set_target(path: Path, site: _Site, tr: Translation, sp: Splice) -> None:
     sp.delete(seg, "subState")
 
 
+def _pair_codes(unit, sp: Splice) -> None:
+    """Make the ``<sc>``/``<ec>`` of ``unit``'s targets (in ``order``) valid pairs after
+    some were rewritten: an ``<sc>`` whose ``<ec>`` is in no target (its segment not
+    translated yet) becomes ``isolated="yes"``, an ``<ec>`` without its ``<sc>`` before
+    it becomes isolated with an id (the ``startRef`` unless a target code has that id),
+    and halves isolated earlier are joined again once both are in the targets."""
+    parts = [p for p in unit if p.tag in (q("segment"), q("ignorable"))]
+    targets = sorted((int(t.get("order") or i), i, t) for i, p in enumerate(parts, 1)
+                     for t in p.findall(q("target")))
+    seq = [e for _, _, t in targets for e in t.iter(q("sc"), q("ec"))]
+    used = {e.get("id") for _, _, t in targets for e in t.iter() if e.get("id")}
+    open_: dict[str, etree._Element] = {}
+    for e in seq:
+        if e.tag == q("sc"):
+            open_[e.get("id")] = e
+        elif e.get("startRef") is None:  # an isolated end
+            sc = open_.pop(e.get("id"), None)
+            if sc is not None:
+                ref = e.get("id")
+                sp.delete(e, "id")
+                sp.delete(e, "isolated")
+                sp.set(e, "startRef", ref)
+                sp.delete(sc, "isolated")
+        else:
+            ref = e.get("startRef")
+            sc = open_.pop(ref, None)
+            if sc is None:
+                ident, k = ref, 1
+                while ident in used:
+                    ident, k = f"{ref}-end" + (str(k) if k > 1 else ""), k + 1
+                used.add(ident)
+                sp.delete(e, "startRef")
+                sp.set(e, "id", ident)
+                sp.set(e, "isolated", "yes")
+            else:
+                sp.delete(sc, "isolated")
+    for sc in open_.values():
+        if sc.get("isolated") != "yes":
+            sp.set(sc, "isolated", "yes")
+
+
 def _changes(doc: _Doc, site: _Site, tr: Translation) -> bool:
     """False when ``tr`` is what the file already says (target and status): an
     untouched segment, which writing would only trim or restate."""
@@ -322,6 +369,8 @@ class Xliff20Format:
             sp.set(doc.root, "trgLang", tgt_lang)
         for site in todo:
             _set_target(original, site, translations[site.key], sp)
+        for unit in dict.fromkeys(s.unit for s in todo):
+            _pair_codes(unit, sp)
         sp.write(out, lambda: write_tree(doc.tree, original, out))
 
 
