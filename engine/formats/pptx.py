@@ -22,43 +22,23 @@ byte of each part, and every other member, stays as it was.
 """
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats import drawingml
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.opc import rels
 from engine.formats.package import (
     Package, apply_translations, is_zip, member_head, paragraph_text, segment_keys, unknown_keys, xml_bytes,
 )
 
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
-_REL = R + "/"
 _KINDS = {"chart": "chart", "diagramData": "SmartArt", "notesSlide": "notes"}
-_DRAWING_REL = "http://schemas.microsoft.com/office/2007/relationships/diagramDrawing"
 
 
 def _local(el) -> str:
     return el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else ""
-
-
-def rels(pkg: Package, part: str) -> dict[str, tuple[str, str]]:
-    """``{rId: (type suffix, target part)}`` of ``part`` (external targets left out)."""
-    folder, base = posixpath.split(part)
-    name = posixpath.join(folder, "_rels", base + ".rels")
-    if not pkg.has(name):
-        return {}
-    out = {}
-    for rel in pkg.xml(name).getroot():
-        if rel.get("TargetMode") == "External":
-            continue
-        target = rel.get("Target", "")
-        target = target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(folder, target))
-        typ = rel.get("Type", "")
-        out[rel.get("Id", "")] = (typ.rsplit("/", 1)[-1] if typ != _DRAWING_REL else "diagramDrawing", target)
-    return out
 
 
 def _main_part(pkg: Package) -> str:

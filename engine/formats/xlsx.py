@@ -1,0 +1,381 @@
+"""Excel 2007+ workbooks (XLSX): text cells, sheet names and comments.
+
+Read with lxml from the package (openpyxl loads and rewrites the whole
+workbook and drops what it does not model).  Order: the sheets as
+``workbook.xml`` lists them; for each, its name, its text cells row by row,
+then its comments.  A cell is read when it holds text: a shared string
+(``t="s"``) or an inline one (``t="inlineStr"``); numbers, dates, booleans,
+errors and formulas (even one whose result is text) are not segments.  Cells
+of a ``veryHidden`` sheet (one Excel's interface cannot show: lookup tables,
+technical data) are not read.  Rich text runs are paired tags as in DOCX.
+Segment keys: ``<sheet part>:<cell>.s<k>``, ``xl/workbook.xml:sheet<n>.s<k>``,
+``<comments part>:<cell>.s<k>``.
+
+A shared string is read once per cell that shows it, so each cell can be
+translated in its own context.  The export rewrites ``sharedStrings.xml`` only
+for strings with a translated cell: a string all of whose cells have one
+translation is rewritten in place; otherwise the cells keeping the source
+keep the string, and each other translation is a new string the cells that
+have it point to (the string is split).
+
+A translated sheet name is written into every reference to the sheet
+(formulas, defined names, data validations, conditional formats, charts);
+a name Excel would refuse is refused with one line naming the sheet.
+
+Bounded: a workbook part larger than :data:`MAX_PART_BYTES`, more than
+:data:`MAX_SHARED_STRINGS` shared strings or more text cells than a document
+may have segments is refused before it is parsed whole.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from engine.errors import FormatError
+from engine.formats import textutil
+from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.opc import rels
+from engine.formats.xlsxnames import check_name, rename_refs
+from engine.formats.package import (
+    Package, Paragraph, Token, apply_translations, events, is_zip, member_head, paragraph_text, segment_keys,
+    unknown_keys, xml_bytes,
+)
+
+S = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+#: Limits: Excel's own sheets reach 1,048,576 rows, but a workbook sent for translation is
+#: text; a part past 64 MiB or a million strings is a bomb or a data dump (Verso stops at
+#: :data:`textutil.MAX_SEGMENTS` segments anyway).
+MAX_PART_BYTES = 64 << 20
+MAX_SHARED_STRINGS = 1_000_000
+_FORMULAS = {"f", "formula", "formula1", "formula2", "definedName"}
+
+
+def s(name: str) -> str:
+    return f"{{{S}}}{name}"
+
+
+def _local(el) -> str:
+    return el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else ""
+
+
+def _xml(pkg: Package, name: str):
+    """A workbook part parsed, refused past :data:`MAX_PART_BYTES` before it is inflated."""
+    info = next(i for i in pkg.infos if i.filename == name)
+    if info.file_size > MAX_PART_BYTES:
+        raise FormatError(pkg.path, f"refused: {info.file_size:,} bytes, more than the {MAX_PART_BYTES >> 20} MiB "
+                                    "Verso reads of one workbook part", f"member {name!r}")
+    return pkg.xml(name)
+
+
+def _rich(el, fmts: dict) -> Paragraph:
+    """A string item (``si``, ``is``, a comment's ``text``): plain ``t`` or rich ``r`` runs."""
+    tokens: list[Token] = []
+    for child in el:
+        if child.tag == s("t"):
+            key, text = "", child.text or ""
+        elif child.tag == s("r"):
+            rpr = child.find(s("rPr"))
+            key = "" if rpr is None else etree.tostring(rpr, method="c14n").decode()
+            fmts.setdefault(key, rpr)
+            text = child.findtext(s("t")) or ""
+        else:
+            continue  # phonetic runs (rPh) and their settings: a guide to the source's reading
+        if not text:
+            continue
+        if tokens and tokens[-1].fmt == key:
+            tokens[-1].text += text
+        else:
+            tokens.append(Token("text", text=text, fmt=key))
+    return Paragraph(el, tokens)
+
+
+def _rebuild_rich(el, para: Paragraph, text: str, fmts: dict) -> None:
+    """``el``'s runs replaced by ``text``; phonetic runs dropped (they read the source)."""
+    for child in list(el):
+        if child.tag in (s("t"), s("r"), s("rPh")):
+            el.remove(child)
+    evs = [ev for ev in events(para, text) if ev[0] == "text"]
+    plain = all(fmts.get(ev[2]) is None for ev in evs) and len({ev[2] for ev in evs}) <= 1
+    items = []
+    for ev in ([("text", "".join(e[1] for e in evs), "")] if plain else evs):
+        t = etree.Element(s("t"))
+        t.text = ev[1]
+        if ev[1] != ev[1].strip() or "\n" in ev[1] or "  " in ev[1]:
+            t.set(XML_SPACE, "preserve")
+        if plain:
+            items.append(t)
+        else:
+            r = etree.Element(s("r"))
+            if fmts.get(ev[2]) is not None:
+                r.append(copy.deepcopy(fmts[ev[2]]))
+            r.append(t)
+            items.append(r)
+    for i, item in enumerate(items):
+        el.insert(i, item)
+
+
+def _cell_refs(sheet_root):
+    """``(cell reference, cell element)`` of every cell, row by row (a cell without ``r`` follows the last)."""
+    for row_no, row in enumerate(sheet_root.iter(s("row")), 1):
+        row_no = int(row.get("r") or row_no)
+        col = 0
+        for c in row.iter(s("c")):
+            ref = c.get("r")
+            if ref:
+                m = re.match(r"([A-Z]+)", ref)
+                col = sum((ord(ch) - 64) * 26 ** i for i, ch in enumerate(reversed(m.group(1)))) if m else col + 1
+            else:
+                col += 1
+                n, letters = col, ""
+                while n:
+                    n, rem = divmod(n - 1, 26)
+                    letters = chr(65 + rem) + letters
+                ref = f"{letters}{row_no}"
+            yield ref, c
+
+
+class _Book:
+    """The workbook's parts and its text, as the reader and the writer walk them."""
+
+    def __init__(self, pkg: Package, lang: str):
+        self.pkg, self.lang = pkg, lang
+        top = {typ: t for typ, t in rels(pkg, "").values()}
+        self.main = top.get("officeDocument", "xl/workbook.xml")
+        if not pkg.has(self.main):
+            raise FormatError(pkg.path, f"not an Excel workbook: no main part {self.main!r}")
+        self.workbook = _xml(pkg, self.main)
+        by_id = rels(pkg, self.main)
+        self.sheets = []  # (element in workbook.xml, sheet part)
+        for el in self.workbook.getroot().iter(s("sheet")):
+            part = by_id.get(el.get(f"{{{R}}}id", ""), ("", ""))[1]
+            if pkg.has(part):
+                self.sheets.append((el, part))
+        self.sst_part = next((t for typ, t in by_id.values() if typ == "sharedStrings" and pkg.has(t)), None)
+        self.sst = None
+        self.items: list = []
+        if self.sst_part:
+            data = pkg.read(self.sst_part)
+            if len(data) > MAX_PART_BYTES or data.count(b"<si") > MAX_SHARED_STRINGS:
+                raise FormatError(pkg.path, f"refused: more than {MAX_SHARED_STRINGS:,} shared strings or "
+                                            f"{MAX_PART_BYTES >> 20} MiB of them (a shared-string bomb?)",
+                                  f"member {self.sst_part!r}")
+            self.sst = pkg.xml(self.sst_part)
+            self.items = self.sst.getroot().findall(s("si"))
+        self.fmts: dict = {}
+        self._paras: dict[int, Paragraph] = {}
+        self.cells = 0
+
+    def shared(self, idx: int) -> Paragraph:
+        para = self._paras.get(idx)
+        if para is None:
+            para = _rich(self.items[idx], self.fmts)
+            paragraph_text(para, self.lang)
+            self._paras[idx] = para
+        return para
+
+    def name_para(self, el) -> Paragraph:
+        para = Paragraph(el, [Token("text", text=el.get("name", ""))])
+        paragraph_text(para, self.lang)
+        return para
+
+    def text_cells(self, part: str, tree):
+        """``(prefix, paragraph, cell, shared index or None)`` of the sheet's text cells."""
+        for ref, c in _cell_refs(tree.getroot()):
+            kind = c.get("t")
+            if kind == "s":
+                try:
+                    idx = int(c.findtext(s("v")) or "")
+                    para = self.shared(idx)
+                except (ValueError, IndexError):
+                    raise FormatError(self.pkg.path, "a cell refers to a shared string the workbook does not have",
+                                      f"member {part!r}, cell {ref}") from None
+            elif kind == "inlineStr" and c.find(s("is")) is not None:
+                idx, para = None, _rich(c.find(s("is")), self.fmts)
+                paragraph_text(para, self.lang)
+            else:
+                continue
+            self.cells += 1
+            if self.cells > textutil.MAX_SEGMENTS:
+                raise FormatError(self.pkg.path, f"more than {textutil.MAX_SEGMENTS:,} text cells: more than Verso "
+                                                 "imports as one document; split it", f"member {part!r}, cell {ref}")
+            yield f"{part}:{ref}", para, c, idx
+
+    def comments(self, sheet_part: str):
+        """``(comments part, tree, [(prefix, paragraph, ref)])`` of the sheet's comments, or None."""
+        part = next((t for typ, t in rels(self.pkg, sheet_part).values() if typ == "comments"
+                     and self.pkg.has(t)), None)
+        if part is None:
+            return None
+        tree = _xml(self.pkg, part)
+        authors = [a.text or "" for a in tree.getroot().iter(s("author"))]
+        out = []
+        for cm in tree.getroot().iter(s("comment")):
+            text = cm.find(s("text"))
+            if text is None:
+                continue
+            para = _rich(text, self.fmts)
+            paragraph_text(para, self.lang)
+            aid = int(cm.get("authorId") or 0)
+            out.append((f"{part}:{cm.get('ref', '')}", para, cm.get("ref", ""),
+                        authors[aid].strip() if aid < len(authors) else ""))
+        return part, tree, out
+
+
+class XlsxFormat:
+    name = "xlsx"
+    extensions = (".xlsx", ".xlsm", ".xltx")
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if not is_zip(head):
+            return False
+        if b"xl/" in head:
+            return True
+        ct = member_head(path, "[Content_Types].xml", 65536) or b""
+        return b"spreadsheetml" in ct or (not ct and Path(path).suffix.lower() in self.extensions)
+
+    def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
+        path = Path(path)
+        doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang)
+
+        def add(prefix: str, para: Paragraph, context: str, note: str = "") -> None:
+            for key, src in zip(segment_keys(prefix, para), para.sentences):
+                doc.segments.append(ParsedSegment(key=key, source=src, context=context, note=note))
+
+        with Package(path) as pkg:
+            book = _Book(pkg, src_lang)
+            for n, (el, part) in enumerate(book.sheets, 1):
+                name = el.get("name", "")
+                if el.get("state") == "veryHidden":
+                    continue
+                add(f"{book.main}:sheet{n}", book.name_para(el), f"name of sheet {n}")
+                for prefix, para, _, _ in book.text_cells(part, _xml(pkg, part)):
+                    add(prefix, para, f"{name}!{prefix.rsplit(':', 1)[1]}")
+                found = book.comments(part)
+                for prefix, para, ref, author in (found[2] if found else []):
+                    add(prefix, para, f"comment, {name}!{ref}", note=f"comment by {author}" if author else "")
+        if not doc.segments:
+            doc.problems.append("no translatable text found")
+        return doc
+
+    def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
+              tgt_lang: str = "", src_lang: str = "") -> None:
+        original = Path(original)
+        replaced: dict[str, bytes] = {}
+        known: set[str] = set()
+        with Package(original) as pkg:
+            book = _Book(pkg, src_lang)
+            renames: dict[str, str] = {}
+            trees = {}
+            for n, (el, part) in enumerate(book.sheets, 1):
+                trees[part] = _xml(pkg, part)
+                if el.get("state") == "veryHidden":
+                    continue
+                prefix = f"{book.main}:sheet{n}"
+                para = book.name_para(el)
+                known.update(segment_keys(prefix, para))
+                text = apply_translations(para, prefix, translations)
+                if text is not None:
+                    renames[el.get("name", "")] = "".join(ev[1] for ev in events(para, text) if ev[0] == "text")
+            uses: dict[int, list] = {}  # shared index -> [(cell, translated text or None)]
+            changed: set[str] = set()
+            for el, part in book.sheets:
+                if el.get("state") == "veryHidden":
+                    for _, _, c, idx in book.text_cells(part, trees[part]):
+                        if idx is not None:
+                            uses.setdefault(idx, []).append((c, None, part))
+                    continue
+                for prefix, para, c, idx in book.text_cells(part, trees[part]):
+                    known.update(segment_keys(prefix, para))
+                    text = apply_translations(para, prefix, translations)
+                    if idx is not None:
+                        uses.setdefault(idx, []).append((c, text, part))
+                    elif text is not None:
+                        _rebuild_rich(c.find(s("is")), para, text, book.fmts)
+                        changed.add(part)
+                found = book.comments(part)
+                if found:
+                    cpart, ctree, items = found
+                    for prefix, para, _, _ in items:
+                        known.update(segment_keys(prefix, para))
+                        text = apply_translations(para, prefix, translations)
+                        if text is not None:
+                            _rebuild_rich(para.element, para, text, book.fmts)
+                            replaced[cpart] = xml_bytes(ctree)
+            unknown_keys(original, translations, known)
+            if self._split_shared(book, uses, changed):
+                replaced[book.sst_part] = xml_bytes(book.sst)
+            if renames:
+                self._rename(book, renames, trees, changed, replaced)
+            for part in changed:
+                replaced[part] = xml_bytes(trees[part])
+            pkg.write(out, replaced)
+
+    @staticmethod
+    def _split_shared(book: _Book, uses: dict[int, list], changed: set[str]) -> bool:
+        """Give each translated cell its string (see the module doc); True when the strings changed."""
+        root = book.sst.getroot() if book.sst is not None else None
+        added = False
+        for idx, cells in uses.items():
+            texts = {t for _, t, _ in cells if t is not None}
+            if not texts:
+                continue
+            para = book.shared(idx)
+            keep_source = any(t is None for _, t, _ in cells)
+            new_index: dict[str, int] = {}
+            for text in sorted(texts, key=lambda t: [t2 for _, t2, _ in cells].index(t)):
+                if not keep_source and not new_index:
+                    _rebuild_rich(book.items[idx], para, text, book.fmts)
+                    new_index[text] = idx
+                    continue
+                item = copy.deepcopy(book.items[idx])
+                _rebuild_rich(item, para, text, book.fmts)
+                root.append(item)
+                new_index[text] = len(root.findall(s("si"))) - 1
+            added = True
+            for c, text, part in cells:
+                if text is not None and new_index[text] != idx:
+                    c.find(s("v")).text = str(new_index[text])
+                    changed.add(part)
+        if added and root.get("uniqueCount") is not None:
+            root.set("uniqueCount", str(len(root.findall(s("si")))))
+        return added
+
+    @staticmethod
+    def _rename(book: _Book, renames: dict[str, str], trees: dict, changed: set[str], replaced: dict) -> None:
+        taken = {el.get("name", "").lower() for el, _ in book.sheets if el.get("name", "") not in renames}
+        for el, _ in book.sheets:
+            old = el.get("name", "")
+            if old in renames:
+                check_name(book.pkg.path, renames[old], old, taken)
+                taken.add(renames[old].lower())
+                el.set("name", renames[old])
+        for el in book.workbook.getroot().iter(s("definedName")):
+            el.text = rename_refs(el.text or "", renames)
+        replaced[book.main] = xml_bytes(book.workbook)
+        for part, tree in trees.items():
+            for el in tree.getroot().iter():
+                if _local(el) in _FORMULAS and el.text:
+                    new = rename_refs(el.text, renames)
+                    if new != el.text:
+                        el.text = new
+                        changed.add(part)
+        olds = [o.encode() for o in renames] + [o.replace("&", "&amp;").encode() for o in renames]
+        for name in book.pkg.names():
+            if name.startswith(("xl/charts/chart", "xl/pivotCache/")) and name.endswith(".xml"):
+                if not any(o in book.pkg.read(name) for o in olds):
+                    continue
+                tree = _xml(book.pkg, name)
+                for el in tree.getroot().iter():
+                    if _local(el) == "f" and el.text:
+                        el.text = rename_refs(el.text, renames)
+                    if _local(el) == "worksheetSource" and el.get("sheet") in renames:
+                        el.set("sheet", renames[el.get("sheet")])
+                replaced[name] = xml_bytes(tree)
+
+
+FORMAT = XlsxFormat()
