@@ -15,13 +15,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = dsub.add_parser("import", help="import a file (TXT, XLIFF 1.2/2.0, PO, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown) into a project",
                         description="Import a document into a project (created when missing, for the "
                                     "languages the file declares or --src-lang/--tgt-lang). A file that "
-                                    "declares another language pair than the project's is refused. "
+                                    "declares another language pair than the project's is refused "
+                                    "(unless --ignore-declared-languages). "
                                     "Prints a JSON summary.")
     p.add_argument("file", type=Path, metavar="FILE")
     p.add_argument("--project", type=Path, required=True, metavar="DIR", help="project folder")
     p.add_argument("--src-lang", default="", metavar="L",
                    help="source language (e.g. en) where the file declares none (XLIFF, PO and CSV headers do)")
     p.add_argument("--tgt-lang", default="", metavar="L", help="target language (e.g. de), likewise")
+    p.add_argument("--ignore-declared-languages", action="store_true",
+                   help="import a file that declares another language pair as the project's pair "
+                        "(or --src-lang/--tgt-lang); the file's own language attributes are kept")
     p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, odf, odt-reject, html, markdown)")
     p.add_argument("--columns", default=None, metavar="SRC,TGT",
                    help="CSV/TSV: the source and translation columns, counted from 1 (e.g. 2,3); needed "
@@ -123,11 +127,17 @@ def _import(a) -> int:
                                      format=a.format, columns=columns)
     what = f"the project {a.project}" if not new_project else "--src-lang/--tgt-lang say"
     conflict = language_conflict(declared, src, tgt, what=what)
+    if conflict and a.ignore_declared_languages and src and tgt:
+        parsed.problems.append(f"{conflict}; imported as {pair_text(src, tgt)} "
+                               "(--ignore-declared-languages)")
+        parsed.src_lang, parsed.tgt_lang = src, tgt
+        declared, conflict = (src, tgt), ""
     if conflict:
         if new_project:
             conflict = conflict.replace(" say is ", " say ")
         pair = pair_text(declared[0] or src, declared[1] or tgt)
-        raise FormatError(a.file, f"{conflict}; import it into a project for {pair}")
+        raise FormatError(a.file, f"{conflict}; import it into a project for {pair} "
+                                  "(or pass --ignore-declared-languages)")
     if new_project:
         src, tgt = src or declared[0], tgt or declared[1]
         if not (src and tgt):

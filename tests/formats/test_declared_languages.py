@@ -74,6 +74,25 @@ def test_doc_import_refuses_a_file_declaring_another_pair_naming_both(tmp_path, 
     assert json.loads(_verso("doc", "list", "--project", project).stdout) == []
 
 
+def test_doc_import_ignore_declared_languages_imports_into_the_project_pair(tmp_path):
+    project = _project(tmp_path, "en", "fr")
+    f = tmp_path / "tool.xlf"
+    f.write_text(XLF20.format(s="en", t="de", tr="Datei öffnen."), encoding="utf-8")
+    refused = _verso("doc", "import", f, "--project", project)
+    assert refused.returncode == 2 and "--ignore-declared-languages" in refused.stderr
+    r = _verso("doc", "import", f, "--project", project, "--ignore-declared-languages")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert (out["src_lang"], out["tgt_lang"]) == ("en", "fr")
+    assert any("declares en -> de" in p and "en -> fr" in p for p in out["problems"])
+    assert len(json.loads(_verso("doc", "list", "--project", project).stdout)) == 1
+    # the file itself is the client's: exported untouched it is the same bytes, trgLang="de"
+    exported = tmp_path / "out.xlf"
+    e = _verso("doc", "export", out["document_id"], "--project", project, "--out", exported)
+    assert e.returncode == 0, e.stderr
+    assert exported.read_bytes() == f.read_bytes()
+
+
 @pytest.mark.parametrize("name,text", [
     ("regional.xlf", XLF12.format(s="en-GB", t="fr-CA", tr="Ouvrir le fichier.")),
     ("app.po", PO.format(t="fr_FR", tr="Ouvrir le fichier.")),
