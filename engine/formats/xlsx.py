@@ -52,6 +52,7 @@ XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 #: :data:`textutil.MAX_SEGMENTS` segments anyway).
 MAX_PART_BYTES = 64 << 20
 MAX_SHARED_STRINGS = 1_000_000
+_TEXT_CELL = re.compile(rb"""<(?:\w+:)?c\s[^>]*?\bt\s*=\s*["'](?:s|inlineStr)["']""")
 _FORMULAS = {"f", "formula", "formula1", "formula2", "definedName"}
 
 
@@ -63,12 +64,16 @@ def _local(el) -> str:
     return el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else ""
 
 
-def _xml(pkg: Package, name: str):
-    """A workbook part parsed, refused past :data:`MAX_PART_BYTES` before it is inflated."""
+def _check_size(pkg: Package, name: str) -> None:
+    """Refuse a part past :data:`MAX_PART_BYTES` before it is inflated."""
     info = next(i for i in pkg.infos if i.filename == name)
     if info.file_size > MAX_PART_BYTES:
         raise FormatError(pkg.path, f"refused: {info.file_size:,} bytes, more than the {MAX_PART_BYTES >> 20} MiB "
                                     "Verso reads of one workbook part", f"member {name!r}")
+
+
+def _xml(pkg: Package, name: str):
+    _check_size(pkg, name)
     return pkg.xml(name)
 
 
@@ -168,7 +173,18 @@ class _Book:
             self.items = self.sst.getroot().findall(s("si"))
         self.fmts: dict = {}
         self._paras: dict[int, Paragraph] = {}
-        self.cells = 0
+        self.cells = self.counted = 0
+
+    def sheet(self, part: str):
+        """A worksheet parsed, refused before parsing when its text cells (counted in its bytes) and
+        those of the sheets before it are more than a document may have segments: a sheet of a
+        hundred thousand cells takes 40 s to read cell by cell, its bytes are counted in 0.1 s."""
+        _check_size(self.pkg, part)
+        self.counted += len(_TEXT_CELL.findall(self.pkg.read(part)))
+        if self.counted > textutil.MAX_SEGMENTS:
+            raise FormatError(self.pkg.path, f"more than {textutil.MAX_SEGMENTS:,} text cells: more than Verso "
+                                             "imports as one document; split it", f"member {part!r}")
+        return self.pkg.xml(part)
 
     def shared(self, idx: int) -> Paragraph:
         para = self._paras.get(idx)
@@ -253,7 +269,7 @@ class XlsxFormat:
                 if el.get("state") == "veryHidden":
                     continue
                 add(f"{book.main}:sheet{n}", book.name_para(el), f"name of sheet {n}")
-                for prefix, para, _, _ in book.text_cells(part, _xml(pkg, part)):
+                for prefix, para, _, _ in book.text_cells(part, book.sheet(part)):
                     add(prefix, para, f"{name}!{prefix.rsplit(':', 1)[1]}")
                 found = book.comments(part)
                 for prefix, para, ref, author in (found[2] if found else []):
@@ -272,7 +288,7 @@ class XlsxFormat:
             renames: dict[str, str] = {}
             trees = {}
             for n, (el, part) in enumerate(book.sheets, 1):
-                trees[part] = _xml(pkg, part)
+                trees[part] = book.sheet(part)
                 if el.get("state") == "veryHidden":
                     continue
                 prefix = f"{book.main}:sheet{n}"
