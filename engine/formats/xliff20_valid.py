@@ -51,7 +51,6 @@ item 6"): every file of ``invalid/`` refused, every file of ``valid/`` accepted.
 What is not checked: the content of extension elements of unknown namespaces.
 """
 from __future__ import annotations
-from __future__ import annotations
 
 from pathlib import Path
 
