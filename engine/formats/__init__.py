@@ -25,11 +25,11 @@ def formats() -> list[DocumentFormat]:
     global _FORMATS
     if _FORMATS is None:
         from engine.formats import docx, html, markdown, odf, po, tabular, txt, xliff12, xliff20
-        from engine.formats import pptx, strings_registry, xlsx
+        from engine.formats import idml, pptx, strings_registry, xlsx
 
         _FORMATS = [docx.FORMAT, docx.REJECT_FORMAT, odf.FORMAT, odf.REJECT_FORMAT, pptx.FORMAT, xlsx.FORMAT,
-                    xliff20.FORMAT, xliff12.FORMAT, po.FORMAT, *strings_registry.FORMATS, tabular.FORMAT,
-                    html.FORMAT, markdown.FORMAT, txt.FORMAT]
+                    idml.FORMAT, xliff20.FORMAT, xliff12.FORMAT, po.FORMAT, *strings_registry.FORMATS,
+                    tabular.FORMAT, html.FORMAT, markdown.FORMAT, txt.FORMAT]
     return _FORMATS
 
 
@@ -67,7 +67,7 @@ def detect(path: str | Path) -> DocumentFormat:
     from engine.formats import strings_registry
 
     raise UnsupportedFormatError(
-        path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV, DOCX, PPTX, XLSX, ODT/ODS/ODP, HTML, Markdown, "
+        path, "unsupported file type (Verso reads TXT, XLIFF 1.2/2.0, PO/POT, TSV/CSV, DOCX, PPTX, XLSX, IDML, ODT/ODS/ODP, HTML, Markdown, "
               f"{strings_registry.KINDS})")
 
 
