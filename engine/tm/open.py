@@ -36,11 +36,17 @@ def open_tm(ref: str | Path, *, create: bool | str = True, src_lang: str = "", t
     """Open the TM ``ref``: a folder or a ``postgresql://`` URL.  Both backends
     have one interface (search, concordance, add, import_units, entries, stats...).
     ``create="import"``: see :func:`open_for_import`.  ``progress(done, total)``:
-    told while a local TM's search index is rebuilt (see :class:`TranslationMemory`)."""
+    told while a local TM's search index is rebuilt (see :class:`TranslationMemory`),
+    or while a shared TM's local replica is first synced (see :mod:`engine.tm.shared`:
+    a URL opens a :class:`~engine.tm.shared.SharedTM`, searched in its replica)."""
     if is_tm_url(str(ref)):
-        from engine.tm.pg import PgTranslationMemory
+        if create == "import":  # the TM may not exist yet: nothing to replicate
+            from engine.tm.pg import PgTranslationMemory
 
-        return PgTranslationMemory(str(ref), create=create, src_lang=src_lang, tgt_lang=tgt_lang)
+            return PgTranslationMemory(str(ref), create=create, src_lang=src_lang, tgt_lang=tgt_lang)
+        from engine.tm.shared import SharedTM
+
+        return SharedTM(str(ref), create=create, src_lang=src_lang, tgt_lang=tgt_lang, progress=progress)
     from engine.tm.memory import TranslationMemory
 
     if not str(ref):

@@ -53,7 +53,7 @@ from engine.errors import TMError
 from engine.formats.base import TMUnit
 from engine.inline import TaggedText, strip_tags
 from engine.langs import normalize_lang, same_language
-from engine.tm import store
+from engine.tm import feed, store
 from engine.tm.candidates import CandidateStage
 from engine.tm import memory as _local
 from engine.tm.memory import (_COLS, _WORD, COVERAGE_POOL, TranslationMemory,
@@ -466,6 +466,7 @@ class PgTranslationMemory:
                 conn.execute(self._q(ddl))
             for k, v in (("schema", str(SCHEMA_VERSION)), ("created", _now())):
                 conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (k, v))
+            feed.install(conn, self.schema)
         except pgerrors.InsufficientPrivilege:
             raise _NoCreate() from None  # named by _tx once the transaction is rolled back
 
@@ -477,6 +478,10 @@ class PgTranslationMemory:
             raise TMError(f"{self.folder}: made by a newer Verso (TM schema {version})")
         self.writable = bool(self._read("SELECT has_table_privilege(%s, 'INSERT')",
                                         (f"{self.schema}.units",))[0][0])
+        if self._meta_get(feed.FEED_KEY) != feed.FEED_VERSION:  # a TM older than the feed: its owner adds it
+            with contextlib.suppress(TMOffline, TMRefused), self._tx() as conn:
+                feed.install(conn, self.schema)
+            self._meta = None
         if self.writable:
             for key, lang in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
                 if lang and not self._meta_get(key):

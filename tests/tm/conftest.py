@@ -3,6 +3,7 @@ opens a TM of either backend so the same tests run against both."""
 from __future__ import annotations
 
 import itertools
+import tempfile
 import os
 
 import pytest
@@ -75,3 +76,7 @@ def make_tm(backend, tmp_path, request):
             t.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+# Shared TMs' local replicas (engine.tm.replica) in a folder of the test session's, never the user's cache.
+os.environ.setdefault("VERSO_REPLICAS", tempfile.mkdtemp(prefix="verso-replicas-"))
