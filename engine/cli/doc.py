@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                          description="Import, list and export the documents of a Verso project.")
     dsub = doc.add_subparsers(dest="doc_command", metavar="ACTION")
 
-    p = dsub.add_parser("import", help="import a file (TXT, XLIFF 1.2/2.0, PO, TSV/CSV, DOCX, ODT/ODS/ODP, HTML, Markdown) into a project",
+    p = dsub.add_parser("import", help="import a file (TXT, XLIFF 1.2/2.0, PO, TSV/CSV, DOCX, PPTX, XLSX, IDML, ODT/ODS/ODP, HTML, Markdown) into a project",
                         description="Import a document into a project (created when missing, for the "
                                     "languages the file declares or --src-lang/--tgt-lang). A file that "
                                     "declares another language pair than the project's is refused "
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ignore-declared-languages", action="store_true",
                    help="import a file that declares another language pair as the project's pair "
                         "(or --src-lang/--tgt-lang); the file's own language attributes are kept")
-    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, odf, odt-reject, html, markdown)")
+    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, pptx, xlsx, idml, odf, odt-reject, html, markdown)")
     p.add_argument("--columns", default=None, metavar="SRC,TGT",
                    help="CSV/TSV: the source and translation columns, counted from 1 (e.g. 2,3); needed "
                         "when the table is not a clear bilingual one")
