@@ -120,3 +120,15 @@ def test_a_zip_bomb_story_is_refused_naming_it(tmp_path):
     with pytest.raises(FormatError) as e:
         FORMAT.read(p, src_lang="en")
     assert "zip bomb" in str(e.value) and "Story_u99.xml" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_project_imports_and_exports_an_idml(tmp_path):
+    from engine.store.project import Project
+
+    with Project.create(tmp_path / "proj", src_lang="en", tgt_lang="fr") as proj:
+        doc_id = proj.import_document(IDML)
+        assert proj.document(doc_id).format == "idml"
+        title = next(s for s in proj.segments(doc_id) if s.source.text == "Title")
+        proj.confirm(title.id, TaggedText("Titre"))
+        out = proj.export_document(doc_id, tmp_path / "out.idml")
+    assert FORMAT.read(out, src_lang="en").segments[0].source.text == "Titre"

@@ -179,3 +179,15 @@ def test_a_translated_export_opens_in_libreoffice_with_the_translation(tmp_path)
     odp = soffice_convert(out, tmp_path, "odp")
     content = zipfile.ZipFile(odp).read("content.xml").decode()
     assert "Les coûts ont baissé." in content and "Costs fell." not in content
+
+
+def test_a_project_imports_and_exports_a_pptx(tmp_path):
+    from engine.store.project import Project
+
+    with Project.create(tmp_path / "proj", src_lang="en", tgt_lang="fr") as proj:
+        doc_id = proj.import_document(FIX / "deck_lo.pptx")
+        assert proj.document(doc_id).format == "pptx"
+        title = next(s for s in proj.segments(doc_id) if s.source.text == "Quarterly report")
+        proj.confirm(title.id, TaggedText("Rapport trimestriel"))
+        out = proj.export_document(doc_id, tmp_path / "out.pptx")
+    assert _texts(out, "ppt/slides/slide1.xml")[0] == "Rapport trimestriel"

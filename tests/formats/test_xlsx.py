@@ -191,3 +191,15 @@ def test_a_translated_export_opens_in_libreoffice_with_the_translation(tmp_path)
     formulas = [el.get(TABLE_FORMULA) for el in etree.fromstring(content.encode()).iter()
                 if el.get(TABLE_FORMULA)]
     assert "of:=[$'Prix courants'.B4]" in formulas  # Summary!B1 follows the rename
+
+
+def test_a_project_imports_and_exports_an_xlsx(tmp_path):
+    from engine.store.project import Project
+
+    with Project.create(tmp_path / "proj", src_lang="en", tgt_lang="fr") as proj:
+        doc_id = proj.import_document(FIX / "book_lo.xlsx")
+        assert proj.document(doc_id).format == "xlsx"
+        pear = next(s for s in proj.segments(doc_id) if s.source.text == "Green pear")
+        proj.confirm(pear.id, TaggedText("Poire verte"))
+        out = proj.export_document(doc_id, tmp_path / "out.xlsx")
+    assert _values(out, "Prices")["A3"] == "Poire verte" and _values(out, "Prices")["B3"] == 2
