@@ -1,10 +1,10 @@
 """The software-string and subtitle formats, in the order detection tries them (most specific first)."""
 from __future__ import annotations
 
-from engine.formats import jsonfmt, props, subtitles
+from engine.formats import android, jsonfmt, props, subtitles
 
-FORMATS = [props.FORMAT, jsonfmt.FORMAT, subtitles.FORMAT]
+FORMATS = [android.FORMAT, props.FORMAT, jsonfmt.FORMAT, subtitles.FORMAT]
 #: how the refusal of an unknown file names them
-KINDS = "Java properties, JSON, SubRip, WebVTT"
+KINDS = "Android strings.xml, Java properties, JSON, SubRip, WebVTT"
 #: local names (lower case) of the XML roots these formats read
-XML_ROOTS: set[str] = set()
+XML_ROOTS = {"resources"}

@@ -22,7 +22,7 @@ from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.placeholders import protect_software, protect_target
 from engine.formats.textutil import Decoded, codes_checked, render
 from engine.fsutil import atomic_write
-from engine.inline import TaggedText
+from engine.inline import TaggedText, merge_tags, tag_number
 
 #: ``json.dumps(obj, ensure_ascii=False)`` with one encoder
 key_json = json.JSONEncoder(ensure_ascii=False).encode
@@ -99,6 +99,28 @@ class StringsFormat:
         """``value`` written as the file writes the unit's string (quotes and escapes)."""
         raise NotImplementedError
 
+    def written(self, target: TaggedText, source: TaggedText, unit: Unit, parsed: Parsed) -> str | None:
+        """What replaces the unit's span for ``target``; None when it says what the file says."""
+        new = render(target, source)
+        if not new or new == (unit.target if unit.target is not None else unit.value):
+            return None
+        return self.escape(new, unit, parsed)
+
+    def escape_pieces(self, target: TaggedText, source: TaggedText, escape_text) -> str:
+        """``target`` written with ``escape_text`` applied to its text and each code's original
+        markup as it was (markup formats: a code is already written XML)."""
+        tags = {t.n: t for t in merge_tags(target.tags, source.tags)}
+        out, run = [], []
+        for ch in target.text:
+            t = tags.get(tag_number(ch) or -1)
+            if t is None:
+                run.append(ch)
+                continue
+            out += [escape_text("".join(run)), t.original]
+            run = []
+        out.append(escape_text("".join(run)))
+        return "".join(out)
+
     def encode(self, parsed: Parsed, text: str, path: Path) -> bytes:
         try:
             return parsed.decoded.encode(text)
@@ -146,12 +168,9 @@ class StringsFormat:
         edits: list[tuple[int, int, str]] = []
         for key, tr in translations.items():
             u = by_key[key]
-            src = self.source(u, original)
-            new = render(tr.target, src) if tr.target else ""
-            old = u.target if u.target is not None else u.value
-            if not new or new == old:
-                continue
-            edits.append((u.start, u.end, self.escape(new, u, parsed)))
+            new = self.written(tr.target, self.source(u, original), u, parsed) if tr.target else None
+            if new is not None:
+                edits.append((u.start, u.end, new))
         edits.sort()
         parts, pos = [], 0
         for a, b, s in edits:
