@@ -35,7 +35,7 @@ _SRX = ('<?xml version="1.0" encoding="UTF-8"?>\n'
         '<beforebreak>\\.</beforebreak><afterbreak>\\s</afterbreak></rule></languagerule></languagerules>'
         '</body></srx>\n')
 _GENERIC = ('<?xml version="1.0" encoding="UTF-8"?>\n<!-- strings of a product -->\n'
-            '<resources><head>x</head><string name="open">Open</string><body>y</body></resources>\n')
+            '<catalog><head>x</head><string name="open">Open</string><body>y</body></catalog>\n')
 
 
 @pytest.mark.parametrize("name,data,says", [
@@ -43,8 +43,8 @@ _GENERIC = ('<?xml version="1.0" encoding="UTF-8"?>\n<!-- strings of a product -
     ("topic.dita", _DITA, "DITA"),
     ("topic.xml", _DITA, "DITA"),
     ("rules.srx", _SRX, "SRX"),
-    ("strings.xml", _GENERIC, "<resources>"),
-    ("strings.html", _GENERIC, "<resources>"),
+    ("strings.xml", _GENERIC, "<catalog>"),
+    ("strings.html", _GENERIC, "<catalog>"),
 ])
 def test_xml_that_is_no_known_document_format_is_refused_naming_what_it_is(tmp_path, name, data, says):
     path = tmp_path / name
