@@ -60,6 +60,7 @@ class SharedTM(PgTranslationMemory):
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._offline_open = False
+        self._known: dict = {}  # what an opening without the server needs: languages, may this role write
         mode = mode or os.environ.get("VERSO_REPLICA", "")
         try:
             super().__init__(url, create=create, src_lang=src_lang, tgt_lang=tgt_lang)
@@ -76,7 +77,7 @@ class SharedTM(PgTranslationMemory):
                                "searches go to the server")
             return
         self.replica = open_replica(replica_dir or replica_folder(self.folder, self.schema), self.schema)
-        self._remember_meta()
+        self._known = {"src_lang": self.src_lang, "tgt_lang": self.tgt_lang, "writable": int(bool(self.writable))}
         if mode == "wait":
             self._sync_now(self._c())
         elif self.replica.ready:
@@ -107,12 +108,6 @@ class SharedTM(PgTranslationMemory):
             self._meta = None
             self._prepared("", "")
 
-    def _remember_meta(self) -> None:
-        with self.replica.lock:
-            self.replica.tm._begin()
-            self.replica._set(src_lang=self.src_lang, tgt_lang=self.tgt_lang, writable=int(bool(self.writable)))
-            self.replica.tm.conn.execute("COMMIT")
-
     # ------------------------------------------------------------ the feed
     def _instance(self, conn) -> str:
         row = conn.execute(sql.SQL("SELECT value FROM {s}.meta WHERE key = %s").format(s=sql.Identifier(self.schema)),
@@ -125,9 +120,12 @@ class SharedTM(PgTranslationMemory):
             if self._progress:
                 self._progress(done, total)
         try:
-            return self.replica.sync(conn, self._instance(conn), told, self._cancel)
+            n = self.replica.sync(conn, self._instance(conn), told, self._cancel)
         finally:
             self.syncing = None
+        if self._known:  # read on the caller's thread (this may be the feed's)
+            self.replica._commit_state(**self._known)
+        return n
 
     def sync(self) -> int:
         """Bring the replica up to date now, in this thread (the first sync too); the changes taken in."""
