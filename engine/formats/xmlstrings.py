@@ -46,6 +46,15 @@ class XmlText:
         sp = self._spans[el]
         return sp.stag_end, (sp.etag_start if not sp.empty else sp.stag_end)
 
+    def outer(self, el) -> tuple[int, int]:
+        """The element's span, start tag to end tag."""
+        sp = self._spans[el]
+        return sp.start, sp.end
+
+    def start_tag(self, el) -> str:
+        sp = self._spans[el]
+        return self.decoded.text[sp.start:sp.stag_end]
+
     def inner(self, el) -> str:
         a, b = self.span(el)
         return self.decoded.text[a:b]
