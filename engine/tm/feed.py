@@ -7,7 +7,9 @@ Every write of a unit is stamped by a trigger on the server, whichever client
   each write of a unit gets a larger one;
 * ``units.xid``: ``pg_current_xact_id()`` of the writing transaction;
 * a delete leaves a tombstone ``tombstones(id, change, xid)``;
-* each writing statement ``NOTIFY``s channel :func:`channel` (delivered at commit).
+* each writing statement ``NOTIFY``s channel :func:`channel` (delivered at commit);
+* a ``TRUNCATE`` (no row triggers) gives the TM a new instance id (``meta``):
+  every replica starts over.
 
 A client's cursor is a ``pg_snapshot`` S (not a change id: change ids are taken
 before commit, so a transaction that commits late can hold a smaller id than
@@ -39,7 +41,7 @@ from psycopg import sql
 
 #: ``meta`` key: the feed's version (absent: no feed, searches go to the server).
 FEED_KEY = "feed"
-FEED_VERSION = "1"
+FEED_VERSION = "2"
 #: ``meta`` key: a random id per TM (a TM dropped and made again under the same name gets another).
 INSTANCE_KEY = "instance"
 
@@ -74,6 +76,16 @@ _DDL = [
          PERFORM pg_notify({chan}, '');
          RETURN NULL;
        END $$""",
+    """CREATE OR REPLACE FUNCTION {s}.feed_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+       SET search_path = pg_catalog AS $$
+       BEGIN
+         UPDATE {s}.meta SET value = md5(random()::text || clock_timestamp()::text) WHERE key = {inst};
+         PERFORM pg_notify({chan}, '');
+         RETURN NULL;
+       END $$""",
+    "DROP TRIGGER IF EXISTS feed_truncate ON {s}.units",
+    "CREATE TRIGGER feed_truncate AFTER TRUNCATE ON {s}.units FOR EACH STATEMENT "
+    "EXECUTE FUNCTION {s}.feed_truncate()",
     "DROP TRIGGER IF EXISTS feed_stamp ON {s}.units",
     "CREATE TRIGGER feed_stamp BEFORE INSERT OR UPDATE ON {s}.units FOR EACH ROW EXECUTE FUNCTION {s}.feed_stamp()",
     "DROP TRIGGER IF EXISTS feed_tomb ON {s}.units",
@@ -93,7 +105,7 @@ def install(conn: psycopg.Connection, schema: str) -> bool:
     """Add the feed to the TM in ``schema`` inside the caller's transaction; False
     (nothing changed) when this role may not (not the TM's owner)."""
     q = {"s": sql.Identifier(schema), "seq": sql.Literal(f'"{schema}".change_id'),
-         "chan": sql.Literal(channel(schema))}
+         "chan": sql.Literal(channel(schema)), "inst": sql.Literal(INSTANCE_KEY)}
     try:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (schema + ".feed",))
@@ -114,6 +126,10 @@ def has_feed(conn: psycopg.Connection, schema: str) -> bool:
                            (FEED_KEY,)).fetchone()
         return row is not None and row[0] == FEED_VERSION
     return False
+
+
+def instance_query(schema: str) -> sql.Composed:
+    return sql.SQL("SELECT value FROM {s}.meta WHERE key = %s").format(s=sql.Identifier(schema))
 
 
 def delta_queries(schema: str) -> tuple[sql.Composed, sql.Composed]:

@@ -49,6 +49,10 @@ class SyncCancelled(TMError):
     """The first sync was cancelled (what was copied stays; the next sync goes on from there)."""
 
 
+class ReplicaStale(TMError):
+    """The server's TM was made again or truncated (a new instance id): the replica must start over."""
+
+
 def replica_home() -> Path:
     """``$VERSO_REPLICAS``, else ``$XDG_CACHE_HOME/verso/replicas``, else ``~/.cache/verso/replicas``."""
     env = os.environ.get("VERSO_REPLICAS")
@@ -174,6 +178,8 @@ class Replica:
                 raise
             self.tm.vocab.reset()
             self.tm._pairs = None
+            self.tm.wait_for_index()
+            self.tm.rebuild_index("the replica starts over")  # an empty index, no unit of before
 
     def _bulk(self, conn: psycopg.Connection, progress, cancel) -> int:
         s = sql.Identifier(self.schema)
@@ -255,6 +261,9 @@ class Replica:
         with conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             snap = conn.execute("SELECT pg_current_snapshot()::text").fetchone()[0]
+            row = conn.execute(feed.instance_query(self.schema), (feed.INSTANCE_KEY,)).fetchone()
+            if (row[0] if row else "") != self.get("instance"):
+                raise ReplicaStale(f"{self.folder}: the shared TM was made again or emptied")
             units = conn.execute(self._units, {"snap": cursor}).fetchall()
             tombs = conn.execute(self._tombs, {"snap": cursor}).fetchall()
         if snap == cursor:
@@ -287,4 +296,4 @@ class Replica:
         return len(units) + len(tombs)
 
 
-__all__ = ["Replica", "open_replica", "SyncCancelled", "replica_folder", "replica_home", "BULK_BATCH"]
+__all__ = ["Replica", "open_replica", "SyncCancelled", "ReplicaStale", "replica_folder", "replica_home", "BULK_BATCH"]

@@ -35,7 +35,7 @@ from psycopg import sql
 from engine.tm import feed
 from engine.tm.model import TMOffline, TMRefused
 from engine.tm.pg import _NET_DEFAULTS, PgTranslationMemory, _newest_first, redact
-from engine.tm.replica import Replica, SyncCancelled, open_replica, replica_folder
+from engine.tm.replica import Replica, ReplicaStale, SyncCancelled, open_replica, replica_folder
 
 #: Seconds between catch-ups when no notification came (a safety net; a notification wakes it at once).
 POLL_S = 10.0
@@ -81,7 +81,7 @@ class SharedTM(PgTranslationMemory):
         if mode == "wait":
             self._sync_now(self._c())
         elif self.replica.ready:
-            with contextlib.suppress(psycopg.Error, TMOffline):  # a stale replica still answers
+            with contextlib.suppress(psycopg.Error, TMOffline, ReplicaStale):  # a stale replica still answers
                 self._sync_now(self._c())
         self._start()
 
@@ -110,8 +110,7 @@ class SharedTM(PgTranslationMemory):
 
     # ------------------------------------------------------------ the feed
     def _instance(self, conn) -> str:
-        row = conn.execute(sql.SQL("SELECT value FROM {s}.meta WHERE key = %s").format(s=sql.Identifier(self.schema)),
-                           (feed.INSTANCE_KEY,)).fetchone()
+        row = conn.execute(feed.instance_query(self.schema), (feed.INSTANCE_KEY,)).fetchone()
         return row[0] if row else ""
 
     def _sync_now(self, conn) -> int:
@@ -159,11 +158,16 @@ class SharedTM(PgTranslationMemory):
                     while not self._stop.is_set():
                         woke = any(True for _ in conn.notifies(timeout=WAKE_S, stop_after=1))
                         if woke or time.monotonic() - last >= POLL_S:
-                            self.replica.catch_up(conn)
+                            try:
+                                self.replica.catch_up(conn)
+                            except ReplicaStale:  # emptied or made again: copy it anew
+                                self._sync_now(conn)
                             last = time.monotonic()
             except SyncCancelled as e:
                 self.feed_error = str(e)
                 return
+            except ReplicaStale:
+                pass  # made again while reading: the next round copies it anew
             except pgerrors.InsufficientPrivilege as e:
                 self.feed_error = f"the replica cannot read the change feed ({e}): searches go to the server"
                 return
@@ -208,7 +212,7 @@ class SharedTM(PgTranslationMemory):
     def _pull(self) -> None:
         """Catch the replica up after a write of ours (the feed thread would, a moment later)."""
         if self.replica is not None and self.replica.has_cursor:
-            with contextlib.suppress(psycopg.Error, TMOffline):
+            with contextlib.suppress(psycopg.Error, TMOffline, ReplicaStale):  # the feed thread sees to it
                 self.replica.catch_up(self._c())
 
     def add(self, *a, **kw):

@@ -231,3 +231,18 @@ def test_a_first_sync_killed_half_way_resumes_and_ends_equal_to_the_server(pg_ur
         assert found(tm, "A clause added during the outage")
     finally:
         tm.close()
+
+
+def test_a_tm_emptied_on_the_server_empties_every_replica(pg_url, pg_server, tmp_path):
+    a, b = client(pg_url, tmp_path / "a"), client(pg_url, tmp_path / "b")
+    try:
+        a.add("Delete everything", "Alles löschen")
+        assert wait_until(lambda: found(b, "Delete everything"), 2)
+        with psycopg.connect(pg_server[0], autocommit=True) as admin:  # no row triggers fire
+            admin.execute(f"TRUNCATE {a.schema}.units")
+        assert wait_until(lambda: b.replica.ready and not found(b, "Delete everything"), 10), b.feed_error
+        a.add("A fresh start", "Ein Neuanfang")
+        assert wait_until(lambda: found(b, "A fresh start"), 2)
+    finally:
+        a.close()
+        b.close()
