@@ -1,11 +1,12 @@
-"""The editor's actions as data: which menu, what it says, which window method it calls, and
+"""The editor's actions as data: which menu, what it says, which controller method it calls, and
 its keys.  The window builds its menus, the grid's and the target box's right-click menus
 and Help ▸ Keyboard Shortcuts from this one table; the keyboard presets (``app/keymap.py``)
 bind keys to the ids they name, and ``keys`` are the fixed keys of the others.
 
-A menu's entries are :class:`ActionSpec`, :data:`SEPARATOR`, or a :class:`Placeholder` that
-the window fills itself (recent projects, the nine TM matches, the nine glossary terms, filters,
-panel toggles, a checkable setting).
+Each action names the controller (``app/controllers/``) whose method it calls: the window
+only makes the QActions.  A menu's entries are :class:`ActionSpec`, :data:`SEPARATOR`, or a
+:class:`Placeholder` that its owner fills (recent projects, filters, a checkable setting) or
+the window itself (the nine TM matches, the nine glossary terms, panel toggles).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 class ActionSpec:
     id: str                       # unique; keymap presets name it
     text: str                     # menu text (& marks the mnemonic)
-    slot: str                     # the MainWindow method it calls ...
+    slot: str                     # "controller.method" it calls (app/controllers/), or a window method ...
     args: tuple = ()              # ... with these arguments
     keys: tuple[str, ...] = ()    # fixed keys when no preset names ``id`` ("Quit": the platform's)
     grid_menu: bool = False       # also in the grid's right-click menu
@@ -26,81 +27,82 @@ class ActionSpec:
 @dataclass(frozen=True)
 class Placeholder:
     name: str
+    owner: str   # the controller that fills it (``fill_menu``); "" for the window itself
 
 
 SEPARATOR = None
 
 MENUS: tuple[tuple[str, tuple], ...] = (
     ("&File", (
-        ActionSpec("new_project", "&New Project…", "new_project_dialog"),
-        ActionSpec("open_project", "&Open Project…", "open_project_dialog"),
-        Placeholder("recent"),
+        ActionSpec("new_project", "&New Project…", "documents.new_project_dialog"),
+        ActionSpec("open_project", "&Open Project…", "documents.open_project_dialog"),
+        Placeholder("recent", "documents"),
         SEPARATOR,
-        ActionSpec("import_document", "&Import Document…", "import_document_dialog", keys=("Ctrl+Shift+O",)),
-        ActionSpec("export_document", "&Export Translated Document…", "export_document_dialog",
+        ActionSpec("import_document", "&Import Document…", "documents.import_document_dialog", keys=("Ctrl+Shift+O",)),
+        ActionSpec("export_document", "&Export Translated Document…", "delivery.export_document_dialog",
                    keys=("Ctrl+Shift+E",)),
-        ActionSpec("preview", "Pre&view Translated Document", "preview_document"),
+        ActionSpec("preview", "Pre&view Translated Document", "delivery.preview_document"),
         SEPARATOR,
-        ActionSpec("import_tm", "Import &TMX / TM File…", "import_tm_dialog", keys=("Ctrl+Shift+T",)),
-        ActionSpec("export_tm", "Export TM as TM&X…", "export_tm_dialog"),
+        ActionSpec("import_tm", "Import &TMX / TM File…", "memory.import_tm_dialog", keys=("Ctrl+Shift+T",)),
+        ActionSpec("export_tm", "Export TM as TM&X…", "memory.export_tm_dialog"),
         SEPARATOR,
         ActionSpec("quit", "&Quit", "close", keys=("Quit",)),
     )),
     ("&Edit", (
-        ActionSpec("undo", "&Undo", "undo"),
-        ActionSpec("redo", "&Redo", "redo"),
+        ActionSpec("undo", "&Undo", "editing.undo"),
+        ActionSpec("redo", "&Redo", "editing.redo"),
         # Document steps, named by what they undo ("Undo Replace all (3 segments)"; app/undo.py)
-        ActionSpec("undo_step", "Undo Replace All", "undo_step"),
-        ActionSpec("redo_step", "Redo Replace All", "undo_step", (True,)),
+        ActionSpec("undo_step", "Undo Replace All", "editing.undo_step"),
+        ActionSpec("redo_step", "Redo Replace All", "editing.undo_step", (True,)),
         SEPARATOR,
-        ActionSpec("find", "&Find…", "open_find", (False,)),
-        ActionSpec("replace", "Find and &Replace…", "open_find", (True,)),
+        ActionSpec("find", "&Find…", "search.open_find", (False,)),
+        ActionSpec("replace", "Find and &Replace…", "search.open_find", (True,)),
         SEPARATOR,
-        ActionSpec("settings", "&Settings…", "settings_dialog"),
+        ActionSpec("settings", "&Settings…", "help.settings_dialog"),
     )),
     ("&Segment", (
-        ActionSpec("confirm", "&Confirm and Go to Next Unconfirmed", "confirm_and_next", grid_menu=True,
+        ActionSpec("confirm", "&Confirm and Go to Next Unconfirmed", "editing.confirm_and_next", grid_menu=True,
                    editor_menu=True),
-        ActionSpec("prev", "&Previous Segment", "step", (-1,), grid_menu=True),
-        ActionSpec("next", "&Next Segment", "step", (+1,), grid_menu=True),
-        ActionSpec("next_unconfirmed", "Next &Unconfirmed Segment", "go_next_unconfirmed"),
+        ActionSpec("prev", "&Previous Segment", "nav.step", (-1,), grid_menu=True),
+        ActionSpec("next", "&Next Segment", "nav.step", (+1,), grid_menu=True),
+        ActionSpec("next_unconfirmed", "Next &Unconfirmed Segment", "nav.go_next_unconfirmed"),
         SEPARATOR,
-        ActionSpec("copy_source", "Copy &Source to Target", "copy_source", grid_menu=True, editor_menu=True),
-        ActionSpec("next_tag", "Insert Next Missing &Tag", "insert_next_tag", editor_menu=True),
-        ActionSpec("insert_suggestion", "Insert &Machine Suggestion", "insert_suggestion", grid_menu=True,
+        ActionSpec("copy_source", "Copy &Source to Target", "editing.copy_source", grid_menu=True, editor_menu=True),
+        ActionSpec("next_tag", "Insert Next Missing &Tag", "editing.insert_next_tag", editor_menu=True),
+        ActionSpec("insert_suggestion", "Insert &Machine Suggestion", "machine.insert_suggestion", grid_menu=True,
                    editor_menu=True),
-        ActionSpec("insert_completion", "Use the Machine's &Completion of What I Typed", "insert_completion"),
-        Placeholder("matches"),
-        Placeholder("terms"),
+        ActionSpec("insert_completion", "Use the Machine's &Completion of What I Typed", "machine.insert_completion"),
+        Placeholder("matches", ""),
+        Placeholder("terms", ""),
         SEPARATOR,
-        Placeholder("propagate"),
+        Placeholder("propagate", "editing"),
     )),
     ("&View", (
-        Placeholder("filters"),
+        Placeholder("filters", "search"),
         SEPARATOR,
-        Placeholder("panels"),
+        Placeholder("panels", ""),
     )),
     ("&Tools", (
-        ActionSpec("concordance", "&Concordance…", "open_concordance", grid_menu=True, editor_menu=True),
-        ActionSpec("add_term", "Add &Term to Glossary…", "add_term_dialog", editor_menu=True),
-        ActionSpec("statistics", "&Statistics…", "statistics_dialog"),
-        ActionSpec("qa", "&QA Check…", "qa_dialog", keys=("F8",)),
+        ActionSpec("concordance", "&Concordance…", "memory.open_concordance", grid_menu=True, editor_menu=True),
+        ActionSpec("add_term", "Add &Term to Glossary…", "memory.add_term_dialog", editor_menu=True),
+        ActionSpec("statistics", "&Statistics…", "delivery.statistics_dialog"),
+        ActionSpec("qa", "&QA Check…", "delivery.qa_dialog", keys=("F8",)),
         SEPARATOR,
-        ActionSpec("train_model", "&Train a Model for This Project…", "training_dialog"),
-        ActionSpec("models", "&Models…", "models_dialog"),
+        ActionSpec("train_model", "&Train a Model for This Project…", "machine.training_dialog"),
+        ActionSpec("models", "&Models…", "machine.models_dialog"),
     )),
     ("&Help", (
-        ActionSpec("shortcuts", "&Keyboard Shortcuts", "shortcuts_dialog", keys=("HelpContents",)),
-        ActionSpec("about", "&About Verso", "about_dialog"),
+        ActionSpec("shortcuts", "&Keyboard Shortcuts", "help.shortcuts_dialog", keys=("HelpContents",)),
+        ActionSpec("about", "&About Verso", "help.about_dialog"),
     )),
 )
 
 #: The TM-match actions of the Segment menu: ``match_1`` .. ``match_9`` (Ctrl+1..9 in both presets).
-MATCH_ACTIONS = tuple(ActionSpec(f"match_{n}", f"Match {n}", "insert_match", (n - 1,)) for n in range(1, 10))
+MATCH_ACTIONS = tuple(ActionSpec(f"match_{n}", f"Match {n}", "memory.insert_match", (n - 1,)) for n in range(1, 10))
 
 #: The glossary-term actions of the Segment menu: ``term_1`` .. ``term_9`` (Ctrl+Alt+1..9 in both
 #: presets) insert the preferred target term of the glossary panel's term N at the cursor.
-TERM_ACTIONS = tuple(ActionSpec(f"term_{n}", f"Term {n}", "insert_term", (n - 1,)) for n in range(1, 10))
+TERM_ACTIONS = tuple(ActionSpec(f"term_{n}", f"Term {n}", "memory.insert_term", (n - 1,)) for n in range(1, 10))
 
 
 def specs() -> list[ActionSpec]:

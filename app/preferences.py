@@ -92,3 +92,50 @@ class Preferences:
 
 def preferences() -> Preferences:
     return Preferences()
+
+
+class ProjectSettings:
+    """The editor's settings kept in the project (:meth:`engine.store.Project.setting`), each
+    key written once here.  ``model`` is also read by :func:`engine.resources.default_model_dir`."""
+
+    MODEL = "model"
+    EXPORT_FOLDER = "export/last_folder"
+    TRAINING_RUN = "training_run"   # the folder of the project's background training run (app/training.py)
+
+    def __init__(self, project):
+        self.project = project
+
+    @staticmethod
+    def _propagate_key(document_id: int) -> str:
+        return f"propagate/{document_id}"
+
+    def propagate(self, document_id: int) -> bool:
+        """Auto-propagation in this document (on unless switched off for it)."""
+        return self.project.setting(self._propagate_key(document_id), "true") == "true"
+
+    def set_propagate(self, document_id: int, on: bool) -> None:
+        self.project.set_setting(self._propagate_key(document_id), "true" if on else "false")
+
+    @property
+    def export_folder(self) -> str:
+        return self.project.setting(self.EXPORT_FOLDER) or ""
+
+    @export_folder.setter
+    def export_folder(self, folder: str) -> None:
+        self.project.set_setting(self.EXPORT_FOLDER, folder)
+
+    @property
+    def training_run(self) -> str:
+        return self.project.setting(self.TRAINING_RUN) or ""
+
+    @training_run.setter
+    def training_run(self, folder: str) -> None:
+        self.project.set_setting(self.TRAINING_RUN, folder)
+
+    @property
+    def model(self) -> str:
+        return self.project.setting(self.MODEL) or ""
+
+    @model.setter
+    def model(self, folder: str) -> None:
+        self.project.set_setting(self.MODEL, folder)

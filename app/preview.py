@@ -159,7 +159,7 @@ class Previewer(QObject):
         win = self.window
         if win.project is None or win.model is None:
             return None
-        win.commit_editor()
+        win.nav.commit_editor()
         try:
             job = prepare(win.project, win.model.document_id, self.folder)
         except Exception as e:  # noqa: BLE001 - one line for the user

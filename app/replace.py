@@ -59,8 +59,8 @@ def replace_all(win, *, ask: bool = True, keep_confirmed: bool = True) -> int:
     change (``ask``) in which the translator chooses whether confirmed segments stay
     confirmed; ONE document step ("Undo Replace all" in the Edit menu).  Returns the
     number of segments changed."""
-    win.commit_editor()
-    plan = win.replace_plan()
+    win.nav.commit_editor()
+    plan = win.search.replace_plan()
     if not plan:
         win.findbar.result.setText("nothing to replace")
         return 0
@@ -81,7 +81,7 @@ def replace_all(win, *, ask: bool = True, keep_confirmed: bool = True) -> int:
     write_states(win, changes)
     edits = _edits(win, before, rows)
     label = f"Replace all ({len(edits)} segment{'s' if len(edits) != 1 else ''})"
-    win.history.push(label, edits)
+    win.editing.history.push(label, edits)
     document_changed(win, rows)
     win.findbar.result.setText(f"replaced in {len(edits)} segment{'s' if len(edits) != 1 else ''} "
                                f"(Edit ▸ Undo {label} takes it back)")
@@ -91,16 +91,16 @@ def replace_all(win, *, ask: bool = True, keep_confirmed: bool = True) -> int:
 def replace_current(win) -> None:
     """Replace in the current segment's target (its status kept), then go to the next row;
     a document step ("Undo Replace in segment N")."""
-    pat = win._find_pattern()
+    pat = win.search.find_pattern()
     if pat is None or win.model is None:
         return
-    win.commit_editor()
+    win.nav.commit_editor()
     row = win.current_row()
     seg = win.model.segment(row)
     new = replace_in_target(seg, pat, win.findbar.replace_edit.text(), regex=win.findbar.regex.isChecked())
     if new is not None:
         status = seg.status if seg.status == "confirmed" else "draft"
         write_states(win, [(row, TargetState(new, status, "human", None))])
-        win.history.push(f"Replace in segment {row + 1}", _edits(win, [seg], [row]))
+        win.editing.history.push(f"Replace in segment {row + 1}", _edits(win, [seg], [row]))
         document_changed(win, [row])
-    win.step(+1)
+    win.nav.step(+1)

@@ -17,8 +17,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.training import runs
 
+from app.preferences import ProjectSettings
+
 #: project setting: the folder of the project's current training run ("" when none waits)
-RUN_SETTING = "training_run"
+RUN_SETTING = ProjectSettings.TRAINING_RUN
 #: how often the event file is read (ms)
 POLL_MS = 400
 
@@ -130,7 +132,7 @@ class TrainingRun(QObject):
 
 def notice(project) -> str:
     """One status-bar line about the project's training run, or "" when none waits."""
-    folder = project.setting(RUN_SETTING) or ""
+    folder = ProjectSettings(project).training_run
     if not folder:
         return ""
     st = runs.status(folder)

@@ -53,7 +53,7 @@ def _editor_row(win):
         return None, None
     row = win.current_row()
     ed = win.editor()
-    return (ed if ed is not None and win._typed_text(row) is not None else None), row
+    return (ed if ed is not None and win.nav.typed_text(row) is not None else None), row
 
 
 def undo_in_segment(win, redo: bool = False) -> None:
@@ -67,7 +67,7 @@ def undo_in_segment(win, redo: bool = False) -> None:
             return
     word = "redo" if redo else "undo"
     msg = f"Nothing more to {word} in this segment." if ed is not None else f"Nothing to {word} here."
-    step = win.history.peek_redo() if redo else win.history.peek_undo()
+    step = win.editing.history.peek_redo() if redo else win.editing.history.peek_undo()
     if step is not None:
         msg += f" Edit ▸ {'Redo' if redo else 'Undo'} {step.label} {'repeats' if redo else 'takes back'} " \
                "that step for the whole document."
@@ -77,10 +77,10 @@ def undo_in_segment(win, redo: bool = False) -> None:
 def settle(win, row: int, ed) -> None:
     """After undo/redo in the box: a text the segment had gets that state back at once."""
     seg = win.model.segment(row)
-    st = win.seg_states.state_for(seg.id, ed.segment_text())
+    st = win.editing.seg_states.state_for(seg.id, ed.segment_text())
     if st is None:
         return  # a text of the translator's own: saved as a draft by the autosave
-    win._autosave.stop()
+    win.nav.autosave_timer.stop()
     if TargetState.of(seg) != st:
         win.model.set_target(row, st.text, origin=st.origin, origin_score=st.origin_score, status=st.status)
 
@@ -89,12 +89,12 @@ def put_in_editor(win, text: str, *, origin: str, score: float | None) -> None:
     """Replace the target with an insertion: one command of the box's own undo stack, apart
     from the typing before and after it; the states before and after are remembered."""
     row = win.current_row()
-    win.commit_editor()  # what was typed so far is the "before" of this insertion
+    win.nav.commit_editor()  # what was typed so far is the "before" of this insertion
     seg = win.model.segment(row)
-    win.seg_states.enter(seg)
+    win.editing.seg_states.enter(seg)
     ed = win.editor()
     if ed is None:
-        win.go_to(row)
+        win.nav.go_to(row)
         ed = win.editor()
     if ed is not None:
         # Qt merges consecutive edits of a modified document into one undo command; an
@@ -108,15 +108,15 @@ def put_in_editor(win, text: str, *, origin: str, score: float | None) -> None:
         ed.setFocus()
         text = ed.segment_text()
     new = win.model.set_target(row, seg.source.with_text(text), origin=origin, origin_score=score)
-    win.seg_states.record(seg, TargetState.of(new))
+    win.editing.seg_states.record(seg, TargetState.of(new))
 
 
 def undo_step(win, redo: bool = False) -> None:
     """Edit ▸ Undo/Redo <step>: the newest document step (Replace all), statuses and TM included."""
     if win.model is None:
         return
-    win.commit_editor()
-    step = win.history.redo() if redo else win.history.undo()
+    win.nav.commit_editor()
+    step = win.editing.history.redo() if redo else win.editing.history.undo()
     if step is None:
         win.statusBar().showMessage(f"No document step to {'redo' if redo else 'undo'}.", 3000)
         steps_changed(win)
@@ -127,7 +127,7 @@ def undo_step(win, redo: bool = False) -> None:
     changes = [(rows[e.segment_id], e.after if redo else e.before) for e in step.edits if e.segment_id in rows]
     touched = write_states(win, changes)
     if len(touched) == 1 and touched[0] != win.current_row():
-        win.go_to(touched[0])
+        win.nav.go_to(touched[0])
     document_changed(win, touched)
     win.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}.", 8000)
 
@@ -136,9 +136,9 @@ def document_changed(win, rows: list[int]) -> None:
     """After a document step (or its undo): open boxes show the new targets (their own undo
     starts afresh), the changed rows stay in view, the Edit menu names the steps."""
     for row in rows:
-        win._refresh_editor(row)
+        win.nav.refresh_editor(row)
     if win.model is not None and win.model.rowCount():
-        win.seg_states.enter(win.model.segment(win.current_row()), force=True)
+        win.editing.seg_states.enter(win.model.segment(win.current_row()), force=True)
     win.proxy.pin(rows)
     win.proxy.refilter()
     steps_changed(win)
@@ -147,8 +147,8 @@ def document_changed(win, rows: list[int]) -> None:
 def steps_changed(win) -> None:
     """Name the document steps in the Edit menu: "Undo Replace all (3 segments)"."""
     acts = getattr(win, "actions_by_id", {})
-    for aid, step, word in (("undo_step", win.history.peek_undo(), "Undo"),
-                            ("redo_step", win.history.peek_redo(), "Redo")):
+    for aid, step, word in (("undo_step", win.editing.history.peek_undo(), "Undo"),
+                            ("redo_step", win.editing.history.peek_redo(), "Redo")):
         act = acts.get(aid)
         if act is None:
             continue

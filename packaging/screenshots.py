@@ -168,12 +168,12 @@ def shoot(out: Path, work: Path, model: str) -> int:
     win.move(20, 20)
     win.show()
     wait(app, lambda: win.shown_for.get("matches") == 0)
-    win.go_to(1)
+    win.nav.go_to(1)
     wait(app, lambda: win.shown_for.get("matches") == 1)
-    win.insert_match(0)
-    win.confirm_and_next()
+    win.memory.insert_match(0)
+    win.editing.confirm_and_next()
     wait(app, lambda: win.shown_for.get("matches") == win.current_row())
-    win.go_to(4)
+    win.nav.go_to(4)
     wait(app, lambda: win.shown_for.get("matches") == 4)
     if not toy_sentences:
         wait(app, lambda: win.shown_for.get("suggestion") == 4, 30)
@@ -183,13 +183,13 @@ def shoot(out: Path, work: Path, model: str) -> int:
     else:
         saved.append("main-window.png")
     save(win.dock_matches, "panel-tm-matches.png")
-    win.open_concordance()
+    win.memory.open_concordance()
     win.concordance.search("album")
     wait(app, lambda: bool(win.concordance.hits))
     pump(app, 0.3)
     save(win.dock_concordance, "panel-concordance.png")
 
-    win.open_find(True)
+    win.search.open_find(True)
     win.findbar.find_edit.setText("album")
     win.findbar.replace_edit.setText("Fotoalbum")
     pump(app, 0.3)
@@ -198,19 +198,19 @@ def shoot(out: Path, work: Path, model: str) -> int:
 
     win.findbar.find_edit.setText("Bildbetrachter")  # in the confirmed target of segment 2
     win.findbar.replace_edit.setText("Fotobetrachter")
-    dlg = ReplacePreviewDialog(win, [(r, win.model.segment(r), new) for r, new in win.replace_plan()])
+    dlg = ReplacePreviewDialog(win, [(r, win.model.segment(r), new) for r, new in win.search.replace_plan()])
     dlg.show()
     pump(app, 0.3)
     save(dlg, "dialog-replace-all.png")
     dlg.close()
     win.findbar._close()
 
-    dlg = win.shortcuts_dialog()
+    dlg = win.help.shortcuts_dialog()
     pump(app, 0.2)
     save(dlg, "dialog-shortcuts.png")
     dlg.close()
 
-    dlg = win.statistics_dialog()
+    dlg = win.delivery.statistics_dialog()
     wait(app, lambda: bool(dlg.analyses))
     pump(app, 0.2)
     save(dlg, "dialog-statistics.png")
@@ -220,7 +220,7 @@ def shoot(out: Path, work: Path, model: str) -> int:
     row = next(r for r in range(win.model.rowCount()) if win.model.segment(r).source.tag_count)
     seg = win.model.segment(row)
     win.model.set_target(row, seg.source.text[:-2] + ".", status="draft")
-    dlg = win.qa_dialog()
+    dlg = win.delivery.qa_dialog()
     pump(app, 0.2)
     save(dlg, "dialog-qa.png")
     dlg.close()
@@ -234,7 +234,7 @@ def shoot(out: Path, work: Path, model: str) -> int:
         '<tu><tuv xml:lang="en-GB"><seg>This unit lost its translation.</seg></tuv></tu>\n'
         '<tu><tuv xml:lang="en-GB"><seg>Select all photos.</seg></tuv>'
         '<tuv xml:lang="de-DE"><seg>Wählen Sie alle Fotos aus.</seg></tuv></tu>\n</body></tmx>\n', encoding="utf-8")
-    dlg = win.import_tm_dialog()
+    dlg = win.memory.import_tm_dialog()
     dlg.src.setEditText("en-GB")
     dlg.tgt.setEditText("de-DE")
     dlg.set_file(tmx)
@@ -264,7 +264,7 @@ def shoot(out: Path, work: Path, model: str) -> int:
     wait(app, lambda: win.shown_for.get("suggestion") == win.current_row(), 60)
     if not toy_sentences:  # a real model: show a segment whose TM match the memory reads (copied words shaded)
         for row in range(win.model.rowCount()):
-            win.go_to(row)
+            win.nav.go_to(row)
             wait(app, lambda: win.shown_for.get("matches") == row, 10)
             if any(m.score >= 0.5 for m in win.matches.matches):
                 wait(app, lambda: win.shown_for.get("suggestion") == row, 60)
@@ -275,21 +275,21 @@ def shoot(out: Path, work: Path, model: str) -> int:
     save(win.dock_suggestion, "panel-suggestion.png")
     save(win.dock_alignment, "panel-alignment.png")
     if toy_sentences:
-        win.insert_suggestion()
+        win.machine.insert_suggestion()
         ed = win.editor()
         if ed is not None:
             ed.moveCursor(ed.textCursor().MoveOperation.End)
-        win.commit_editor()
-        win.step(+1)
+        win.nav.commit_editor()
+        win.nav.step(+1)
         wait(app, lambda: win.shown_for.get("suggestion") == 1, 60)
-        win.step(-1)
+        win.nav.step(-1)
         wait(app, lambda: win.shown_for.get("forced") == 0, 60)
         win.alignment.show_forced()
         pump(app, 0.3)
         save(win.dock_alignment, "panel-alignment-forced.png")
 
     # -- train a model: a short run to the end on the synthetic corpus (or the demo TM), then the model list
-    dlg = win.training_dialog()
+    dlg = win.machine.training_dialog()
     dlg.resize(760, 680)
     dlg.show()
     dlg.new_model.setChecked(True)
@@ -311,7 +311,7 @@ def shoot(out: Path, work: Path, model: str) -> int:
     pump(app, 0.3)
     save(dlg, "dialog-train.png")
     dlg.close()
-    dlg = win.models_dialog()
+    dlg = win.machine.models_dialog()
     dlg.resize(1000, 360)
     dlg.show()
     pump(app, 0.3)

@@ -106,14 +106,15 @@ def _offer_tm_import(parent, path: Path, error) -> bool:
     A TBX is refused by the import with the command that takes it."""
     from PySide6.QtWidgets import QMessageBox
 
-    if "TMX" not in str(error) or not hasattr(parent, "import_tm_dialog"):
+    memory = getattr(parent, "memory", None)  # the window's TM controller (app/controllers/memory.py)
+    if "TMX" not in str(error) or memory is None:
         return False
     answer = QMessageBox.question(
         parent, "Import document", f"{Path(path).name} is a TMX translation memory, not a document.\n\n"
         "Import it into a translation memory instead?", QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
     if answer != QMessageBox.Yes:
         return True  # nothing to import as a document either
-    dlg = parent.import_tm_dialog()
+    dlg = memory.import_tm_dialog()
     if dlg is not None:
         dlg.set_file(Path(path))
     return True

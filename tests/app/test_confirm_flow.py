@@ -26,11 +26,11 @@ def test_confirm_stores_what_is_typed_and_keeps_a_tm_origin_only_when_untouched(
     assert win.counts_label.text() == "1/4 confirmed · 2 draft · 1 new"
 
     # Confirming a propagated target as it is keeps where it came from ...
-    win.go_to(2)
+    win.nav.go_to(2)
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
     assert status(win, 2) == "confirmed (TM 100%)"
     # ... changing it first makes it the translator's own.
-    win.go_to(3)
+    win.nav.go_to(3)
     qtbot.keyClicks(win.editor(), " Jetzt.")
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
     assert status(win, 3) == "confirmed"

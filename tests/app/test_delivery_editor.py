@@ -67,11 +67,11 @@ def test_export_with_tag_errors_is_refused_and_shows_the_qa(qtbot, tmp_path, mon
     win = open_window(qtbot, folder)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
     _type_swapped_tags(win)
-    win.confirm_and_next()
+    win.editing.confirm_and_next()
     asked = []
-    monkeypatch.setattr(win, "_export_despite_tag_errors", lambda name, errors: asked.append(errors) or False)
+    monkeypatch.setattr(win.delivery, "_export_despite_tag_errors", lambda name, errors: asked.append(errors) or False)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: pytest.fail("must not ask for a file"))
-    win.export_document_dialog()
+    win.delivery.export_document_dialog()
     assert asked and {i.idx for i in asked[0]} == {0}
 
 
@@ -85,11 +85,11 @@ def test_export_with_tag_errors_can_go_ahead_when_the_translator_says_so(qtbot, 
     win = open_window(qtbot, folder)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
     _type_swapped_tags(win)
-    win.confirm_and_next()
-    monkeypatch.setattr(win, "_export_despite_tag_errors", lambda name, errors: True)   # Export anyway
+    win.editing.confirm_and_next()
+    monkeypatch.setattr(win.delivery, "_export_despite_tag_errors", lambda name, errors: True)   # Export anyway
     out = tmp_path / "out.txt"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
-    win.export_document_dialog()
+    win.delivery.export_document_dialog()
     assert "Klicken Sie </b>Speichern<b> jetzt." in out.read_text(encoding="utf-8")   # as the translator chose
 
 
@@ -102,23 +102,23 @@ def test_export_proposes_the_original_name_with_the_target_language(qtbot, tmp_p
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: pytest.fail(a[2]))
     win = open_window(qtbot, folder)
     qtbot.keyClicks(win.editor(), "Öffnen Sie die Datei.")
-    win.confirm_and_next()
+    win.editing.confirm_and_next()
     proposed = []
     out = tmp_path / "delivery" / "p-doc.de.txt"
     out.parent.mkdir()
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         lambda parent, title, path, *a: proposed.append(path) or (str(out), ""))
-    win.export_document_dialog()
+    win.delivery.export_document_dialog()
     assert proposed == [str(folder / "exports" / "p-doc.de.txt")]
     assert out.read_text(encoding="utf-8") == "Öffnen Sie die Datei."
-    assert win.export_path_for(win.model.document_id) == out  # the next export goes beside it
+    assert win.delivery.export_path_for(win.model.document_id) == out  # the next export goes beside it
 
 
 def test_new_project_shows_an_empty_grid_not_the_previous_one(qtbot, tmp_path):
     folder = make_project(tmp_path / "p", ["Open the file.", "Close it."])
     win = open_window(qtbot, folder)
     assert win.proxy.rowCount() == 2
-    win.set_project(Project.create(tmp_path / "new", src_lang="en", tgt_lang="fr"))
+    win.documents.set_project(Project.create(tmp_path / "new", src_lang="en", tgt_lang="fr"))
     assert win.model is None and win.proxy.rowCount() == 0
     assert "Import a document" in win.matches.status.text()
     assert win.counts_label.text() == ""
@@ -140,7 +140,7 @@ def test_the_grid_marks_tag_errors_and_tags_as_received(qtbot, tmp_path):
         p.import_document(src)
     win = open_window(qtbot, folder)
     assert win.model.index(0, COL_STATUS).data().endswith(" · tags as received")
-    win.go_to(1)
+    win.nav.go_to(1)
     win.editor().replace_text("Druecken Sie OK.")        # the code left out
-    win.commit_editor()
+    win.nav.commit_editor()
     assert win.model.index(1, COL_STATUS).data().endswith(" · tag error")

@@ -35,7 +35,7 @@ def test_import_tmx_with_a_broken_unit_maps_languages_and_reports_it(qtbot, tmp_
     tmx.write_text(TMX, encoding="utf-8")
     win = open_window(qtbot, folder)
     wait_matches(qtbot, win, 0)
-    dlg = win.import_tm_dialog()
+    dlg = win.memory.import_tm_dialog()
     qtbot.addWidget(dlg)
     # The file says en-GB/de-DE, the project en/de: the dialog maps them.
     dlg.src.setEditText("en-GB")
@@ -54,9 +54,9 @@ def test_import_tmx_with_a_broken_unit_maps_languages_and_reports_it(qtbot, tmp_
     assert dlg.errors.toPlainText() == res.errors[0]
     assert units_in(folder / "tm") == 2
     # Stored under the project's languages, so the next lookup finds it.
-    win.go_to(1)
+    win.nav.go_to(1)
     qtbot.waitUntil(lambda: win.shown_for.get("matches") == 1, timeout=10_000)
-    win.go_to(0)
+    win.nav.go_to(0)
     wait_matches(qtbot, win, 0)
     assert win.matches.matches and win.matches.matches[0].match.target.text == "Öffnen Sie das rote Album."
 
@@ -93,8 +93,8 @@ def test_qa_finds_a_missing_tag_and_goes_to_the_segment(qtbot, tmp_path, monkeyp
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
     qtbot.keyClicks(win.editor(), "Klicken Sie jetzt auf <b>Speichern.")  # the closing tag is missing
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
-    win.go_to(0)
-    dlg = win.qa_dialog()
+    win.nav.go_to(0)
+    dlg = win.delivery.qa_dialog()
     qtbot.addWidget(dlg)
     missing = [i for i in dlg.issues if i.check == "missing-tag"]
     assert len(missing) == 1 and missing[0].idx == 1 and "</b>" in missing[0].message
@@ -109,7 +109,7 @@ def test_qa_finds_a_missing_tag_and_goes_to_the_segment(qtbot, tmp_path, monkeyp
 def test_statistics_bands_match_the_tm_panel_and_export_csv(qtbot, demo_dir, tmp_path):
     win = open_window(qtbot, demo_dir)
     wait_matches(qtbot, win, 0)
-    dlg = win.statistics_dialog()
+    dlg = win.delivery.statistics_dialog()
     qtbot.addWidget(dlg)
     qtbot.waitUntil(lambda: bool(dlg.analyses), timeout=30_000)
     a = dlg.analyses[0]
@@ -163,7 +163,7 @@ def test_importing_the_demo_tmx_again_updates_instead_of_duplicating(qtbot, demo
     before = units_in(demo_dir / "tm")
     win = open_window(qtbot, demo_dir)
     wait_matches(qtbot, win, 0)
-    dlg = win.import_tm_dialog()
+    dlg = win.memory.import_tm_dialog()
     qtbot.addWidget(dlg)
     dlg.set_file(Path(__file__).resolve().parents[2] / "resources" / "demo" / "memory.tmx")
     qtbot.waitUntil(lambda: dlg.report is not None, timeout=10_000)
@@ -182,10 +182,10 @@ def test_statistics_do_not_count_my_own_confirmed_segments_as_matches(qtbot, tmp
     win = open_window(qtbot, folder)
     wait_matches(qtbot, win, 0)
     win.editor().replace_text("Öffnen Sie jetzt das blaue Album.")
-    win.confirm_and_next()
+    win.editing.confirm_and_next()
     qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
     assert units_in(folder / "tm") == 1
-    dlg = win.statistics_dialog()
+    dlg = win.delivery.statistics_dialog()
     qtbot.addWidget(dlg)
     qtbot.waitUntil(lambda: bool(dlg.analyses), timeout=30_000)
     a = dlg.analyses[0]

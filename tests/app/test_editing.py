@@ -83,7 +83,7 @@ def test_undo_takes_back_the_typing_then_the_inserted_match(qtbot, demo_dir):
     qtbot.keyClick(win.editor(), Qt.Key_Z, Qt.ControlModifier)
     assert win.editor().segment_text() == match            # the typing, not the match
     qtbot.keyClick(win.editor(), Qt.Key_Z, Qt.ControlModifier)
-    win.commit_editor()
+    win.nav.commit_editor()
     assert win.editor().segment_text() == "" and win.model.segment(1).status == "new"
     qtbot.keyClick(win.editor(), Qt.Key_Y, Qt.ControlModifier)
     assert win.model.segment(1).target.text == match and win.model.segment(1).origin == "tm"
@@ -101,7 +101,7 @@ def _translated_project(tmp_path):
 
 def test_replace_all_previews_keeps_statuses_and_is_one_undo_step(qtbot, tmp_path, monkeypatch):
     win = open_window(qtbot, _translated_project(tmp_path))
-    win.open_find(replace=True)
+    win.search.open_find(replace=True)
     win.findbar.find_edit.setText("Album")
     win.findbar.replace_edit.setText("Fotoalbum")
     shown = []
@@ -111,7 +111,7 @@ def test_replace_all_previews_keeps_statuses_and_is_one_undo_step(qtbot, tmp_pat
         dlg.table.item(1, 0).setCheckState(Qt.Unchecked)   # leave segment 2 as it is
         return 1
     monkeypatch.setattr(ReplacePreviewDialog, "exec", answer)
-    assert win.replace_all() == 1
+    assert win.search.replace_all() == 1
     assert shown == [[(0, "Öffnen Sie das Fotoalbum."), (1, "Schließen Sie das Fotoalbum.")]]
     seg0, seg1 = win.model.segment(0), win.model.segment(1)
     assert (seg0.target.text, seg0.status) == ("Öffnen Sie das Fotoalbum.", "confirmed")
@@ -123,22 +123,22 @@ def test_replace_all_previews_keeps_statuses_and_is_one_undo_step(qtbot, tmp_pat
 
 def test_replace_all_can_make_confirmed_segments_drafts_and_undo_restores_them(qtbot, tmp_path, monkeypatch):
     win = open_window(qtbot, _translated_project(tmp_path))
-    win.open_find(replace=True)
+    win.search.open_find(replace=True)
     win.findbar.find_edit.setText("Sie")
     win.findbar.replace_edit.setText("du")
     monkeypatch.setattr(ReplacePreviewDialog, "exec", lambda dlg: dlg.keep.setChecked(False) or 1)
-    assert win.replace_all() == 3
+    assert win.search.replace_all() == 3
     assert [s.status for s in win.model.segments()] == ["draft", "draft", "draft"]
-    win.undo_step()
+    win.editing.undo_step()
     assert [s.status for s in win.model.segments()] == ["confirmed", "confirmed", "draft"]
     assert win.model.segment(2).target.text == "Drucken Sie das Foto."
     monkeypatch.setattr(ReplacePreviewDialog, "exec", lambda dlg: 0)  # cancel: nothing changes
-    assert win.replace_all() == 0 and win.model.segment(0).target.text == "Öffnen Sie das Album."
+    assert win.search.replace_all() == 0 and win.model.segment(0).target.text == "Öffnen Sie das Album."
 
 
 def test_find_marks_its_hits_inside_the_cells(qtbot, tmp_path):
     win = open_window(qtbot, _translated_project(tmp_path))
-    win.open_find(replace=False)
+    win.search.open_find(replace=False)
     win.findbar.find_edit.setText("album")
     spans = win.delegate.find_spans(win.model.segment(0).target)
     assert spans == [(15, 20)]  # "Öffnen Sie das Album."
@@ -153,16 +153,16 @@ def test_spelling_is_underlined_and_corrected_from_the_right_click_menu(qtbot, t
 
     folder = make_project(tmp_path / "p", ["The house is big."])
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: win.spell_ready, timeout=30_000)
-    assert win.spell is not None
+    qtbot.waitUntil(lambda: win.delivery.spell_ready, timeout=30_000)
+    assert win.delivery.spell is not None
     ed = win.editor()
     qtbot.keyClicks(ed, "Das Hauss ist groß.")
     cur = ed.textCursor()
     cur.setPosition(6)
     pos = ed.cursorRect(cur).center()
-    hit = misspelling_at(ed, pos, win.spell)
+    hit = misspelling_at(ed, pos, win.delivery.spell)
     assert hit is not None and hit[2] == "Hauss"
-    win._add_to_dictionary("Hauss")
+    win.delivery.add_to_dictionary("Hauss")
     with Project.open(folder) as p:
         assert "Hauss" in p.dictionary_path().read_text(encoding="utf-8")
 
@@ -172,7 +172,7 @@ def test_help_menu_lists_the_shortcuts_of_the_preset(qtbot, tmp_path):
     win = open_window(qtbot, folder)
     menus = [a.text().replace("&", "") for a in win.menuBar().actions()]
     assert menus[-1] == "Help"
-    dlg = win.shortcuts_dialog()
+    dlg = win.help.shortcuts_dialog()
     qtbot.addWidget(dlg)
     rows = dict(dlg.rows)
     assert rows["Confirm and Go to Next Unconfirmed"] == "Ctrl+Return"

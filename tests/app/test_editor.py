@@ -36,7 +36,7 @@ def wait_matches(qtbot, win: MainWindow, row: int, timeout: int = 10_000) -> Non
 
 
 def enter(qtbot, win: MainWindow, row: int) -> None:
-    win.go_to(row)
+    win.nav.go_to(row)
     wait_matches(qtbot, win, row)
 
 
@@ -80,8 +80,8 @@ def test_ctrl_1_inserts_the_best_match_with_its_score(qtbot, demo_dir):
     assert win.model.index(1, COL_STATUS).data() == f"draft (TM {round(fm.match.score * 100)}%)"
     assert win.editor().segment_text() == fm.match.target.text
     # Undo in the editor gives the empty target back.
-    win.undo()
-    win.commit_editor()
+    win.editing.undo()
+    win.nav.commit_editor()
     assert win.model.segment(1).target.text == ""
 
 
@@ -120,13 +120,13 @@ def test_auto_propagation_fills_identical_segments(qtbot, tmp_path):
 def test_auto_propagation_can_be_switched_off_for_one_document(qtbot, tmp_path):
     folder = make_project(tmp_path / "p", ["Save the file.", "Close it.", "Save the file."])
     win = open_window(qtbot, folder)
-    win.act_doc_propagate.setChecked(False)
+    win.editing.act_doc_propagate.setChecked(False)
     qtbot.keyClicks(win.editor(), "Speichern Sie die Datei.")
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
     assert win.model.segment(2).status == "new" and not win.model.segment(2).target.text
     win.close()
     again = open_window(qtbot, folder)  # the choice is stored with the project
-    assert not again.act_doc_propagate.isChecked() and not again.propagation_on()
+    assert not again.editing.act_doc_propagate.isChecked() and not again.editing.propagation_on()
 
 
 # ---------------------------------------------------------------- grid
@@ -175,20 +175,20 @@ def test_filters_and_find_replace(qtbot, tmp_path):
     qtbot.keyClicks(win.editor(), "Oeffnen Sie <b>das</b> Album.")
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
     qtbot.keyClicks(win.editor(), "Das Foto oeffnen.")
-    win.step(+1)  # leaves a draft
-    win.set_filter("confirmed")
+    win.nav.step(+1)  # leaves a draft
+    win.search.set_filter("confirmed")
     assert win.proxy.rowCount() == 1
-    win.set_filter("fuzzy")
+    win.search.set_filter("fuzzy")
     assert win.proxy.rowCount() == 1
-    win.set_filter("untranslated")
+    win.search.set_filter("untranslated")
     assert win.proxy.rowCount() == 1
-    win.set_filter("all")
-    win.open_find(replace=True)
+    win.search.set_filter("all")
+    win.search.open_find(replace=True)
     win.findbar.find_edit.setText("album")
     assert win.proxy.rowCount() == 2
     win.findbar.find_edit.setText("Album")
     win.findbar.replace_edit.setText("Fotoalbum")
-    assert win.replace_all(ask=False) == 1
+    assert win.search.replace_all(ask=False) == 1
     tgt = win.model.segment(0).target
     assert tgt.display() == "Oeffnen Sie <b>das</b> Fotoalbum." and tgt.tag_count == 2
 
@@ -228,7 +228,7 @@ def test_stale_lookup_is_dropped(qtbot, demo_dir):
     dropped = win.tm.lookups.dropped
     # Race through segments faster than the TM thread answers: only the last one is shown.
     for row in (1, 2, 3, 4):
-        win.go_to(row)
+        win.nav.go_to(row)
     wait_matches(qtbot, win, 4)
     assert win.tm.lookups.dropped > dropped
     assert win.matches.query == win.model.segment(4).source
@@ -237,7 +237,7 @@ def test_stale_lookup_is_dropped(qtbot, demo_dir):
 def test_concordance_highlights_hits(qtbot, demo_dir):
     win = open_window(qtbot, demo_dir)
     wait_matches(qtbot, win, 0)
-    win.open_concordance()
+    win.memory.open_concordance()
     win.concordance.search("album")
     qtbot.waitUntil(lambda: bool(win.concordance.hits), timeout=10_000)
     for _, hit in win.concordance.hits:

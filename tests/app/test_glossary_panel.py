@@ -27,12 +27,12 @@ def with_glossary(folder: Path) -> Path:
 
 def wait_terms(qtbot, win, row: int) -> None:
     """Until the term index is loaded and the glossary panel shows ``row``'s terms."""
-    qtbot.waitUntil(lambda: win.terms_ready and win.shown_for.get("terms") == row and win.current_row() == row,
+    qtbot.waitUntil(lambda: win.memory.terms_ready and win.shown_for.get("terms") == row and win.current_row() == row,
                     timeout=10_000)
 
 
 def enter(qtbot, win, row: int) -> None:
-    win.go_to(row)
+    win.nav.go_to(row)
     wait_terms(qtbot, win, row)
 
 
@@ -113,7 +113,7 @@ def test_a_term_added_in_the_dialog_is_found_without_reopening_the_project(qtbot
     cur = ed.textCursor()
     cur.movePosition(QTextCursor.StartOfWord, QTextCursor.KeepAnchor)   # "Fenster" selected
     ed.setTextCursor(cur)
-    dlg = win.add_term_dialog()
+    dlg = win.memory.add_term_dialog()
     assert dlg.target.text() == "Fenster"                     # prefilled from the selection
     assert not dlg.buttons.button(dlg.buttons.StandardButton.Ok).isEnabled()   # a source term is needed
     dlg.source.setText("window")
@@ -168,7 +168,7 @@ def test_a_term_the_glossary_cannot_take_is_reported_and_nothing_changes(qtbot, 
     wait_terms(qtbot, win, 0)
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: shown.append(a[2]))
-    assert not win.add_term(GlossaryEntry("window", ("Fenster",), "en", "de"))
+    assert not win.memory.add_term(GlossaryEntry("window", ("Fenster",), "en", "de"))
     assert shown and "not added" in shown[0]
     with Glossary(folder / "fr") as g:
         assert [e.source for e in g.entries()] == ["file"]
@@ -178,7 +178,7 @@ def test_a_term_the_glossary_cannot_take_is_reported_and_nothing_changes(qtbot, 
 def test_the_source_words_highlighted_in_the_grid_prefill_the_source_term(qtbot, win):
     seg = win.model.segment(0)
     win.delegate.set_highlight(seg.source.text, ["files"])   # as a word clicked in the alignment panel does
-    dlg = win.add_term_dialog()
+    dlg = win.memory.add_term_dialog()
     assert dlg.source.text() == "files" and dlg.target.text() == ""
     dlg.reject()
     assert [e.source for e in win.glossary.entries] == ["file"]

@@ -39,9 +39,9 @@ def _suggestion_for_row_0(qtbot, folder, mode: str):
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)
-    qtbot.waitUntil(lambda: win.terms_ready, timeout=20_000)
-    win.go_to(1)
-    win.go_to(0)
+    qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=20_000)
+    win.nav.go_to(1)
+    win.nav.go_to(0)
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     return win
 

@@ -20,7 +20,7 @@ def test_import_runs_in_the_background_and_opens_the_document(qtbot, tmp_path):
     win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
     doc = tmp_path / "manual.txt"
     doc.write_text("Open the file. Save it.\n\nClose the window.\n", encoding="utf-8")
-    win.import_document(doc)
+    win.documents.import_document(doc)
     qtbot.waitUntil(lambda: win.doc_combo.currentText() == "manual.txt", timeout=30_000)
     assert [win.model.segment(r).source.text for r in range(win.model.rowCount())] == [
         "Open the file.", "Save it.", "Close the window."]
@@ -34,7 +34,7 @@ def test_a_broken_file_is_reported_and_nothing_is_stored(qtbot, tmp_path, monkey
     bad = tmp_path / "broken.xlf"
     bad.write_text('<?xml version="1.0"?><xliff version="1.2"><file source-language="en"><body><trans-unit id="1">'
                    "<source>Hello", encoding="utf-8")
-    win.import_document(bad)
+    win.documents.import_document(bad)
     qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
     assert "broken.xlf" in shown[0]
     with Project.open(folder) as p:

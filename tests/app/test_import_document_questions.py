@@ -37,7 +37,7 @@ def test_a_file_of_another_pair_is_asked_about_naming_both_pairs_and_no_imports_
     assert format_for(win, f) == CANCELLED
     (text, default), = asked
     assert "en-US -> ja-JP" in text and f"{src} -> {tgt}" in text and default == QMessageBox.No
-    assert win.import_document(f) is None
+    assert win.documents.import_document(f) is None
 
 
 def test_a_file_of_the_project_pair_is_not_asked_about(qtbot, tmp_path, monkeypatch):
@@ -63,8 +63,8 @@ def test_a_tmx_offers_the_import_tmx_dialog(qtbot, tmp_path, monkeypatch):
     f = tmp_path / "memory.tmx"
     f.write_text('<?xml version="1.0"?><tmx version="1.4"><header srclang="en"/><body/></tmx>', encoding="utf-8")
     opened = []
-    real = win.import_tm_dialog
-    monkeypatch.setattr(win, "import_tm_dialog", lambda: opened.append(real()) or opened[-1])
+    real = win.memory.import_tm_dialog
+    monkeypatch.setattr(win.memory, "import_tm_dialog", lambda: opened.append(real()) or opened[-1])
     assert format_for(win, f) == CANCELLED
     assert opened and opened[0].path.text() == str(f)
     opened[0].close()

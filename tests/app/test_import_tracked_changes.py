@@ -68,7 +68,7 @@ def test_the_translator_chooses_accepted_or_refused_changes(qtbot, tmp_path, ext
     doc = _changed(tmp_path, ext)
     seen: list = []
     _answer(button, seen)
-    assert win.import_document(doc) is not None
+    assert win.documents.import_document(doc) is not None
     qtbot.waitUntil(lambda: win.doc_combo.currentText() == doc.name, timeout=30_000)
     assert len(seen) == 1
     assert _sources(win) == [text]
@@ -80,7 +80,7 @@ def test_cancel_stores_nothing(qtbot, tmp_path, ext):
     win = _window(qtbot, tmp_path)
     seen: list = []
     _answer(None, seen)
-    assert win.import_document(_changed(tmp_path, ext)) is None
+    assert win.documents.import_document(_changed(tmp_path, ext)) is None
     assert len(seen) == 1
     assert [d.name for d in win.project.documents()] == ["p-doc.txt"]
     assert "cancelled" in win.statusBar().currentMessage()
@@ -90,11 +90,11 @@ def test_a_document_without_tracked_changes_asks_nothing(qtbot, tmp_path, monkey
     monkeypatch.setattr(TrackedChangesDialog, "exec", lambda self: pytest.fail("asked without tracked changes"))
     win = _window(qtbot, tmp_path)
     doc = make_docx(tmp_path / "plain.docx", '<w:p><w:r><w:t>Plain text.</w:t></w:r></w:p>')
-    win.import_document(doc)
+    win.documents.import_document(doc)
     qtbot.waitUntil(lambda: win.doc_combo.currentText() == "plain.docx", timeout=30_000)
     assert _sources(win) == ["Plain text."]
     odt = make_odt(tmp_path / "plain.odt", "<text:p>Plain text too.</text:p>")
-    win.import_document(odt)
+    win.documents.import_document(odt)
     qtbot.waitUntil(lambda: win.doc_combo.currentText() == "plain.odt", timeout=30_000)
     assert _sources(win) == ["Plain text too."]
 

@@ -68,7 +68,7 @@ def test_ctrl_enter_confirms_saves_and_moves_on(qtbot, window: MainWindow, proje
 
 
 def test_confirm_skips_to_next_unconfirmed_and_wraps(qtbot, window: MainWindow):
-    window.go_to(2)
+    window.nav.go_to(2)
     _type_and_confirm(qtbot, window, "Öffnen Sie die Datei.")
     assert window.current_row() == 0  # wraps to the first unconfirmed
     _type_and_confirm(qtbot, window, "Klicken <b>Sie</b>.")

@@ -100,15 +100,15 @@ def test_the_engine_reads_as_many_tm_matches_as_the_setting_says(qtbot, tmp_path
         assert len(win.matches.matches) == 3 and win.suggestion.current.used_memory == read
         assert f"uses {read} TM matches" in win.suggestion.status.text()
         settings().setValue("nmt/memory_pairs", 1)
-        win.go_to(1)
-        win.go_to(0)
+        win.nav.go_to(1)
+        win.nav.go_to(0)
         wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
         assert win.suggestion.current.used_memory == 1
         # a minimum match above every match's score: the TM panel still shows them, the engine reads none
         settings().setValue("nmt/memory_pairs", 4)
         settings().setValue("nmt/memory_min_score", 100)
-        win.go_to(1)
-        win.go_to(0)
+        win.nav.go_to(1)
+        win.nav.go_to(0)
         wait_panel(qtbot, win, 0, "suggestion", timeout=90_000)
         assert len(win.matches.matches) == 3 and max(m.score for m in win.matches.matches) < 1.0
         assert win.suggestion.current.used_memory == 0 and "TM match" not in win.suggestion.status.text()
@@ -140,7 +140,7 @@ def test_the_demo_models_suggestion_copies_through_the_nearest_neighbour_memory(
     dlg.reject()
     win.nmt.set_modes(memory_mode="none", terms_mode=win.nmt.terms_mode)
     win.suggestion.current = None
-    win._segment_entered(0)
+    win.nav.segment_entered(0)
     qtbot.waitUntil(lambda: win.suggestion.current is not None, timeout=90_000)
     assert not win.suggestion.current.has_memory and "memory_kind" not in win.suggestion.current.extra
     win.close()

@@ -49,7 +49,7 @@ def test_an_en_fr_project_gets_no_german_suggestion_and_says_why_in_one_line(qtb
     assert "\n" not in text and "No model for en → fr" in text
     assert "Train a Model" in text and "Import" in text
     assert win.nmt is None or win.nmt.translator is None
-    win.go_to(0)
+    win.nav.go_to(0)
     qtbot.wait(300)
     assert win.suggestion.current is None and "en → fr" in status.text()
     qtbot.keyClick(win.editor(), Qt.Key_0, Qt.ControlModifier)

@@ -50,12 +50,12 @@ def _record_opens(monkeypatch) -> list:
 
 
 def _preview(qtbot, win: MainWindow) -> Path:
-    w = win.preview_document()
+    w = win.delivery.preview_document()
     assert w is not None
-    qtbot.waitUntil(lambda: win.previewer.last_path is not None or "failed" in win.statusBar().currentMessage(),
+    qtbot.waitUntil(lambda: win.delivery.previewer.last_path is not None or "failed" in win.statusBar().currentMessage(),
                     timeout=30_000)
-    assert win.previewer.last_path is not None, win.statusBar().currentMessage()
-    return win.previewer.last_path
+    assert win.delivery.previewer.last_path is not None, win.statusBar().currentMessage()
+    return win.delivery.previewer.last_path
 
 
 def test_docx_preview_exports_to_a_temporary_file_and_opens_it(qtbot, tmp_path, monkeypatch):
@@ -80,7 +80,7 @@ def test_docx_preview_exports_to_a_temporary_file_and_opens_it(qtbot, tmp_path, 
     assert original.read_bytes() == before
     assert target.read_bytes() == b"the translator's own export"
     assert "Preview of manual.docx" in win.statusBar().currentMessage()
-    assert win.previewer.panel is None
+    assert win.delivery.previewer.panel is None
 
 
 def test_a_second_preview_is_a_new_file(qtbot, tmp_path, monkeypatch):
@@ -88,7 +88,7 @@ def test_a_second_preview_is_a_new_file(qtbot, tmp_path, monkeypatch):
     opened = _record_opens(monkeypatch)
     win = _window(qtbot, folder)
     first = _preview(qtbot, win)
-    win.previewer.last_path = None
+    win.delivery.previewer.last_path = None
     second = _preview(qtbot, win)
     assert first != second and first.exists() and second.exists() and len(opened) == 2
 
@@ -102,7 +102,7 @@ def test_markdown_preview_renders_the_translation_in_a_panel(qtbot, tmp_path, mo
     win = _window(qtbot, folder)
     path = _preview(qtbot, win)
 
-    panel = win.previewer.panel
+    panel = win.delivery.previewer.panel
     assert isinstance(panel, PreviewPanel) and panel.isVisible()
     text = panel.text()
     assert "Öffnen Sie die Datei. Schließen Sie das Fenster." in text
@@ -124,7 +124,7 @@ def test_html_preview_renders_the_translation_in_a_panel(qtbot, tmp_path, monkey
     win = _window(qtbot, folder)
     _preview(qtbot, win)
 
-    text = win.previewer.panel.text()
+    text = win.delivery.previewer.panel.text()
     assert "Öffnen Sie die Datei. Schließen Sie das Fenster." in text
     assert "Speichern Sie sie jetzt." in text
     assert "var x" not in text
@@ -137,7 +137,7 @@ def test_a_failed_preview_is_one_line_in_the_status_bar(qtbot, tmp_path, monkeyp
         (folder / p.document(doc).original).write_bytes(b"PK\x03\x04 not a zip any more")
     opened = _record_opens(monkeypatch)
     win = _window(qtbot, folder)
-    win.preview_document()
+    win.delivery.preview_document()
     qtbot.waitUntil(lambda: "Preview failed" in win.statusBar().currentMessage(), timeout=30_000)
     msg = win.statusBar().currentMessage()
     assert "\n" not in msg and "zip" in msg

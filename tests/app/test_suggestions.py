@@ -76,9 +76,9 @@ def test_alignment_second_view_scores_the_translators_own_target(qtbot, win, tin
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     own = "Der rot Hund ein klein Katze sieht."
     qtbot.keyClicks(win.editor(), own)
-    win.step(+1)
+    win.nav.step(+1)
     wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
-    win.step(-1)
+    win.nav.step(-1)
     wait_panel(qtbot, win, 0, "forced", timeout=60_000)
     forced = tiny_translator.forced([SENTENCES[0]], [own])[0]
     fv = win.alignment.views[win.alignment.VIEWS[1]]
@@ -113,9 +113,9 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
     tr.translate = slow
     win.nmt.cache.clear()
     try:
-        win.nmt.prefetch(SENTENCES[2], [], win._context(2))
+        win.nmt.prefetch(SENTENCES[2], [], win.flow.context(2))
         assert started.wait(10)
-        win.go_to(2)
+        win.nav.go_to(2)
         wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
     finally:
         tr.translate = real
@@ -126,7 +126,7 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
 def test_stale_suggestion_is_dropped(qtbot, win):
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     for row in (1, 2, 1, 2):
-        win.go_to(row)
+        win.nav.go_to(row)
     wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
     assert win.suggestion.current.source == SENTENCES[2]
 
@@ -186,10 +186,10 @@ def test_a_completion_never_outlives_its_segment(qtbot, win):
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     qtbot.keyClicks(win.editor(), "Ein")
     wait_panel(qtbot, win, 0, "completion", timeout=60_000)
-    win.go_to(1)
+    win.nav.go_to(1)
     assert win.suggestion.completion is None and not win.suggestion.completion_view.isVisibleTo(win.suggestion)
     assert win.suggestion.current is None or win.suggestion.current.source == SENTENCES[1]
-    win.insert_suggestion()
+    win.machine.insert_suggestion()
     assert win.model.segment(1).target.text in ("", win.suggestion.current and win.suggestion.current.text)
     wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
     assert win.suggestion.current.source == SENTENCES[1]

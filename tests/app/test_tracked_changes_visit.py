@@ -33,10 +33,10 @@ def test_walking_a_review_file_changes_nothing_and_keeps_its_tracked_changes(qtb
     win = open_window(qtbot, folder)
     for _ in range(3):
         qtbot.keyClick(win.editor(), Qt.Key_Down, Qt.ControlModifier)
-    win.go_to(1)
+    win.nav.go_to(1)
     assert "tracked changes" in win.statusBar().currentMessage()
     assert win.editor().segment_text() == before[1][2].text       # the editor holds the changes too
-    win.go_to(0)
+    win.nav.go_to(0)
     win.close()
     assert _segments(folder) == before
     out = tmp_path / f"out-{name}"
@@ -53,11 +53,11 @@ def test_editing_a_segment_with_tracked_changes_accepts_them(qtbot, tmp_path):
     with Project.create(folder, src_lang="en", tgt_lang="de") as p:
         p.import_document(src)
     win = open_window(qtbot, folder)
-    win.go_to(1)
+    win.nav.go_to(1)
     ed = win.editor()
     ed.moveCursor(ed.textCursor().MoveOperation.End)
     qtbot.keyClicks(ed, " Jetzt.")
-    win.commit_editor()
+    win.nav.commit_editor()
     seg = win.model.segment(1)
     assert seg.target.text == "Das neue Fenster schließen. Jetzt."    # deleted text gone, inserted kept
     assert not any(revision(t) for t in seg.target.tags) and seg.status == "draft"

@@ -36,7 +36,7 @@ def test_training_from_the_menu_outlives_the_window_resumes_and_is_accepted(qtbo
     folder = make_project(tmp_path / "p", ["The dog sees the cat."], tm=False)
     win = MainWindow(Project.open(folder), nmt=False)
     qtbot.addWidget(win)
-    dlg = win.training_dialog()
+    dlg = win.machine.training_dialog()
     qtbot.addWidget(dlg)
     dlg.new_model.setChecked(True)
     dlg.add_file(_csv(tmp_path / "mine.csv", toy_corpus))
@@ -74,7 +74,7 @@ def test_training_from_the_menu_outlives_the_window_resumes_and_is_accepted(qtbo
     win2 = MainWindow(Project.open(folder), nmt=False)
     qtbot.addWidget(win2)
     assert "training" in win2.statusBar().currentMessage()
-    dlg2 = win2.training_dialog()
+    dlg2 = win2.machine.training_dialog()
     qtbot.addWidget(dlg2)
     assert dlg2.run is not None and dlg2.run.folder == out
     resumes = lambda: [e for e in dlg2.run.events if e["event"] == "resume" and e.get("phase") == "train"]  # noqa: E731
@@ -92,7 +92,7 @@ def test_training_from_the_menu_outlives_the_window_resumes_and_is_accepted(qtbo
 
     assert Translator.load(out).loaded.cfg.data.tgt_lang == "de"
     # Tools > Models lists it, in use, with its test scores (TM copy / model / model + memory) and its data
-    models = win2.models_dialog()
+    models = win2.machine.models_dialog()
     qtbot.addWidget(models)
     row = next(r for r, i in enumerate(models.infos) if i.path == out)
     assert "(in use)" in models.table.item(row, 0).text() and models.table.item(row, 1).text() == "trained"

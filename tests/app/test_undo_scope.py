@@ -76,7 +76,7 @@ def test_ctrl_z_after_dismissing_the_tag_dialog_stays_in_the_segment(qtbot, tmp_
     for _ in range(3):
         qtbot.keyClick(QApplication.focusWidget() or win.grid, Qt.Key_Z, Qt.ControlModifier)
     assert (win.model.segment(0).target.text, win.model.segment(0).status) == ("Open the album.", "confirmed")
-    win.commit_editor()
+    win.nav.commit_editor()
     assert win.model.segment(1).status in ("new", "draft")            # its own typing, at most
 
 
@@ -93,13 +93,13 @@ def test_redo_after_undoing_an_insertion_keeps_what_was_typed_after_it(qtbot, tm
     assert ed.segment_text() == "Open the album."
     qtbot.keyClick(ed, Qt.Key_Z, Qt.ControlModifier)
     assert ed.segment_text() == "Erst "
-    win.commit_editor()
+    win.nav.commit_editor()
     assert win.model.segment(0).target.text == "Erst " and win.model.segment(0).origin == "human"
     qtbot.keyClick(ed, Qt.Key_Y, Qt.ControlModifier)
     assert ed.segment_text() == "Open the album."
     qtbot.keyClick(ed, Qt.Key_Y, Qt.ControlModifier)
     assert ed.segment_text() == "Open the album. Fertig"
-    win.commit_editor()
+    win.nav.commit_editor()
     assert win.model.segment(0).target.text == "Open the album. Fertig"
 
 
@@ -108,13 +108,13 @@ def test_undo_back_to_the_text_as_entered_gives_its_status_back(qtbot, tmp_path)
     with Project.open(folder) as p:
         p.confirm(p.segments(p.documents()[0].id)[0].id, "Öffnen Sie das Album.")
     win = open_window(qtbot, folder)
-    win.go_to(0)
+    win.nav.go_to(0)
     wait_matches(qtbot, win, 0)
     qtbot.keyClick(win.editor(), Qt.Key_Insert, Qt.ControlModifier)
-    win.commit_editor()
+    win.nav.commit_editor()
     assert win.model.segment(0).status == "draft"
     qtbot.keyClick(win.editor(), Qt.Key_Z, Qt.ControlModifier)
-    win.commit_editor()
+    win.nav.commit_editor()
     seg = win.model.segment(0)
     assert (seg.target.text, seg.status) == ("Öffnen Sie das Album.", "confirmed")
 
@@ -130,16 +130,16 @@ def _confirm_all_but_last(qtbot, win):
         qtbot.keyClicks(win.editor(), text)
         qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
     qtbot.keyClicks(win.editor(), "Drucken Sie das Foto.")
-    win.commit_editor()
+    win.nav.commit_editor()
     idle(qtbot, win)
 
 
 def _replace_all(qtbot, win, monkeypatch, find, rep, keep=True):
-    win.open_find(replace=True)
+    win.search.open_find(replace=True)
     win.findbar.find_edit.setText(find)
     win.findbar.replace_edit.setText(rep)
     monkeypatch.setattr(ReplacePreviewDialog, "exec", lambda dlg: dlg.keep.setChecked(keep) or 1)
-    n = win.replace_all()
+    n = win.search.replace_all()
     idle(qtbot, win)
     return n
 
@@ -148,7 +148,7 @@ def test_replace_all_is_undone_only_as_a_named_step(qtbot, tmp_path, monkeypatch
     win = open_window(qtbot, _translated(tmp_path))
     _confirm_all_but_last(qtbot, win)
     assert _replace_all(qtbot, win, monkeypatch, "Album", "Fotoalbum") == 2
-    win.go_to(2)
+    win.nav.go_to(2)
     ed = win.editor()
     qtbot.keyClick(ed, Qt.Key_Z, Qt.ControlModifier)              # the box has nothing to undo
     assert win.model.segment(0).target.text == "Öffnen Sie das Fotoalbum."
@@ -190,11 +190,11 @@ def test_replace_current_updates_the_tm_unit_of_a_confirmed_segment(qtbot, tmp_p
     folder = _translated(tmp_path)
     win = open_window(qtbot, folder)
     _confirm_all_but_last(qtbot, win)
-    win.go_to(0)
-    win.open_find(replace=True)
+    win.nav.go_to(0)
+    win.search.open_find(replace=True)
     win.findbar.find_edit.setText("Album")
     win.findbar.replace_edit.setText("Fotoalbum")
-    win.replace_current()
+    win.search.replace_current()
     idle(qtbot, win)
     assert win.model.segment(0).status == "confirmed"
     pairs = tm_pairs(win)
@@ -209,7 +209,7 @@ def test_correcting_a_confirmed_segment_replaces_its_tm_unit(qtbot, tmp_path):
     win = open_window(qtbot, folder)
     qtbot.keyClicks(win.editor(), "Datei oeffnen.")
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
-    win.go_to(0)
+    win.nav.go_to(0)
     ed = win.editor()
     ed.moveCursor(ed.textCursor().MoveOperation.End)
     qtbot.keyClicks(ed, " Jetzt.")
