@@ -27,6 +27,11 @@ All searches share one definition, so they can be tested against each other:
   term goes inside the label's tags, not instead of them) --, so the term takes the place of the
   model's words for the source term rather than going anywhere the beam finds room (the end,
   mostly); a term the model never reaches is written where the hypothesis would end.
+* ``word_starts`` (the target tokens that begin a word) given: no stutter -- a token that would
+  write again, at once, the word or phrase just written is refused unless the source repeats it
+  (the copies read a place where the source has as many copies in a row; :mod:`engine.nmt.repeats`;
+  ``same_word``: the tokens that are one piece in another case, so "Ein Hund ein Hund" is a repeat),
+  except inside the prefix.
 
 With ``beam = 1`` and no constraints this is exactly greedy search.
 """
@@ -38,7 +43,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from engine.nmt.constraints import (FORCED, OWN, ConstraintState, constrain_terms, term_gates,
+                                    with_constraint_candidates)
 from engine.nmt.model import RNNSearch
+from engine.nmt.repeats import TAIL, SameWord, repeat_bans, source_runs
 from engine.nmt.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
@@ -96,183 +104,13 @@ def _constrain(lp: Tensor, step: int, max_len: int, prefix: list[int] | None) ->
         lp[..., EOS] = keep
 
 
-#: How a term under way was begun (``ConstraintState.how``): by the model where its gate was shut
-#: (tracked, so a term the model writes by itself counts, but neither proposed further nor ranked
-#: above no progress), where its attention gate was open, or by force.
-OWN, GATED, FORCED = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class ConstraintState:
-    """Where a hypothesis stands with its sentence's terms.  Each term is a list of alternative
-    token sequences, any one of which meets it (a *disjunctive* constraint: the same words after a
-    space or after a tag, ``▁OK`` / ``OK``, every accepted target term of a glossary entry, and its
-    inflected forms where the entry allows them).  ``met``: bit i set when term i is in the
-    hypothesis; ``cur``: the term it is in the middle of (-1: none), ``alts``: the alternatives of
-    that term still consistent with what is written, ``pos``: how many of their tokens are written;
-    ``how``: how it was begun (:data:`OWN`, :data:`GATED`, :data:`FORCED`): a term begun by force
-    is forced to its end (a forced first token alone, ``▁``, was otherwise abandoned at once); one
-    the model began by itself outside its gate (``▁Ein`` of ``▁Ein stellungen`` written as the word
-    "Ein") is not pushed on, or every common first piece would start the term anywhere."""
-
-    met: int = 0
-    cur: int = -1
-    alts: tuple[int, ...] = ()
-    pos: int = 0
-    how: int = OWN
-
-    def needed(self, terms: list[list[list[int]]]) -> int:
-        """Tokens still to write for every term to be met: the rest of the term under way (its
-        shortest consistent alternative), the longest alternative of each term not begun (the
-        form the search forces may not be the shortest: ``▁ F r au``, not ``F r au``)."""
-        n = sum(max(map(len, t)) for i, t in enumerate(terms) if not self.met >> i & 1 and i != self.cur)
-        if self.cur >= 0:
-            n += min(len(terms[self.cur][a]) for a in self.alts) - self.pos
-        return n
-
-    def bank(self, terms: list[list[list[int]]]) -> int:
-        """Constraint tokens met so far (the bank the hypothesis belongs to): a met term counts its
-        longest form, so it ranks above any progress on it, a term under way the tokens written of
-        it unless the model began it outside its gate.  (Counting the tokens the shortest form still
-        needs put a term begun as ``▁ B a u m`` in the same bank as no progress -- the bare
-        ``B a u m`` is shorter --, so a term forced at the end fell out of the beam at once.)"""
-        done = sum(max(map(len, t)) for i, t in enumerate(terms) if self.met >> i & 1)
-        return done + (self.pos if self.cur >= 0 and self.how != OWN else 0)
-
-    def next_tokens(self, terms: list[list[list[int]]], may_start: list[bool] | None = None,
-                    starts: frozenset[int] | None = None, after_glue: bool = False) -> list[int]:
-        """Tokens that make progress: the next of the term under way (unless the model began it
-        outside its gate), else the first of each alternative of each unmet term (shortest first)
-        -- of the terms ``may_start`` allows (None: all; see :func:`term_gates`), and of a term's
-        alternatives those that begin with a token of ``starts`` (word starts; None: all) where it
-        has one: the others (a term right after a tag, ``OK`` for ``▁OK``) count when the model
-        writes them but are not proposed, or the search starts terms in the middle of words --
-        except ``after_glue`` (the last token was a tag), where those are the ones proposed."""
-        if self.cur >= 0 and self.how != OWN:
-            return self.continuation(terms)
-        out: list[int] = []
-        for i, t in enumerate(terms):
-            if self.met >> i & 1 or (may_start is not None and not may_start[i]):
-                continue
-            alts = sorted(t, key=len)
-            if starts is not None:
-                alts = [a for a in alts if (a[0] in starts) != after_glue] or alts
-            out += [a[0] for a in alts]
-        return list(dict.fromkeys(out))
-
-    def continuation(self, terms: list[list[list[int]]]) -> list[int]:
-        """The next tokens of the term under way ([] when none is)."""
-        if self.cur < 0:
-            return []
-        t = terms[self.cur]
-        return list(dict.fromkeys(t[a][self.pos] for a in self.alts))
-
-    def advance(self, tok: int, terms: list[list[list[int]]], how: int = OWN,
-                may_start: list[bool] | None = None) -> "ConstraintState":
-        """The state after writing ``tok``: ``how`` :data:`FORCED` when :func:`_constrain_terms`
-        forced it; ``may_start``: the terms whose gate was open for it (None: all)."""
-        met = self.met
-        if self.cur >= 0:
-            t = terms[self.cur]
-            alts = tuple(a for a in self.alts if t[a][self.pos] == tok)
-            if alts:
-                pos = self.pos + 1
-                if any(len(t[a]) == pos for a in alts):  # one alternative complete: the term is met
-                    return ConstraintState(met | 1 << self.cur)
-                return ConstraintState(met, self.cur, alts, pos, max(self.how, how))
-        for i, t in enumerate(terms):  # a term abandoned half way, or a new one started
-            if met >> i & 1:
-                continue
-            alts = tuple(j for j, a in enumerate(t) if a[0] == tok)
-            if alts:
-                if any(len(t[j]) == 1 for j in alts):
-                    return ConstraintState(met | 1 << i)
-                gate = GATED if may_start is None or may_start[i] else OWN
-                return ConstraintState(met, i, alts, 1, max(gate, how))
-        return ConstraintState(met)
-
-
-#: ``prefer``: log-probability bonus of a token that makes progress on a term (a hint, not a rule).
-PREFER_BONUS = 2.0
-
-#: The attention gate of a term whose source span is known: the term may start at a step whose
-#: attention (the one the next token is written with) is on the span -- its most attended source
-#: piece inside the span, or at least this share of the attention mass on it.
-TERM_GATE_MASS = 0.5
-
-
-def term_gates(attn: Tensor, spans: list[tuple[int, int] | None]) -> list[list[bool]]:
-    """Per row of ``attn`` (k, S): per term, whether it may start now (:data:`TERM_GATE_MASS`);
-    a term without a span (None) may start anywhere."""
-    if all(sp is None for sp in spans):
-        return [[True] * len(spans) for _ in range(attn.size(0))]
-    top = attn.argmax(-1).tolist()
-    cols = []
-    for sp in spans:
-        if sp is None:
-            cols.append([True] * attn.size(0))
-            continue
-        a, b = sp
-        mass = attn[:, a:b].sum(-1).tolist()
-        cols.append([a <= t < b or m >= TERM_GATE_MASS for t, m in zip(top, mass)])
-    return [list(r) for r in zip(*cols)]
-
-
-def _constrain_terms(lp: Tensor, st: ConstraintState, terms: list[list[list[int]]], step: int, max_len: int,
-                     mode: str = "enforce", may_start: list[bool] | None = None,
-                     starts: frozenset[int] | None = None, after_glue: bool = False) -> bool:
-    """In place, one hypothesis's log-probs (V,).  ``enforce``: no ``</s>`` while a term is unmet;
-    the next constraint token forced where the hypothesis would end, or once the tokens left
-    (``</s>`` included) only just hold the unmet terms.  ``prefer``: the tokens that make progress
-    get :data:`PREFER_BONUS`.  ``may_start``: per term, whether its attention gate is open
-    (:func:`term_gates`): a term starts (or gets the bonus) only there, except where it is forced;
-    ``starts``, ``after_glue``: see :meth:`ConstraintState.next_tokens`.  True when a token was forced."""
-    need = st.needed(terms)
-    if need <= 0:
-        return False
-    if mode == "prefer":
-        for tok in st.next_tokens(terms, may_start, starts, after_glue):
-            lp[tok] += PREFER_BONUS
-        return False
-    # Where the model would end the sentence with a term still missing, the term is written
-    # there rather than later: with </s> only masked, the KDE UI-label test rambled on to the
-    # length limit (BLEU 53.6 -> 36.1 for 97 % term use).
-    wants_end = bool(lp[EOS] >= lp.max())
-    lp[EOS] = NEG_INF
-    if wants_end or (st.how == FORCED and st.cur >= 0) or need + 1 >= max_len - step:
-        # the term under way goes on (however it was begun: ``needed`` counts on it), else a term
-        # starts -- one whose gate is open if any
-        tok = (st.continuation(terms) or st.next_tokens(terms, may_start, starts, after_glue)
-               or st.next_tokens(terms, None, starts, after_glue))[0]
-        keep = lp[tok].clone()
-        lp.fill_(NEG_INF)
-        lp[tok] = keep
-        return True
-    return False
-
-
-def _bank_allocation(cands: list[tuple[float, int, int, int]], K: int) -> list[tuple[float, int, int, int]]:
-    """Up to ``K`` of (score, row, token, bank) candidates, shared out over banks round-robin from the
-    most advanced bank down, each bank's best first (Post & Vilar's dynamic beam allocation)."""
-    banks: dict[int, list] = {}
-    for c in sorted(cands, key=lambda c: -c[0]):
-        banks.setdefault(c[3], []).append(c)
-    order = sorted(banks, reverse=True)
-    out: list = []
-    while len(out) < K and any(banks[b] for b in order):
-        for b in order:
-            if banks[b] and len(out) < K:
-                out.append(banks[b].pop(0))
-    return sorted(out, key=lambda c: -c[0])
-
-
 @torch.inference_mode()
 def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 5, alpha: float = 1.0,
                 max_ratio: float = 3.0, prefixes: list[list[int]] | None = None,
                 constraints: list[list[list[list[int]]]] | None = None, constraint_mode: str = "enforce",
                 constraint_spans: list[list[tuple[int, int] | None]] | None = None,
                 word_starts: frozenset[int] | None = None, glue: frozenset[int] = frozenset(),
-                **inputs) -> list[Hypothesis]:
+                same_word: SameWord | None = None, **inputs) -> list[Hypothesis]:
     """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence.
     ``constraints``: per sentence its terms, each a list of alternative token sequences, every term
     of which its translation must contain ([] for none);
@@ -292,6 +130,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     state = model.init_state(enc)
     max_lens = _max_lens(src_mask, max_ratio, prefixes)
     src_lens = src_mask.sum(1).tolist()
+    runs = [source_runs(ids[:n]) for ids, n in zip(src.tolist(), src_lens)] if word_starts is not None else []
     terms: list[list[list[list[int]]]] = [[] for _ in range(B)]
     spans: list[list[tuple[int, int] | None]] = [[] for _ in range(B)]
     for b, c in enumerate(constraints or []):
@@ -327,8 +166,15 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         gates: list[list[list[bool]] | None] = [None] * B
         forced = [False] * (B * K)
         glued: list[list[bool]] = [[False] * K for _ in range(B)]
+        tails = seqs[:, -TAIL:].tolist() if word_starts is not None and step else None
         for b in range(B):
             _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
+            if tails is not None and not done[b] and not (prefixes and step < len(prefixes[b])):
+                for k in range(K):
+                    ban = repeat_bans(tails[b * K + k], word_starts, runs[b], attn_hist[b * K + k],
+                                      attn_now[b * K + k], same_word)
+                    if ban:
+                        lp[b, k, ban] = NEG_INF
             if terms[b] and not (prefixes and step < len(prefixes[b])) and not done[b]:
                 gates[b] = term_gates(attn_now[b * K:(b + 1) * K], spans[b])
                 if glue:  # where the model would write a tag (glue that is no word start) the term waits for it
@@ -337,7 +183,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                                  else g for g, w in zip(gates[b], wants)]
                 glued[b] = [t in glue for t in prev[b * K:(b + 1) * K].tolist()] if glue else [False] * K
                 for k in range(K):
-                    forced[b * K + k] = _constrain_terms(lp[b, k], cstate[b * K + k], terms[b], step, max_lens[b],
+                    forced[b * K + k] = constrain_terms(lp[b, k], cstate[b * K + k], terms[b], step, max_lens[b],
                                                          constraint_mode, gates[b][k], word_starts, glued[b][k])
         cand = (scores.unsqueeze(-1) + lp).view(B, K * V)
         top_v, top_i = cand.topk(min(2 * K, K * V), dim=-1)
@@ -364,7 +210,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
             if not done[b]:
                 ranked = list(zip(top_v[b], top_i[b]))
                 if terms[b] and gates[b] is not None:
-                    ranked = _with_constraint_candidates(ranked, b, K, V, scores, lp, cstate, terms[b], gates[b],
+                    ranked = with_constraint_candidates(ranked, b, K, V, scores, lp, cstate, terms[b], gates[b],
                                                          word_starts, glued[b])
                 for rank, (v, i) in enumerate(ranked):
                     if v == NEG_INF:
@@ -415,43 +261,10 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
             max(f, key=lambda h: h.norm_score) for b, (f, c) in enumerate(zip(finished, cut_off))]
 
 
-def _with_constraint_candidates(ranked: list[tuple[float, int]], b: int, K: int, V: int, scores: Tensor,
-                                lp: Tensor, cstate: list[ConstraintState], terms: list[list[list[int]]],
-                                gates: list[list[bool]], starts: frozenset[int] | None = None,
-                                glued: list[bool] | None = None) -> list[tuple[float, int]]:
-    """The (score, k*V + token) candidates of sentence ``b`` in the order the beam takes them: the
-    usual best ``2K``, each live hypothesis's own best token and its progress tokens (a term's
-    first token only where its attention gate is open, ``gates[k]``) -- Post & Vilar's three
-    sources --; ``</s>`` ones first (every one taken: see below), the others by bank allocation
-    (:func:`_bank_allocation`).  Without the best token of each hypothesis, one that had just met
-    a term fell out of the beam at its next step (the best ``2K`` all continued the leader)."""
-    seen = {i for _, i in ranked}
-    extra = []
-    best = lp[b].argmax(-1).tolist()
-    for k in range(K):
-        base = float(scores[b, k])
-        if base == NEG_INF:
-            continue
-        for tok in [best[k], *cstate[b * K + k].next_tokens(terms, gates[k], starts, bool(glued and glued[k]))]:
-            v = base + float(lp[b, k, tok])
-            if v != NEG_INF and k * V + tok not in seen:
-                seen.add(k * V + tok)
-                extra.append((v, k * V + tok))
-    pool = sorted(ranked + extra, key=lambda c: -c[0])
-    # </s> (allowed only once every term is met) among the best K, or a hypothesis's own best
-    # token: with the rank rule alone, a hypothesis that met its terms late, at a lower score,
-    # could never end and rambled on to the length limit
-    eos = [(v, i) for rank, (v, i) in enumerate(pool)
-           if i % V == EOS and v != NEG_INF and (rank < K or best[i // V] == EOS)]
-    rest = [(v, b * K + i // V, i % V, cstate[b * K + i // V].advance(i % V, terms, OWN, gates[i // V]).bank(terms))
-            for v, i in pool if i % V != EOS and v != NEG_INF]
-    chosen = [(v, (row - b * K) * V + tok) for v, row, tok, _ in _bank_allocation(rest, K)]
-    return eos + sorted(chosen, key=lambda c: -c[0])
-
-
 @torch.inference_mode()
 def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.0, max_ratio: float = 3.0,
-           prefixes: list[list[int]] | None = None, **inputs) -> list[Hypothesis]:
+           prefixes: list[list[int]] | None = None, word_starts: frozenset[int] | None = None,
+           same_word: SameWord | None = None, **inputs) -> list[Hypothesis]:
     """Batched greedy search (argmax each step) under the same constraints as beam search."""
     model.eval()
     B = src.size(0)
@@ -460,6 +273,7 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
     state = model.init_state(enc)
     max_lens = _max_lens(src_mask, max_ratio, prefixes)
     src_lens = src_mask.sum(1).tolist()
+    runs = [source_runs(ids[:n]) for ids, n in zip(src.tolist(), src_lens)] if word_starts is not None else []
     prev = torch.full((B,), BOS, dtype=torch.long, device=dev)
     toks: list[list[int]] = [[] for _ in range(B)]
     score = [0.0] * B
@@ -473,6 +287,11 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
         lp = model.step_log_probs(out, enc).double()
         for b in range(B):
             _constrain(lp[b], step, max_lens[b], prefixes[b] if prefixes else None)
+            if word_starts is not None and atts[b] and not done[b] and not (prefixes and step < len(prefixes[b])):
+                ban = repeat_bans(toks[b], word_starts, runs[b], torch.stack(atts[b][-TAIL:]),
+                                  out.attn[b, :src_lens[b]].float(), same_word)
+                if ban:
+                    lp[b, ban] = NEG_INF
         best_v, best_i = lp.max(dim=-1)
         nxt = best_i.tolist()
         cp_now = _copy_now(model, enc, out, torch.arange(B, device=dev), best_i)
@@ -497,7 +316,8 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
 
 @torch.inference_mode()
 def reference_beam(model: RNNSearch, src_ids: list[int], *, beam: int = 5, alpha: float = 1.0,
-                   max_ratio: float = 3.0, prefix: list[int] | None = None) -> Hypothesis:
+                   max_ratio: float = 3.0, prefix: list[int] | None = None,
+                   word_starts: frozenset[int] | None = None, same_word: SameWord | None = None) -> Hypothesis:
     """Slow, obvious beam search over one sentence, one hypothesis at a time (for tests)."""
     model.eval()
     dev = next(model.parameters()).device
@@ -505,6 +325,7 @@ def reference_beam(model: RNNSearch, src_ids: list[int], *, beam: int = 5, alpha
     mask = src != PAD
     enc = model.encode(src, mask)
     max_len = _max_lens(mask, max_ratio, [prefix] if prefix else None)[0]
+    runs = source_runs(src_ids)
     # a hypothesis: (tokens, score, state, attn rows, gate rows)
     alive = [([], 0.0, model.init_state(enc), [], [])]
     finished: list[Hypothesis] = []
@@ -516,6 +337,10 @@ def reference_beam(model: RNNSearch, src_ids: list[int], *, beam: int = 5, alpha
             out, new_st = model.step(model.tgt_emb(prev), st, enc)
             lp = model.step_log_probs(out, enc).double()[0]
             _constrain(lp, step, max_len, prefix)
+            if word_starts is not None and toks and not (prefix and step < len(prefix)):
+                ban = repeat_bans(toks, word_starts, runs, torch.stack(at[-TAIL:]), out.attn[0].float(), same_word)
+                if ban:
+                    lp[ban] = NEG_INF
             for v in range(lp.size(0)):
                 if lp[v] != NEG_INF:
                     cands.append((sc + float(lp[v]), k, v, out, new_st))

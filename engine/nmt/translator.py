@@ -191,7 +191,7 @@ class Translator:
         self.device = next(loaded.model.parameters()).device
         self.knn = loaded.knn     # the nearest-neighbour memory's calibration (None: not calibrated)
         self._doc_cache = None  # sentence summaries of document context (built on first use)
-        self._starts: tuple[frozenset[int], frozenset[int]] | None = None  # target pieces that begin a word (terms start there)
+        self._starts: tuple | None = None  # target pieces that begin a word, glue, cases (see _word_starts)
         self._forms: dict[str, list[str]] | None = None  # stem -> target-vocabulary words (inflected terms)
 
     @classmethod
@@ -441,13 +441,15 @@ class Translator:
             kw.update(self._doc_inputs(context, chunk))
             con = [cons[i][0] for i in chunk] if any(cons[i][0] for i in chunk) else None
             if beam <= 1 and con is None:
-                hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx, **kw)
+                hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx,
+                              word_starts=self._word_starts()[0], same_word=self._word_starts()[2], **kw)
             else:
                 hyps = beam_search(self.model, src, mask, beam=max(1, beam), alpha=alpha, max_ratio=max_ratio,
                                    prefixes=pfx, constraints=con, constraint_mode=terms_mode,
                                    constraint_spans=[cons[i][1] for i in chunk] if con else None,
-                                   word_starts=self._word_starts()[0] if con else None,
-                                   glue=self._word_starts()[1] if con else frozenset(), **kw)
+                                   word_starts=self._word_starts()[0],
+                                   glue=self._word_starts()[1] if con else frozenset(),
+                                   same_word=self._word_starts()[2], **kw)
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
             if memory is not None:
@@ -484,15 +486,20 @@ class Translator:
             spans.append(self._source_span(text, src_ids, t.span) if t.span else None)
         return alts, spans
 
-    def _word_starts(self) -> tuple[frozenset[int], frozenset[int]]:
-        """The target pieces that begin a word ("▁...") and the *glue*: the tag symbols and the
-        lone "▁" (built once): a term is proposed as ``▁Datei``, right after glue as ``Datei``."""
+    def _word_starts(self) -> tuple[frozenset[int], frozenset[int], dict[int, tuple[int, ...]]]:
+        """The target pieces that begin a word ("▁..."), the *glue*: the tag symbols and the lone
+        "▁" (a term is proposed as ``▁Datei``, right after glue as ``Datei``), and each piece's ids
+        in every case where it has more than one (the search's repeat rule); built once."""
         if self._starts is None:
             sp = self.loaded.tgt_vocab.sp
             pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+            cases: dict[str, list[int]] = {}
+            for i, p in enumerate(pieces):
+                cases.setdefault(p.casefold(), []).append(i)
             self._starts = (frozenset(i for i, p in enumerate(pieces) if p.startswith(WORD_START)),
                             frozenset(i for i, p in enumerate(pieces) if p == WORD_START
-                                      or len(p) == 1 and is_tag_char(p)))
+                                      or len(p) == 1 and is_tag_char(p)),
+                            {i: tuple(ids) for ids in cases.values() if len(ids) > 1 for i in ids})
         return self._starts
 
     def _source_span(self, text: str, src_ids: list[int], span: tuple[int, int]) -> tuple[int, int] | None:

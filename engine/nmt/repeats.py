@@ -1,0 +1,94 @@
+"""No stutter: a hypothesis may not write again, at once, the word or phrase it has just written,
+unless the source repeats it.
+
+Notation: y_1..y_t the hypothesis's tokens, v the candidate token, a_i the attention (S,) the
+token y_i was written with, j_i = argmax a_i its most attended source piece, x the source ids.
+
+A candidate v *completes the m-th copy in a row* of a unit X of n tokens (1 <= n <= :data:`REPEAT_MAX`)
+when y_{t-mn+2} .. y_t v = X X .. X (m times, m >= 2) and X[0] is a word start; tokens are compared
+up to case (``same``: a token -> every token of its piece in any case), as :func:`engine.qa.repeats`
+reads words ("▁Hund ▁Hund", "▁der ▁Datei ▁der ▁Datei", "Ein Hund ein Hund").
+
+It is allowed only where the source repeats what the copies read: with r_j the number of copies in a
+row of the source unit (any run of pieces, :func:`source_runs`) that covers source piece j,
+
+    allowed  <=>  max { r_j : j = j_i for a token i of the m copies, or j = argmax a_now }  >=  m
+
+so "very very" -> "sehr sehr" is kept (the copies read the repeated "very"; r = 2) and a third "sehr"
+is not, while a decoder that has lost its place ("individuelle individuelle", reading one word of a
+source that says it once; r = 1) is refused.  The rule is part of the one search definition
+(:mod:`engine.nmt.search`): greedy, beam and the reference beam apply it the same way.  A word may
+still come back later in the sentence ("die Datei und die Ordner").
+"""
+from __future__ import annotations
+
+from torch import Tensor
+
+#: The longest repeated unit looked for, in tokens (three words of up to three pieces each).
+REPEAT_MAX = 9
+#: How far back copies are counted, in tokens (the search hands the rule only this tail).
+TAIL = 4 * REPEAT_MAX
+
+#: token id -> the ids of the same piece in every case, ascending (only tokens that have another case)
+SameWord = dict[int, tuple[int, ...]]
+
+
+def repeat_ban(seq: list[int], word_starts: frozenset[int] | None,
+               same: SameWord | None = None) -> list[tuple[int, int, tuple[int, ...]]]:
+    """The ``(n, m, tokens)`` triples: each of ``tokens`` would complete the m-th copy in a row of the
+    last n tokens' unit after the tokens ``seq`` (see the module doc); ``word_starts`` None: every
+    token starts a word; ``same``: each id's tuple in ascending order (its first is the key)."""
+    out = []
+    seq = seq[-TAIL:]
+    keys = [same.get(x, (x,))[0] for x in seq] if same else seq
+    t = len(keys)
+    for n in range(1, min(REPEAT_MAX, (t + 1) // 2) + 1):
+        first = t - 2 * n + 1                    # X = keys[first:first + n]; copy 2 = keys[first + n:] + [v]
+        if n > 1 and keys[t - 1] != keys[t - 1 - n] or word_starts is not None and seq[first] not in word_starts:
+            continue
+        if keys[first + n:] == keys[first:first + n - 1]:
+            m = 2
+            while first - n >= 0 and keys[first - n:first] == keys[first:first + n]:
+                first -= n
+                m += 1
+            last = seq[t - n]
+            out.append((n, m, same.get(last, (last,)) if same else (last,)))
+    return out
+
+
+def source_runs(src: list[int]) -> list[int]:
+    """Per source piece, how many copies in a row of a unit of at most :data:`REPEAT_MAX` pieces
+    cover it (1: it is in no repetition).  ``src``: the sentence's real ids."""
+    runs = [1] * len(src)
+    for u in range(1, REPEAT_MAX + 1):
+        a = 0
+        while a + 2 * u <= len(src):
+            c = 1
+            while src[a + c * u:a + (c + 1) * u] == src[a:a + u]:
+                c += 1
+            if c > 1:
+                for j in range(a, a + c * u):
+                    runs[j] = max(runs[j], c)
+            a += 1
+    return runs
+
+
+def source_repeats(n: int, m: int, runs: list[int], attn_rows: Tensor, attn_now: Tensor) -> bool:
+    """Whether the m copies of n tokens (the last about to be completed) read a place the source
+    repeats at least m times in a row.  ``runs``: :func:`source_runs`; ``attn_rows`` (t, S): the
+    attention of the hypothesis's tokens so far, ``attn_now`` (S,): this step's."""
+    if max(runs, default=1) < m:  # the source repeats nothing that often: no attention to read
+        return False
+    read = attn_rows[-(m * n - 1):].argmax(-1).tolist() + [int(attn_now.argmax())]
+    return max(runs[j] if j < len(runs) else 1 for j in read) >= m
+
+
+def repeat_bans(seq: list[int], word_starts: frozenset[int] | None, runs: list[int], attn_rows: Tensor,
+                attn_now: Tensor, same: SameWord | None = None) -> list[int]:
+    """The tokens one hypothesis may not write next: those that would complete a repeat the source
+    does not make (:func:`repeat_ban`, :func:`source_repeats`).  ``seq``: its tokens so far."""
+    out: list[int] = []
+    for n, m, toks in repeat_ban(seq, word_starts, same):
+        if not source_repeats(n, m, runs, attn_rows, attn_now):
+            out += toks
+    return out
