@@ -3,7 +3,7 @@
 Besides what :func:`engine.inline.protect` finds in plain text (HTML tags, entities, printf
 ``%s``/``%1$s``, ``{0}``), resource files use placeholders of their own platforms:
 
-* Apple/Objective-C ``%@``, ``%1$@``, and printf length modifiers ``%ld``, ``%lld``, ``%lu``, ``%zd``;
+* Apple/Objective-C ``%@``, ``%1$@``, ``%#@files@`` (a .stringsdict variable), and printf length modifiers ``%ld``, ``%lld``, ``%lu``, ``%zd``;
 * Java/Android ``%1$d``, ``%2$.2f``, ``%n``;
 * i18next/Handlebars/Mustache ``{{name}}``, ``{{- name}}``, ``{{count, number}}``, and i18next's
   nesting ``$t(key)``;
@@ -25,7 +25,7 @@ _SOFTWARE = (
     ("mustache", r"\{\{-?\s*[^{}\s][^{}]*\}\}"),
     ("nesting", r"\$t\([^()\n]{1,200}\)"),
     ("ruby", r"%\{[A-Za-z_]\w*\}|%<[A-Za-z_]\w*>[-+#0 ]*\d*(?:\.\d+)?[sdifxXoeEgGbB]"),
-    ("apple", r"%(?:\d+\$)?[-+#0]*\d*(?:\.\d+)?(?:hh|h|ll|l|q|z|t|j|L)?[@dDiuUxXoOfFeEgGcCsSpaA]|%n|%%"),
+    ("apple", r"%#@[A-Za-z_]\w*@|%(?:\d+\$)?[-+#0]*\d*(?:\.\d+)?(?:hh|h|ll|l|q|z|t|j|L)?[@dDiuUxXoOfFeEgGcCsSpaA]|%n|%%"),
 )
 _INLINE = tuple((n, p) for n, p in PLACEHOLDER_PATTERNS if n != "printf")
 _RE = re.compile("|".join(f"(?P<{name}>{pat})" for name, pat in _SOFTWARE + _INLINE + (

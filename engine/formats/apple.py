@@ -1,0 +1,160 @@
+"""Apple ``.strings`` (old-style property-list string tables) and ``.stringsdict`` (plural
+rules as an XML property list).
+
+``.strings``: each ``"key" = "value";`` (the key may be unquoted) is a segment keyed by its key;
+the ``/* ... */`` or ``//`` comment right above is its note.  Escapes ``\\" \\\\ \\n \\t \\r``,
+``\\uXXXX`` and ``\\UXXXX`` are undone; ``%@``, ``%1$@``, ``%d`` are codes.  Encoding: a BOM (the
+UTF-16 Xcode writes), else UTF-8.  A translation replaces the value's quoted literal only.  The
+reader is hand-written: translate-toolkit's ``stringsfile`` gives no offsets to splice with
+(the tests read every edited export back with it).
+
+``.stringsdict``: every ``<string>`` under a plural variable's ``zero``/``one``/``two``/``few``/
+``many``/``other`` key, and each ``NSStringLocalizedFormatKey``, is a segment keyed
+``[entry, variable, form]``; ``NSStringFormatSpecTypeKey`` and ``NSStringFormatValueTypeKey``
+are not text.  The ``<string>`` content is spliced (:mod:`engine.formats.xmlstrings`).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.errors import FormatError
+from engine.formats.strsplice import Parsed, StringsFormat, Unit, key_json, read_text, unique_keys
+from engine.formats.xmlstrings import XmlText, encode_xml, escape_text
+
+_TOKEN = re.compile(r'\s+|/\*.*?\*/|//[^\n]*|"(?:[^"\\]|\\.)*"|[^\s=;"/]+|[=;]|/', re.S)
+_ESC = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "0": "\0"}
+_PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}
+
+
+def unquote(lit: str) -> str:
+    s = lit[1:-1] if lit.startswith('"') else lit
+    if "\\" not in s:
+        return s
+    out, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            d = s[i + 1]
+            if d in "uU" and re.fullmatch(r"[0-9A-Fa-f]{4}", s[i + 2:i + 6]):
+                out.append(chr(int(s[i + 2:i + 6], 16)))
+                i += 6
+                continue
+            out.append(_ESC.get(d, d))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+
+
+def quote(value: str) -> str:
+    return '"' + (value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+                  .replace("\t", "\\t").replace("\r", "\\r")) + '"'
+
+
+class StringsFileFormat(StringsFormat):
+    name = "apple-strings"
+    extensions = (".strings",)
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return Path(path).suffix.lower() == ".strings"
+
+    def parse(self, path: Path) -> Parsed:
+        dec = read_text(path, "the file is empty (no \"key\" = \"value\"; entry)")
+        text = dec.text
+        units: list[Unit] = []
+        note = ""
+        state, key, key_line = "key", "", 0
+        line, pos = 1, 0
+        for m in _TOKEN.finditer(text):
+            if m.start() != pos:
+                break
+            tok = m.group(0)
+            pos = m.end()
+            if tok.isspace():
+                line += tok.count("\n")
+                continue
+            if tok.startswith(("/*", "//")):
+                body = tok[2:-2] if tok.startswith("/*") else tok[2:]
+                note = body.strip() if state == "key" else note
+                line += tok.count("\n")
+                continue
+            if state == "key" and tok not in "=;":
+                key, key_line, state = unquote(tok), line, "eq"
+            elif state == "eq" and tok == "=":
+                state = "value"
+            elif state == "value" and tok.startswith('"'):
+                units.append(Unit(key=key, value=unquote(tok), start=m.start(), end=m.end(), line=key_line,
+                                  note=note, context=key))
+                state, note = "semi", ""
+            elif state == "semi" and tok == ";":
+                state = "key"
+            else:
+                raise FormatError(path, f"unexpected {tok[:30]!r}: expected "
+                                        + {"key": "a key", "eq": "'='", "value": 'a "quoted" value',
+                                           "semi": "';'"}[state], f"line {line}")
+            line += tok.count("\n")
+        if pos != len(text):
+            raise FormatError(path, f"unexpected {text[pos:pos + 30]!r} (an unterminated string or comment?)",
+                              f"line {line}")
+        if state != "key":
+            raise FormatError(path, "the last entry is not finished (missing '=', value or ';')", f"line {line}")
+        problems: list[str] = []
+        unique_keys(units, problems)
+        return Parsed(dec, units, problems)
+
+    def escape(self, value: str, unit: Unit, parsed: Parsed) -> str:
+        return quote(value)
+
+
+class StringsDictFormat(StringsFormat):
+    name = "apple-stringsdict"
+    extensions = (".stringsdict",)
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return Path(path).suffix.lower() == ".stringsdict"
+
+    def parse(self, path: Path) -> Parsed:
+        x = XmlText(path)
+        root = x.tree.getroot()
+        top = root.find("dict")
+        if root.tag != "plist" or top is None:
+            raise FormatError(path, "not a property list (<plist><dict>)")
+        units: list[Unit] = []
+        for entry, value in _pairs(top):
+            if value.tag != "dict":
+                continue
+            for name, item in _pairs(value):
+                if name == "NSStringLocalizedFormatKey" and item.tag == "string":
+                    units.append(self._unit(x, item, [entry, name], entry, "format"))
+                elif item.tag == "dict":
+                    for form, s in _pairs(item):
+                        if form in _PLURAL_FORMS and s.tag == "string":
+                            units.append(self._unit(x, s, [entry, name, form], entry,
+                                                    f"plural form {form!r} of {name!r}"))
+        problems: list[str] = []
+        unique_keys(units, problems)
+        return Parsed(x.decoded, units, problems)
+
+    @staticmethod
+    def _unit(x: XmlText, el, keys: list, context: str, note: str) -> Unit:
+        a, b = x.span(el)
+        return Unit(key=key_json(keys), value=el.text or "", start=a, end=b, line=el.sourceline or 0,
+                    note=note, context=context)
+
+    def escape(self, value: str, unit: Unit, parsed: Parsed) -> str:
+        return escape_text(value)
+
+    def encode(self, parsed: Parsed, text: str, path: Path) -> bytes:
+        return encode_xml(parsed.decoded, text)
+
+
+def _pairs(d):
+    """``(key text, value element)`` of a plist ``<dict>``."""
+    kids = [c for c in d if isinstance(c.tag, str)]
+    return [((k.text or ""), v) for k, v in zip(kids[::2], kids[1::2]) if k.tag == "key"]
+
+
+STRINGS = StringsFileFormat()
+STRINGSDICT = StringsDictFormat()
