@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ignore-declared-languages", action="store_true",
                    help="import a file that declares another language pair as the project's pair "
                         "(or --src-lang/--tgt-lang); the file's own language attributes are kept")
-    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, pptx, xlsx, idml, odf, odt-reject, html, markdown)")
+    p.add_argument("--format", default=None, help="force a format (txt, xliff12, xliff20, po, tabular, docx, docx-reject: tracked changes refused, pptx, xlsx, idml, odf, odt-reject, html, markdown, android, qt-ts, resx, apple-strings, apple-stringsdict, properties, json, yaml, subtitles: SRT/VTT)")
     p.add_argument("--columns", default=None, metavar="SRC,TGT",
                    help="CSV/TSV: the source and translation columns, counted from 1 (e.g. 2,3); needed "
                         "when the table is not a clear bilingual one")
