@@ -12,8 +12,10 @@ In a story, ``ParagraphStyleRange`` holds ``CharacterStyleRange`` elements
 whose ``Content`` is the text; a paragraph ends at ``Br``.  A character style
 range whose style or local formatting differs from the paragraph's most
 common one becomes a pair of codes (as a DOCX run); ranges that differ in
-nothing merge.  A hyperlink (``HyperlinkTextSource``) is a pair of codes
-around its text; tables, footnotes, anchored frames, notes, tracked changes
+nothing merge.  A hyperlink (``HyperlinkTextSource``) and an XML tag
+(``XMLElement``, around text or around ranges) are a pair of codes around
+their text; an XML tag holding whole paragraphs holds them as a paragraph
+style range does (its end ends a paragraph); tables, footnotes, anchored frames, notes, tracked changes
 and special characters (``<?ACE n?>``) are standalone codes.  The paragraphs
 of a table cell or a footnote are read after the paragraph holding it.
 Segment keys: ``<story part>:p<n>.s<k>``.
@@ -38,7 +40,9 @@ from engine.formats.package import (
 
 MIMETYPE = b"application/vnd.adobe.indesign-idml-package"
 PSR, CSR, PROPS, CONTENT, BR = "ParagraphStyleRange", "CharacterStyleRange", "Properties", "Content", "Br"
-_CONTAINER = "HyperlinkTextSource"
+_CONTAINER, XML = "HyperlinkTextSource", "XMLElement"
+#: children that are settings of their parent, not its content
+_NOT_CONTENT = {PROPS, "XMLAttribute", "XMLInstruction", "XMLComment"}
 _LABELS = {"Table": "table", "Footnote": "fn", "Note": "note", "Change": "change", "XMLElement": "xml",
            "TextFrame": "frame", "Rectangle": "img", "Group": "img", "Oval": "img", "Polygon": "img",
            "TextVariableInstance": "var", "HiddenText": "hidden"}
@@ -56,42 +60,65 @@ def _key(csr) -> str:
 
 
 class _Para:
-    """One paragraph of a ``ParagraphStyleRange``: its items and the ``Br`` that ends it (or None)."""
+    """One paragraph: the element holding its items (a ``ParagraphStyleRange`` or an XML element with
+    paragraphs of its own), the items, and the ``Br`` that ends it (or None)."""
 
-    def __init__(self, psr):
-        self.psr, self.items, self.br = psr, [], None  # items: ("csr", csr, [kids]) or ("el", element)
+    def __init__(self, host):
+        # items: ("csr", range, [its children in this paragraph]), ("box", XML element), ("el", element)
+        self.host, self.items, self.br = host, [], None
 
 
-def _split(psr) -> list[_Para]:
-    paras = [_Para(psr)]
-    for child in psr:
+def _own_br(el) -> bool:
+    """True when ``el`` holds a paragraph end of its own (not one of a table cell or footnote in it)."""
+    for br in el.iter(BR):
+        up = br.getparent()
+        while up is not el and up.tag != PSR:
+            up = up.getparent()
+        if up is el:
+            return True
+    return False
+
+
+def _split(host) -> list[_Para]:
+    """The paragraphs of ``host``, split at ``Br``; an XML element holding paragraph ends is a host
+    of its own (its paragraphs end where it ends), one holding none is a pair of codes."""
+    paras = [_Para(host)]
+    for child in host:
         name = _local(child)
-        if not name or name == PROPS:
+        if not name or name in _NOT_CONTENT:
+            continue
+        if name == XML and _own_br(child):
+            paras.extend(_split(child))
+            paras.append(_Para(host))
             continue
         if name != CSR:
-            paras[-1].items.append(("el", child))
+            paras[-1].items.append(("box" if name == XML else "el", child))
             continue
         kids = []
         for g in child:
-            if _local(g) == PROPS or not isinstance(g.tag, str) and not isinstance(g, etree._ProcessingInstruction):
+            if _local(g) in _NOT_CONTENT or not isinstance(g.tag, str) and not isinstance(g, etree._ProcessingInstruction):
                 continue
             if _local(g) == BR:
                 if kids:
                     paras[-1].items.append(("csr", child, kids))
                 paras[-1].br = (child, g)
-                paras.append(_Para(psr))
+                paras.append(_Para(host))
                 kids = []
             else:
                 kids.append(g)
         if kids:
             paras[-1].items.append(("csr", child, kids))
-    return paras
+    return [p for p in paras if p.items or p.br is not None]
 
 
 class _Extractor:
     def __init__(self) -> None:
         self.fmts: dict[str, object] = {}
         self.pairs = 0
+
+    def _pair(self) -> str:
+        self.pairs += 1
+        return str(self.pairs)
 
     def paragraph(self, para: _Para) -> Paragraph:
         tokens: list[Token] = []
@@ -111,25 +138,39 @@ class _Extractor:
                 for pi in g:
                     tokens.append(Token("ph", payload=("pi", key, pi), label="char"))
                     text(pi.tail, key)
-            elif name == _CONTAINER:
-                self.pairs += 1
-                pair = str(self.pairs)
-                tokens.append(Token("open", payload=("container", key, g), label="link", pair=pair))
+            elif name in (_CONTAINER, XML) and not _own_br(g):
+                pair = self._pair()
+                label = "link" if name == _CONTAINER else "xml"
+                tokens.append(Token("open", payload=("container", key, g), label=label, pair=pair))
                 for inner in g:
-                    kid(inner, key)
-                tokens.append(Token("close", payload=("end",), label="link", pair=pair))
-            else:
-                tokens.append(Token("ph", payload=("kid", key, g), label=_LABELS.get(name, name[:8].lower() or "pi")))
+                    if _local(inner) not in _NOT_CONTENT:
+                        kid(inner, key)
+                tokens.append(Token("close", payload=("end",), label=label, pair=pair))
+            elif name:
+                tokens.append(Token("ph", payload=("kid", key, g), label=_LABELS.get(name, name[:8].lower())))
 
-        for item in para.items:
-            if item[0] == "el":
-                tokens.append(Token("ph", payload=("el", None, item[1]),
-                                    label=_LABELS.get(_local(item[1]), _local(item[1])[:8].lower())))
-                continue
-            key = _key(item[1])
-            self.fmts.setdefault(key, item[1])
-            for g in item[2]:
-                kid(g, key)
+        def item(it) -> None:
+            if it[0] == "csr":
+                key = _key(it[1])
+                self.fmts.setdefault(key, it[1])
+                for g in it[2]:
+                    kid(g, key)
+            elif it[0] == "box":  # an XML element around ranges: a pair of codes
+                pair = self._pair()
+                tokens.append(Token("open", payload=("box", None, it[1]), label="xml", pair=pair))
+                for child in it[1]:
+                    name = _local(child)
+                    if name == CSR:
+                        item(("csr", child, [g for g in child if _local(g) not in _NOT_CONTENT]))
+                    elif name and name not in _NOT_CONTENT:
+                        item(("box" if name == XML else "el", child))
+                tokens.append(Token("close", payload=("end",), label="xml", pair=pair))
+            else:
+                tokens.append(Token("ph", payload=("el", None, it[1]),
+                                    label=_LABELS.get(_local(it[1]), _local(it[1])[:8].lower())))
+
+        for it in para.items:
+            item(it)
         return Paragraph(para, tokens)
 
 
@@ -151,6 +192,7 @@ def _paragraphs(psrs: list, ex: _Extractor, lang: str):
         for raw in _split(psr):
             para = ex.paragraph(raw)
             paragraph_text(para, lang)
+            para.top = psr
             yield para
             for tok in para.tokens:
                 if tok.kind == "ph" and tok.payload[0] in ("kid", "el"):
@@ -173,55 +215,86 @@ def _new_csr(template, parent=None):
 
 def _normalise(psr) -> None:
     """Split every character style range of ``psr`` after each ``Br``: a paragraph is then whole ranges."""
-    for csr in [c for c in psr if _local(c) == CSR]:
+    for csr in [c for c in psr.iter(CSR) if next(c.iterancestors(PSR), None) is psr]:
         kids = [g for g in csr if _local(g) != PROPS]
         cuts = [i for i, g in enumerate(kids) if _local(g) == BR and i < len(kids) - 1]
-        at = psr.index(csr)
+        parent = csr.getparent()
+        at = parent.index(csr)
         for n, (a, b) in enumerate(zip([-1] + cuts, cuts + [len(kids) - 1])):
             if n == 0:
                 continue
             piece = _new_csr(csr)
             for g in kids[a + 1:b + 1]:
                 piece.append(g)  # moved, not copied: nested stories already translated stay so
-            psr.insert(at + n, piece)
+            parent.insert(at + n, piece)
+
+
+def _shell(src):
+    """A copy of a container (a hyperlink, an XML element) without its content, its settings kept."""
+    c = etree.Element(src.tag, dict(src.attrib))
+    for child in src:
+        if _local(child) in _NOT_CONTENT:
+            c.append(copy.deepcopy(child))
+            c[-1].tail = None
+    return c
+
+
+def _add_text(parent, s: str) -> None:
+    last = parent[-1] if len(parent) else None
+    if last is not None and _local(last) == CONTENT:
+        if len(last):
+            last[-1].tail = (last[-1].tail or "") + s
+        else:
+            last.text = (last.text or "") + s
+    else:
+        etree.SubElement(parent, CONTENT).text = s
 
 
 def _rebuild(p: Paragraph, text: str, fmts: dict) -> None:
+    """Replace the paragraph's items in its host by ``text`` (paragraph-level code numbers)."""
     raw: _Para = p.element
-    psr = raw.psr
-    new: list = []
-    cur = {"csr": None, "key": None, "target": None}
+    host = raw.host
+    holder = etree.Element("holder")
+    parents, targets, kinds = [holder], [], []  # XML elements around ranges; inline containers
+    cur = {"csr": None, "key": None}
 
-    def target(key: str):
-        if cur["target"] is not None:
-            return cur["target"]
-        if cur["csr"] is None or cur["key"] != key:
-            cur["csr"], cur["key"] = _new_csr(fmts[key]), key
-            new.append(cur["csr"])
-        return cur["csr"]
-
-    def add_text(parent, s: str) -> None:
-        last = parent[-1] if len(parent) else None
-        if last is not None and _local(last) == CONTENT:
-            if len(last):
-                last[-1].tail = (last[-1].tail or "") + s
-            else:
-                last.text = (last.text or "") + s
-        else:
-            etree.SubElement(parent, CONTENT).text = s
+    def csr_for(key: str):
+        if targets:
+            return targets[-1]
+        c = cur["csr"]
+        if c is None or cur["key"] != key or c.getparent() is not parents[-1]:
+            c = cur["csr"] = _new_csr(fmts[key], parents[-1])
+            cur["key"] = key
+        return c
 
     for ev in events(p, text):
         if ev[0] == "text":
-            add_text(target(ev[2]), ev[1])
+            _add_text(csr_for(ev[2]), ev[1])
             continue
         kind, key, el = (ev[1].payload + (None, None))[:3] if ev[1].payload else ("", None, None)
-        if kind == "el":
-            cur["csr"] = None
+        if ev[0] == "open":
+            c = _shell(el)
+            if kind == "box" and not targets:
+                parents[-1].append(c)
+                parents.append(c)
+                cur["csr"] = None
+            else:
+                (targets[-1] if targets or key is None else csr_for(key)).append(c)
+                targets.append(c)
+            kinds.append(kind)
+        elif ev[0] == "close":
+            if kinds and kinds.pop() == "box" and len(parents) > 1 and not targets:
+                parents.pop()
+                cur["csr"] = None
+            elif targets:
+                targets.pop()
+        elif kind == "el":
             c = copy.deepcopy(el)
             c.tail = None
-            new.append(c)
+            (targets[-1] if targets else parents[-1]).append(c)
+            cur["csr"] = None
         elif kind in ("kid", "pi"):
-            parent = target(key)
+            parent = csr_for(key)
             c = copy.deepcopy(el)
             c.tail = None
             if kind == "pi":
@@ -231,28 +304,23 @@ def _rebuild(p: Paragraph, text: str, fmts: dict) -> None:
                 last.append(c)
             else:
                 parent.append(c)
-        elif kind == "container" and ev[0] == "open":
-            c = etree.Element(el.tag, dict(el.attrib))
-            target(key).append(c)
-            cur["target"] = c
-        elif ev[0] == "close":
-            cur["target"] = None
+    new = list(holder)
     br_csr, br = raw.br if raw.br is not None else (None, None)
     # the paragraph's end goes into its last new range when that has the Br's formatting
     merge = br_csr is not None and new and _local(new[-1]) == CSR and _key(new[-1]) == _key(br_csr)
-    at = psr.index(raw.items[0][1])
+    at = host.index(raw.items[0][1])
     for item in raw.items:
         if item[1] is br_csr and not merge:
             for g in item[2]:
                 br_csr.remove(g)  # the new ranges go before the one keeping the Br
         else:
-            psr.remove(item[1])
+            host.remove(item[1])
     if merge:
         new[-1].append(br)
-        if br_csr.getparent() is psr:
-            psr.remove(br_csr)
+        if br_csr.getparent() is host:
+            host.remove(br_csr)
     for i, el in enumerate(new):
-        psr.insert(at + i, el)
+        host.insert(at + i, el)
 
 
 def stories(pkg: Package) -> list[tuple[str, str]]:
@@ -314,7 +382,7 @@ class IdmlFormat:
                 todo: dict = {}  # psr -> {paragraph index in its psr: translated text}, in reading order
                 index_in_psr: dict = {}
                 for n, para in enumerate(_paragraphs(_story_psrs(tree.getroot()), ex, src_lang), 1):
-                    psr = para.element.psr
+                    psr = para.top
                     i = index_in_psr[psr] = index_in_psr.get(psr, -1) + 1
                     prefix = f"{part}:p{n}"
                     known.update(segment_keys(prefix, para))

@@ -132,3 +132,46 @@ def test_a_project_imports_and_exports_an_idml(tmp_path):
         proj.confirm(title.id, TaggedText("Titre"))
         out = proj.export_document(doc_id, tmp_path / "out.idml")
     assert FORMAT.read(out, src_lang="en").segments[0].source.text == "Titre"
+
+
+_PLAIN = 'AppliedCharacterStyle="CharacterStyle/$ID/[No character style]"'
+_TAGGED = (  # XML-tagged text: a tagged answer of two paragraphs, tagged words inside and around ranges
+    f'<XMLElement Self="x1" MarkupTag="XMLTag/article"><ParagraphStyleRange><CharacterStyleRange {_PLAIN}/>'
+    f'<XMLElement Self="x2" MarkupTag="XMLTag/answer"><XMLAttribute Self="x2a" Name="id" Value="7"/>'
+    f'<XMLElement Self="x3" MarkupTag="XMLTag/bold"><CharacterStyleRange AppliedCharacterStyle='
+    f'"CharacterStyle/Bold"><Content>Henri</Content></CharacterStyleRange></XMLElement>'
+    f'<CharacterStyleRange {_PLAIN}><Content> says yes.</Content><Br/><Content>Then </Content>'
+    f'<XMLElement Self="x4" MarkupTag="XMLTag/em"><Content>he</Content></XMLElement><Content> leaves.</Content>'
+    f'</CharacterStyleRange></XMLElement></ParagraphStyleRange></XMLElement>')
+
+
+def _tagged_idml(tmp_path) -> Path:
+    """story.idml whose unplaced story (u30) is XML-tagged text."""
+    out = tmp_path / "tagged.idml"
+    with zipfile.ZipFile(IDML) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if info.filename == "Stories/Story_u30.xml":
+                head, _, rest = body.decode().partition('<Story Self="u30">')
+                body = (head + '<Story Self="u30">' + _TAGGED + "</Story>" + rest.partition("</Story>")[2]).encode()
+            z.writestr(info, body)
+    return out
+
+
+def test_xml_tagged_text_is_read_with_its_tags_as_codes_and_written_back(tmp_path):
+    src = _tagged_idml(tmp_path)
+    segs = _by_text(FORMAT.read(src, src_lang="en"))
+    # the bold range is all the tagged word has: one pair of codes, the tag's
+    assert [(t.kind, t.label) for t in segs["Henri says yes."].source.tags] == [("open", "xml"), ("close", "xml")]
+    assert [(t.kind, t.label) for t in segs["Then he leaves."].source.tags] == [("open", "xml"), ("close", "xml")]
+    out = _export(tmp_path, {"Henri says yes.": _with_tags(segs["Henri says yes."], "", "Henri", " dit oui."),
+                             "Then he leaves.": _with_tags(segs["Then he leaves."], "Puis ", "il", " part.")}, src)
+    again = [s.source.plain() for s in FORMAT.read(out, src_lang="en").segments]
+    assert again[-2:] == ["Henri dit oui.", "Puis il part."]
+    story = etree.fromstring(zipfile.ZipFile(out).read("Stories/Story_u30.xml"))
+    selves = [el.get("Self") for el in story.iter() if el.get("Self")]
+    assert sorted(selves) == ["u30", "x1", "x2", "x2a", "x3", "x4"]  # each tag once, its attribute kept
+    assert "".join(next(e for e in story.iter("XMLElement") if e.get("Self") == "x4").itertext()) == "il"
+    assert len(list(story.iter("Br"))) == 1
+    bold = [c for c in story.iter("CharacterStyleRange") if c.get("AppliedCharacterStyle") == "CharacterStyle/Bold"]
+    assert ["".join(c.itertext()) for c in bold] == ["Henri"] and bold[0].getparent().get("Self") == "x3"
