@@ -32,8 +32,8 @@ from engine.segmentation import segment_text
 
 _TIME = r"(?:\d+:)?\d{1,2}:\d{2}[,.]\d{1,3}"
 _TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}")
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
-_CODE = re.compile(r"</?[A-Za-z][^<>\r\n]*>|<\d[\d:.]*>|\r\n|\r|\n|[\ue001-\uf8ff]")
+_LINE = re.compile(r"[^\r\n]*(?:\r*\n|\r|$)")  # "\r\r\n" is one line end (files edited on Windows twice)
+_CODE = re.compile(r"</?[A-Za-z][^<>\r\n]*>|<\d[\d:.]*>|\r*\n|\r|[\ue001-\uf8ff]")
 _TAGNAME = re.compile(r"</?([A-Za-z][\w-]*)")
 _BLANK_LINES = re.compile(r"(?:\r\n|\r|\n)(?:[ \t]*(?:\r\n|\r|\n))+")
 
@@ -65,7 +65,7 @@ def protect_cue(text: str) -> TaggedText:
         raw = m.group(0)
         pos = m.end()
         name_m = _TAGNAME.match(raw)
-        if raw in ("\r\n", "\r", "\n"):
+        if not raw.strip("\r\n"):
             b.ph(raw, "br")
         elif name_m is None:  # a WebVTT timestamp, or a private-use character of the text
             b.ph(raw, raw)
@@ -185,7 +185,9 @@ class SubtitleFormat:
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for cues the file does not have "
                                         f"(first: {unknown[0]!r}; was it read with another source language?)")
-        text, nl = dec.text, newline_style(dec.text)
+        text = dec.text
+        first_end = re.search(r"\r*\n|\r", text)
+        nl = first_end.group(0) if first_end else newline_style(text)
         parts, pos = [], 0
         for cue in cues:
             if not any(k in translations for k in cue.keys()):

@@ -101,3 +101,14 @@ def test_detected_by_extension_and_webvtt_header(tmp_path):
     p = tmp_path / "captions.txt"
     p.write_bytes((FIX / "talk.vtt").read_bytes())
     assert detect(p).name == "subtitles"
+
+
+def test_cr_cr_lf_line_ends_are_one_line_end(tmp_path):
+    p = tmp_path / "twice.srt"
+    p.write_bytes(b"1\r\r\n00:00:01,000 --> 00:00:02,000\r\r\nOne line\r\r\nand the next.\r\r\n\r\r\n"
+                  b"2\r\r\n00:00:03,000 --> 00:00:04,000\r\r\nBye.\r\r\n")
+    doc = FORMAT.read(p, src_lang="en")
+    assert [s.source.display() for s in doc.segments] == ["One line<br/>and the next.", "Bye."]
+    out = tmp_path / "o.srt"
+    FORMAT.write(p, out, {"c2.s1": _tr(doc.segments[1], "Au\nrevoir.")}, src_lang="en")
+    assert out.read_bytes().endswith(b"\r\r\nAu\r\r\nrevoir.\r\r\n")
