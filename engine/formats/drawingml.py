@@ -11,6 +11,13 @@ field's own) and anything else in the paragraph are standalone codes.
 ``a:endParaRPr`` kept, the runs made anew from the events of
 :func:`engine.formats.package.events`.  :class:`AltText` does the same for an
 attribute (``descr``, a picture's alt text): plain text, no codes.
+
+:func:`read_part` and :func:`write_part` read and translate a whole part (a
+slide, a chart, a SmartArt's data, a sheet's drawing): each ``a:p`` and each
+``descr`` in document order, keys ``<part>:p<n>.s<k>`` and ``<part>:alt<n>.s<k>``.
+SmartArt text is there twice: the diagram's data (read and translated) and
+the drawing rendered from it, whose paragraphs with the same text and codes
+as a translated data paragraph get its translation too.
 """
 from __future__ import annotations
 
@@ -18,7 +25,10 @@ import copy
 
 from lxml import etree
 
-from engine.formats.package import Paragraph, Token, events
+from engine.formats.opc import rels
+from engine.formats.package import (
+    Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys, xml_bytes,
+)
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 _P, _R, _BR, _FLD = f"{{{A}}}p", f"{{{A}}}r", f"{{{A}}}br", f"{{{A}}}fld"
@@ -116,3 +126,82 @@ class AltText:
 def signature(para: Paragraph) -> tuple:
     """What two copies of a paragraph share when they are the same text with the same codes."""
     return para.text.text, tuple((t.kind, t.label) for t in para.text.tags)
+
+
+R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_KINDS = {"chart": "chart", "diagramData": "SmartArt"}
+
+
+def referenced(pkg: Package, part: str) -> list[tuple[str, str]]:
+    """``(kind, part)`` of the charts and SmartArt data ``part`` refers to, in the order it does."""
+    by_id = rels(pkg, part)
+    out, seen = [], set()
+    for el in pkg.xml(part).getroot().iter():
+        for k, v in el.attrib.items():
+            if k.startswith(f"{{{R}}}") and v in by_id and v not in seen:
+                typ, target = by_id[v]
+                if typ in _KINDS and pkg.has(target):
+                    seen.add(v)
+                    out.append((_KINDS[typ], target))
+    return out
+
+
+def _units(tree, lang: str, part: str):
+    """``(prefix, paragraph, rebuild)`` of each paragraph and alt text of a part, in document order."""
+    ex = Extractor()
+    out = []
+    np = nalt = 0
+    for el in tree.getroot().iter(_P, "{*}cNvPr"):
+        if el.tag == _P:
+            np += 1
+            para = ex.paragraph(el)
+            paragraph_text(para, lang)
+            out.append((f"{part}:p{np}", para, lambda pa, text: rebuild(pa, text, ex.fmts)))
+        elif el.get("descr", "").strip():
+            nalt += 1
+            alt = AltText(el, "descr")
+            para = alt.paragraph()
+            paragraph_text(para, lang)
+            out.append((f"{part}:alt{nalt}", para, lambda pa, text, alt=alt: alt.rebuild(pa, text)))
+    return out
+
+
+def read_part(pkg: Package, part: str, lang: str):
+    """``(key, source)`` of each segment of ``part``."""
+    for prefix, para, _ in _units(pkg.xml(part), lang, part):
+        yield from zip(segment_keys(prefix, para), para.sentences)
+
+
+def _drawing_of(pkg: Package, data_part: str, owner: str) -> str | None:
+    """The SmartArt drawing rendered from ``data_part`` (``dsp:dataModelExt relId`` names it among
+    the relationships of ``owner``, the part showing the SmartArt)."""
+    owner_rels = rels(pkg, owner)
+    for el in pkg.xml(data_part).getroot().iter("{*}dataModelExt"):
+        typ, target = owner_rels.get(el.get("relId", ""), ("", ""))
+        if typ == "diagramDrawing" and pkg.has(target):
+            return target
+    return None
+
+
+def write_part(pkg: Package, part: str, lang: str, translations: dict, known: set, replaced: dict,
+               smartart_owner: str | None = None) -> None:
+    """Translate ``part`` into ``replaced`` (its new bytes, when a paragraph changed); ``known`` gets
+    its keys.  ``smartart_owner``: for a SmartArt's data, the part showing it (its drawing follows)."""
+    tree = pkg.xml(part)
+    done: dict[tuple, str] = {}
+    for prefix, para, rebuild_unit in _units(tree, lang, part):
+        known.update(segment_keys(prefix, para))
+        text = apply_translations(para, prefix, translations)
+        if text is not None:
+            done.setdefault(signature(para), text)
+            rebuild_unit(para, text)
+    if not done:
+        return
+    replaced[part] = xml_bytes(tree)
+    drawing = _drawing_of(pkg, part, smartart_owner) if smartart_owner else None
+    if drawing:
+        dtree = pkg.xml(drawing)
+        for _, para, rebuild_unit in _units(dtree, lang, drawing):
+            if signature(para) in done:
+                rebuild_unit(para, done[signature(para)])
+        replaced[drawing] = xml_bytes(dtree)

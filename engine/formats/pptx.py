@@ -28,17 +28,10 @@ from engine.errors import FormatError
 from engine.formats import drawingml
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.opc import rels
-from engine.formats.package import (
-    Package, apply_translations, is_zip, member_head, paragraph_text, segment_keys, unknown_keys, xml_bytes,
-)
+from engine.formats.package import Package, is_zip, member_head, unknown_keys
 
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-_KINDS = {"chart": "chart", "diagramData": "SmartArt", "notesSlide": "notes"}
-
-
-def _local(el) -> str:
-    return el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else ""
 
 
 def _main_part(pkg: Package) -> str:
@@ -46,20 +39,6 @@ def _main_part(pkg: Package) -> str:
         if typ == "officeDocument":
             return target
     return "ppt/presentation.xml"
-
-
-def _referenced(pkg: Package, part: str) -> list[tuple[str, str]]:
-    """``(kind, part)`` of the charts and SmartArt data ``part`` refers to, in the order it does."""
-    by_id = rels(pkg, part)
-    out, seen = [], set()
-    for el in pkg.xml(part).getroot().iter():
-        for k, v in el.attrib.items():
-            if k.startswith(f"{{{R}}}") and v in by_id and v not in seen:
-                typ, target = by_id[v]
-                if typ in ("chart", "diagramData") and pkg.has(target):
-                    seen.add(v)
-                    out.append((_KINDS[typ], target))
-    return out
 
 
 def parts(pkg: Package) -> list[tuple[str, str]]:
@@ -80,7 +59,7 @@ def parts(pkg: Package) -> list[tuple[str, str]]:
         if not pkg.has(slide):
             continue
         out.append((f"slide {n}", slide))
-        out.extend((f"{kind}, slide {n}", target) for kind, target in _referenced(pkg, slide))
+        out.extend((f"{kind}, slide {n}", target) for kind, target in drawingml.referenced(pkg, slide))
         notes = [t for typ, t in rels(pkg, slide).values() if typ == "notesSlide" and pkg.has(t)]
         out.extend((f"notes, slide {n}", t) for t in notes[:1])
     for m, rid in enumerate(ids("sldMasterIdLst"), 1):
@@ -94,37 +73,6 @@ def parts(pkg: Package) -> list[tuple[str, str]]:
         out.extend((f"layout {k}, master {m}", t) for k, t in enumerate(layouts, 1) if pkg.has(t))
     seen: set[str] = set()
     return [(c, p) for c, p in out if not (p in seen or seen.add(p))]
-
-
-def _units(tree, lang: str, part: str):
-    """``(prefix, paragraph, rebuild)`` of each paragraph and alt text of a part, in document order."""
-    ex = drawingml.Extractor()
-    out = []
-    np = nalt = 0
-    for el in tree.getroot().iter(drawingml.a("p"), "{*}cNvPr"):
-        if el.tag == drawingml.a("p"):
-            np += 1
-            para = ex.paragraph(el)
-            paragraph_text(para, lang)
-            out.append((f"{part}:p{np}", para, lambda pa, text: drawingml.rebuild(pa, text, ex.fmts)))
-        elif el.get("descr", "").strip():
-            nalt += 1
-            alt = drawingml.AltText(el, "descr")
-            para = alt.paragraph()
-            paragraph_text(para, lang)
-            out.append((f"{part}:alt{nalt}", para, lambda pa, text, alt=alt: alt.rebuild(pa, text)))
-    return out
-
-
-def _drawing_of(pkg: Package, data_part: str, owner: str) -> str | None:
-    """The SmartArt drawing PowerPoint rendered from ``data_part`` (``dsp:dataModelExt relId`` names
-    it among the slide's relationships)."""
-    owner_rels = rels(pkg, owner)
-    for el in pkg.xml(data_part).getroot().iter("{*}dataModelExt"):
-        typ, target = owner_rels.get(el.get("relId", ""), ("", ""))
-        if typ == "diagramDrawing" and pkg.has(target):
-            return target
-    return None
 
 
 class PptxFormat:
@@ -144,9 +92,8 @@ class PptxFormat:
         doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang)
         with Package(path) as pkg:
             for context, part in parts(pkg):
-                for prefix, para, _ in _units(pkg.xml(part), src_lang, part):
-                    for key, src in zip(segment_keys(prefix, para), para.sentences):
-                        doc.segments.append(ParsedSegment(key=key, source=src, context=context))
+                for key, src in drawingml.read_part(pkg, part, src_lang):
+                    doc.segments.append(ParsedSegment(key=key, source=src, context=context))
         if not doc.segments:
             doc.problems.append("no translatable text found")
         return doc
@@ -161,24 +108,8 @@ class PptxFormat:
             for context, part in parts(pkg):
                 if context.startswith(("slide ", "master ", "layout ")):
                     owner = part
-                tree = pkg.xml(part)
-                done: dict[tuple, str] = {}
-                for prefix, para, rebuild in _units(tree, src_lang, part):
-                    known.update(segment_keys(prefix, para))
-                    text = apply_translations(para, prefix, translations)
-                    if text is not None:
-                        done.setdefault(drawingml.signature(para), text)
-                        rebuild(para, text)
-                if not done:
-                    continue
-                replaced[part] = xml_bytes(tree)
-                drawing = _drawing_of(pkg, part, owner) if context.startswith("SmartArt") else None
-                if drawing:
-                    dtree = pkg.xml(drawing)
-                    for _, para, rebuild in _units(dtree, src_lang, drawing):
-                        if drawingml.signature(para) in done:
-                            rebuild(para, done[drawingml.signature(para)])
-                    replaced[drawing] = xml_bytes(dtree)
+                drawingml.write_part(pkg, part, src_lang, translations, known, replaced,
+                                     smartart_owner=owner if context.startswith("SmartArt") else None)
             unknown_keys(original, translations, known)
             pkg.write(out, replaced)
 
