@@ -1,0 +1,138 @@
+"""Shared TMs (PostgreSQL) as the TM thread sees them: offline, refusing this user, read-only.
+
+A shared TM may be unreachable: a confirmed pair then waits in the project's outbox
+(:mod:`engine.tm.outbox`, a file in the project folder) and is sent, in order, when the
+server answers again (tried on every TM call and every ``RETRY_MS``); lookups go on with
+the other TMs.  ``shared_state`` says so in words for the status bar ("" when all is well);
+a read-only database user's confirm never reaches the TM, and ``shared_state`` says why.
+
+:class:`SharedTMs` is the part of :class:`app.tmservice.TMService` that does this; every
+method runs on the TM thread except the state slot.
+"""
+from __future__ import annotations
+
+import time
+
+from engine.inline import TaggedText
+from engine.tm import TMOffline, TMReadOnly, TMRefused
+from engine.tm.outbox import Outbox
+
+RETRY_MS = 15_000
+
+
+class SharedTMs:
+    """Mixed into TMService: ``infos``, ``tms``, ``project_folder``, ``src_lang``/``tgt_lang``,
+    ``_outbox``, ``_state``, ``_refused``, ``_retry`` and ``shared_state`` are the service's."""
+
+    def outbox(self) -> Outbox:
+        if self._outbox is None:
+            self._outbox = Outbox.of_project(self.project_folder)
+        return self._outbox
+
+    def _set_state(self, msg: str) -> None:
+        if msg != self._state:
+            self._state = msg
+            self.shared_state.emit(msg)
+
+    def _check_shared(self, force: bool = False) -> None:
+        """Reconnect offline shared TMs, send what waits in the outbox, and say how things stand.
+        A TM whose server refuses this user (a password, a grant) is tried again on the retry
+        timer (``force``) or RETRY_MS after its last refusal, not on every confirm: the owner
+        has to act first, and a confirm must not wait for a login that will fail again."""
+        msgs = []
+        for i, info in enumerate(self.infos):
+            if not info.shared:
+                continue
+            due = force or i not in self._refused or time.monotonic() >= self._refused[i][1]
+            if self.tms[i] is None and due:
+                try:
+                    self.tms[i] = self._open(info)
+                except TMOffline as e:
+                    if isinstance(e, TMRefused):
+                        self._refuse(i, e)
+            tm = self.tms[i]
+            waiting = self.outbox().pending(info.key) if info.writable else 0
+            if tm is not None and waiting and due:
+                if not tm.writable:
+                    self.outbox().drop(info.key)
+                    waiting = 0
+                else:
+                    try:
+                        self.outbox().send(info.key, tm)
+                        waiting = 0
+                        self._refused.pop(i, None)
+                    except TMOffline as e:
+                        waiting = self.outbox().pending(info.key)
+                        self._offline(info, e)
+            elif tm is not None and not waiting and not (i in self._refused and self._refused[i][0].writes):
+                self._refused.pop(i, None)
+            tail = f" — {waiting} confirmed segment(s) waiting to be sent" if waiting else ""
+            if waiting and self.outbox().full(info.key):
+                tail += " (the outbox is full: later confirmations are kept in the project only)"
+            if i in self._refused:
+                why = self._refused[i][0]
+                msgs.append(f"Shared TM {info.name} refuses {'writes' if why.writes else 'this user'}: "
+                            f"{why.reason}{tail}")
+            elif self.tms[i] is None:
+                msgs.append(f"Shared TM {info.name} offline{tail}")
+            elif info.writable and not self.tms[i].writable:
+                msgs.append(f"Shared TM {info.name} is read-only for this user: confirmed segments are not "
+                            "added to it")
+        self._set_state("; ".join(msgs))
+
+    def _on_state(self, msg: str) -> None:
+        if "offline" in msg or "refuses" in msg:
+            self._retry.start()
+        else:
+            self._retry.stop()
+
+    def _reconnect(self, control) -> None:
+        self._check_shared(force=True)
+
+    def _offline(self, info, error: TMOffline | None = None) -> None:
+        """``info`` (a TMInfo) cannot be reached, or refuses this user ``error``."""
+        i = self.infos.index(info)
+        if isinstance(error, TMRefused):
+            self._refuse(i, error)
+            if error.writes:
+                return  # it still answers searches
+        self.tms[i] = None
+
+    def _refuse(self, i: int, error: TMRefused) -> None:
+        self._refused[i] = (error, time.monotonic() + RETRY_MS / 1000 - 1)
+
+    # -- the write of a confirmed pair ---------------------------------------------
+    def _add(self, control, source: TaggedText, target: TaggedText, meta: dict) -> int | None:
+        info = self.writable_info()
+        tm = self.writable()
+        meta = dict(meta)
+        origin, creator = meta.pop("origin", "project"), meta.pop("creator", "")
+        if info is None:
+            return None
+        if info.shared:
+            if tm is not None and not tm.writable:
+                self._check_shared()  # says why the confirm does not reach the TM
+                return None
+            if tm is not None and self.outbox().pending(info.key):
+                self._check_shared()  # the older confirmations first
+                tm = self.writable()
+            if tm is None or self.outbox().pending(info.key):  # (still refused: behind the others)
+                self.outbox().put(info.key, source, target, src_lang=self.src_lang, tgt_lang=self.tgt_lang,
+                                  origin=origin, creator=creator, meta=meta)
+                self._check_shared()
+                return None
+            try:
+                return tm.add(source, target, origin=origin, creator=creator, meta=meta)
+            except TMOffline as e:
+                self._offline(info, e)
+                self.outbox().put(info.key, source, target, src_lang=self.src_lang, tgt_lang=self.tgt_lang,
+                                  origin=origin, creator=creator, meta=meta)
+                self._check_shared()
+                return None
+            except TMReadOnly:
+                tm.writable = False
+                self._check_shared()
+                return None
+        if tm is None:
+            return None
+        return tm.add(source, target, origin=origin, creator=creator, meta=meta)
