@@ -8,6 +8,8 @@ then its comments.  A cell is read when it holds text: a shared string
 errors and formulas (even one whose result is text) are not segments.  Cells
 of a ``veryHidden`` sheet (one Excel's interface cannot show: lookup tables,
 technical data) are not read.  Rich text runs are paired tags as in DOCX.
+A sheet's drawings (text boxes, alt text) and the charts and SmartArt they
+show come after its comments (see :mod:`engine.formats.drawingml`).
 Segment keys: ``<sheet part>:<cell>.s<k>``, ``xl/workbook.xml:sheet<n>.s<k>``,
 ``<comments part>:<cell>.s<k>``.
 
@@ -35,9 +37,10 @@ from pathlib import Path
 from lxml import etree
 
 from engine.errors import FormatError
-from engine.formats import textutil
+from engine.formats import drawingml, textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.opc import rels
+from engine.formats.xlsx_text import rebuild_rich, rich
 from engine.formats.xlsxnames import check_name, rename_refs
 from engine.formats.package import (
     Package, Paragraph, Token, apply_translations, events, is_zip, member_head, paragraph_text, segment_keys,
@@ -75,53 +78,6 @@ def _check_size(pkg: Package, name: str) -> None:
 def _xml(pkg: Package, name: str):
     _check_size(pkg, name)
     return pkg.xml(name)
-
-
-def _rich(el, fmts: dict) -> Paragraph:
-    """A string item (``si``, ``is``, a comment's ``text``): plain ``t`` or rich ``r`` runs."""
-    tokens: list[Token] = []
-    for child in el:
-        if child.tag == s("t"):
-            key, text = "", child.text or ""
-        elif child.tag == s("r"):
-            rpr = child.find(s("rPr"))
-            key = "" if rpr is None else etree.tostring(rpr, method="c14n").decode()
-            fmts.setdefault(key, rpr)
-            text = child.findtext(s("t")) or ""
-        else:
-            continue  # phonetic runs (rPh) and their settings: a guide to the source's reading
-        if not text:
-            continue
-        if tokens and tokens[-1].fmt == key:
-            tokens[-1].text += text
-        else:
-            tokens.append(Token("text", text=text, fmt=key))
-    return Paragraph(el, tokens)
-
-
-def _rebuild_rich(el, para: Paragraph, text: str, fmts: dict) -> None:
-    """``el``'s runs replaced by ``text``; phonetic runs dropped (they read the source)."""
-    for child in list(el):
-        if child.tag in (s("t"), s("r"), s("rPh")):
-            el.remove(child)
-    evs = [ev for ev in events(para, text) if ev[0] == "text"]
-    plain = all(fmts.get(ev[2]) is None for ev in evs) and len({ev[2] for ev in evs}) <= 1
-    items = []
-    for ev in ([("text", "".join(e[1] for e in evs), "")] if plain else evs):
-        t = etree.Element(s("t"))
-        t.text = ev[1]
-        if ev[1] != ev[1].strip() or "\n" in ev[1] or "  " in ev[1]:
-            t.set(XML_SPACE, "preserve")
-        if plain:
-            items.append(t)
-        else:
-            r = etree.Element(s("r"))
-            if fmts.get(ev[2]) is not None:
-                r.append(copy.deepcopy(fmts[ev[2]]))
-            r.append(t)
-            items.append(r)
-    for i, item in enumerate(items):
-        el.insert(i, item)
 
 
 def _cell_refs(sheet_root):
@@ -189,7 +145,7 @@ class _Book:
     def shared(self, idx: int) -> Paragraph:
         para = self._paras.get(idx)
         if para is None:
-            para = _rich(self.items[idx], self.fmts)
+            para = rich(self.items[idx], self.fmts)
             paragraph_text(para, self.lang)
             self._paras[idx] = para
         return para
@@ -211,7 +167,7 @@ class _Book:
                     raise FormatError(self.pkg.path, "a cell refers to a shared string the workbook does not have",
                                       f"member {part!r}, cell {ref}") from None
             elif kind == "inlineStr" and c.find(s("is")) is not None:
-                idx, para = None, _rich(c.find(s("is")), self.fmts)
+                idx, para = None, rich(c.find(s("is")), self.fmts)
                 paragraph_text(para, self.lang)
             else:
                 continue
@@ -220,6 +176,16 @@ class _Book:
                 raise FormatError(self.pkg.path, f"more than {textutil.MAX_SEGMENTS:,} text cells: more than Verso "
                                                  "imports as one document; split it", f"member {part!r}, cell {ref}")
             yield f"{part}:{ref}", para, c, idx
+
+    def drawings(self, sheet_part: str) -> list[tuple[str, str, str]]:
+        """``(kind, part, the part showing it)`` of the sheet's drawings (text boxes, pictures' alt
+        text) and of the charts and SmartArt each shows."""
+        out = []
+        for typ, target in rels(self.pkg, sheet_part).values():
+            if typ == "drawing" and self.pkg.has(target):
+                out.append(("drawing", target, sheet_part))
+                out.extend((kind, t, target) for kind, t in drawingml.referenced(self.pkg, target))
+        return out
 
     def comments(self, sheet_part: str):
         """``(comments part, tree, [(prefix, paragraph, ref)])`` of the sheet's comments, or None."""
@@ -234,7 +200,7 @@ class _Book:
             text = cm.find(s("text"))
             if text is None:
                 continue
-            para = _rich(text, self.fmts)
+            para = rich(text, self.fmts)
             paragraph_text(para, self.lang)
             aid = int(cm.get("authorId") or 0)
             out.append((f"{part}:{cm.get('ref', '')}", para, cm.get("ref", ""),
@@ -274,6 +240,9 @@ class XlsxFormat:
                 found = book.comments(part)
                 for prefix, para, ref, author in (found[2] if found else []):
                     add(prefix, para, f"comment, {name}!{ref}", note=f"comment by {author}" if author else "")
+                for kind, dpart, _ in book.drawings(part):
+                    doc.segments.extend(ParsedSegment(key=key, source=src, context=f"{kind}, {name}")
+                                        for key, src in drawingml.read_part(pkg, dpart, src_lang))
         if not doc.segments:
             doc.problems.append("no translatable text found")
         return doc
@@ -311,7 +280,7 @@ class XlsxFormat:
                     if idx is not None:
                         uses.setdefault(idx, []).append((c, text, part))
                     elif text is not None:
-                        _rebuild_rich(c.find(s("is")), para, text, book.fmts)
+                        rebuild_rich(c.find(s("is")), para, text, book.fmts)
                         changed.add(part)
                 found = book.comments(part)
                 if found:
@@ -320,8 +289,11 @@ class XlsxFormat:
                         known.update(segment_keys(prefix, para))
                         text = apply_translations(para, prefix, translations)
                         if text is not None:
-                            _rebuild_rich(para.element, para, text, book.fmts)
+                            rebuild_rich(para.element, para, text, book.fmts)
                             replaced[cpart] = xml_bytes(ctree)
+                for kind, dpart, owner in book.drawings(part):
+                    drawingml.write_part(pkg, dpart, src_lang, translations, known, replaced,
+                                         smartart_owner=owner if kind == "SmartArt" else None)
             unknown_keys(original, translations, known)
             if self._split_shared(book, uses, changed):
                 replaced[book.sst_part] = xml_bytes(book.sst)
@@ -345,11 +317,11 @@ class XlsxFormat:
             new_index: dict[str, int] = {}
             for text in sorted(texts, key=lambda t: [t2 for _, t2, _ in cells].index(t)):
                 if not keep_source and not new_index:
-                    _rebuild_rich(book.items[idx], para, text, book.fmts)
+                    rebuild_rich(book.items[idx], para, text, book.fmts)
                     new_index[text] = idx
                     continue
                 item = copy.deepcopy(book.items[idx])
-                _rebuild_rich(item, para, text, book.fmts)
+                rebuild_rich(item, para, text, book.fmts)
                 root.append(item)
                 new_index[text] = len(root.findall(s("si"))) - 1
             added = True
@@ -385,7 +357,7 @@ class XlsxFormat:
             if name.startswith(("xl/charts/chart", "xl/pivotCache/")) and name.endswith(".xml"):
                 if not any(o in book.pkg.read(name) for o in olds):
                     continue
-                tree = _xml(book.pkg, name)
+                tree = etree.fromstring(replaced[name]).getroottree() if name in replaced else _xml(book.pkg, name)
                 for el in tree.getroot().iter():
                     if _local(el) == "f" and el.text:
                         el.text = rename_refs(el.text, renames)

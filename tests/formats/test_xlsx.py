@@ -127,6 +127,18 @@ def test_a_translated_sheet_name_is_written_into_the_formulas_that_name_it(name,
     assert wb["Summary"]["B1"].value == "='Prix courants'!B4"
 
 
+def test_a_chart_title_is_translated_and_its_references_follow_a_renamed_sheet(tmp_path):
+    src = FIX / "book_lo.xlsx"  # a chart on Summary of Prices!B2:B3
+    doc = FORMAT.read(src, src_lang="en")
+    assert [s.source.plain() for s in doc.segments if s.context == "chart, Summary"] == ["Prices by product"]
+    out = _export(src, tmp_path / "out.xlsx", {"chart, Summary": "Prix par produit", "name of sheet 1": "Prix"})
+    chart = etree.fromstring(zipfile.ZipFile(out).read("xl/charts/chart1.xml"))
+    c = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+    a = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+    assert "".join(t.text for t in chart.iter(a + "t")) == "Prix par produit"
+    assert [f.text for f in chart.iter(c + "f")] == ["'Prix'!B1", "'Prix'!$B$2:$B$3"]
+
+
 def test_references_are_renamed_but_not_inside_string_literals():
     names = {"Prices": "Prix", "It's": "C'est"}
     assert rename_refs('SUM(Prices!A1:B2)&"Prices!x"', names) == 'SUM(\'Prix\'!A1:B2)&"Prices!x"'
