@@ -24,6 +24,7 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats import xmlsafe
+from engine.formats.textutil import render
 from engine.formats.strsplice import Parsed, StringsFormat, Unit, key_json, unique_keys
 from engine.formats.xmlstrings import XmlText, decode_entities, encode_xml, escape_text
 from engine.inline import TaggedText
@@ -85,8 +86,6 @@ def escape(s: str, *, first: bool, cdata: bool) -> str:
         else:
             out.append(c)
     text = "".join(out)
-    if "  " in text or (first and text.startswith(" ")):
-        text = '"' + text + '"'  # white space Android would collapse or trim: quoted
     return text if cdata else escape_text(text)
 
 
@@ -151,7 +150,11 @@ class AndroidFormat(StringsFormat):
             return None
         cdata = bool(unit.meta.get("cdata"))
         pieces = iter(range(1 << 30))
-        return self.escape_pieces(target, source, lambda s: escape(s, first=next(pieces) == 0, cdata=cdata))
+        out = self.escape_pieces(target, source, lambda s: escape(s, first=next(pieces) == 0, cdata=cdata))
+        plain = render(target, source)
+        if plain != plain.strip(" ") or "  " in plain:
+            out = '"' + out + '"'  # white space Android would trim or collapse: the value quoted
+        return out
 
     def escape(self, value: str, unit: Unit, parsed: Parsed) -> str:
         return value  # written() escapes the text between codes itself

@@ -65,6 +65,7 @@ def test_edited_export_escapes_and_reads_back_with_translate_toolkit(tmp_path):
         by["songs[other]"].key: _tr(by["songs[other]"], "{1} chansons\ntrouvées"),
         by["planets[0]"].key: _tr(by["planets[0]"], "@Mercure"),
         by["cdata"].key: _tr(by["cdata"], "Touchez {1}ici{2} & attendez"),
+        by["app_name"].key: _tr(by["app_name"], "Notes : "),
     })
     data = out.read_bytes()
     assert b"<string name=\"apostrophe\">N\\'ayez pas peur, c\\'est \\\"bien\\\" &amp; @home</string>\r\n" in data
@@ -75,9 +76,10 @@ def test_edited_export_escapes_and_reads_back_with_translate_toolkit(tmp_path):
     assert back["welcome"] == ('Bonjour, <xliff:g id="user">%1$s</xliff:g> ! Vous avez <b>%2$d</b> messages.')
     assert back["songs"].strings == ["%d song found", "%d chansons\ntrouvées"]
     assert back["cdata"] == "Touchez <i>ici</i> & attendez"
+    assert back["app_name"] == "Notes : "  # a trailing space kept by quoting the value
     original = (FIX / "strings.xml").read_bytes().split(b"\r\n")
     changed = [i for i, (a, b) in enumerate(zip(original, data.split(b"\r\n"))) if a != b]
-    assert len(changed) == 5
+    assert len(changed) == 6
 
 
 def test_detected_by_content_and_resources_without_strings_refused_naming_them(tmp_path):
