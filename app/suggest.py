@@ -6,7 +6,8 @@ The engine's memories (the nearest-neighbour memory every model has, the learned
 search-engine guided models) report, per output word, its copy weight and the TM entry/word it
 came from (:class:`~engine.nmt.copyreport.CopiedWord`); :func:`view_of` is the only place that
 reads it.  :func:`call_translator` is the one place that asks the translator, with a typed
-:class:`~engine.nmt.translator.TranslationRequest`.
+:class:`~engine.nmt.translator.TranslationRequest`; a segment with a 100 % TM match gets that
+match's translation (as pre-translation fills it), with the model's alignment over it.
 """
 from __future__ import annotations
 
@@ -91,7 +92,8 @@ def view_of(source: str, result, memories: Sequence | None = None, *, forced: bo
                           gates=list(result.gates) if result.gates is not None else None,
                           memory=memory, score=float(result.score), forced=forced,
                           used_memory=len(memories or ()) if result.memory_kind else 0,
-                          extra={"memory_kind": result.memory_kind} if result.memory_kind else {})
+                          extra=({"memory_kind": result.memory_kind} if result.memory_kind else {})
+                          | ({"origin": "tm"} if getattr(result, "exact_match", None) is not None else {}))
 
 
 #: what the editor calls each memory
@@ -107,9 +109,24 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     prefer or enforce)."""
     from engine.nmt.translator import TranslationRequest
 
+    exact = None if prefix else exact_match(memories)
+    if exact is not None:  # the translator's own translation of this very source, not a machine guess
+        target = memories[exact].match.target.text
+        res = translator.forced([text], [target])[0]
+        res.text, res.exact_match = target, exact
+        return res
     pairs = tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
     req = TranslationRequest(text, prefix, pairs, tuple(context) if context is not None else None, tuple(terms))
     return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode)
+
+
+def exact_match(memories: Sequence | None) -> int | None:
+    """Index of the first 100 % match with a translation among the TM matches (as pre-translation
+    and ``verso translate --exact-matches`` take it), or None."""
+    for j, fm in enumerate(memories or ()):
+        if fm.match.score >= 1.0 - 1e-9 and fm.match.target.text.strip():
+            return j
+    return None
 
 
 def _term_key(hit: TermHit) -> str:

@@ -238,3 +238,25 @@ def test_heat_map_cells_are_darker_where_attention_is_higher(qtbot):
     assert lightness(0, 0) < lightness(0, 1) < lightness(0, 2)
     assert lightness(1, 2) < lightness(1, 1) < lightness(1, 0)
     assert lightness(1, 0) == lightness(0, 2)  # no attention: the same empty cell colour
+
+
+def test_a_100_percent_match_is_the_suggestion_not_a_machine_guess(qtbot, tiny_translator, tmp_path):
+    """The TM's translation of the very same source is what the panel shows (Ctrl+0 inserts it),
+    with the model's alignment over it; a fuzzy match still gets the machine's translation."""
+    from app.suggest import call_translator
+
+    source = "The red dog sees a small cat."
+    own = "Der rote Hund sieht eine kleine Katze jetzt."
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add(source, own)
+        exact = [FoundMatch(m, "tm") for m in tm.search(source, k=1)]
+        fuzzy = [FoundMatch(m, "tm") for m in tm.search("The red dog sees a big cat.", k=1)]
+    assert exact[0].score >= 1.0 and fuzzy[0].score < 1.0
+    res = call_translator(tiny_translator, source, exact)
+    view = view_of(source, res, exact)
+    assert view.text == own and res.exact_match == 0 and view.extra.get("origin") == "tm"
+    assert len(view.alignment) == len(view.words) and view.words == own.split()
+    guess = call_translator(tiny_translator, "The red dog sees a big cat.", fuzzy)
+    assert guess.exact_match is None and guess.text != own
+    # a typed prefix asks for the rest of the translator's own text, not for the match
+    assert call_translator(tiny_translator, source, exact, prefix="Der").exact_match is None
