@@ -17,7 +17,7 @@ from app.segment_model import COL_NUM, COL_SOURCE, COL_STATUS, COL_TARGET, Segme
 MAX_RECENT = 8
 #: what File ▸ Import Document offers (the reader is chosen by content, then extension)
 DOCUMENT_FILTER = ("Documents (*.txt *.xlf *.xliff *.sdlxliff *.mqxliff *.po *.pot *.csv *.tsv *.docx *.docm "
-                   "*.odt *.ods *.odp *.html *.htm *.xhtml *.md *.markdown "
+                   "*.pptx *.pptm *.xlsx *.xlsm *.idml *.odt *.ods *.odp *.html *.htm *.xhtml *.md *.markdown "
                    "*.properties *.json *.yml *.yaml *.strings *.stringsdict *.resx *.ts *.xml *.srt *.vtt)")
 
 

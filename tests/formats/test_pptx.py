@@ -191,3 +191,11 @@ def test_a_project_imports_and_exports_a_pptx(tmp_path):
         proj.confirm(title.id, TaggedText("Rapport trimestriel"))
         out = proj.export_document(doc_id, tmp_path / "out.pptx")
     assert _texts(out, "ppt/slides/slide1.xml")[0] == "Rapport trimestriel"
+
+
+def test_the_import_document_dialog_offers_pptx_xlsx_and_idml():
+    pytest.importorskip("PySide6")
+    from app.controllers.documents import DOCUMENT_FILTER
+
+    for ext in ("pptx", "pptm", "xlsx", "xlsm", "idml"):
+        assert f"*.{ext} " in DOCUMENT_FILTER, ext
