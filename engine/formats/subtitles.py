@@ -8,8 +8,9 @@ is the cue's timing.  Numbers, timings, cue settings, the ``WEBVTT`` header and 
 Inside a cue, the line break between two lines of one sentence is a code (label ``br``, its
 original the file's line end), so a translation keeps the cue's two-line layout unless the
 translator moves or drops it; formatting tags (``<i>``, ``<b>``, ``<font color="...">``,
-WebVTT's ``<v Speaker>``, ``<c.class>``, ``<00:01.500>``) are codes too, paired where they open
-and close.  A line break typed into a translation takes the file's line-end style, and an empty
+WebVTT's ``<v Speaker>``, ``<c.class>``, ``<00:01.500>``) and character references (``&amp;``) are
+codes too, tags paired where they open and close; ``&``, ``<`` and ``>`` typed into a WebVTT
+translation are written as references.  A line break typed into a translation takes the file's line-end style, and an empty
 line (which would end the cue) is not written.
 
 Export splices: only the text lines of cues with a changed sentence are replaced; an export
@@ -27,13 +28,14 @@ from engine.formats import textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import Decoded, codes_checked, newline_style, render
 from engine.fsutil import atomic_write
-from engine.inline import TaggedText, TaggedTextBuilder
+from engine.inline import TaggedText, TaggedTextBuilder, merge_tags, tag_number
 from engine.segmentation import segment_text
 
 _TIME = r"(?:\d+:)?\d{1,2}:\d{2}[,.]\d{1,3}"
 _TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}")
 _LINE = re.compile(r"[^\r\n]*(?:\r*\n|\r|$)")  # "\r\r\n" is one line end (files edited on Windows twice)
-_CODE = re.compile(r"</?[A-Za-z][^<>\r\n]*>|<\d[\d:.]*>|\r*\n|\r|[\ue001-\uf8ff]")
+_CODE = re.compile(r"</?[A-Za-z][^<>\r\n]*>|<\d[\d:.]*>|\r*\n|\r|[\ue001-\uf8ff]"
+                   r"|&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#x[0-9A-Fa-f]{1,6});")
 _TAGNAME = re.compile(r"</?([A-Za-z][\w-]*)")
 _BLANK_LINES = re.compile(r"(?:\r\n|\r|\n)(?:[ \t]*(?:\r\n|\r|\n))+")
 
@@ -67,7 +69,7 @@ def protect_cue(text: str) -> TaggedText:
         name_m = _TAGNAME.match(raw)
         if not raw.strip("\r\n"):
             b.ph(raw, "br")
-        elif name_m is None:  # a WebVTT timestamp, or a private-use character of the text
+        elif name_m is None:  # a WebVTT timestamp or character reference, a private-use character
             b.ph(raw, raw)
         elif raw.startswith("</"):
             name = name_m.group(1).lower()
@@ -99,6 +101,16 @@ def _breaks_to_gaps(sentences, gaps, tagged: TaggedText) -> tuple[tuple[str, ...
         gaps[i + 1] = s[len(s) - tail:] + gaps[i + 1]
         sents[i] = s[head:len(s) - tail]
     return tuple(sents), tuple(gaps)
+
+
+def _render_escaped(target: TaggedText, source: TaggedText) -> str:
+    tags = {t.n: t for t in merge_tags(target.tags, source.tags)}
+    out = []
+    for ch in target.text:
+        t = tags.get(tag_number(ch) or -1)
+        out.append(t.original if t is not None else
+                   ch.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return "".join(out)
 
 
 class SubtitleFormat:
@@ -186,6 +198,7 @@ class SubtitleFormat:
             raise FormatError(original, f"{len(unknown)} translation(s) for cues the file does not have "
                                         f"(first: {unknown[0]!r}; was it read with another source language?)")
         text = dec.text
+        vtt = text.lstrip("\ufeff").startswith("WEBVTT")
         first_end = re.search(r"\r*\n|\r", text)
         nl = first_end.group(0) if first_end else newline_style(text)
         parts, pos = [], 0
@@ -196,7 +209,12 @@ class SubtitleFormat:
             for key, sentence, gap in zip(cue.keys(), cue.sentences, cue.gaps[1:]):
                 tr = translations.get(key)
                 src = textutil.renumber(sentence, cue.tagged.tags)
-                new = render(tr.target, src) if tr is not None and tr.target else src.original()
+                if tr is None or not tr.target:
+                    new = src.original()
+                elif vtt:  # "&" and "<" typed in a WebVTT translation are text, not markup
+                    new = _render_escaped(tr.target, src)
+                else:
+                    new = render(tr.target, src)
                 pieces += [new, ""]
                 pieces[-1] = TaggedText(gap, cue.tagged.tags).original()
             pieces[0] = TaggedText(pieces[0], cue.tagged.tags).original()

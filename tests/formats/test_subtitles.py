@@ -112,3 +112,13 @@ def test_cr_cr_lf_line_ends_are_one_line_end(tmp_path):
     out = tmp_path / "o.srt"
     FORMAT.write(p, out, {"c2.s1": _tr(doc.segments[1], "Au\nrevoir.")}, src_lang="en")
     assert out.read_bytes().endswith(b"\r\r\nAu\r\r\nrevoir.\r\r\n")
+
+
+def test_webvtt_references_are_codes_and_typed_ampersands_are_escaped(tmp_path):
+    p = tmp_path / "amp.vtt"
+    p.write_text("WEBVTT\n\n00:01.000 --> 00:02.000\nTom &amp; Jerry &lt;3\n")
+    seg = FORMAT.read(p, src_lang="en").segments[0]
+    assert seg.source.display() == "Tom <&amp;/> Jerry <&lt;/>3"
+    out = tmp_path / "o.vtt"
+    FORMAT.write(p, out, {"c1.s1": _tr(seg, "Tom {1} Jerry & <moi> {2}3")}, src_lang="en")
+    assert out.read_text().endswith("\nTom &amp; Jerry &amp; &lt;moi&gt; &lt;3\n")
