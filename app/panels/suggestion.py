@@ -144,6 +144,12 @@ class SuggestionPanel(QWidget):
         self.current, self.tags = view, tuple(tags)
         self._fill(self.view, view, self.tags)
         n = view.used_memory
+        if view.extra.get("origin") == "tm":  # the translator's own translation of this very source
+            self.status.setText("100 % match from your translation memory")
+            self.status.setToolTip("The TM holds this very source: its translation is the suggestion "
+                                   f"(engine log-probability {view.score:.2f})")
+            self.legend.setVisible(False)
+            return
         self.status.setText("Machine suggestion" + (f" · uses {n} TM match{'es' if n != 1 else ''}" if n else ""))
         self.status.setToolTip(f"Engine details: log-probability {view.score:.2f}"
                                + (f"; read {n} TM pair(s) in its memory" if n else ""))

@@ -256,6 +256,12 @@ def test_a_100_percent_match_is_the_suggestion_not_a_machine_guess(qtbot, tiny_t
     view = view_of(source, res, exact)
     assert view.text == own and res.exact_match == 0 and view.extra.get("origin") == "tm"
     assert len(view.alignment) == len(view.words) and view.words == own.split()
+    from app.panels.suggestion import SuggestionPanel
+
+    panel = SuggestionPanel()
+    qtbot.addWidget(panel)
+    panel.show_view(view)
+    assert panel.text_for(None) == own and "100 % match" in panel.status.text()
     guess = call_translator(tiny_translator, "The red dog sees a big cat.", fuzzy)
     assert guess.exact_match is None and guess.text != own
     # a typed prefix asks for the rest of the translator's own text, not for the match
