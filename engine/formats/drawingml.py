@@ -129,6 +129,7 @@ def signature(para: Paragraph) -> tuple:
 
 
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 _KINDS = {"chart": "chart", "diagramData": "SmartArt"}
 
 
@@ -146,12 +147,16 @@ def referenced(pkg: Package, part: str) -> list[tuple[str, str]]:
     return out
 
 
-def _units(tree, lang: str, part: str):
-    """``(prefix, paragraph, rebuild)`` of each paragraph and alt text of a part, in document order."""
+def _units(tree, lang: str, part: str, fallback: bool = False):
+    """``(prefix, paragraph, rebuild)`` of each paragraph and alt text of a part, in document order.
+    A shape written twice, for newer readers (``mc:Choice``) and for older ones (``mc:Fallback``), is
+    read once, from the Choice; ``fallback``: the Fallback copies' instead (no keys)."""
     ex = Extractor()
     out = []
     np = nalt = 0
     for el in tree.getroot().iter(_P, "{*}cNvPr"):
+        if any(x.tag == MC_FALLBACK for x in el.iterancestors()) != fallback:
+            continue
         if el.tag == _P:
             np += 1
             para = ex.paragraph(el)
@@ -197,6 +202,9 @@ def write_part(pkg: Package, part: str, lang: str, translations: dict, known: se
             rebuild_unit(para, text)
     if not done:
         return
+    for _, para, rebuild_unit in _units(tree, lang, part, fallback=True):  # the copies for older readers
+        if signature(para) in done:
+            rebuild_unit(para, done[signature(para)])
     replaced[part] = xml_bytes(tree)
     drawing = _drawing_of(pkg, part, smartart_owner) if smartart_owner else None
     if drawing:

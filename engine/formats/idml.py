@@ -17,7 +17,8 @@ nothing merge.  A hyperlink (``HyperlinkTextSource``) and an XML tag
 their text; an XML tag holding whole paragraphs holds them as a paragraph
 style range does (its end ends a paragraph); tables, footnotes, anchored frames, notes, tracked changes
 and special characters (``<?ACE n?>``) are standalone codes.  The paragraphs
-of a table cell or a footnote are read after the paragraph holding it.
+of a table cell or a footnote are read after the paragraph holding it; an
+editor's note (``Note``) is a code, its text not read.
 Segment keys: ``<story part>:p<n>.s<k>``.
 
 Export rebuilds only the paragraphs with a translated sentence (their style

@@ -169,7 +169,7 @@ def paragraphs(psrs: list, ex: Extractor, lang: str):
             para.top = psr
             yield para
             for tok in para.tokens:
-                if tok.kind == "ph" and tok.payload[0] in ("kid", "el"):
+                if tok.kind == "ph" and tok.payload[0] in ("kid", "el") and local(tok.payload[2]) != "Note":
                     yield from paragraphs(_nested(tok.payload[2]), ex, lang)
 
 

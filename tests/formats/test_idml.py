@@ -145,15 +145,15 @@ _TAGGED = (  # XML-tagged text: a tagged answer of two paragraphs, tagged words 
     f'</CharacterStyleRange></XMLElement></ParagraphStyleRange></XMLElement>')
 
 
-def _tagged_idml(tmp_path) -> Path:
-    """story.idml whose unplaced story (u30) is XML-tagged text."""
+def _tagged_idml(tmp_path, story: str = _TAGGED) -> Path:
+    """story.idml whose unplaced story (u30) is ``story`` (by default XML-tagged text)."""
     out = tmp_path / "tagged.idml"
     with zipfile.ZipFile(IDML) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for info in zin.infolist():
             body = zin.read(info.filename)
             if info.filename == "Stories/Story_u30.xml":
                 head, _, rest = body.decode().partition('<Story Self="u30">')
-                body = (head + '<Story Self="u30">' + _TAGGED + "</Story>" + rest.partition("</Story>")[2]).encode()
+                body = (head + '<Story Self="u30">' + story + "</Story>" + rest.partition("</Story>")[2]).encode()
             z.writestr(info, body)
     return out
 
@@ -175,3 +175,12 @@ def test_xml_tagged_text_is_read_with_its_tags_as_codes_and_written_back(tmp_pat
     assert len(list(story.iter("Br"))) == 1
     bold = [c for c in story.iter("CharacterStyleRange") if c.get("AppliedCharacterStyle") == "CharacterStyle/Bold"]
     assert ["".join(c.itertext()) for c in bold] == ["Henri"] and bold[0].getparent().get("Self") == "x3"
+
+
+def test_an_editors_note_is_a_code_and_its_text_is_not_read(tmp_path):
+    note = (f'<ParagraphStyleRange><CharacterStyleRange {_PLAIN}><Content>Keep</Content><Note>'
+            f'<ParagraphStyleRange><CharacterStyleRange {_PLAIN}><Content>Check with Ann.</Content>'
+            f'</CharacterStyleRange></ParagraphStyleRange></Note><Content> it.</Content></CharacterStyleRange>'
+            f'</ParagraphStyleRange>')
+    segs = _by_text(FORMAT.read(_tagged_idml(tmp_path, note), src_lang="en"))
+    assert "Check with Ann." not in segs and [t.label for t in segs["Keep it."].source.tags] == ["note"]

@@ -199,3 +199,23 @@ def test_the_import_document_dialog_offers_pptx_xlsx_and_idml():
 
     for ext in ("pptx", "pptm", "xlsx", "xlsm", "idml"):
         assert f"*.{ext} " in DOCUMENT_FILTER, ext
+
+
+def test_a_shape_written_for_newer_and_older_readers_is_read_once_and_both_copies_translated(tmp_path):
+    mc = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+    shape = ('<p:sp><p:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US"/><a:t>Twice written.</a:t></a:r></a:p>'
+             '</p:txBody></p:sp>')
+    src = tmp_path / "mc.pptx"
+    with zipfile.ZipFile(FIX / "deck.pptx") as zin, zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if info.filename == "ppt/slides/slide3.xml":
+                body = body.replace(b"</p:spTree>", (
+                    f'<mc:AlternateContent xmlns:mc="{mc}"><mc:Choice Requires="p14">{shape}</mc:Choice>'
+                    f'<mc:Fallback>{shape}</mc:Fallback></mc:AlternateContent></p:spTree>').encode())
+            z.writestr(info, body)
+    doc = FORMAT.read(src, src_lang="en")
+    twice = [s for s in doc.segments if s.source.plain() == "Twice written."]
+    assert len(twice) == 1
+    out = _export(src, tmp_path / "out.pptx", {twice[0].key: "Écrit deux fois."}, doc)
+    assert _texts(out, "ppt/slides/slide3.xml")[-2:] == ["Écrit deux fois.", "Écrit deux fois."]
