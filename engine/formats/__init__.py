@@ -135,7 +135,8 @@ def _other_xml(root: tuple[str, str, str]) -> str:
     """Why an XML file whose root is no document format's is refused, in one line."""
     name, attrs, doctype = root
     low = name.lower()
-    supported = "Verso reads XML as XLIFF 1.2/2.0 or XHTML documents"
+    supported = ("Verso reads XML as XLIFF 1.2/2.0, XHTML, Android strings, Qt TS, RESX or .stringsdict "
+                 "documents")
     if low == "schema" and "XMLSchema" in attrs:
         return f"an XML Schema (<{name}>), not a document to translate"
     if low == "srx":
