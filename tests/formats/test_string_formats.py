@@ -68,3 +68,22 @@ def test_real_samples_import(tmp_path):
         write_document(f, tmp_path / f.name, {}, format=doc.format, src_lang="en")
         ok += (tmp_path / f.name).read_bytes() == f.read_bytes()
     assert ok == len(files)
+
+
+@pytest.mark.parametrize("name,fmt", [("strings.xml", "android"), ("app_de.ts", "qt-ts"), ("Strings.resx", "resx")])
+def test_xml_kinds_are_told_apart_by_content_whatever_the_extension(tmp_path, name, fmt):
+    from engine.formats import detect
+
+    p = tmp_path / "resources.xml"
+    shutil.copyfile(FIX / name, p)
+    assert detect(p).name == fmt
+
+
+def test_a_tmx_named_like_a_resource_file_gets_the_tm_import_pointer(tmp_path):
+    from engine.errors import UnsupportedFormatError
+    from engine.formats import detect
+
+    p = tmp_path / "strings.xml"
+    p.write_text('<?xml version="1.0"?>\n<tmx version="1.4"><header srclang="en"/><body/></tmx>\n')
+    with pytest.raises(UnsupportedFormatError, match="verso tm import"):
+        detect(p)
