@@ -145,6 +145,9 @@ class StringsFormat:
         for u in parsed.units:
             if not u.value.strip():
                 continue
+            if max(len(u.value), len(u.target or "")) > textutil.MAX_STRING_CHARS:
+                raise FormatError(path, f"a string longer than {textutil.size_label(textutil.MAX_STRING_CHARS)}: "
+                                        "not a message Verso translates", f"line {u.line}")
             src = self.source(u, path)
             target = None
             if u.target:

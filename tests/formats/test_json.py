@@ -103,3 +103,12 @@ def test_too_many_strings_are_refused_while_walking(tmp_path, monkeypatch):
 
 def test_detected_by_extension():
     assert detect(FIX / "nested.json").name == "json"
+
+
+def test_one_string_over_the_string_limit_is_refused_with_its_line(tmp_path):
+    p = tmp_path / "long.json"
+    p.write_text('{\n  "a": "ok",\n  "b": "' + "x" * (textutil.MAX_STRING_CHARS + 1) + '"\n}\n')
+    t = time.monotonic()
+    with pytest.raises(FormatError, match=r"long\.json, line 3: a string longer than 1 MiB"):
+        FORMAT.read(p)
+    assert time.monotonic() - t < 2
