@@ -20,9 +20,11 @@ translation is rewritten in place; otherwise the cells keeping the source
 keep the string, and each other translation is a new string the cells that
 have it point to (the string is split).
 
-A translated sheet name is written into every reference to the sheet
-(formulas, defined names, data validations, conditional formats, charts);
-a name Excel would refuse is refused with one line naming the sheet.
+A translated header cell of an Excel table renames its column (see
+:mod:`engine.formats.xlsxtables`).  A translated sheet name is written into
+every reference to the sheet (formulas, defined names, data validations,
+conditional formats, charts); a name Excel would refuse is refused with one
+line naming the sheet.
 
 Bounded: a workbook part larger than :data:`MAX_PART_BYTES`, more than
 :data:`MAX_SHARED_STRINGS` shared strings or more text cells than a document
@@ -42,6 +44,7 @@ from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.opc import rels
 from engine.formats.xlsx_text import rebuild_rich, rich
 from engine.formats.xlsxnames import check_name, rename_refs
+from engine.formats.xlsxtables import rename_tables
 from engine.formats.package import (
     Package, Paragraph, Token, apply_translations, events, is_zip, member_head, paragraph_text, segment_keys,
     unknown_keys, xml_bytes,
@@ -78,6 +81,11 @@ def _check_size(pkg: Package, name: str) -> None:
 def _xml(pkg: Package, name: str):
     _check_size(pkg, name)
     return pkg.xml(name)
+
+
+def _plain(para: Paragraph, text: str) -> str:
+    """A translated paragraph's text without its codes (a sheet's name, a table's header)."""
+    return "".join(ev[1] for ev in events(para, text) if ev[0] == "text")
 
 
 def _cell_refs(sheet_root):
@@ -265,9 +273,10 @@ class XlsxFormat:
                 known.update(segment_keys(prefix, para))
                 text = apply_translations(para, prefix, translations)
                 if text is not None:
-                    renames[el.get("name", "")] = "".join(ev[1] for ev in events(para, text) if ev[0] == "text")
+                    renames[el.get("name", "")] = _plain(para, text)
             uses: dict[int, list] = {}  # shared index -> [(cell, translated text or None)]
             changed: set[str] = set()
+            cell_texts: dict[tuple[str, str], str] = {}  # (sheet part, cell) -> translated text
             for el, part in book.sheets:
                 if el.get("state") == "veryHidden":
                     for _, _, c, idx in book.text_cells(part, trees[part]):
@@ -277,6 +286,8 @@ class XlsxFormat:
                 for prefix, para, c, idx in book.text_cells(part, trees[part]):
                     known.update(segment_keys(prefix, para))
                     text = apply_translations(para, prefix, translations)
+                    if text is not None:
+                        cell_texts[(part, prefix.rsplit(":", 1)[1])] = _plain(para, text)
                     if idx is not None:
                         uses.setdefault(idx, []).append((c, text, part))
                     elif text is not None:
@@ -297,6 +308,7 @@ class XlsxFormat:
             unknown_keys(original, translations, known)
             if self._split_shared(book, uses, changed):
                 replaced[book.sst_part] = xml_bytes(book.sst)
+            rename_tables(pkg, [p for _, p in book.sheets], trees, cell_texts, changed, replaced, _xml)
             if renames:
                 self._rename(book, renames, trees, changed, replaced)
             for part in changed:
