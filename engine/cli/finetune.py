@@ -3,9 +3,10 @@ same flow as ``verso train --tm`` (:mod:`engine.training.flow`) starting
 from a base model, which is never modified.  ``--events`` (what the editor
 reads) prints one JSON event per line on stdout.
 
-SIGTERM or Ctrl+C cancels cleanly: training stops at the next batch, the
-base model is untouched and a ``cancelled`` event is printed (exit 130);
-the same command goes on from the last checkpoint.
+SIGTERM or Ctrl+C cancels cleanly within 5 s, in any phase
+(:mod:`engine.training.stopping`): the base model is untouched, a
+``cancelled`` event and one line on stderr are printed (exit 130); the same
+command goes on from the last checkpoint.
 """
 from __future__ import annotations
 

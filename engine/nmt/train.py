@@ -55,8 +55,12 @@ from engine.nmt.build import build_model
 from engine.nmt.model import RNNSearch, count_parameters
 from engine.nmt.search import beam_search, greedy
 from engine.nmt.vocab import EOS, SubwordVocab, train_vocab
+from engine.training.stopping import writing
 
 EventFn = Callable[[dict], "bool | None"]
+#: longest wait between two ``step`` events (loss, ETA): a large recipe on a CPU takes seconds a
+#: step, so every ``log_every`` steps alone left the translator without a loss for minutes
+LOG_S = 10.0
 
 
 # ------------------------------------------------------------------ setup helpers
@@ -116,7 +120,13 @@ def translate_ids(model: RNNSearch, src_ids: list[list[int]], *, beam: int, devi
 
 # ------------------------------------------------------------------ resumable state
 def save_last(folder: Path, model, opt, state: dict) -> None:
-    """Weights, optimizer tensors and RNG in safetensors; counters in state.json."""
+    """Weights, optimizer tensors and RNG in safetensors; counters in state.json (the three written
+    together: a stop on a signal waits for them)."""
+    with writing():
+        _save_last(folder, model, opt, state)
+
+
+def _save_last(folder: Path, model, opt, state: dict) -> None:
     last = folder / "last"
     ckpt.save_weights(model, last / "model.safetensors")
     tensors, groups = {}, []
@@ -307,7 +317,13 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
         model.train()
         return {"bleu": round(bleu(hyps, dev_ref), 2), "sample": hyps[:1]}
 
-    def save_best(step: int) -> str:
+    def save_best(step: int, bleu_: float | None) -> str:
+        with writing():  # the checkpoint and the manifest naming it, together (an older one is deleted)
+            name = _save_best(step)
+            ckpt.write_manifest(folder, best=name, best_step=step, best_bleu=bleu_, params=params)
+        return name
+
+    def _save_best(step: int) -> str:
         name = f"checkpoints/step-{step:07d}.safetensors"
         dtype = torch.float16 if tc.save_dtype == "float16" else None
         ckpt.save_weights(model, folder / name, dtype=dtype)
@@ -326,8 +342,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             improved = res["bleu"] > st["best_bleu"]
             if improved:
                 st.update(best_bleu=res["bleu"], best_step=st["step"], bad_evals=0, lr_bad_evals=0)
-                best = save_best(st["step"])
-                ckpt.write_manifest(folder, best=best, best_step=st["step"], best_bleu=res["bleu"], params=params)
+                save_best(st["step"], res["bleu"])
             else:
                 st["bad_evals"] += 1
                 st["lr_bad_evals"] += 1
@@ -358,6 +373,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
     model.train()
     reason = "max_epochs"
     t0, tok0, step0 = time.time(), st["tokens"], st["step"]
+    logged = t0
     loss_sum, loss_tok = 0.0, 0
     asked_stop = False  # on_event returned False (rank 0)
 
@@ -422,7 +438,9 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             st["step"] += 1
             st["batch"] += len(step_batches)
             st["tokens"] += int(n_step)
-            if st["step"] % tc.log_every == 0 or st["step"] == total_steps:
+            if (st["step"] % tc.log_every == 0 or st["step"] == total_steps or st["step"] == step0 + 1
+                    or (world == 1 and time.time() - logged >= LOG_S)):  # (ranks log at the same steps)
+                logged = time.time()
                 if world > 1:  # the loss of all ranks' tokens (the same step on every rank: all join)
                     both = torch.tensor([loss_sum, float(loss_tok)], dtype=torch.float64, device=device)
                     dist.all_reduce(both)
@@ -470,8 +488,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
         st["finished"] = reason
     save_resumable()
     if is_main and not (folder / "manifest.json").is_file():  # cancelled before any evaluation
-        best = save_best(st["step"])
-        ckpt.write_manifest(folder, best=best, best_step=st["step"], best_bleu=None, params=params)
+        save_best(st["step"], None)
     if is_main and reason != "cancelled" and tc.knn_calibrate:
         from engine.nmt.knn_calibrate import calibrate_training
 

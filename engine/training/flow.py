@@ -48,15 +48,13 @@ from engine.fsutil import atomic_write
 from engine.langs import normalize_lang
 from engine import folder_guard
 from engine.training import data as tdata
+from engine.training import setup, stopping
 from engine.training.runs import LAUNCH_FILES
 from engine.urls import strip_in
 
 EventFn = Callable[[dict], None]
 #: the run's record in the model folder
 RECORD = "training.json"
-#: fine-tuning defaults (the base model already knows the language: a small learning rate, few epochs)
-FINETUNE_LR = 2e-4
-FINETUNE_EPOCHS = 3
 
 
 @dataclass
@@ -118,7 +116,7 @@ def read_record(out: str | Path) -> dict:
 
 
 def _write_record(out: Path, rec: dict) -> None:
-    with atomic_write(out / RECORD, "w", encoding="utf-8") as fh:
+    with stopping.writing(), atomic_write(out / RECORD, "w", encoding="utf-8") as fh:
         json.dump(strip_in(rec), fh, indent=2, ensure_ascii=False)
 
 
@@ -152,7 +150,7 @@ def run(req: TrainRequest, on_event: EventFn | None = None, cancel: threading.Ev
         emit(final)
         return final
     base = Path(req.base_model) if req.base_model else None
-    base_cfg = _read_base_config(base) if base else {}
+    base_cfg = setup.read_base_config(base) if base else {}
     src_lang = normalize_lang(req.src_lang or base_cfg.get("data", {}).get("src_lang", ""))
     tgt_lang = normalize_lang(req.tgt_lang or base_cfg.get("data", {}).get("tgt_lang", ""))
     if not src_lang or not tgt_lang:
@@ -169,7 +167,8 @@ def run(req: TrainRequest, on_event: EventFn | None = None, cancel: threading.Ev
     out.mkdir(parents=True, exist_ok=True)
     _write_record(out, rec)
     try:
-        return _steps(req, out, rec, emit, cancel, base, base_cfg, src_lang, tgt_lang, hw, resuming)
+        with stopping.at_hard_stop(lambda: _hard_stopped(out, rec, out_existed, emit)):
+            return _steps(req, out, rec, emit, cancel, base, base_cfg, src_lang, tgt_lang, hw, resuming)
     except BaseException as e:
         _stopped(out, rec, out_existed, e)
         raise
@@ -192,6 +191,16 @@ def _stopped(out: Path, rec: dict, out_existed: bool, error: BaseException) -> N
         _write_record(out, rec)
     except OSError:  # the disk that failed the run may refuse this too: the dead pid still says "not running"
         pass
+
+
+def _hard_stopped(out: Path, rec: dict, out_existed: bool, emit: EventFn) -> None:
+    """The process is ending in the middle of a step (:mod:`engine.training.stopping`): a run not yet
+    split leaves nothing of its own, a later one is recorded as cancelled (resumable)."""
+    if not rec.get("split"):
+        _stopped(out, rec, out_existed, RuntimeError("cancelled"))
+        emit(_cancel_event(out, resumable=False))
+        return
+    _cancelled(emit, out, rec)
 
 
 def _stripped(on_event: EventFn | None) -> EventFn:
@@ -220,25 +229,32 @@ def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threa
         dev_n, test_n = tdata.held_aside_sizes(len(got.pairs))
         split = tdata.split_by_documents(got.pairs, dev=req.dev_size or dev_n, test=req.test_size or test_n,
                                          seed=req.seed)
-        files = tdata.write_split(split, folder)
-        rec["data"] = {"pairs": len(got.pairs), "per_source": [list(x) for x in got.per_source],
-                       "duplicates": got.duplicates, "filtered": got.filtered}
-        rec["split"] = {"train": len(split.train), "dev": len(split.dev), "test": len(split.test),
-                        "documents": split.documents()}
-        _write_record(out, rec)
+        with stopping.writing():  # the split and the record naming it, together
+            files = tdata.write_split(split, folder)
+            rec["data"] = {"pairs": len(got.pairs), "per_source": [list(x) for x in got.per_source],
+                           "duplicates": got.duplicates, "filtered": got.filtered}
+            rec["split"] = {"train": len(split.train), "dev": len(split.dev), "test": len(split.test),
+                            "documents": split.documents()}
+            _write_record(out, rec)
         emit({"event": "split", "train": len(split.train), "held_aside": len(split.dev) + len(split.test),
               "dev": len(split.dev), "test": len(split.test), "documents": split.documents()})
     if cancel.is_set():
         return _cancelled(emit, out, rec)
 
     # -- 3: before
-    from engine.training.scoring import retrieved_pairs, score_model
+    from engine.training.scoring import Cancelled, retrieved_pairs, score_model
 
     device = "cuda" if hw.cuda else "cpu"
     memories = best = None
     if "before" not in rec:
+        emit({"event": "progress", "phase": "before", "system": "tm_copy", "done": 0, "total": len(split.test)})
         memories, best = retrieved_pairs(out, files, split.train, split.test, src_lang, tgt_lang)
-        table = score_model(base, split.test, memories, best, beam=req.beam, device=device)
+        try:
+            table = score_model(base, split.test, memories, best, beam=req.beam, device=device,
+                                progress=lambda ev: emit({"event": "progress", "phase": "before", **ev}),
+                                cancel=cancel)
+        except Cancelled:
+            return _cancelled(emit, out, rec)
         key = "model_memory" if "model_memory" in table["overall"]["bleu"] else "model" if base else "tm_copy"
         rec["before"] = {"system": key, "bleu": table["overall"]["bleu"][key], "table": table}
         _write_record(out, rec)
@@ -249,13 +265,15 @@ def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threa
     from engine.nmt.config import ExperimentConfig, portable_paths
 
     if "config" not in rec:
-        d, rec["recipe"] = _config(req, base, base_cfg, files, split, src_lang, tgt_lang, hw)
+        d, rec["recipe"] = setup.experiment(req, base, base_cfg, files, split, src_lang, tgt_lang, hw)
         rec["config"] = portable_paths(d, out)  # the record names no folder of this machine
         _write_record(out, rec)
-    exp = ExperimentConfig.from_dict(_with_data(rec["config"], files, src_lang, tgt_lang), where=str(out / RECORD))
+    exp = ExperimentConfig.from_dict(setup.with_data(rec["config"], files, src_lang, tgt_lang), where=str(out / RECORD))
     emit({"event": "recipe", **rec["recipe"]})
+    if cancel.is_set():
+        return _cancelled(emit, out, rec)
     if base and not (out / "last" / "state.json").is_file():
-        _seed_folder(base, out, exp.to_dict(), exp.train.lr)
+        setup.seed_folder(base, out, exp.to_dict(), exp.train.lr)
 
     # -- 5: training, within the budget (time spent by earlier attempts counts)
     if not rec.get("trained"):
@@ -276,7 +294,12 @@ def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threa
     # -- 7: after
     if memories is None:
         memories, best = retrieved_pairs(out, files, split.train, split.test, src_lang, tgt_lang)
-    table = score_model(out, split.test, memories, best, beam=req.beam, device=device)
+    try:
+        table = score_model(out, split.test, memories, best, beam=req.beam, device=device,
+                            progress=lambda ev: emit({"event": "progress", "phase": "after", **ev}),
+                            cancel=cancel)
+    except Cancelled:
+        return _cancelled(emit, out, rec)
     key = "model_memory" if "model_memory" in table["overall"]["bleu"] else "model"
     rec["after"] = {"system": key, "bleu": table["overall"]["bleu"][key], "table": table}
     emit({"event": "after", "bleu": rec["after"]["bleu"], "system": key, "held_aside": len(split.test),
@@ -294,78 +317,6 @@ def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threa
     _write_record(out, rec)
     emit(final)
     return final
-
-
-def _read_base_config(base: Path) -> dict:
-    try:
-        return folder_guard.read_json(base, "config.json")
-    except ModelError as e:
-        raise ConfigError(f"{e} (not a model folder)") from None
-
-
-def _with_data(d: dict, files: dict, src_lang: str, tgt_lang: str) -> dict:
-    return {**d, "data": {**d.get("data", {}), "src_lang": src_lang, "tgt_lang": tgt_lang,
-                          "train_src": str(files["train.src"]), "train_tgt": str(files["train.tgt"]),
-                          "dev_src": str(files["dev.src"]), "dev_tgt": str(files["dev.tgt"]),
-                          "train_docs": "", "dev_docs": ""}}
-
-
-def _config(req: TrainRequest, base: Path | None, base_cfg: dict, files: dict, split: tdata.Split,
-            src_lang: str, tgt_lang: str, hw) -> tuple[dict, dict]:
-    """(experiment config dict, recipe record) of this run."""
-    from engine.nmt.config import load_config
-    from engine.training import recipes
-
-    device = hw.device
-    if base is not None:
-        d = _with_data(base_cfg, files, src_lang, tgt_lang)
-        d["train"] = {**base_cfg.get("train", {}), "lr": req.lr or FINETUNE_LR,
-                      "batch_tokens": req.batch_tokens or 2000, "max_epochs": req.epochs or FINETUNE_EPOCHS,
-                      "max_steps": req.max_steps, "eval_every": req.eval_every, "log_every": 5,
-                      "device": device, "threads": req.threads, "seed": req.seed, "dev_beam": 1,
-                      "dev_max_sentences": 0, "patience": 0,
-                      # the base model's own training folders mean nothing here: the retrieval cache goes to
-                      # OUT/memory and the weights come from the base (train.context_only needs a name)
-                      "memory_cache": "",
-                      "init_from": base.resolve().name if base_cfg.get("train", {}).get("context_only") else ""}
-        return d, {"name": "fine-tune", "base_model": base.resolve().name,
-                   "reason": "fine-tuning keeps the base model's size and vocabulary"}
-    if req.config:
-        d = _with_data(load_config(req.config).to_dict(), files, src_lang, tgt_lang)
-        return d, {"name": "user config", "config": Path(req.config).name, "reason": "given by the user"}
-    words = sum(len(p.target.split()) for p in split.train)
-    if req.threads and not hw.cuda:  # the speed of the threads the run will have
-        hw = dataclasses.replace(hw, cores=req.threads)
-    r = recipes.choose(len(split.train), words, req.time_budget_s, hw, name=req.recipe)
-    if req.max_steps or req.epochs:  # the user's budget replaces the recipe's
-        r = dataclasses.replace(r, steps=req.max_steps, max_epochs=req.epochs or r.max_epochs,
-                                eval_every=req.eval_every or (max(1, req.max_steps // 4) if req.max_steps else 0))
-    if req.threads:
-        r = dataclasses.replace(r, threads=req.threads)
-    for k in ("lr", "batch_tokens"):
-        if getattr(req, k):
-            r = dataclasses.replace(r, **{k: getattr(req, k)})
-    d = recipes.experiment_config(r, files, src_lang, tgt_lang, device=device, seed=req.seed)
-    return d, {**r.to_dict(), "train_pairs": len(split.train), "train_words": words}
-
-
-def _seed_folder(base: Path, out: Path, cfg_dict: dict, lr: float) -> None:
-    """Make ``out`` a resumable training folder whose weights are the base model's."""
-    import torch
-
-    from engine.nmt import checkpoint as ckpt
-    from engine.nmt.config import ExperimentConfig, portable_paths
-    from engine.nmt.train import save_last
-
-    cfg = ExperimentConfig.from_dict(cfg_dict)
-    for name in sorted(set(ckpt.vocab_files(cfg))):
-        folder_guard.copy_file(base, name, out)
-    ckpt.write_json(out / "config.json", portable_paths(cfg.to_dict(), out))  # names no folder of this machine
-    loaded = ckpt.load_model(base)
-    opt = torch.optim.Adam(loaded.model.parameters(), lr=lr)
-    state = {"step": 0, "epoch": 0, "batch": 0, "best_bleu": -1.0, "best_step": 0, "bad_evals": 0,
-             "lr_bad_evals": 0, "tokens": 0, "evals": 0, "best_files": []}
-    save_last(out, loaded.model, opt, state)
 
 
 def _train(exp, out: Path, rec: dict, req: TrainRequest, emit: EventFn, cancel: threading.Event) -> dict:
@@ -401,10 +352,15 @@ def _cancelled(emit: EventFn, out: Path, rec: dict) -> dict:
     rec["status"] = "cancelled"
     rec.pop("pid", None)
     _write_record(out, rec)
-    ev = {"event": "cancelled", "model": str(out), "resumable": True,
-          "message": "training cancelled; the current model is unchanged (the run can be resumed)"}
+    ev = _cancel_event(out)
     emit(ev)
     return ev
+
+
+def _cancel_event(out: Path, resumable: bool = True) -> dict:
+    return {"event": "cancelled", "model": str(out), "resumable": resumable,
+            "message": "training cancelled; the current model is unchanged"
+                       + (" (the run can be resumed)" if resumable else " (nothing was kept: the run starts afresh)")}
 
 
 __all__ = ["TrainRequest", "run", "read_record", "RECORD"]

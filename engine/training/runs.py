@@ -6,8 +6,8 @@ process prints one JSON event a line into ``OUT/events.jsonl`` and its
 errors into ``OUT/stderr.log``; ``OUT/run.json`` keeps the command and the
 process id.  Anyone can then ask :func:`status` (running, finished,
 cancelled, interrupted -- killed or crashed --, failed), read the events
-(:class:`EventTail`), :func:`cancel` (SIGTERM: the run stops at the next
-batch and saves) or :func:`resume` (the same command again: the flow goes
+(:class:`EventTail`), :func:`cancel` (SIGTERM: the run stops within 5 s in
+any phase, :mod:`engine.training.stopping`) or :func:`resume` (the same command again: the flow goes
 on from its last checkpoint).
 
 ``run.json`` keeps the command without credentials (a TM URL's password

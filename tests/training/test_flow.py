@@ -95,7 +95,8 @@ def test_fine_tuning_goes_through_the_same_flow_and_leaves_the_base_untouched(pa
                              device="cpu", corpora=[[str(pair_corpus["dev_de"]), str(pair_corpus["dev_en"])]]),
                 on_event=events.append)
     assert final["event"] == "finished" and final["base_model"] == str(pair_model)
-    assert [e["event"] for e in events][:3] == ["gather", "split", "before"]
+    assert [e["event"] for e in events if e["event"] != "progress"][:3] == ["gather", "split", "before"]
+    assert [e["phase"] for e in events if e["event"] == "progress"][:1] == ["before"]
     rec = read_record(out)
     assert rec["kind"] == "finetune" and rec["recipe"]["name"] == "fine-tune"
     assert rec["before"]["system"] in ("model", "model_memory")  # the base model is the "before"
