@@ -13,8 +13,9 @@ whose ``Content`` is the text; a paragraph ends at ``Br``.  A character style
 range whose style or local formatting differs from the paragraph's most
 common one becomes a pair of codes (as a DOCX run); ranges that differ in
 nothing merge.  A hyperlink (``HyperlinkTextSource``) and an XML tag
-(``XMLElement``, around text or around ranges) are a pair of codes around
-their text; an XML tag holding whole paragraphs holds them as a paragraph
+(``XMLElement``, around text or around ranges) and a tracked insertion
+(``Change``, text inserted: read as accepted) are a pair of codes around
+their text (tracked deleted text is a code); an XML tag holding whole paragraphs holds them as a paragraph
 style range does (its end ends a paragraph); tables, footnotes, anchored frames, notes, tracked changes
 and special characters (``<?ACE n?>``) are standalone codes.  The paragraphs
 of a table cell or a footnote are read after the paragraph holding it; an

@@ -112,9 +112,10 @@ class Extractor:
                 for pi in g:
                     tokens.append(Token("ph", payload=("pi", key, pi), label="char"))
                     text(pi.tail, key)
-            elif name in (_CONTAINER, XML) and not _own_br(g):
+            elif (name in (_CONTAINER, XML) or name == "Change" and g.get("ChangeType") == "InsertedText") \
+                    and not _own_br(g):
                 pair = self._pair()
-                label = "link" if name == _CONTAINER else "xml"
+                label = {_CONTAINER: "link", XML: "xml"}.get(name, "ins")
                 tokens.append(Token("open", payload=("container", key, g), label=label, pair=pair))
                 for inner in g:
                     if local(inner) not in _NOT_CONTENT:

@@ -4,7 +4,8 @@ Read with lxml from the package (python-pptx rewrites every part it saves and
 reaches neither SmartArt nor chart text).  Order: the slides as
 ``p:sldIdLst`` lists them, each slide's own text, then its charts and
 SmartArt in the order the slide refers to them, then its speaker notes; after
-the slides, each slide master followed by its layouts.  In every part each
+the slides, each slide master followed by its layouts.  A hidden slide is read
+(its context says so).  In every part each
 DrawingML paragraph (``a:p``: text boxes, placeholders, table cells, chart
 titles, SmartArt nodes) and each shape's alt text (``descr`` of ``cNvPr``)
 is read, in document order; see :mod:`engine.formats.drawingml` for the
@@ -58,7 +59,8 @@ def parts(pkg: Package) -> list[tuple[str, str]]:
         slide = by_id.get(rid, ("", ""))[1]
         if not pkg.has(slide):
             continue
-        out.append((f"slide {n}", slide))
+        hidden = pkg.xml(slide).getroot().get("show") in ("0", "false")
+        out.append((f"slide {n}" + (" (hidden)" if hidden else ""), slide))
         out.extend((f"{kind}, slide {n}", target) for kind, target in drawingml.referenced(pkg, slide))
         notes = [t for typ, t in rels(pkg, slide).values() if typ == "notesSlide" and pkg.has(t)]
         out.extend((f"notes, slide {n}", t) for t in notes[:1])

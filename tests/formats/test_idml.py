@@ -184,3 +184,17 @@ def test_an_editors_note_is_a_code_and_its_text_is_not_read(tmp_path):
             f'</ParagraphStyleRange>')
     segs = _by_text(FORMAT.read(_tagged_idml(tmp_path, note), src_lang="en"))
     assert "Check with Ann." not in segs and [t.label for t in segs["Keep it."].source.tags] == ["note"]
+
+
+def test_tracked_inserted_text_is_read_inside_its_change_and_deleted_text_is_a_code(tmp_path):
+    story = (f'<ParagraphStyleRange><CharacterStyleRange {_PLAIN}><Content>Ship </Content>'
+             f'<Change Self="c1" ChangeType="InsertedText"><Content>all </Content></Change>'
+             f'<Change Self="c2" ChangeType="DeletedText"><Content>some </Content></Change>'
+             f'<Content>orders.</Content></CharacterStyleRange></ParagraphStyleRange>')
+    src = _tagged_idml(tmp_path, story)
+    segs = _by_text(FORMAT.read(src, src_lang="en"))
+    seg = segs["Ship all orders."]
+    assert [(t.kind, t.label) for t in seg.source.tags] == [("open", "ins"), ("close", "ins"), ("ph", "change")]
+    out = _export(tmp_path, {"Ship all orders.": _with_tags(seg, "Expédier ", "toutes ", "", " les commandes.")}, src)
+    changes = list(etree.fromstring(zipfile.ZipFile(out).read("Stories/Story_u30.xml")).iter("Change"))
+    assert [(c.get("Self"), "".join(c.itertext())) for c in changes] == [("c1", "toutes "), ("c2", "some ")]

@@ -219,3 +219,15 @@ def test_a_shape_written_for_newer_and_older_readers_is_read_once_and_both_copie
     assert len(twice) == 1
     out = _export(src, tmp_path / "out.pptx", {twice[0].key: "Écrit deux fois."}, doc)
     assert _texts(out, "ppt/slides/slide3.xml")[-2:] == ["Écrit deux fois.", "Écrit deux fois."]
+
+
+def test_a_hidden_slide_is_read_and_its_context_says_so(tmp_path):
+    src = tmp_path / "hidden.pptx"
+    with zipfile.ZipFile(FIX / "deck.pptx") as zin, zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if info.filename == "ppt/slides/slide2.xml":
+                body = body.replace(b"<p:sld ", b'<p:sld show="0" ', 1)
+            z.writestr(info, body)
+    doc = FORMAT.read(src, src_lang="en")
+    assert _seg(doc, "Results").context == "slide 2 (hidden)" and _seg(doc, "Revenue").context == "slide 3"
