@@ -9,7 +9,7 @@ _BAD_NAME = re.compile(r"[\[\]:*?/\\]")
 #: a string literal, a quoted sheet name before "!", or an unquoted one (a hand-written tokenizer: no
 #: maintained Python library rewrites references in Excel formulas; openpyxl's Tokenizer leaves a
 #: reference such as 'My sheet'!A1 one operand token, to be split again by hand)
-_REF = re.compile(r""""(?:[^"]|"")*"|'((?:[^']|'')+)'!|(?<![\w.\]'])([^\W\d][\w.]*)!""")
+_REF = re.compile(r""""(?:[^"]|"")*"|'((?:[^']|'')+)'!|(?<![\w.\]'#])([^\W\d][\w.]*)!""")
 
 
 def _quote(name: str) -> str:

@@ -172,6 +172,7 @@ def test_references_are_renamed_but_not_inside_string_literals():
     names = {"Prices": "Prix", "It's": "C'est"}
     assert rename_refs('SUM(Prices!A1:B2)&"Prices!x"', names) == 'SUM(\'Prix\'!A1:B2)&"Prices!x"'
     assert rename_refs("'It''s'!A1+MyPrices!A1", names) == "'C''est'!A1+MyPrices!A1"
+    assert rename_refs("IFERROR(REF!A1,#REF!)", {"REF": "Réf"}) == "IFERROR('Réf'!A1,#REF!)"  # an error value
 
 
 def test_a_sheet_name_excel_would_refuse_is_refused_naming_it(tmp_path):
