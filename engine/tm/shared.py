@@ -34,7 +34,8 @@ from psycopg import sql
 
 from engine.tm import feed
 from engine.tm.model import TMOffline, TMRefused
-from engine.tm.pg import _NET_DEFAULTS, PgTranslationMemory, _newest_first, redact
+from engine.tm.pg import _NET_DEFAULTS, PgTranslationMemory, redact
+from engine.tm.pg_search import _newest_first
 from engine.tm.replica import Replica, ReplicaStale, SyncCancelled, open_replica, replica_folder
 
 #: Seconds between catch-ups when no notification came (a safety net; a notification wakes it at once).
@@ -60,6 +61,7 @@ class SharedTM(PgTranslationMemory):
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._offline_open = False
+        self._online = False  # the feed thread holds a working connection
         self._known: dict = {}  # what an opening without the server needs: languages, may this role write
         mode = mode or os.environ.get("VERSO_REPLICA", "")
         try:
@@ -153,7 +155,7 @@ class SharedTM(PgTranslationMemory):
                 with self._listen_conn() as conn:
                     conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(feed.channel(self.schema))))
                     self._sync_now(conn)  # after LISTEN: nothing committed since can be missed
-                    self.feed_error = ""
+                    self.feed_error, self._online = "", True
                     last = time.monotonic()
                     while not self._stop.is_set():
                         woke = any(True for _ in conn.notifies(timeout=WAKE_S, stop_after=1))
@@ -172,8 +174,15 @@ class SharedTM(PgTranslationMemory):
                 self.feed_error = f"the replica cannot read the change feed ({e}): searches go to the server"
                 return
             except (psycopg.Error, OSError) as e:
+                self._online = False
                 self.feed_error = f"{redact(self.url)}: the server cannot be reached ({str(e).strip()[:200]})"
             self._stop.wait(RETRY_S)
+
+    @property
+    def online(self) -> bool:
+        """The feed is connected to the server (False while it cannot be reached: the replica
+        answers searches meanwhile, as fresh as the last change it took in)."""
+        return self._online
 
     # ------------------------------------------------------------ searching
     def _local(self) -> bool:

@@ -111,13 +111,16 @@ def test_an_offline_client_searches_its_replica_and_catches_up_on_reconnect(pg_u
     try:
         a.add("Save the file", "Datei speichern")
         assert wait_until(lambda: found(b, "Save the file"), 2)
+        assert b.online
         restartable.stop()
+        assert wait_until(lambda: not b.online, 10)
         assert found(b, "Save the file")  # offline: the replica answers
         with pytest.raises(TMOffline):
             b.add("Written while offline", "Offline geschrieben")
         restartable.start()
         a.add("Added while B was cut off", "Hinzugefügt, während B getrennt war")
         assert wait_until(lambda: found(b, "Added while B was cut off"), 10), b.feed_error
+        assert b.online
     finally:
         a.close()
         b.close()
