@@ -19,7 +19,7 @@ consistency    inconsistent-target (one source, several targets), same-target (o
                for several sources)
 length         length: the target is much shorter or longer than the source
 spelling       spelling (needs a dictionary; see :mod:`engine.spelling`)
-terms          term-not-used, forbidden-term (the project's glossaries, :mod:`engine.glossary`)
+terms          term-not-used, forbidden-term (the project's glossaries; :mod:`engine.qa_terms`)
 =============  =========================================================================
 """
 from __future__ import annotations
@@ -296,9 +296,10 @@ def received_ids(segments: Iterable) -> set[int]:
 
 
 def _terms(segments: Sequence, index, tgt_lang: str) -> list[Issue]:
-    """Glossary terms found in each translated source, checked in its target: a term not used
-    as the glossary says (warning), a forbidden variant used (error: the client said no)."""
-    from engine.glossary import term_issues
+    """Glossary terms found in each translated source, checked in its target (word boundaries,
+    inflection and compound heads: :mod:`engine.qa_terms`): a term not used as the glossary says
+    (warning), a forbidden variant used (error: the client said no)."""
+    from engine.qa_terms import term_issues
 
     out: list[Issue] = []
     for s in segments:
