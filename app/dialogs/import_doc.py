@@ -157,7 +157,7 @@ def _languages_accepted(parent, path: Path, format: str) -> bool:
     from engine.formats import language_conflict, read_declared
 
     project = getattr(parent, "project", None)
-    if project is None or not (format in ("xliff12", "xliff20", "po") or format.startswith("tabular")):
+    if project is None or not (format in ("xliff12", "xliff20", "po", "qt-ts") or format.startswith("tabular")):
         return True
     try:
         _, declared = read_declared(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)

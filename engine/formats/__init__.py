@@ -202,7 +202,7 @@ def read_declared(path: str | Path, *, src_lang: str = "", tgt_lang: str = "", f
 
 
 #: Formats whose files may declare the source language (read with none given, the reader returns it).
-_DECLARING_SOURCE = {"xliff12", "xliff20"}
+_DECLARING_SOURCE = {"xliff12", "xliff20", "qt-ts"}
 
 
 def language_conflict(declared: tuple[str, str], src_lang: str, tgt_lang: str, what: str = "the project") -> str:

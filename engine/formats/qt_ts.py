@@ -5,8 +5,8 @@ as many as its translation holds, two otherwise).  Keys: a JSON array of the con
 source and the disambiguation ``<comment>`` (with the form's index for a plural); the context
 is the ``<context>``'s name; ``<comment>``, ``<extracomment>`` and ``<translatorcomment>`` are
 the note.  ``type="unfinished"`` with a translation reads as a draft, without one as new;
-``vanished`` and ``obsolete`` messages are not segments.  The ``TS`` root's ``language`` is the
-target language the file declares.
+``vanished`` and ``obsolete`` messages are not segments.  The ``TS`` root's ``sourcelanguage``
+and ``language`` are the languages the file declares.
 
 Export replaces only the ``<translation>`` elements of translated messages: the translation's
 other attributes kept, ``type="unfinished"`` dropped when every form is confirmed and set when
@@ -85,7 +85,8 @@ class TsFormat(StringsFormat):
                                       note=note, context=cname, target=_text(tr) or None, meta=meta))
         problems: list[str] = []
         unique_keys(units, problems)
-        return Parsed(x.decoded, units, problems, meta={"language": root.get("language") or ""})
+        return Parsed(x.decoded, units, problems, meta={"language": root.get("language") or "",
+                                                       "sourcelanguage": root.get("sourcelanguage") or ""})
 
     def escape(self, value: str, unit: Unit, parsed: Parsed) -> str:
         return escape_ts(value)
@@ -95,8 +96,8 @@ class TsFormat(StringsFormat):
 
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
         doc = super().read(path, src_lang=src_lang, tgt_lang=tgt_lang)
-        parsed_lang = doc.meta.pop("language", "")
-        doc.tgt_lang = tgt_lang or normalize_lang(parsed_lang)
+        doc.tgt_lang = tgt_lang or normalize_lang(doc.meta.pop("language", ""))
+        doc.src_lang = src_lang or normalize_lang(doc.meta.pop("sourcelanguage", ""))
         for s in doc.segments:
             if s.target is not None and s.meta.get("unfinished"):
                 s.status = "draft"

@@ -84,3 +84,11 @@ def test_message_without_translation_is_refused_with_its_line(tmp_path):
                  '<message><source>x</source></message></context></TS>\n')
     with pytest.raises(FormatError, match=r"bad\.ts, line 3: a <message> without <translation>"):
         FORMAT.read(p)
+
+
+def test_declared_languages_are_read_and_a_conflict_named():
+    from engine.formats import language_conflict, read_declared
+
+    _, declared = read_declared(FIX / "app_de.ts", src_lang="en", tgt_lang="fr")
+    assert declared == ("en-US", "de-DE")
+    assert "de" in language_conflict(declared, "en", "fr") and not language_conflict(declared, "en", "de")
