@@ -95,6 +95,18 @@ def _m4_tm_pending_replaces(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE tm_pending ADD COLUMN replaces TEXT")
 
 
+def _m5_qa_ignored(db: sqlite3.Connection) -> None:
+    _run_script(db, """
+        CREATE TABLE IF NOT EXISTS qa_ignored (
+            segment_id  INTEGER NOT NULL REFERENCES segments(id) ON DELETE CASCADE,
+            check_id    TEXT NOT NULL,      -- the finding's check (Issue.check)
+            message     TEXT NOT NULL,      -- the finding's text: another text is another finding
+            ignored_at  TEXT NOT NULL,
+            PRIMARY KEY (segment_id, check_id, message)
+        );
+        """)
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -109,6 +121,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (2, "confirmations owed to the TM (tm_pending)", _m2_tm_pending),
     (3, "no password in a stored TM URL", _m3_no_stored_passwords),
     (4, "the TM target a corrected confirmation replaces (tm_pending.replaces)", _m4_tm_pending_replaces),
+    (5, "QA findings the translator ignored (qa_ignored)", _m5_qa_ignored),
 ]
 LATEST = MIGRATIONS[-1][0]
 
