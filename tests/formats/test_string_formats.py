@@ -87,3 +87,40 @@ def test_a_tmx_named_like_a_resource_file_gets_the_tm_import_pointer(tmp_path):
     p.write_text('<?xml version="1.0"?>\n<tmx version="1.4"><header srclang="en"/><body/></tmx>\n')
     with pytest.raises(UnsupportedFormatError, match="verso tm import"):
         detect(p)
+
+
+def _ttk_sources(name: str) -> set[str]:
+    from translate.storage import aresource, properties, resx, ts2
+
+    data = (FIX / name).read_bytes()
+    if name.endswith(".properties"):
+        store = properties.propfile(personality="java")
+        store.parse(data)
+    elif name.endswith(".strings"):
+        store = properties.stringsfile() if data[:2] == b"\xff\xfe" else properties.stringsutf8file()
+        store.parse(data)
+    elif name.endswith(".resx"):
+        store = resx.RESXFile.parsestring(data)
+    elif name.endswith(".ts"):
+        store = ts2.tsfile.parsestring(data)
+    else:
+        store = aresource.AndroidResourceFile.parsestring(data)
+    out = set()
+    for u in store.units:
+        out.update(str(s) for s in (u.source.strings if hasattr(u.source, "strings") else [u.source]) if str(s))
+    return out
+
+
+@pytest.mark.parametrize("name,skip", [
+    ("messages.properties", set()),
+    ("InfoPlist.strings", set()),
+    ("Strings.resx", {"75, 23", "button1"}),        # a typed resource and a designer entry: not text
+    ("app_de.ts", {"Old entry"}),                    # a vanished message
+    ("strings.xml", {"abc123", "@string/app_name", "ID_1"}),  # translatable="false" and a reference
+])
+def test_values_agree_with_translate_toolkits_reader(name, skip):
+    ours = {s.source.original() for s in read_document(FIX / name, src_lang="en").segments}
+    theirs = _ttk_sources(name) - skip
+    if name == "strings.xml":  # translate-toolkit skips <string-array>, and keeps &lt; decoded
+        ours = {o.replace("&lt;", "<").replace("&gt;", ">") for o in ours} - {"Mercury", "Venus"}
+    assert ours == theirs
