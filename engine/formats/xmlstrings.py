@@ -17,6 +17,7 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats import textutil, xmlsafe
 from engine.formats.textutil import Decoded
+# xmlsplice's decoder and tokenizer, shared rather than copied: the same spans its Splice maps
 from engine.formats.xmlsplice import SpliceError, _decode, _tokenize
 
 _ENTITY = re.compile(r"&(?:#(\d+)|#x([0-9A-Fa-f]+)|(amp|quot|apos));")
