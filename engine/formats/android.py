@@ -116,6 +116,8 @@ class AndroidFormat(StringsFormat):
             if not isinstance(el.tag, str) or el.get("translatable") == "false":
                 continue
             kind, name = el.tag, el.get("name") or ""
+            if el.get("product"):  # a variant of the resource for one kind of device: its own segment
+                name += f"@{el.get('product')}"
             if kind == "string":
                 items = [(name, el, "")]
             elif kind in ("string-array", "plurals"):

@@ -96,3 +96,12 @@ def test_entities_are_refused_before_parsing(tmp_path):
                  '<resources><string name="x">&a;</string></resources>\n')
     with pytest.raises(FormatError, match="entities"):
         FORMAT.read(p)
+
+
+def test_product_variants_of_one_name_are_separate_segments(tmp_path):
+    p = tmp_path / "strings.xml"
+    p.write_text('<?xml version="1.0" encoding="utf-8"?>\n<resources>\n'
+                 '<string name="hint">Tap the phone</string>\n'
+                 '<string name="hint" product="tablet">Tap the tablet</string>\n</resources>\n')
+    doc = FORMAT.read(p)
+    assert [s.context for s in doc.segments] == ["hint", "hint@tablet"] and not doc.problems
