@@ -106,7 +106,7 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     """Translate one sentence: the TM matches (:class:`~app.tmservice.FoundMatch`) read by the
     memory ``memory_mode`` names (or the one the model has), the previous sources of the
     document when the model reads them, the glossary's target ``terms`` (``terms_mode``: off,
-    prefer or enforce)."""
+    prefer or enforce; of the hits, those :func:`~engine.glossary.suggest_terms.suggestion_terms` keeps)."""
     from engine.nmt.translator import TranslationRequest
 
     exact = None if prefix else exact_match(memories)
@@ -115,6 +115,10 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
         res = translator.forced([text], [target])[0]
         res.text, res.exact_match = target, exact
         return res
+    if terms and terms_mode != "off":  # the hits written as the glossary writes them, one a span
+        from engine.glossary.suggest_terms import suggestion_terms
+
+        terms = suggestion_terms(text, terms)
     pairs = tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
     req = TranslationRequest(text, prefix, pairs, tuple(context) if context is not None else None, tuple(terms))
     return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode)

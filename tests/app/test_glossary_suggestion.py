@@ -78,6 +78,25 @@ def test_the_suggestion_gets_each_term_with_its_place_in_the_source(qtbot, gloss
     monkeypatch.setattr(Translator, "suggest", spy)
     folder, target = glossary_project
     _suggestion_for_row_0(qtbot, folder, "enforce")
-    req = next(r for r in seen if r.source == SENTENCES[0])
+    # (a request made before the glossary's index was loaded has no terms: the one after it has)
+    req = next(r for r in seen if r.source == SENTENCES[0] and r.terms)
     term = Term.of(req.terms[0])
     assert term.targets == (target,) and SENTENCES[0][slice(*term.span)] == "dog"
+
+
+def test_a_glossary_label_the_source_uses_as_a_common_word_leaves_the_suggestion_alone(tiny_translator):
+    """A client's UI glossary holds "Dog" (a label); "the red dog" is the word, not the label: the
+    suggestion is the model's own, while an entry written as the source writes it is enforced."""
+    from app.suggest import call_translator
+    from engine.glossary import TermIndex
+
+    plain = tiny_translator.translate([SENTENCES[0]], beam=5)[0].text
+    target = next(w for w in ("Katze", "Auto", "Mann") if w not in plain.split())
+
+    def suggestion(source_term: str) -> str:
+        hits = TermIndex([GlossaryEntry(source_term, (target,), "en", "de")], "en").find(SENTENCES[0])
+        assert hits  # recognition finds it either way (the Glossary panel and QA show it)
+        return call_translator(tiny_translator, SENTENCES[0], [], terms=hits, terms_mode="enforce").text
+
+    assert suggestion("Dog") == plain
+    assert target in suggestion("dog")
