@@ -5,7 +5,8 @@ Every non-empty string *value* is a segment keyed by its path (a JSON array of t
 and array indexes that lead to it); its context is the dotted path.  Keys, numbers, booleans
 and null are not text.  i18next plural keys (``item_one``, ``item_other``, ``item_plural``)
 are segments of their own whose note names the plural form, so the translator
-writes each form the target language needs next to the others.
+writes each form the target language needs next to the others.  In a Chrome/WebExtension
+``messages.json`` a message's ``description`` is its note, not a segment.
 
 The file is checked with the standard library's :func:`json.loads` (its messages give line and
 column), then walked by a small scanner that knows, for each string, where its literal stands
@@ -103,6 +104,27 @@ class _Walker:
                     note=note, context=_dotted(keys), meta=meta)
 
 
+def _chrome_messages(units: list[Unit]) -> list[Unit]:
+    """Chrome/WebExtension ``messages.json`` (``{"key": {"message": ..., "description": ...}}``):
+    the description is the message's note, not a segment, and a placeholder's ``content``
+    (``$1``) is not text."""
+    paths = {u.key: json.loads(u.key) for u in units}
+    descriptions = {tuple(p[:-1]): u for u in units if (p := paths[u.key]) and p[-1] == "description"}
+    messages = {tuple(p[:-1]) for u in units if (p := paths[u.key]) and p[-1] == "message"}
+    keep = []
+    for u in units:
+        p = paths[u.key]
+        parent = tuple(p[:-1])
+        if p and p[-1] == "description" and parent in messages:
+            continue
+        if len(p) >= 3 and p[-1] == "content" and p[-3] == "placeholders" and tuple(p[:-3]) in messages:
+            continue
+        if p and p[-1] == "message" and parent in descriptions:
+            u.note = "\n".join(n for n in (descriptions[parent].value, u.note) if n)
+        keep.append(u)
+    return keep
+
+
 class JsonFormat(StringsFormat):
     name = "json"
     extensions = (".json",)
@@ -130,6 +152,7 @@ class JsonFormat(StringsFormat):
         w = _Walker(path, text)
         w.value(w.ws(0), [], 0)
         problems: list[str] = []
+        w.units = _chrome_messages(w.units)
         unique_keys(w.units, problems)
         style_ascii = text.isascii() and "\\u" in text
         return Parsed(dec, w.units, problems, meta={"ascii": style_ascii})

@@ -8,7 +8,7 @@ Besides what :func:`engine.inline.protect` finds in plain text (HTML tags, entit
 * i18next/Handlebars/Mustache ``{{name}}``, ``{{- name}}``, ``{{count, number}}``, and i18next's
   nesting ``$t(key)``;
 * ICU/.NET/Qt ``{0}``, ``{name}``, ``%1``, ``%L1``;
-* Ruby/Rails ``%{count}``, ``%<total>.2f``.
+* Ruby/Rails ``%{count}``, ``%<total>.2f``; WebExtension ``$COUNT$``.
 
 Each becomes one code (a ``ph`` tag whose original is the placeholder), HTML tags become paired
 codes as in :func:`engine.inline.protect`.  ``50% off`` is prose, not the printf ``% o``: a space
@@ -24,6 +24,7 @@ from engine.inline import PLACEHOLDER_PATTERNS, Tag, TaggedText, TaggedTextBuild
 _SOFTWARE = (
     ("mustache", r"\{\{-?\s*[^{}\s][^{}]*\}\}"),
     ("nesting", r"\$t\([^()\n]{1,200}\)"),
+    ("chrome", r"\$[A-Za-z_]\w*\$"),
     ("ruby", r"%\{[A-Za-z_]\w*\}|%<[A-Za-z_]\w*>[-+#0 ]*\d*(?:\.\d+)?[sdifxXoeEgGbB]"),
     ("apple", r"%#@[A-Za-z_]\w*@|%(?:\d+\$)?[-+#0]*\d*(?:\.\d+)?(?:hh|h|ll|l|q|z|t|j|L)?[@dDiuUxXoOfFeEgGcCsSpaA]|%n|%%"),
 )

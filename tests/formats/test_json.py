@@ -112,3 +112,10 @@ def test_one_string_over_the_string_limit_is_refused_with_its_line(tmp_path):
     with pytest.raises(FormatError, match=r"long\.json, line 3: a string longer than 1 MiB"):
         FORMAT.read(p)
     assert time.monotonic() - t < 2
+
+
+def test_chrome_messages_descriptions_are_notes_not_segments():
+    doc = FORMAT.read(FIX / "messages.json")
+    assert [s.context for s in doc.segments] == ["extName.message", "savedCount.message",
+                                                 "savedCount.placeholders.count.example"]
+    assert doc.segments[0].note == "Name of the extension, shown in the store"

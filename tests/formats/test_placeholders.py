@@ -15,6 +15,7 @@ from engine.formats.placeholders import protect_software, protect_target
     ("Hi {0}, {name} and {1:N2}", ["{0}", "{name}", "{1:N2}"]),
     ("Qt %1 of %L2, line%n", ["%1", "%L2", "%n"]),
     ("Rails %{count} and %<total>.2f", ["%{count}", "%<total>.2f"]),
+    ("Saved $COUNT$ tabs for $5", ["$COUNT$"]),
 ])
 def test_platform_placeholders_are_codes(text, codes):
     assert [t.original for t in protect_software(text).tags] == codes
