@@ -41,6 +41,7 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats import drawingml, textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.glossary_hint import glossary_hint
 from engine.formats.opc import rels
 from engine.formats.xlsx_text import rebuild_rich, rich
 from engine.formats.xlsxnames import check_name, rename_refs
@@ -253,6 +254,8 @@ class XlsxFormat:
                                         for key, src in drawingml.read_part(pkg, dpart, src_lang))
         if not doc.segments:
             doc.problems.append("no translatable text found")
+        elif hint := glossary_hint(doc.segments):
+            doc.problems.append(hint)
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,

@@ -364,6 +364,16 @@ def _layout(first: list[str], src_lang: str, tgt_lang: str) -> _Layout:
     return lay
 
 
+def glossary_header(first_row: list[str]) -> str:
+    """The first row of a table as a glossary reader would name it ("source | target",
+    "en | de"), or "" when it does not read as a glossary's header: a role name for both
+    sides, or two language codes (what :func:`_layout` takes as a header)."""
+    lay = _layout(first_row, "", "")
+    if not lay.header or "source" not in lay.cols or "target" not in lay.cols:
+        return ""
+    return " | ".join((first_row[lay.cols[side]] or "").strip() for side in ("source", "target"))
+
+
 def _cell(row: list, i: int | None) -> str:
     if i is None or i >= len(row) or row[i] is None:
         return ""
