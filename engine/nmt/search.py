@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from engine.nmt.constraints import (FORCED, OWN, ConstraintState, constrain_terms, term_gates,
+from engine.nmt.constraints import (OWN, ConstraintState, constrain_terms, term_gates,
                                     with_constraint_candidates)
 from engine.nmt.model import RNNSearch
 from engine.nmt.repeats import TAIL, SameWord, repeat_bans, source_runs
@@ -152,6 +152,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     copy_hist: Tensor | None = None                                       # (B*K, t, 4) with a memory
     finished: list[list[Hypothesis]] = [[] for _ in range(B)]
     cut_off: list[list[bool]] = [[] for _ in range(B)]                   # per finished: ended at the length limit
+    tailed: list[list[bool]] = [[] for _ in range(B)]                    # per finished: a term forced after its end
     done = [False] * B
     step = 0
     while not all(done):
@@ -164,7 +165,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         lp = lp.view(B, K, V)
         attn_now = out.attn.float()
         gates: list[list[list[bool]] | None] = [None] * B
-        forced = [False] * (B * K)
+        forced = [OWN] * (B * K)                                            # per row: OWN, FORCED or TAIL
         glued: list[list[bool]] = [[False] * K for _ in range(B)]
         tails = seqs[:, -TAIL:].tolist() if word_starts is not None and step else None
         for b in range(B):
@@ -221,6 +222,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                         if (rank < K or terms[b]) and len(finished[b]) < K:
                             finished[b].append(finish(b, row, v))
                             cut_off[b].append(step + 1 >= max_lens[b])
+                            tailed[b].append(cstate[row].tail)
                     elif len(alive) < K:
                         alive.append((row, tok, v))
                     if len(alive) == K and len(finished[b]) >= K:
@@ -230,6 +232,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                     if not finished[b]:  # (the length rules make this impossible; never return nothing)
                         finished[b].append(finish(b, b * K, float(scores[b, 0])))
                         cut_off[b].append(True)
+                        tailed[b].append(True)
             while len(alive) < K:  # dead slots: any row, score -inf
                 alive.append((b * K, PAD, NEG_INF))
             for row, tok, v in alive:
@@ -237,7 +240,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                 sel_tok.append(tok)
                 sel_score.append(v if not done[b] else NEG_INF)
         if any(terms):
-            cstate = [cstate[r].advance(t, terms[r // K], FORCED if forced[r] else OWN,
+            cstate = [cstate[r].advance(t, terms[r // K], forced[r],
                                         gates[r // K][r % K] if gates[r // K] is not None else None)
                       if terms[r // K] and t != PAD else cstate[r] for r, t in zip(sel_rows, sel_tok)]
         idx = torch.tensor(sel_rows, device=dev)
@@ -256,9 +259,12 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         step += 1
     # With terms, a hypothesis cut off at the length limit loses to any that ended by itself: a
     # loop of likely tokens before a forced term scores better per token than the same term
-    # forced where the sentence ends (the toy model looped "ein Haus ein Haus ... Baum")
-    return [max([h for h, cut in zip(f, c) if not cut] or f, key=lambda h: h.norm_score) if terms[b] else
-            max(f, key=lambda h: h.norm_score) for b, (f, c) in enumerate(zip(finished, cut_off))]
+    # forced where the sentence ends (the toy model looped "ein Haus ein Haus ... Baum"); and one
+    # with a term forced where the model would have ended loses to any that placed its terms inside
+    # the sentence: the tail's likely tokens raised its length-normalised score ("... <guilabel>Neu
+    # laden</guilabel>. Deaktivieren Sie dann den Knopf Neu laden." on the KDE client glossary)
+    return [max(zip(f, c, t), key=lambda x: (not x[1], not x[2], x[0].norm_score))[0] if terms[b] else
+            max(f, key=lambda h: h.norm_score) for b, (f, c, t) in enumerate(zip(finished, cut_off, tailed))]
 
 
 @torch.inference_mode()
