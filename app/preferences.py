@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QSettings
 
 from app import keymap
+from engine.glossary.model import DEFAULT_TERMS_MODE
 from engine.nmt.retrieval import MEMORY_MIN_SCORE
 
 #: How many of the best TM matches a SEG-NMT model reads by default: on the demo model's test
@@ -75,10 +76,8 @@ class Preferences:
     memory_min_score = Pref("nmt/memory_min_score", round(MEMORY_MIN_SCORE * 100), int,
                             "minimum match (percent) a memory-guided model reads")
     quantize = Pref("nmt/quantize", True, bool, "int8 engine on the CPU")
-    # "enforce" by default, as `verso translate --glossary`: on the KDE GUI-label test (benchmarks/RESULTS.md,
-    # "Glossary terms in the suggestion") with terms placed by attention it writes 99 % of the terms and raises
-    # BLEU 53.6 -> 56.7 (p = 0.001) at 1.4x the time; prefer 84 % at 55.0.
-    glossary_terms = Pref("nmt/glossary_terms", "enforce", str,
+    # the default of the editor and `verso translate --glossary` is kept once (engine.glossary.model, with why)
+    glossary_terms = Pref("nmt/glossary_terms", DEFAULT_TERMS_MODE, str,
                           "use glossary terms in suggestions: off, prefer (a bonus) or enforce (always)")
     memory_mode = Pref("nmt/memory_mode", "auto", str,
                        "which memory reads the TM matches: auto, knn (nearest neighbours), learned or none")

@@ -100,3 +100,14 @@ def test_a_glossary_label_the_source_uses_as_a_common_word_leaves_the_suggestion
 
     assert suggestion("Dog") == plain
     assert target in suggestion("dog")
+
+
+def test_the_default_glossary_mode_is_the_one_kept_in_the_engine(tmp_path):
+    """The editor's *Use glossary terms in suggestions* starts at the measured default, kept once."""
+    from PySide6.QtCore import QSettings
+
+    from app.preferences import Preferences
+    from engine.glossary.model import DEFAULT_TERMS_MODE, TERMS_MODES
+
+    fresh = Preferences(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat))
+    assert fresh.glossary_terms == DEFAULT_TERMS_MODE and DEFAULT_TERMS_MODE in TERMS_MODES
