@@ -84,6 +84,7 @@ MENUS: tuple[tuple[str, tuple], ...] = (
     )),
     ("&Tools", (
         ActionSpec("concordance", "&Concordance…", "memory.open_concordance", grid_menu=True, editor_menu=True),
+        ActionSpec("tm_editor", "TM &Editor…", "memory.tm_editor_dialog"),
         ActionSpec("add_term", "Add &Term to Glossary…", "memory.add_term_dialog", editor_menu=True),
         ActionSpec("statistics", "&Statistics…", "delivery.statistics_dialog"),
         ActionSpec("qa", "&QA Check…", "delivery.qa_dialog", keys=("F8",)),

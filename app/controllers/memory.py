@@ -1,6 +1,6 @@
 """TM and glossary: the project's TM thread (``app/tmservice.py``), the TM matches and the
 glossary terms of the segment (from the segment flow's signals), inserting either, the
-concordance, TMX import and export, and adding a term to the project's glossary."""
+concordance, the TM editor, TMX import and export, and adding a term to the project's glossary."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,6 +24,7 @@ class MemoryController(Controller):
         super().__init__(win)
         self.terms_ready = False       # the term index has answered (tests wait on it)
         self._terms_generation = 0     # a term index built for an older request is dropped
+        self.tm_editor = None          # the open TM editor (Tools ▸ TM Editor)
         win.matches.insertRequested.connect(self.insert_match)
         win.glossary.insertRequested.connect(self.insert_term)
         win.concordance.searchRequested.connect(self._concordance_search)
@@ -52,6 +53,8 @@ class MemoryController(Controller):
         self.load_terms(project)
 
     def close_tm(self) -> None:
+        if self.tm_editor is not None:  # it reads and writes this project's TMs
+            self.tm_editor.close()
         self.win.flow.set_tm(None)
         if self.win.tm is not None:
             self.win.tm.close()
@@ -89,6 +92,29 @@ class MemoryController(Controller):
             self.win.concordance.show_hits([])
             return
         self.win.tm.concordance(phrase, phrase, side)
+
+    def tm_editor_dialog(self):
+        """Tools ▸ TM Editor: browse, search, edit and delete the units of the project's TMs.
+        Returns the dialog (open, not modal)."""
+        from app.controllers.tm_editor import TMEditorController
+        from app.dialogs.tm_editor import TMEditorDialog
+
+        tm = self.win.tm
+        if tm is None or not tm.infos:
+            self.say("This project has no TM (File ▸ Import TMX adds one).", 5000)
+            return None
+        dlg = TMEditorDialog(self.win, [f"{i.name} (shared)" if i.shared else i.name for i in tm.infos])
+        dlg.controller = TMEditorController(tm, dlg)
+        dlg.finished.connect(lambda _: self._tm_editor_closed(dlg))
+        dlg.controller.search(dlg.unit_filter())
+        dlg.show()
+        self.tm_editor = dlg
+        return dlg
+
+    def _tm_editor_closed(self, dlg) -> None:
+        if self.tm_editor is dlg:
+            self.tm_editor = None
+        dlg.deleteLater()
 
     # --------------------------------------------------------- TM files
     def import_tm_dialog(self):

@@ -1,0 +1,176 @@
+"""The TM editor's controller: reads pages of units and writes edits, deletes and their undo
+(:mod:`engine.tm.units`) on the project's TM thread (``app/tmservice.py``), so the window
+never waits for a TM and a lookup queued after an edit sees it; keeps the dialog's undo
+stack.  A shared TM is written on its server under the user's role: a refusal (a reader
+role, the server out of reach) is one line under the table and changes nothing."""
+from __future__ import annotations
+
+import getpass
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject
+
+from engine.errors import TMError
+from engine.tm.model import TMEntry
+from engine.tm.units import UnitChange, UnitFilter, delete_unit, edit_unit, page, undo
+
+from app.dialogs.tm_units import SOURCE
+
+#: Units per page, and units read at most per page (a rare filter returns a short page sooner).
+PAGE = 100
+SCAN = 5000
+
+
+def editor_name() -> str:
+    """The name an edit is recorded under: the user's login name."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "translator"
+
+
+@dataclass(frozen=True)
+class Undoable:
+    """What one Ctrl+Z takes back: ``changes`` made in TM ``tm`` (an index of the project's
+    list), each with the row its unit was shown in."""
+
+    tm: int
+    changes: list[tuple[UnitChange, int]]
+
+
+class TMEditorController(QObject):
+    def __init__(self, service, dialog, editor: str | None = None):
+        super().__init__(dialog)
+        self.svc, self.dlg, self.model = service, dialog, dialog.model
+        self.editor = editor or editor_name()
+        self.tm = 0
+        self.flt = UnitFilter()
+        self.undo_stack: list[Undoable] = []
+        dialog.searchChanged.connect(self.search)
+        dialog.tmChosen.connect(self.choose_tm)
+        dialog.deleteRequested.connect(self.delete)
+        dialog.undoRequested.connect(self.undo)
+        self.model.wanted.connect(self._read_page)
+        self.model.editRequested.connect(self.edit)
+
+    # ------------------------------------------------------------ on the TM thread
+    def _handle(self, i: int):
+        """The open TM ``i`` (call on the TM thread)."""
+        tm = self.svc.tms[i] if i < len(self.svc.tms) else None
+        if tm is None:
+            raise TMError(f"TM {self.svc.infos[i].name} cannot be reached now (its server does not answer)")
+        return tm
+
+    def _run(self, fn, on_result, tm: int | None = None, on_error=None) -> None:
+        """``fn(the TM's handle)`` on the TM thread, for the TM shown (or TM ``tm``)."""
+        i = self.tm if tm is None else tm
+        self.svc.run(lambda control: fn(self._handle(i)), on_result=on_result, on_error=on_error or self._failed)
+
+    def _failed(self, msg: str) -> None:
+        self.model.stop_loading()
+        self.dlg.say(msg)
+
+    # ------------------------------------------------------------ browsing
+    def choose_tm(self, i: int) -> None:
+        self.tm = i
+        self.search(self.flt)
+
+    def search(self, flt: UnitFilter) -> None:
+        """Show the units of the chosen TM that pass ``flt`` (a bad filter is said, not run)."""
+        try:
+            flt.matcher()
+        except TMError as e:
+            self.dlg.say(str(e))
+            return
+        self.flt = flt
+        self.model.restart()
+        self.model.fetchMore()
+
+    def _read_page(self, generation: int, after: int) -> None:
+        flt = self.flt
+
+        def shown(p) -> None:
+            if not self.model.add_page(generation, p):
+                return
+            if not p.done and len(p.entries) < PAGE:  # the scan limit came first: read on
+                self.model.fetchMore()
+            self._say_count()
+        self._run(lambda tm: page(tm, flt, after, PAGE, SCAN), shown)
+
+    def _say_count(self) -> None:
+        n, m = self.model.rowCount(), self.model
+        more = " — searching…" if m.loading else (" — scroll for more" if not m.done else "")
+        self.dlg.say(f"{n} unit{'s' if n != 1 else ''} shown{more}")
+
+    # ------------------------------------------------------------ writing
+    def edit(self, uid: int, column: int, text: str) -> None:
+        """Write the edited source or target of unit ``uid`` under this user's name."""
+        side = "source" if column == SOURCE else "target"
+        row = self.model.row_of(uid)
+
+        def job(tm) -> tuple[UnitChange | None, TMEntry | None]:
+            change = edit_unit(tm, uid, editor=self.editor, **{side: text})
+            return change, tm.get(change.after_id) if change else None
+
+        def done(result) -> None:
+            change, entry = result
+            if change is None:
+                return
+            if change.after_id != uid:  # now the duplicate of another unit: that one holds it
+                self.model.drop(uid)
+            self.model.put(entry, row)
+            self.undo_stack.append(Undoable(self.tm, [(change, row)]))
+            self.dlg.say(f"Unit edited ({side}); Ctrl+Z takes it back.")
+        self._run(job, done)
+
+    def delete(self, uids: list[int]) -> None:
+        """Delete the units ``uids`` (one Ctrl+Z brings them all back)."""
+        rows = {uid: self.model.row_of(uid) for uid in uids}
+
+        def job(tm) -> list[UnitChange]:
+            out = []
+            for uid in uids:
+                try:
+                    out.append(delete_unit(tm, uid))
+                except TMError:
+                    if out:  # the ones deleted so far stay undoable
+                        break
+                    raise
+            return out
+
+        def done(changes: list[UnitChange]) -> None:
+            for c in changes:
+                self.model.drop(c.before.id)
+            self.undo_stack.append(Undoable(self.tm, [(c, rows[c.before.id]) for c in changes]))
+            n = len(changes)
+            self.dlg.say(f"{n} unit{'s' if n != 1 else ''} deleted; Ctrl+Z brings {'them' if n != 1 else 'it'} "
+                         "back.")
+        self._run(job, done)
+
+    def undo(self) -> None:
+        """Take the last edit or delete back."""
+        if not self.undo_stack:
+            self.dlg.say("Nothing to undo.")
+            return
+        step = self.undo_stack.pop()
+
+        def job(tm) -> list[tuple[TMEntry, UnitChange, int]]:
+            return [(undo(tm, c), c, row) for c, row in reversed(step.changes)]
+
+        def done(restored) -> None:
+            if step.tm == self.tm:
+                for entry, change, row in reversed(restored):
+                    if change.after_id == change.before.id != entry.id:  # merged into another unit
+                        self.model.drop(change.after_id)
+                    self.model.put(entry, row)
+                if restored:
+                    self.dlg.select_unit(restored[-1][0].id)
+            self.dlg.say(f"Undone: {'the edit' if step.changes[0][0].kind == 'edit' else 'the delete'}.")
+
+        def failed(msg: str) -> None:
+            self.undo_stack.append(step)  # still there to try again
+            self._failed(msg)
+        self._run(job, done, step.tm, failed)
+
+
+__all__ = ["TMEditorController", "editor_name", "PAGE"]

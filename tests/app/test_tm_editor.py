@@ -1,0 +1,222 @@
+"""Tools ▸ TM Editor, driven as a translator would: opened from the menu, a unit found by
+typing in the search box, its target edited in place, Ctrl+Z, the Delete key; on a local
+TM and on a shared TM of a real PostgreSQL server."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit
+
+from engine.inline import protect
+from engine.tm import TranslationMemory, open_tm
+from engine.tm.shared import SharedTM, wait_until
+from engine.tm.units import author
+
+from app.dialogs.tm_editor import TMEditorDialog
+from app.dialogs.tm_units import TARGET
+from editor_helpers import make_project
+from test_editor import open_window
+
+UNITS = [("Open the file", "Datei öffnen", "ann"), ("Close the window", "Fenster schließen", "bob"),
+         ("Print the page", "Seite drucken", "ann")]
+
+
+def _seed(tm) -> None:
+    for s, t, who in UNITS:
+        tm.add(protect(s), protect(t), creator=who)
+
+
+def open_editor(qtbot, win) -> TMEditorDialog:
+    """Tools ▸ TM Editor… from the menu bar, with the keyboard."""
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=20_000)
+    tools = next(a.menu() for a in win.menuBar().actions() if a.text() == "&Tools")
+    item = next(a for a in tools.actions() if a.text() == "TM &Editor…")
+    item.trigger()
+    dlg = win.memory.tm_editor
+    assert isinstance(dlg, TMEditorDialog) and dlg.isVisible()
+    qtbot.waitExposed(dlg)
+    return dlg
+
+
+def shown(dlg) -> list[str]:
+    return [e.source.plain() for e in dlg.model.entries]
+
+
+def find(qtbot, dlg, text: str, expect: list[str]) -> None:
+    dlg.search.clear()
+    qtbot.keyClicks(dlg.search, text)
+    qtbot.waitUntil(lambda: shown(dlg) == expect, timeout=10_000)
+
+
+def edit_target(qtbot, dlg, row: int, text: str) -> None:
+    """F2 on the row's target, select all, type, Enter."""
+    view = dlg.table
+    view.setFocus()
+    view.setCurrentIndex(dlg.model.index(row, TARGET))
+    qtbot.keyClick(view, Qt.Key_F2)
+    editor = view.focusWidget()
+    assert isinstance(editor, QLineEdit)
+    qtbot.keyClick(editor, Qt.Key_A, Qt.ControlModifier)
+    qtbot.keyClicks(editor, text)
+    qtbot.keyClick(editor, Qt.Key_Return)
+
+
+def target_of(dlg, row: int) -> str:
+    return dlg.model.entries[row].target.text if row < len(dlg.model.entries) else ""
+
+
+def test_a_unit_found_by_typing_is_edited_in_place_and_ctrl_z_restores_it(qtbot, tmp_path):
+    folder = make_project(tmp_path / "p", ["Close the window."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        _seed(tm)
+    win = open_window(qtbot, folder)
+    dlg = open_editor(qtbot, win)
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=10_000)
+    assert "3 units shown" in dlg.status.text()
+
+    find(qtbot, dlg, "window", ["Close the window"])
+    edit_target(qtbot, dlg, 0, "Schließen Sie das Fenster")
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=10_000)
+    assert author(dlg.model.entries[0]) == win.memory.tm_editor.controller.editor
+    with TranslationMemory(folder / "tm") as tm:  # another reader: it is in the TM, and found
+        assert tm.search("Close the window", k=1)[0].target.text == "Schließen Sie das Fenster"
+
+    dlg.table.setFocus()
+    qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=10_000)
+    assert author(dlg.model.entries[0]) == "bob"
+    with TranslationMemory(folder / "tm") as tm:
+        assert tm.search("Close the window", k=1)[0].target.text == "Fenster schließen"
+
+
+def test_the_delete_key_removes_a_unit_from_the_tm_search_and_ctrl_z_brings_it_back(qtbot, tmp_path):
+    folder = make_project(tmp_path / "p", ["Print the page."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        _seed(tm)
+    win = open_window(qtbot, folder)
+    dlg = open_editor(qtbot, win)
+    find(qtbot, dlg, "drucken", ["Print the page"])
+    dlg.table.setFocus()
+    dlg.table.selectRow(0)
+    qtbot.keyClick(dlg.table, Qt.Key_Delete)
+    qtbot.waitUntil(lambda: shown(dlg) == [] and "deleted" in dlg.status.text(), timeout=10_000)
+    found = []
+    win.tm.run(lambda control: win.tm.search_now(control, protect("Print the page"), k=3),
+               on_result=found.append)
+    qtbot.waitUntil(lambda: bool(found), timeout=10_000)
+    assert all(m.match.target.text != "Seite drucken" for m in found[0])
+    with TranslationMemory(folder / "tm") as tm:
+        assert len(tm) == 2 and not tm.search("Print the page", k=1, min_score=0.99)
+
+    qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: shown(dlg) == ["Print the page"], timeout=10_000)
+    assert author(dlg.model.entries[0]) == "ann"
+    with TranslationMemory(folder / "tm") as tm:
+        assert tm.search("Print the page", k=1)[0].target.text == "Seite drucken"
+
+
+def test_search_by_author_regex_and_a_bad_expression_said_in_one_line(qtbot, tmp_path):
+    folder = make_project(tmp_path / "p", ["Open the file."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        _seed(tm)
+    win = open_window(qtbot, folder)
+    dlg = open_editor(qtbot, win)
+    qtbot.keyClicks(dlg.author, "ANN")
+    qtbot.waitUntil(lambda: shown(dlg) == ["Open the file", "Print the page"], timeout=10_000)
+    dlg.regex.setChecked(True)
+    find(qtbot, dlg, "^(Close|Print)", ["Print the page"])
+    find(qtbot, dlg, "(unclosed", ["Print the page"])  # the last good search stays
+    qtbot.waitUntil(lambda: "not a regular expression" in dlg.status.text(), timeout=5000)
+    assert "\n" not in dlg.status.text()
+
+
+# ------------------------------------------------------------------ a shared TM
+@pytest.fixture(scope="module")
+def pg_base():
+    from pgserver_helper import find_bin, start_server
+
+    url, srv, why = start_server()
+    if not url:
+        if os.environ.get("VERSO_REQUIRE_PG") or find_bin() is not None:
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    yield url
+    if srv is not None:
+        srv.cleanup()
+
+
+def test_an_edit_of_a_shared_tm_reaches_another_clients_replica(qtbot, tmp_path, pg_base, monkeypatch):
+    import json
+
+    from engine.store import Project
+
+    monkeypatch.setenv("VERSO_REPLICAS", str(tmp_path / "replicas"))
+    url = f"{pg_base}{'&' if '?' in pg_base else '?'}tm=editor_{os.getpid()}"
+    with open_tm(url, src_lang="en", tgt_lang="de") as tm:
+        _seed(tm)
+    folder = make_project(tmp_path / "p", ["Close the window."], tm=False)
+    with Project.open(folder) as p:
+        p.set_setting("tms", json.dumps([{"path": url, "writable": True}]))
+    other = SharedTM(url, replica_dir=tmp_path / "other", src_lang="en", tgt_lang="de")
+    try:
+        assert wait_until(lambda: other.replica.ready, 20), other.feed_error
+        win = open_window(qtbot, folder)
+        dlg = open_editor(qtbot, win)
+        assert dlg.tm_combo.currentText().endswith("(shared)")
+        find(qtbot, dlg, "window", ["Close the window"])
+        edit_target(qtbot, dlg, 0, "Schließen Sie das Fenster")
+        qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=10_000)
+
+        def replica_has(text: str) -> bool:
+            ms = other.search("Close the window", k=1, min_score=0.99)
+            return bool(ms) and ms[0].target.text == text
+        assert wait_until(lambda: replica_has("Schließen Sie das Fenster"), 3)
+        assert other.last_search  # answered by the other client's own replica
+
+        dlg.table.setFocus()
+        qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
+        qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=10_000)
+        assert wait_until(lambda: replica_has("Fenster schließen"), 3)
+    finally:
+        other.close()
+
+
+def test_a_reader_roles_edit_of_a_shared_tm_is_refused_in_one_line(qtbot, tmp_path, pg_base, monkeypatch):
+    import json
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    from engine.store import Project
+
+    monkeypatch.setenv("VERSO_REPLICAS", str(tmp_path / "replicas"))
+    url = f"{pg_base}{'&' if '?' in pg_base else '?'}tm=reader_{os.getpid()}"
+    with open_tm(url, src_lang="en", tgt_lang="de") as tm:
+        _seed(tm)
+        schema = tm.schema
+    role = f"reader_{os.getpid()}"
+    with psycopg.connect(pg_base, autocommit=True) as c:
+        c.execute(f"CREATE ROLE {role} LOGIN")
+        c.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        c.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
+    p = urlsplit(url)
+    as_reader = urlunsplit(p._replace(netloc=f"{role}@{p.netloc.rsplit('@', 1)[-1]}"))
+    folder = make_project(tmp_path / "p", ["Close the window."], tm=False)
+    with Project.open(folder) as proj:
+        proj.set_setting("tms", json.dumps([{"path": as_reader, "writable": False}]))
+    win = open_window(qtbot, folder)
+    dlg = open_editor(qtbot, win)
+    find(qtbot, dlg, "window", ["Close the window"])
+    edit_target(qtbot, dlg, 0, "Fenster zu")
+    qtbot.waitUntil(lambda: "may only read" in dlg.status.text(), timeout=10_000)
+    assert "\n" not in dlg.status.text() and target_of(dlg, 0) == "Fenster schließen"
+    dlg.table.setFocus()
+    dlg.table.selectRow(0)
+    dlg.status.clear()
+    qtbot.keyClick(dlg.table, Qt.Key_Delete)
+    qtbot.waitUntil(lambda: "may only read" in dlg.status.text(), timeout=10_000)
+    assert shown(dlg) == ["Close the window"]
+    with open_tm(url) as tm:
+        assert len(tm) == 3 and tm.search("Close the window", k=1)[0].target.text == "Fenster schließen"
