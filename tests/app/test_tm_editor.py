@@ -132,6 +132,49 @@ def test_search_by_author_regex_and_a_bad_expression_said_in_one_line(qtbot, tmp
     assert "\n" not in dlg.status.text()
 
 
+def test_units_are_read_a_page_at_a_time_as_the_translator_scrolls(qtbot, tmp_path):
+    from app.controllers.tm_editor import PAGE
+
+    folder = make_project(tmp_path / "p", ["One."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add_many([(f"Sentence number {i}", f"Satz Nummer {i}") for i in range(2 * PAGE + 30)])
+    win = open_window(qtbot, folder)
+    dlg = open_editor(qtbot, win)
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == PAGE and "scroll for more" in dlg.status.text(),
+                    timeout=10_000)
+    dlg.table.setFocus()
+    dlg.table.setCurrentIndex(dlg.model.index(0, TARGET))
+    for n in (2 * PAGE, 2 * PAGE + 30):
+        qtbot.keyClick(dlg.table, Qt.Key_End, Qt.ControlModifier)  # to the last row shown: the next page
+        qtbot.waitUntil(lambda n=n: len(dlg.model.entries) == n, timeout=10_000)
+    assert dlg.model.done and dlg.status.text() == f"{2 * PAGE + 30} units shown"
+    assert [e.source.text for e in dlg.model.entries[-2:]] == [f"Sentence number {2 * PAGE + 28}",
+                                                              f"Sentence number {2 * PAGE + 29}"]
+
+
+def test_every_tm_of_the_project_is_listed_and_the_chosen_one_is_shown(qtbot, tmp_path):
+    import json
+
+    from engine.store import Project
+
+    folder = make_project(tmp_path / "p", ["One."])
+    with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+        _seed(tm)
+    with TranslationMemory(tmp_path / "reference", src_lang="en", tgt_lang="de") as tm:
+        tm.add("Save the document", "Dokument speichern", creator="eva")
+    with Project.open(folder) as p:
+        p.set_setting("tms", json.dumps([{"path": "tm", "writable": True},
+                                         {"path": str(tmp_path / "reference"), "writable": False}]))
+    win = open_window(qtbot, folder)
+    dlg = open_editor(qtbot, win)
+    assert [dlg.tm_combo.itemText(i) for i in range(dlg.tm_combo.count())] == ["tm", "reference"]
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=10_000)
+    dlg.tm_combo.setFocus()
+    qtbot.keyClick(dlg.tm_combo, Qt.Key_Down)
+    qtbot.waitUntil(lambda: shown(dlg) == ["Save the document"], timeout=10_000)
+    assert author(dlg.model.entries[0]) == "eva"
+
+
 # ------------------------------------------------------------------ a shared TM
 @pytest.fixture(scope="module")
 def pg_base():
