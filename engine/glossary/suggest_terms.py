@@ -11,9 +11,9 @@ the sentence (BLEU 44.1 -> 26.2, output 1.6x the reference length; benchmarks/RE
 So a hit holds the suggestion only where the source writes the term as the glossary does:
 
 * the hit's words equal the entry's source words, case included ("Edit" is not held in "To edit a
-  schedule", "File" not in "Files" unless the entry may inflect) -- at the start of the sentence,
-  where every word has a capital, a one-word term is not held and a longer one ignores the case of
-  its first letter;
+  schedule", "File" not in "Files" unless the entry may inflect) -- at the start of a sentence (the
+  segment's, or after ". "), where every word has a capital, a one-word term is not held and a
+  longer one ignores the case of its first letter;
 * one term per source span: the entries of that span are alternatives (any of their targets meets
   it), not one term each.
 """
@@ -27,6 +27,9 @@ from engine.glossary.model import TermHit
 
 _TAGS = re.compile("[\ue001-\uf8ff]")
 _WORD = re.compile(r"\w+")
+#: the text before a sentence's first word: nothing, or a sentence end and spaces (no tag: a label
+#: right after its markup is no sentence start)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)[\s\"'(“„«]*$")
 
 
 def _words(text: str) -> list[str]:
@@ -38,7 +41,7 @@ def _written_as_in_glossary(text: str, hit: TermHit) -> bool:
     seen, term = _words(text[hit.start:hit.end]), _words(hit.entry.source)
     if len(seen) != len(term):
         return False
-    if not _WORD.search(text[:hit.start]) and not _TAGS.search(text[:hit.start]):  # the sentence's first word
+    if _SENTENCE_START.search(text[:hit.start]):  # a sentence's first word: capitalised whatever it is
         if len(term) == 1 and not (len(term[0]) > 1 and term[0].isupper()):
             return False
         seen, term = [seen[0][:1].lower() + seen[0][1:], *seen[1:]], [term[0][:1].lower() + term[0][1:], *term[1:]]

@@ -27,6 +27,7 @@ def test_another_form_of_the_term_holds_only_an_entry_that_may_inflect():
 
 def test_at_the_start_of_a_sentence_a_one_word_term_is_not_held_a_longer_one_is():
     assert held("Enter the name.", entry("Enter", "Eintragen")) == []
+    assert held("It is here. To go on, press it.", entry("To:", "An:")) == []
     assert held("New schedule opens a dialog.", entry("New Schedule", "Neue Buchung planen")) == []
     assert held("New Schedule opens a dialog.", entry("new Schedule", "Neue Buchung planen")) == \
         [("New Schedule", ("Neue Buchung planen",))]
