@@ -5,7 +5,6 @@ torch is imported inside the handlers, so other command groups start fast.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 import time
@@ -282,15 +281,16 @@ def cmd_train(args) -> int:
         else:
             bar.update(ev)
 
-    # SIGTERM / Ctrl+C stop cleanly: the resumable state is saved and the folder stays a valid model
+    from engine.training.stopping import StopOnSignal, message
+
+    # SIGTERM / Ctrl+C stop cleanly within seconds: the resumable state is saved and the folder stays a
+    # valid model (a phase deaf to the cancel -- sentencepiece, calibration -- is ended, writes finished)
     cancel = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
+    with StopOnSignal(cancel, exit_code=0) as stop:  # (an experiment's cancel has always exited 0)
         last = train(cfg, args.out, on_event=on_event, cancel=cancel)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     bar.close()
+    if last["event"] == "cancelled":
+        print(message(stop.signum), file=sys.stderr)
     from engine.nmt.train import dist_info
 
     if not args.events and dist_info()[0] == 0:  # under torchrun: rank 0 reports, once

@@ -100,13 +100,21 @@ def build_vocabs(cfg: ExperimentConfig, folder: Path, src_lines: list[str],
     return sv, tv
 
 
+class Stopped(Exception):
+    """A dev evaluation given up because the run was cancelled."""
+
+
 def translate_ids(model: RNNSearch, src_ids: list[list[int]], *, beam: int, device: torch.device,
-                  batch_size: int = 64, inputs_fn: Callable[[list[int]], dict] | None = None) -> list[list[int]]:
+                  batch_size: int = 64, inputs_fn: Callable[[list[int]], dict] | None = None,
+                  cancel: threading.Event | None = None) -> list[list[int]]:
     """Target ids (no ``</s>``) for source id lists (each ending in ``</s>``), input order.
-    ``inputs_fn(indices)``: extra model inputs of a chunk of sentences (e.g. document context)."""
+    ``inputs_fn(indices)``: extra model inputs of a chunk of sentences (e.g. document context).
+    :class:`Stopped` before the next batch once ``cancel`` is set."""
     order = sorted(range(len(src_ids)), key=lambda i: len(src_ids[i]))
     out: list[list[int]] = [[] for _ in src_ids]
     for k in range(0, len(order), batch_size):
+        if cancel is not None and cancel.is_set():
+            raise Stopped
         chunk = order[k:k + batch_size]
         src, mask = pad_sources([src_ids[i] for i in chunk])
         src, mask = src.to(device), mask.to(device)
@@ -311,8 +319,11 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
         return {**x, **mem_feed.dev_inputs(rows)} if mem_feed else x
 
     def evaluate() -> dict:
+        # one process gives an evaluation up on cancel (the steps trained are saved at once); ranks
+        # wait for rank 0's evaluation, so under torchrun it runs to its end
         hyp_ids = translate_ids(model, dev_ids, beam=tc.dev_beam, device=device,
-                                inputs_fn=dev_inputs if (dev_table or mem_feed) else None)
+                                inputs_fn=dev_inputs if (dev_table or mem_feed) else None,
+                                cancel=cancel if world == 1 else None)
         hyps = [tv.decode(h) for h in hyp_ids]
         model.train()
         return {"bleu": round(bleu(hyps, dev_ref), 2), "sample": hyps[:1]}
@@ -337,7 +348,11 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
         """Returns a stop reason, or None to go on."""
         stop = None
         if is_main:
-            res = evaluate()
+            try:
+                res = evaluate()
+            except Stopped:
+                model.train()
+                return "cancelled"
             st["evals"] += 1
             improved = res["bleu"] > st["best_bleu"]
             if improved:

@@ -60,12 +60,13 @@ def message(signum: int | None) -> str:
 
 class StopOnSignal:
     """``with StopOnSignal(cancel):`` -- SIGTERM/SIGINT set ``cancel`` and end the process within
-    ``grace`` seconds if the code inside does not return by then.  Main thread only (as
-    :func:`signal.signal`)."""
+    ``grace`` seconds if the code inside does not return by then (status ``exit_code``).  Main
+    thread only (as :func:`signal.signal`)."""
 
-    def __init__(self, cancel: threading.Event, grace: float = GRACE_S):
+    def __init__(self, cancel: threading.Event, grace: float = GRACE_S, exit_code: int = EXIT_CANCELLED):
         self.cancel = cancel
         self.grace = grace
+        self.exit_code = exit_code
         self.signum: int | None = None
         self._done = threading.Event()
 
@@ -122,7 +123,7 @@ class StopOnSignal:
         try:
             sys.stdout.flush()
         finally:
-            os._exit(EXIT_CANCELLED)
+            os._exit(self.exit_code)
 
 
 __all__ = ["StopOnSignal", "writing", "at_hard_stop", "message", "GRACE_S", "EXIT_CANCELLED"]

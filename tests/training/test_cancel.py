@@ -146,3 +146,30 @@ def test_a_phase_deaf_to_cancel_is_ended_within_5_s_and_a_checkpoint_write_is_fi
     assert (tmp_path / "record").read_text() == "cancelled"
     if what == "write":
         assert (tmp_path / "b").read_text() == "2"
+
+
+def test_a_cancel_during_a_dev_evaluation_gives_it_up_and_keeps_the_steps_trained(pair_corpus, tmp_path):
+    import threading
+
+    from nmt.toydata import toy_config_dict
+
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+
+    cfg = ExperimentConfig.from_dict(toy_config_dict(
+        {"train_en": pair_corpus["train_en"], "train_de": pair_corpus["train_de"],
+         "dev_en": pair_corpus["dev_en"], "dev_de": pair_corpus["dev_de"]},
+        train={"max_steps": 50, "eval_every": 4, "log_every": 4, "dev_beam": 5, "threads": 1}))
+    cancel, events = threading.Event(), []
+
+    def on_event(ev):
+        events.append(ev)
+        if ev["event"] == "step" and ev["step"] == 4:  # the evaluation of step 4 comes next
+            cancel.set()
+
+    last = train(cfg, tmp_path / "m", on_event=on_event, cancel=cancel)
+    assert last["event"] == "cancelled" and last["step"] == 4
+    assert not any(e["event"] == "eval" for e in events)
+    state = json.loads((tmp_path / "m" / "last" / "state.json").read_text())
+    assert state["step"] == 4 and state["evals"] == 0 and "finished" not in state
+    _no_half_model(tmp_path / "m")
