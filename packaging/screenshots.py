@@ -225,6 +225,15 @@ def shoot(out: Path, work: Path, model: str) -> int:
     save(dlg, "dialog-qa.png")
     dlg.close()
 
+    dlg = win.memory.tm_editor_dialog()
+    dlg.search.setText("Bild")
+    wait(app, lambda: bool(dlg.model.entries) and all("Bild" in e.target.text for e in dlg.model.entries))
+    dlg.table.setFocus()
+    dlg.table.selectRow(1)
+    pump(app, 0.2)
+    save(dlg, "dialog-tm-editor.png")
+    dlg.close()
+
     tmx = work / "client-memory.tmx"
     tmx.write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header srclang="en-GB" datatype="plaintext" '
