@@ -124,6 +124,17 @@ def test_an_edit_records_the_editor_and_the_time_and_undo_brings_the_unit_back(m
     assert len(tm) == 3
 
 
+def test_an_edited_source_is_found_by_its_new_words_and_undo_finds_the_old_ones_again(make_tm):
+    tm = make_tm(src_lang="en", tgt_lang="de")
+    tm.add_many([(f"Filler sentence number {i}", f"Füllsatz {i}") for i in range(30)])
+    uid = tm.add("Close the window", "Das Fenster schließen", creator="Bob")
+    change = edit_unit(tm, uid, editor="dora", source="Shut the window")
+    assert best(tm, "Shut the window") == "Das Fenster schließen" and best(tm, "Close the window") is None
+    undo(tm, change)
+    assert best(tm, "Close the window") == "Das Fenster schließen" and best(tm, "Shut the window") is None
+    assert len(tm) == 31
+
+
 def test_an_edit_keeps_the_units_inline_codes(make_tm):
     tm = make_tm(src_lang="en", tgt_lang="de")
     uid = tm.add(protect("Open the <b>file</b> menu"), protect("Das Menü <b>Datei</b> öffnen"))
