@@ -9,7 +9,8 @@ Steps, each reported as an event (a JSON-serialisable dict with ``event``):
 2. ``split`` -- whole documents held aside: a dev slice (training's
    evaluations) and a test slice (the before/after table);
 3. ``before`` -- the test table before: the TM copy, and the base model when
-   fine-tuning;
+   fine-tuning (``progress`` events: ``phase``, ``system``, ``done`` of ``total``
+   sentences; ``after`` reports the same way);
 4. ``recipe`` -- the recipe chosen from data, budget and hardware
    (:mod:`engine.training.recipes`), the base model's config when
    fine-tuning, or the user's full config;
@@ -23,6 +24,9 @@ Steps, each reported as an event (a JSON-serialisable dict with ``event``):
 The run folder ``OUT`` is the new model folder (the base model is never
 modified); ``OUT/training.json`` records what the run saw and reached
 (file names only: a model folder may be shared), ``OUT/data/`` the split.
+``cancel`` is looked at between the steps and their chunks; the command line's
+signal handling (:mod:`engine.training.stopping`) ends a step deaf to it within
+5 s, the record then saying ``cancelled`` (a run not yet split leaves nothing).
 A run stopped by ``cancel``, a kill or a crash goes on from its last
 checkpoint when :func:`run` is called again on ``OUT``: the same split, the
 same config, and the time already spent counts against the budget.  A run

@@ -173,3 +173,25 @@ def test_a_cancel_during_a_dev_evaluation_gives_it_up_and_keeps_the_steps_traine
     state = json.loads((tmp_path / "m" / "last" / "state.json").read_text())
     assert state["step"] == 4 and state["evals"] == 0 and "finished" not in state
     _no_half_model(tmp_path / "m")
+
+
+def test_a_source_that_never_answers_is_given_up_within_5_s_and_a_corrected_run_can_start(tmp_path):
+    import os
+
+    fifos = [tmp_path / "src.de", tmp_path / "tgt.en"]  # a reader of a pipe nobody writes waits forever
+    for f in fifos:
+        os.mkfifo(f)
+    out = tmp_path / "m"
+    runs.launch(out, ["train", "--out", str(out), "--corpus", *map(str, fifos), "--src-lang", "de",
+                      "--tgt-lang", "en", "--device", "cpu", "--threads", "1", "--events"])
+    t0 = time.monotonic()
+    while not (out / "training.json").exists() and time.monotonic() - t0 < 60:  # in the data phase
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert runs.cancel(out)
+    sent = time.monotonic()
+    st = runs.wait(out, 30)
+    assert time.monotonic() - sent < LIMIT_S and st.state == "cancelled"
+    assert "cancelled by SIGTERM" in (out / runs.STDERR).read_text()
+    # nothing of the run's own is left: the folder takes a corrected command
+    assert {p.name for p in out.iterdir()} <= set(runs.LAUNCH_FILES)
