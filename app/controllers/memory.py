@@ -105,11 +105,18 @@ class MemoryController(Controller):
             return None
         dlg = TMEditorDialog(self.win, [f"{i.name} (shared)" if i.shared else i.name for i in tm.infos])
         dlg.controller = TMEditorController(tm, dlg)
+        dlg.controller.unitsChanged.connect(self._look_up_again)
         dlg.finished.connect(lambda _: self._tm_editor_closed(dlg))
         dlg.controller.search(dlg.unit_filter())
         dlg.show()
         self.tm_editor = dlg
         return dlg
+
+    def _look_up_again(self) -> None:
+        """The TM matches of the segment the translator is in, again (a unit shown may have changed)."""
+        flow = self.win.flow
+        if self.win.model is not None and flow.row is not None:
+            flow.enter(flow.row)
 
     def _tm_editor_closed(self, dlg) -> None:
         if self.tm_editor is dlg:

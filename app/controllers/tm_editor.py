@@ -8,7 +8,7 @@ from __future__ import annotations
 import getpass
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from engine.errors import TMError
 from engine.tm.model import TMEntry
@@ -39,6 +39,9 @@ class Undoable:
 
 
 class TMEditorController(QObject):
+    #: a unit was edited, deleted or restored (the window's TM matches may have changed)
+    unitsChanged = Signal()
+
     def __init__(self, service, dialog, editor: str | None = None):
         super().__init__(dialog)
         self.svc, self.dlg, self.model = service, dialog, dialog.model
@@ -120,6 +123,7 @@ class TMEditorController(QObject):
                 self.model.drop(uid)
             self.model.put(entry, row)
             self.undo_stack.append(Undoable(self.tm, [(change, row)]))
+            self.unitsChanged.emit()
             self.dlg.say(f"Unit edited ({side}); Ctrl+Z takes it back.")
         self._run(job, done)
 
@@ -142,6 +146,7 @@ class TMEditorController(QObject):
             for c in changes:
                 self.model.drop(c.before.id)
             self.undo_stack.append(Undoable(self.tm, [(c, rows[c.before.id]) for c in changes]))
+            self.unitsChanged.emit()
             n = len(changes)
             self.dlg.say(f"{n} unit{'s' if n != 1 else ''} deleted; Ctrl+Z brings {'them' if n != 1 else 'it'} "
                          "back.")
@@ -165,6 +170,7 @@ class TMEditorController(QObject):
                     self.model.put(entry, row)
                 if restored:
                     self.dlg.select_unit(restored[-1][0].id)
+            self.unitsChanged.emit()
             self.dlg.say(f"Undone: {'the edit' if step.changes[0][0].kind == 'edit' else 'the delete'}.")
 
         def failed(msg: str) -> None:
