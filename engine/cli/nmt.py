@@ -11,6 +11,7 @@ import time
 
 from engine.cli import print_json
 from engine.errors import ConfigError, FormatError
+from engine.glossary.model import DEFAULT_TERMS_MODE, TERMS_MODES
 
 
 def register(sub) -> None:
@@ -59,11 +60,15 @@ def register(sub) -> None:
     p.add_argument("--glossary", metavar="FILE|DIR",
                    help="a glossary folder or file (TBX, CSV/TSV, XLSX): the target term of every entry found "
                         "in a line goes into its translation (see --terms)")
-    p.add_argument("--terms", choices=("enforce", "prefer", "off"), default="enforce",
-                   help="with --glossary: enforce (every term in the translation; the default), prefer (a bonus), "
-                        "off")
+    p.add_argument("--terms", choices=TERMS_MODES, default=DEFAULT_TERMS_MODE,
+                   help=f"with --glossary: enforce (every term in the translation), prefer (a bonus), off "
+                        f"(default: {DEFAULT_TERMS_MODE})")
     _split_arg(p)
     _tm_args(p)
+    p.add_argument("--no-exact-matches", dest="exact_matches", action="store_false",
+                   help="translate a segment with a 100%% TM match with the model too (by default it gets the "
+                        "match's translation, as pre-translation does)")
+    p.set_defaults(exact_matches=True)
     _docs_arg(p)
     p.set_defaults(handler=cmd_translate)
 
@@ -124,7 +129,7 @@ def _tm_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exact-matches", action="store_true",
                    help="a segment with a 100%% match in the TM gets that match's translation verbatim, as CAT "
                         "tools pre-translate (the model still reports alignment and copy weights; "
-                        "eval: the 'memory' system)")
+                        "eval: the 'memory' system; translate: the default)")
     p.add_argument("--memory", choices=("auto", "knn", "learned", "none"), default="auto",
                    help="which memory reads the retrieved pairs: knn (nearest neighbours over the pairs, every "
                         "calibrated model), learned (SEG-NMT models), none, or auto (default: knn, or the learned "
@@ -225,15 +230,7 @@ def _glossary_terms(args, lines: list[str], tr) -> list | None:
     else:
         gf = read_glossary_file(path, src_lang=src_lang, tgt_lang=tr.loaded.cfg.data.tgt_lang)
         index = TermIndex(gf.entries, src_lang)
-    out = []
-    for line in lines:
-        seen, hits = set(), []
-        for h in index.find(line):
-            if h.entry.targets and h.entry.target not in seen:
-                seen.add(h.entry.target)
-                hits.append(h)
-        out.append(hits)
-    return out
+    return [[h for h in index.find(line) if h.entry.targets] for line in lines]
 
 
 def _protect_pairs(srcs: list[str], tgts: list[str], args) -> tuple[list[str], list[str]]:
@@ -369,9 +366,12 @@ def cmd_translate(args) -> int:
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args)[1] if tm is not None else None
     found = _glossary_terms(args, lines, tr)
-    # the hits themselves: each entry's targets (any one meets it) and where its source term is
-    # (the search writes the term where the attention is on it)
-    terms = [list(hits) for hits in found] if found is not None and args.terms != "off" else None
+    from engine.glossary.suggest_terms import suggestion_terms
+
+    # the hits written as the glossary writes them, one a span with its entries' targets (any one meets
+    # it) and where its source term is (the search writes the term where the attention is on it)
+    terms = ([suggestion_terms(line, hits) for line, hits in zip(lines, found)]
+             if found is not None and args.terms != "off" else None)
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
                            split_long=args.split_long, exact_matches=args.exact_matches,
                            terms=terms, terms_mode="prefer" if args.terms == "prefer" else "enforce",

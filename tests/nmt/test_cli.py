@@ -229,3 +229,20 @@ def test_translate_with_a_glossary_writes_every_term(trained_model, toy_corpus, 
     rc, out, _ = run(["translate", "--model", str(trained_model), "--beam", "3", "--glossary", str(gl),
                       "--terms", "off"], "\n".join(src) + "\n", monkeypatch, capsys)
     assert out.splitlines() == plain
+
+
+def test_translate_with_a_tm_serves_a_100_percent_match_from_the_tm(trained_model, toy_corpus, tmp_path,
+                                                                     monkeypatch, capsys):
+    """`verso translate --tm`: a line the TM holds word for word gets the TM's translation (as
+    pre-translation), unless --no-exact-matches; other lines are the model's."""
+    from engine.tm import TranslationMemory
+
+    src = read_lines(toy_corpus["dev_en"])[:2]
+    own = "Das steht so im Speicher."
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add(src[0], own)
+    args = ["translate", "--model", str(trained_model), "--beam", "3", "--tm", str(tmp_path / "tm")]
+    rc, out, _ = run(args, "\n".join(src) + "\n", monkeypatch, capsys)
+    assert rc == 0 and out.splitlines()[0] == own and out.splitlines()[1] != own
+    rc, out, _ = run(args + ["--no-exact-matches"], "\n".join(src) + "\n", monkeypatch, capsys)
+    assert rc == 0 and out.splitlines()[0] != own
