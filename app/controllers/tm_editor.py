@@ -32,10 +32,22 @@ def editor_name() -> str:
 @dataclass(frozen=True)
 class Undoable:
     """What one Ctrl+Z takes back: ``changes`` made in TM ``tm`` (an index of the project's
-    list), each with the row its unit was shown in."""
+    list), each with the row its unit was shown in; ``edited``: the unit as an edit left it
+    (None: deletes)."""
 
     tm: int
     changes: list[tuple[UnitChange, int]]
+    edited: TMEntry | None = None
+
+
+@dataclass(frozen=True)
+class Redoable:
+    """What one Ctrl+Y makes again: the units an undo restored in TM ``tm`` (each with its
+    row), edited again to ``edited``'s texts, or (None) deleted again."""
+
+    tm: int
+    units: list[tuple[TMEntry, int]]
+    edited: TMEntry | None = None
 
 
 class TMEditorController(QObject):
@@ -49,10 +61,12 @@ class TMEditorController(QObject):
         self.tm = 0
         self.flt = UnitFilter()
         self.undo_stack: list[Undoable] = []
+        self.redo_stack: list[Redoable] = []
         dialog.searchChanged.connect(self.search)
         dialog.tmChosen.connect(self.choose_tm)
         dialog.deleteRequested.connect(self.delete)
         dialog.undoRequested.connect(self.undo)
+        dialog.redoRequested.connect(self.redo)
         self.model.wanted.connect(self._read_page)
         self.model.editRequested.connect(self.edit)
 
@@ -108,34 +122,37 @@ class TMEditorController(QObject):
     # ------------------------------------------------------------ writing
     def edit(self, uid: int, column: int, text: str) -> None:
         """Write the edited source or target of unit ``uid`` under this user's name."""
-        side = "source" if column == SOURCE else "target"
-        row = self.model.row_of(uid)
+        self._edit(self.tm, uid, {"source" if column == SOURCE else "target": text}, self.model.row_of(uid))
 
-        def job(tm) -> tuple[UnitChange | None, TMEntry | None]:
-            change = edit_unit(tm, uid, editor=self.editor, **{side: text})
-            return change, tm.get(change.after_id) if change else None
+    def _edit(self, tm: int, uid: int, texts: dict, row: int, redoing: bool = False) -> None:
+        def job(handle) -> tuple[UnitChange | None, TMEntry | None]:
+            change = edit_unit(handle, uid, editor=self.editor, **texts)
+            return change, handle.get(change.after_id) if change else None
 
         def done(result) -> None:
             change, entry = result
             if change is None:
                 return
-            if change.after_id != uid:  # now the duplicate of another unit: that one holds it
-                self.model.drop(uid)
-            self.model.put(entry, row)
-            self.undo_stack.append(Undoable(self.tm, [(change, row)]))
-            self.unitsChanged.emit()
-            self.dlg.say(f"Unit edited ({side}); Ctrl+Z takes it back.")
-        self._run(job, done)
+            if tm == self.tm:
+                if change.after_id != uid:  # now the duplicate of another unit: that one holds it
+                    self.model.drop(uid)
+                self.model.put(entry, row)
+            self._did(Undoable(tm, [(change, row)], entry), redoing)
+            self.dlg.say(f"Unit edited ({' and '.join(texts)}); Ctrl+Z takes it back.")
+        self._run(job, done, tm)
 
     def delete(self, uids: list[int]) -> None:
         """Delete the units ``uids`` (one Ctrl+Z brings them all back)."""
-        rows = {uid: self.model.row_of(uid) for uid in uids}
+        self._delete(self.tm, uids, [self.model.row_of(uid) for uid in uids])
 
-        def job(tm) -> list[UnitChange]:
+    def _delete(self, tm: int, uids: list[int], rows: list[int], redoing: bool = False) -> None:
+        row_of = dict(zip(uids, rows))
+
+        def job(handle) -> list[UnitChange]:
             out = []
             for uid in uids:
                 try:
-                    out.append(delete_unit(tm, uid))
+                    out.append(delete_unit(handle, uid))
                 except TMError:
                     if out:  # the ones deleted so far stay undoable
                         break
@@ -143,14 +160,20 @@ class TMEditorController(QObject):
             return out
 
         def done(changes: list[UnitChange]) -> None:
-            for c in changes:
-                self.model.drop(c.before.id)
-            self.undo_stack.append(Undoable(self.tm, [(c, rows[c.before.id]) for c in changes]))
-            self.unitsChanged.emit()
+            if tm == self.tm:
+                for c in changes:
+                    self.model.drop(c.before.id)
+            self._did(Undoable(tm, [(c, row_of[c.before.id]) for c in changes]), redoing)
             n = len(changes)
             self.dlg.say(f"{n} unit{'s' if n != 1 else ''} deleted; Ctrl+Z brings {'them' if n != 1 else 'it'} "
                          "back.")
-        self._run(job, done)
+        self._run(job, done, tm)
+
+    def _did(self, step: Undoable, redoing: bool) -> None:
+        self.undo_stack.append(step)
+        if not redoing:
+            self.redo_stack.clear()
+        self.unitsChanged.emit()
 
     def undo(self) -> None:
         """Take the last edit or delete back."""
@@ -159,24 +182,39 @@ class TMEditorController(QObject):
             return
         step = self.undo_stack.pop()
 
-        def job(tm) -> list[tuple[TMEntry, UnitChange, int]]:
-            return [(undo(tm, c), c, row) for c, row in reversed(step.changes)]
+        def job(handle) -> list[tuple[TMEntry, UnitChange, int]]:
+            return [(undo(handle, c), c, row) for c, row in reversed(step.changes)]
 
         def done(restored) -> None:
+            restored = restored[::-1]  # in the order the rows were shown
             if step.tm == self.tm:
-                for entry, change, row in reversed(restored):
+                for entry, change, row in restored:
                     if change.after_id == change.before.id != entry.id:  # merged into another unit
                         self.model.drop(change.after_id)
                     self.model.put(entry, row)
                 if restored:
                     self.dlg.select_unit(restored[-1][0].id)
+            self.redo_stack.append(Redoable(step.tm, [(e, row) for e, _, row in restored], step.edited))
             self.unitsChanged.emit()
-            self.dlg.say(f"Undone: {'the edit' if step.changes[0][0].kind == 'edit' else 'the delete'}.")
+            self.dlg.say(f"Undone: {'the edit' if step.edited else 'the delete'} (Ctrl+Y does it again).")
 
         def failed(msg: str) -> None:
             self.undo_stack.append(step)  # still there to try again
             self._failed(msg)
         self._run(job, done, step.tm, failed)
+
+    def redo(self) -> None:
+        """Make the last edit or delete that was undone again."""
+        if not self.redo_stack:
+            self.dlg.say("Nothing to redo.")
+            return
+        step = self.redo_stack.pop()
+        if step.edited is not None:
+            (entry, row), = step.units
+            self._edit(step.tm, entry.id, {"source": step.edited.source, "target": step.edited.target}, row,
+                       redoing=True)
+        else:
+            self._delete(step.tm, [e.id for e, _ in step.units], [row for _, row in step.units], redoing=True)
 
 
 __all__ = ["TMEditorController", "editor_name", "PAGE"]

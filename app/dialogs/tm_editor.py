@@ -1,7 +1,8 @@
 """Tools ▸ TM Editor: the units of one of the project's TMs (local or shared), searched by
 text in the source and/or target (a phrase or a regular expression), by who changed them
 and by the days they were changed; edited in place (F2 or double-click, Enter writes),
-deleted with the Delete key, and Ctrl+Z takes the last edit or delete back.  The view only:
+deleted with the Delete key; Ctrl+Z takes the last edit or delete back, Ctrl+Y (or Ctrl+Shift+Z)
+makes it again.  The view only:
 :class:`app.controllers.tm_editor.TMEditorController` reads and writes the TM."""
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ class TMEditorDialog(QDialog):
     deleteRequested = Signal(list)
     #: Ctrl+Z outside a cell being edited
     undoRequested = Signal()
+    #: Ctrl+Y or Ctrl+Shift+Z outside a cell being edited
+    redoRequested = Signal()
 
     def __init__(self, parent, tm_names: list[str]):
         super().__init__(parent)
@@ -81,6 +84,11 @@ class TMEditorDialog(QDialog):
         self.undo_action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
         self.undo_action.triggered.connect(self.undoRequested)
         self.addAction(self.undo_action)
+        self.redo_action = QAction("Redo", self)
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Y"), QKeySequence("Ctrl+Shift+Z")])
+        self.redo_action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+        self.redo_action.triggered.connect(self.redoRequested)
+        self.addAction(self.redo_action)
         self.delete_action = QAction("Delete Unit", self)
         self.delete_action.setShortcut(QKeySequence.Delete)
         self.delete_action.setShortcutContext(Qt.WidgetShortcut)

@@ -67,7 +67,7 @@ def target_of(dlg, row: int) -> str:
     return dlg.model.entries[row].target.text if row < len(dlg.model.entries) else ""
 
 
-def test_a_unit_found_by_typing_is_edited_in_place_and_ctrl_z_restores_it(qtbot, tmp_path):
+def test_a_unit_found_by_typing_is_edited_in_place_ctrl_z_restores_it_and_ctrl_y_redoes_it(qtbot, tmp_path):
     folder = make_project(tmp_path / "p", ["Close the window."])
     with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
         _seed(tm)
@@ -89,6 +89,13 @@ def test_a_unit_found_by_typing_is_edited_in_place_and_ctrl_z_restores_it(qtbot,
     assert author(dlg.model.entries[0]) == "bob"
     with TranslationMemory(folder / "tm") as tm:
         assert tm.search("Close the window", k=1)[0].target.text == "Fenster schließen"
+
+    qtbot.keyClick(dlg.table, Qt.Key_Y, Qt.ControlModifier)  # and again
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=10_000)
+    with TranslationMemory(folder / "tm") as tm:
+        assert tm.search("Close the window", k=1)[0].target.text == "Schließen Sie das Fenster"
+    qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=10_000)
 
 
 def test_the_delete_key_removes_a_unit_from_the_tm_search_and_ctrl_z_brings_it_back(qtbot, tmp_path):
@@ -115,6 +122,10 @@ def test_the_delete_key_removes_a_unit_from_the_tm_search_and_ctrl_z_brings_it_b
     qtbot.waitUntil(lambda: offered()[:1] == ["Seite drucken"], timeout=10_000)
     with TranslationMemory(folder / "tm") as tm:
         assert tm.search("Print the page", k=1)[0].target.text == "Seite drucken"
+    qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)  # deleted again
+    qtbot.waitUntil(lambda: shown(dlg) == [] and "deleted" in dlg.status.text(), timeout=10_000)
+    with TranslationMemory(folder / "tm") as tm:
+        assert len(tm) == 2
 
 
 def test_search_by_author_regex_and_a_bad_expression_said_in_one_line(qtbot, tmp_path):
