@@ -32,10 +32,13 @@ PATH) in a temporary folder with PostgreSQL's durable defaults (fsync on).
 Replica (issue 40): after the import, a client with an empty replica folder
 opens the TM and syncs it (``VERSO_REPLICA=wait``: timed, units/s), and the
 queries run against that replica (``replica_*``) as well as on the server
-(``pg_*``, the replica off).  ``--propagation N``: one client confirms N new
+(``pg_*``, the replica off).  ``--first-sync N``: a new client's first sync alone (copied and searchable; index
+built; searches meanwhile).  ``--propagation N``: one client confirms N new
 pairs one by one, another (its own replica folder, same process) searches for
 each until found: milliseconds from the start of the add to the other's hit.
-In the concurrency run every client process has its own replica folder.
+In the concurrency run every client process has its own replica folder, synced
+before the run (a copy of one synced replica; ``--cold``: empty, each client
+copies the TM while the run goes on).
 """
 from __future__ import annotations
 
@@ -94,8 +97,13 @@ def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[in
     rep_dir = work / f"replica-{size}"
     shutil.rmtree(rep_dir, ignore_errors=True)
     t0 = time.perf_counter()
-    rep = SharedTM(pg_ref, src_lang="en", tgt_lang="de", replica_dir=rep_dir, mode="wait")
-    out["replica_first_sync_s"] = round(time.perf_counter() - t0, 1)
+    copied = []
+    rep = SharedTM(pg_ref, src_lang="en", tgt_lang="de", replica_dir=rep_dir, mode="wait",
+                   progress=lambda d, t: copied.append(time.perf_counter()) if d == t else None)
+    out["replica_copy_s"] = round(copied[-1] - t0, 1) if copied else None
+    out["replica_searchable_s"] = round(time.perf_counter() - t0, 1)  # copied and caught up: searches local
+    rep.replica.tm.wait_for_index()
+    out["replica_first_sync_s"] = round(time.perf_counter() - t0, 1)  # and the search index built
     out["replica_units"] = rep.replica.tm.conn.execute("SELECT count(*) FROM units").fetchone()[0]
     out["replica_sync_units_per_s"] = round(out["replica_units"] / max(out["replica_first_sync_s"], 1e-9))
 
@@ -146,6 +154,43 @@ def search_size(size: int, pool, queries, work: Path, url: str, budgets: list[in
     return out
 
 
+# ------------------------------------------------------------------ first sync
+def first_sync(size: int, pool, queries, work: Path, url: str) -> dict:
+    """A new client's first sync of a ``size``-pair TM: copy (searchable), index built; searches meanwhile."""
+    from engine.tm.shared import SharedTM
+
+    ref = with_tm(url, f"benchsync{size}")
+    pg = SharedTM(ref, src_lang="en", tgt_lang="de", mode="off")
+    with pg._tx() as conn:
+        conn.execute(pg._q("TRUNCATE {s}.units, {s}.vocab, {s}.pairs"))
+    t0 = time.perf_counter()
+    pg.add_many(((s, t, {"origin": c}) for s, t, c in pool[:size]))
+    out = {"size": size, "pg_import_s": round(time.perf_counter() - t0, 1), "units": len(pg)}
+    pg.close()
+    folder = work / f"sync-{size}"
+    shutil.rmtree(folder, ignore_errors=True)
+    copied = []
+    t0 = time.perf_counter()
+    rep = SharedTM(ref, replica_dir=folder, mode="wait",
+                   progress=lambda d, t: copied.append(time.perf_counter()) if d == t else None)
+    out["copy_s"] = round(copied[-1] - t0, 1) if copied else None
+    out["searchable_s"] = round(time.perf_counter() - t0, 1)
+    lat = []
+    for q in queries[:20]:  # while the index is built: a scan of the local SQLite
+        if rep.replica.tm.rebuilding is None:
+            break
+        t = time.perf_counter()
+        rep.search(q, k=5)
+        lat.append((time.perf_counter() - t) * 1000)
+    out["searches_while_indexing"], out["search_while_indexing_p50_ms"] = len(lat), pct(lat, 50)
+    rep.replica.tm.wait_for_index()
+    out["indexed_s"] = round(time.perf_counter() - t0, 1)
+    out["units_per_s_to_searchable"] = round(out["units"] / max(out["searchable_s"], 1e-9))
+    out["units_per_s_to_indexed"] = round(out["units"] / max(out["indexed_s"], 1e-9))
+    rep.close()
+    return out
+
+
 # ------------------------------------------------------------------ propagation
 def propagation(url: str, pool, n: int, work: Path) -> dict:
     """ms from the start of one client's add to another client's search finding the pair."""
@@ -185,11 +230,10 @@ def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queu
 
     rng = random.Random(i)
     os.environ["VERSO_REPLICAS"] = str(Path(work) / f"replicas-{i}")  # one computer per client
-    shutil.rmtree(os.environ["VERSO_REPLICAS"], ignore_errors=True)
     box = Outbox(Path(work) / f"outbox-{i}.sqlite")
     tm = None
     confirmed, add_ms, search_ms, offline_adds, errors = [], [], [], 0, 0
-    local_ms, searched_offline = [], 0
+    local_ms, local_cpu_ms, searched_offline, ready_at, started = [], [], 0, None, time.time()
     n = 0
     while time.time() < until:
         s, t, _ = pairs[rng.randrange(len(pairs))]
@@ -217,11 +261,14 @@ def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queu
             continue
         try:
             local = getattr(tm, "replica", None) is not None and tm.replica.ready
-            t0 = time.perf_counter()
+            if local and ready_at is None:
+                ready_at = round(time.time() - started, 1)
+            t0, c0 = time.perf_counter(), time.thread_time()
             tm.search(queries[rng.randrange(len(queries))], k=5)
             search_ms.append((time.perf_counter() - t0) * 1000)
             if local:
                 local_ms.append(search_ms[-1])
+                local_cpu_ms.append((time.thread_time() - c0) * 1000)  # the search's own CPU, no waiting
                 searched_offline += bool(tm.feed_error)
         except TMOffline:
             time.sleep(0.2)
@@ -233,12 +280,14 @@ def client(i: int, ref: str, pairs, queries, until: float, work: str, q: mp.Queu
             box.send("bench", tm)
         except TMOffline:
             time.sleep(0.5)
-    q.put(("done", i, {"confirmed": confirmed, "add_ms": add_ms, "search_ms": search_ms, "local_ms": local_ms,
-                       "searched_offline": searched_offline,
+    q.put(("done", i, {"confirmed": confirmed, "add_ms": add_ms, "search_ms": search_ms, "local_ms": local_ms, "local_cpu_ms": local_cpu_ms,
+                       "searched_offline": searched_offline, "ready_at": ready_at,
+                       "feed_error": getattr(tm, "feed_error", ""),
                        "offline_adds": offline_adds, "errors": errors, "left_in_outbox": box.pending()}))
 
 
-def concurrency(url: str, srv, pool, queries, clients: int, seconds: float, down: float, work: Path) -> dict:
+def concurrency(url: str, srv, pool, queries, clients: int, seconds: float, down: float, work: Path,
+                cold: bool = False) -> dict:
     from engine.tm import open_tm
 
     ref = with_tm(url, "benchconc")
@@ -247,6 +296,20 @@ def concurrency(url: str, srv, pool, queries, clients: int, seconds: float, down
         conn.execute(tm._q("TRUNCATE {s}.units, {s}.vocab, {s}.pairs"))
     tm.add_many([(s, t) for s, t, _ in pool[:10000]])
     tm.close()
+    from engine.tm.pg import redact, split_url
+    from engine.tm.replica import replica_folder
+    from engine.tm.shared import SharedTM
+
+    # Each client's computer synced the TM before (cold: ``--cold``, every client copies it as the run starts)
+    name = replica_folder(redact(ref), f"verso_tm_{split_url(ref)[1]}").name
+    seed = work / "replica-seed"
+    shutil.rmtree(seed, ignore_errors=True)
+    if not cold:
+        SharedTM(ref, replica_dir=seed, mode="wait").close()
+    for i in range(clients):
+        shutil.rmtree(work / f"replicas-{i}", ignore_errors=True)
+        if not cold:
+            shutil.copytree(seed, work / f"replicas-{i}" / name)
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     until = time.time() + seconds
@@ -282,13 +345,17 @@ def concurrency(url: str, srv, pool, queries, clients: int, seconds: float, down
     add_ms = [x for r in results for x in r["add_ms"]]
     search_ms = [x for r in results for x in r["search_ms"]]
     local_ms = [x for r in results for x in r["local_ms"]]
-    return {"clients": clients, "seconds": seconds, "restart": restart, "confirmed": len(confirmed),
+    return {"clients": clients, "cold": cold, "seconds": seconds, "restart": restart, "confirmed": len(confirmed),
             "adds_per_s": round(len(confirmed) / seconds, 1), "searches_per_s": round(len(search_ms) / seconds, 1),
             "add_p50_ms": pct(add_ms, 50), "add_p95_ms": pct(add_ms, 95),
             "search_p50_ms": pct(search_ms, 50), "search_p95_ms": pct(search_ms, 95),
             "replica_searches": len(local_ms), "replica_search_p50_ms": pct(local_ms, 50),
             "replica_search_p95_ms": pct(local_ms, 95),
+            "replica_search_cpu_p50_ms": pct([x for r in results for x in r["local_cpu_ms"]], 50),
+            "replica_search_cpu_p95_ms": pct([x for r in results for x in r["local_cpu_ms"]], 95),
             "replica_searches_while_server_unreachable": sum(r["searched_offline"] for r in results),
+            "replica_ready_after_s": [r["ready_at"] for r in results],
+            "feed_errors": [r["feed_error"] for r in results if r["feed_error"]][:3],
             "offline_adds_via_outbox": sum(r["offline_adds"] for r in results),
             "left_in_outbox": sum(r["left_in_outbox"] for r in results),
             "client_errors": sum(r["errors"] for r in results), "error_samples": errors[:3],
@@ -317,6 +384,10 @@ def main() -> None:
     ap.add_argument("--down", type=float, default=5, help="seconds the server stays down mid-run")
     ap.add_argument("--budgets", type=int, nargs="*", default=None,
                     help="candidate budgets (engine.tm.pg_search.CANDIDATE_BUDGET) to compare; default: the shipped one")
+    ap.add_argument("--first-sync", type=int, nargs="*", default=[], metavar="N",
+                    help="time a new client's first sync of an N-pair TM (no local TM, no recall)")
+    ap.add_argument("--cold", action="store_true",
+                    help="concurrency: clients start with no replica (each copies the TM as the run starts)")
     ap.add_argument("--propagation", type=int, default=0, help="confirms timed from one client to another")
     ap.add_argument("--url", default="", help="an existing server (postgresql://...); default: start one")
     ap.add_argument("--work", type=Path, default=Path("/tmp/verso-tm-pg"))
@@ -345,12 +416,17 @@ def main() -> None:
             r = search_size(min(size, len(pool)), pool, queries, args.work, url, args.budgets)
             print(json.dumps(r), flush=True)
             report["search"].append(r)
+        for size in args.first_sync:
+            r = first_sync(min(size, len(pool)), pool, queries, args.work, url)
+            print(json.dumps({"first_sync": r}), flush=True)
+            report.setdefault("first_sync", []).append(r)
         if args.propagation:
             r = propagation(url, pool, args.propagation, args.work)
             print(json.dumps({"propagation": r}), flush=True)
             report["propagation"] = r
         if args.clients and args.seconds:
-            r = concurrency(url, srv, pool, queries, args.clients, args.seconds, args.down, args.work)
+            r = concurrency(url, srv, pool, queries, args.clients, args.seconds, args.down, args.work,
+                            args.cold)
             print(json.dumps(r), flush=True)
             report["concurrency"] = r
         if args.json:
