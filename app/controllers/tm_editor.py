@@ -1,7 +1,7 @@
 """The TM editor's controller: reads pages of units and writes edits, deletes and their undo
 (:mod:`engine.tm.units`) on the project's TM thread (``app/tmservice.py``), so the window
-never waits for a TM and a lookup queued after an edit sees it; keeps the dialog's undo
-stack.  A shared TM is written on its server under the user's role: a refusal (a reader
+never waits for a TM and a lookup queued after an edit sees it; keeps the dialog's undo and redo
+stacks.  A shared TM is written on its server under the user's role: a refusal (a reader
 role, the server out of reach) is one line under the table and changes nothing."""
 from __future__ import annotations
 
