@@ -17,9 +17,10 @@ that resumes where its last committed batch ended:
   ``replica.bulk_last``: the last unit id copied (units are copied by id);
 * ``replica.cursor``: the snapshot up to which the replica holds every change.
 
-First sync: S0 := the server's snapshot; copy the vocabulary; copy units by
-id in batches; then cursor := S0 and a catch-up reads everything that changed
-since S0 (a unit changed or deleted during the copy is read again, in its
+First sync: S0 := the server's snapshot; copy units by id in batches (with
+the vocabulary they use); the search index is then built anew (in the
+background for a large TM: searches scan the local SQLite meanwhile); then
+cursor := S0 and a catch-up reads everything that changed since S0 (a unit changed or deleted during the copy is read again, in its
 latest state); then the replica is ``ready``.  The replica is a cache: deleting its folder loses nothing.
 """
 from __future__ import annotations
@@ -204,8 +205,7 @@ class Replica:
                 self.tm._begin()
                 try:
                     self._put_vocab(vocab)
-                    self.tm.conn.executemany(_INSERT, rows)
-                    self.tm.conn.executemany("INSERT INTO journal(uid) VALUES (?)", [(r[0],) for r in rows])
+                    self.tm.conn.executemany(_INSERT, rows)  # not journalled: the index is built anew at the end
                     last = rows[-1][0]
                     self._set(bulk_last=last)
                     self.tm.conn.execute("COMMIT")
@@ -216,10 +216,16 @@ class Replica:
             if progress:
                 progress(done, max(total, done))
         with self.lock:
-            self.tm._pairs = None
-            self.tm.wait_for_index()
-            self.tm.flush()  # a rebuild when most units are new (see TranslationMemory.flush)
-            self._commit_state(phase="catchup", cursor=self.get("bulk_from"))
+            # The copied units are in no index: forget the index, and the local TM builds a new one
+            # on opening -- in the background from BACKGROUND_MIN units on (searches scan SQLite
+            # meanwhile, locally), so the replica is searchable once copied.
+            self.tm._begin()
+            self.tm.conn.execute("DELETE FROM meta WHERE key = 'index_id'")
+            self._set(phase="catchup", cursor=self.get("bulk_from"))
+            self.tm.conn.execute("COMMIT")
+            self.phase = "catchup"
+            self.tm.close()
+            self.tm = TranslationMemory(self.folder)
         return done
 
     def _missing_vocab(self, conn: psycopg.Connection, rows: Iterable[tuple]) -> list[tuple[str, int]]:
