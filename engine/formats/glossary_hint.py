@@ -28,7 +28,7 @@ def glossary_hint(segments: list[ParsedSegment]) -> str:
     header = sorted((m.group(1).rjust(3), sg.source.plain()) for sg in cells if (m := _FIRST_ROW.search(sg.context)))
     if len(header) < 2:
         return ""
-    from engine.glossary.formats import glossary_header
+    from engine.glossary.layout import glossary_header
 
     named = glossary_header([text for _, text in header])
     body = [len(sg.source.plain().split()) for sg in cells if not _FIRST_ROW.search(sg.context)]

@@ -54,6 +54,7 @@ from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.textutil import read_decoded
 from engine.formats.xmlsafe import iterparse, localname
 from engine.fsutil import atomic_write
+from engine.glossary.layout import Layout, layout
 from engine.glossary.model import GlossaryEntry, GlossaryFile
 from engine.langs import normalize_lang, same_language
 
@@ -316,62 +317,8 @@ def write_tbx(path: str | Path, entries: Iterable[GlossaryEntry], *, src_lang: s
 
 
 # =================================================================== CSV / TSV / XLSX
-_ROLE_NAMES = {
-    "source": "source", "src": "source", "sourceterm": "source", "term": "source", "sourcetext": "source",
-    "target": "target", "tgt": "target", "targetterm": "target", "translation": "target",
-    "translations": "target", "targetterms": "target", "targettext": "target",
-    "note": "note", "notes": "note", "comment": "note", "comments": "note", "description": "note",
-    "definition": "note", "remark": "note", "remarks": "note", "context": "note",
-    "pos": "pos", "partofspeech": "pos", "wordclass": "pos",
-    "status": "status", "termstatus": "status",
-    "forbidden": "forbidden", "forbiddenterms": "forbidden", "forbiddenvariants": "forbidden",
-    "donotuse": "forbidden", "deprecatedterms": "forbidden",
-    "inflect": "inflect", "inflected": "inflect", "inflection": "inflect", "inflects": "inflect",
-}
 _YES = {"yes", "y", "true", "1", "x"}
-_LANG_CELL = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 _MULTI = re.compile(r"\s*[;|]\s*")
-
-
-@dataclass
-class _Layout:
-    header: bool
-    cols: dict[str, int]
-    src_lang: str = ""
-    tgt_lang: str = ""
-
-
-def _layout(first: list[str], src_lang: str, tgt_lang: str) -> _Layout:
-    """Column roles from the first row (a header) or OmegaT's fixed columns."""
-    cols: dict[str, int] = {}
-    langs: list[tuple[int, str]] = []
-    for i, cell in enumerate(first):
-        name = re.sub(r"[\s_\-]", "", (cell or "").strip().lower())
-        role = _ROLE_NAMES.get(name)
-        if role and role not in cols:
-            cols[role] = i
-        elif not role and _LANG_CELL.match((cell or "").strip()):
-            langs.append((i, normalize_lang(cell)))
-    lay = _Layout(False, {"source": 0, "target": 1, "note": 2})
-    if "source" in cols or "target" in cols or len(langs) >= 2:
-        lay = _Layout(True, cols)
-        for i, lang in langs:
-            wanted_src = not src_lang or same_language(src_lang, lang)
-            if "source" not in cols and wanted_src and not lay.src_lang:
-                cols["source"], lay.src_lang = i, lang
-            elif "target" not in cols and (not tgt_lang or same_language(tgt_lang, lang)):
-                cols["target"], lay.tgt_lang = i, lang
-    return lay
-
-
-def glossary_header(first_row: list[str]) -> str:
-    """The first row of a table as a glossary reader would name it ("source | target",
-    "en | de"), or "" when it does not read as a glossary's header: a role name for both
-    sides, or two language codes (what :func:`_layout` takes as a header)."""
-    lay = _layout(first_row, "", "")
-    if not lay.header or "source" not in lay.cols or "target" not in lay.cols:
-        return ""
-    return " | ".join((first_row[lay.cols[side]] or "").strip() for side in ("source", "target"))
 
 
 def _cell(row: list, i: int | None) -> str:
@@ -385,7 +332,7 @@ def _cell(row: list, i: int | None) -> str:
 
 def _rows_to_file(path: Path, rows: Iterator[tuple[str, list]], src_lang: str, tgt_lang: str) -> GlossaryFile:
     """Entries from ``rows`` ((place, cells) pairs, comments and blank rows included)."""
-    lay: _Layout | None = None
+    lay: Layout | None = None
     entries: list[GlossaryEntry] = []
     problems: list[str] = []
     for place, row in rows:
@@ -395,7 +342,7 @@ def _rows_to_file(path: Path, rows: Iterator[tuple[str, list]], src_lang: str, t
         if lay is None:
             if cells[0].startswith("#"):  # OmegaT's comment lines
                 continue
-            lay = _layout(cells, src_lang, tgt_lang)
+            lay = layout(cells, src_lang, tgt_lang)
             if lay.header:
                 if "source" not in lay.cols or "target" not in lay.cols:
                     raise FormatError(path, "the header names no " + ("source" if "source" not in lay.cols
