@@ -78,6 +78,7 @@ MENUS: tuple[tuple[str, tuple], ...] = (
         Placeholder("propagate", "editing"),
     )),
     ("&View", (
+        ActionSpec("choose_filter", "Choose &Filter", "search.choose_filter"),
         Placeholder("filters", "search"),
         SEPARATOR,
         Placeholder("panels", ""),

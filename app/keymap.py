@@ -25,6 +25,7 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         **{f"match_{n}": [f"Ctrl+{n}"] for n in range(1, 10)},
         **{f"term_{n}": [f"Ctrl+Alt+{n}"] for n in range(1, 10)},
         "add_term": ["Ctrl+Shift+G"],
+        "choose_filter": ["Ctrl+Shift+F"],
     },
     # OmegaT conventions.
     "omegat": {
@@ -46,6 +47,7 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         **{f"match_{n}": [f"Ctrl+{n}"] for n in range(1, 10)},
         **{f"term_{n}": [f"Ctrl+Alt+{n}"] for n in range(1, 10)},
         "add_term": ["Ctrl+Shift+G"],
+        "choose_filter": ["Ctrl+Shift+F"],
     },
 }
 PRESET_NAMES = {"trados": "Trados Studio / memoQ", "omegat": "OmegaT"}

@@ -38,7 +38,8 @@ from app.panels.matches import MatchesPanel
 from app.panels.suggestion import SuggestionPanel
 from app.preferences import MEMORY_PAIRS, preferences, settings  # noqa: F401  (settings, MEMORY_PAIRS: for tests and scripts)
 from app.segment_flow import SegmentFlow
-from app.segment_model import SegmentFilter, SegmentTableModel
+from app.filters import SegmentFilter
+from app.segment_model import SegmentTableModel
 from app.suggest import NMTService
 from app.tmservice import TMService
 

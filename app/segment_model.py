@@ -1,14 +1,14 @@
-"""The segment grid's Qt model: a thin view over :class:`engine.store.Project`,
-and the filter proxy behind the grid's status filter and find box."""
+"""The segment grid's Qt model: a thin view over :class:`engine.store.Project` (the filter
+proxy in front of it is :mod:`app.filters`), and replacing in a target without touching a tag."""
 from __future__ import annotations
 
 import re
 from collections import Counter
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
-from engine.inline import TaggedText, accept_revisions, from_display, strip_tags
+from engine.inline import TaggedText, accept_revisions, from_display
 from engine.qa import tag_issues
 from engine.store import Project, Segment
 
@@ -35,14 +35,6 @@ _FLAGS_TARGET = _FLAGS | Qt.ItemIsEditable
 #: cell on every repaint, and the others are answered before any other work.
 _ROLES = frozenset((Qt.DisplayRole, Qt.EditRole, ROLE_TAGGED, Qt.BackgroundRole, Qt.ToolTipRole,
                     Qt.TextAlignmentRole))
-FILTERS = {
-    "all": "All segments",
-    "untranslated": "Untranslated",
-    "fuzzy": "Fuzzy / draft",
-    "confirmed": "Confirmed",
-}
-
-
 def status_text(seg: Segment) -> str:
     """What the Status column shows: status plus where the target came from, and a mark
     when the target's tags do not match the source's (as received: the file's own target)."""
@@ -222,6 +214,10 @@ class SegmentTableModel(QAbstractTableModel):
                 return r
         return None
 
+    def is_repeated(self, row: int) -> bool:
+        """Whether another row of the document has the same source (the Repetitions filter)."""
+        return len(self._by_source.get(self._rows[row].source.text, ())) > 1
+
     def same_source_rows(self, row: int) -> list[int]:
         """Other unconfirmed rows whose source is identical to ``row``'s (auto-propagation)."""
         return [r for r in self._by_source.get(self._rows[row].source.text, ())
@@ -232,77 +228,6 @@ class SegmentTableModel(QAbstractTableModel):
         self._target_tt.pop(row, None)
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
         self.segmentChanged.emit(row)
-
-
-def matches_filter(seg: Segment, mode: str) -> bool:
-    if mode == "untranslated":
-        return seg.status == "new" or not seg.target.text.strip()
-    if mode == "fuzzy":
-        return seg.status == "draft"
-    if mode == "confirmed":
-        return seg.status == "confirmed"
-    return True
-
-
-class SegmentFilter(QSortFilterProxyModel):
-    """Status filter (all / untranslated / fuzzy-draft / confirmed) and a find text.
-
-    The find text matches source or target (tags ignored), case-insensitive
-    unless ``case`` is set; ``regex`` takes it as a regular expression.
-    """
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.mode = "all"
-        self.pattern: re.Pattern | None = None
-        self.in_source = True
-        self.in_target = True
-        #: rows shown whatever the find text says: those a replacement just changed (so the
-        #: grid does not empty itself when the new text no longer matches)
-        self.pinned: frozenset[int] = frozenset()
-
-    def pin(self, rows) -> None:
-        self.beginFilterChange()
-        self.pinned = frozenset(rows)
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def set_mode(self, mode: str) -> None:
-        if mode not in FILTERS:
-            raise ValueError(f"unknown filter {mode!r}")
-        self.beginFilterChange()
-        self.mode = mode
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def set_find(self, text: str, *, case: bool = False, regex: bool = False,
-                 source: bool = True, target: bool = True) -> None:
-        self.beginFilterChange()
-        self.pinned = frozenset()
-        self.pattern = compile_find(text, case=case, regex=regex) if text else None
-        self.in_source, self.in_target = source, target
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def refilter(self) -> None:
-        """Filter again after targets changed (replace)."""
-        self.beginFilterChange()
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def filterAcceptsRow(self, row, parent):  # noqa: N802
-        m = self.sourceModel()
-        seg = m.segment(row)
-        if not matches_filter(seg, self.mode):
-            return False
-        if self.pattern is None or row in self.pinned:
-            return True
-        return bool((self.in_source and self.pattern.search(strip_tags(seg.source.text)))
-                    or (self.in_target and self.pattern.search(strip_tags(seg.target.text))))
-
-
-def compile_find(text: str, *, case: bool = False, regex: bool = False) -> re.Pattern:
-    flags = 0 if case else re.IGNORECASE
-    try:
-        return re.compile(text if regex else re.escape(text), flags)
-    except re.error:
-        return re.compile(re.escape(text), flags)
 
 
 def replace_in_target(seg: Segment, pattern: re.Pattern, replacement: str, *, regex: bool = False) -> str | None:

@@ -1,0 +1,147 @@
+"""Filters and find options, driven from the keyboard: Ctrl+Shift+F puts the keys in the
+toolbar's filter box, Up/Down choose, Enter goes back to the target box; Ctrl+F, Tab and
+Space set the find bar's options."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from app.filters import FILTERS, compile_find
+from app.main_window import MainWindow
+from engine.inline import protect
+from engine.store import Project
+
+from editor_helpers import make_project
+
+
+def project_with(tmp_path: Path, rows: list[tuple[str, str | None, str, str]]) -> Path:
+    """A project of ``(source, target, status, origin)`` rows (target None: untranslated)."""
+    folder = make_project(tmp_path / "p", [r[0] for r in rows])
+    with Project.open(folder) as p:
+        segs = p.segments(p.documents()[0].id)
+        for seg, (_, target, status, origin) in zip(segs, rows):
+            if target is not None:
+                p.set_target(seg.id, protect(target), status=status, origin=origin,
+                             origin_score=1.0 if origin == "tm" else None)
+    return folder
+
+
+def open_window(qtbot, folder: Path) -> MainWindow:
+    win = MainWindow(Project.open(folder), nmt=False)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=3000)  # window shortcuts need an active window
+    return win
+
+
+def shown(win: MainWindow) -> list[int]:
+    """The document rows the grid shows."""
+    return [win.proxy.mapToSource(win.proxy.index(r, 0)).row() for r in range(win.proxy.rowCount())]
+
+
+def choose_filter(qtbot, win: MainWindow, key: str) -> None:
+    """Ctrl+Shift+F in the target box, then Down/Up in the filter box until ``key``'s filter is in force."""
+    qtbot.keyClick(win.editor(), Qt.Key_F, Qt.ControlModifier | Qt.ShiftModifier)
+    combo = win.filter_combo
+    qtbot.waitUntil(combo.hasFocus, timeout=3000)
+    target = list(FILTERS).index(key)
+    if combo.currentIndex() == target:
+        return
+    with qtbot.waitSignal(win.search.filterApplied, timeout=20_000,
+                          check_params_cb=lambda mode: mode == key):
+        while combo.currentIndex() != target:
+            qtbot.keyClick(combo, Qt.Key_Down if combo.currentIndex() < target else Qt.Key_Up)
+
+
+def test_filtering_by_origin_from_the_keyboard_and_enter_goes_back_to_the_target(qtbot, tmp_path):
+    win = open_window(qtbot, project_with(tmp_path, [
+        ("Open the file.", "Öffnen Sie die Datei.", "draft", "tm"),
+        ("Close the file.", "Schließen Sie die Datei.", "draft", "mt"),
+        ("Save the file.", "Speichern Sie die Datei.", "confirmed", "human"),
+        ("Print the file.", None, "new", "human"),
+    ]))
+    choose_filter(qtbot, win, "mt")
+    assert shown(win) == [1]
+    choose_filter(qtbot, win, "human")
+    assert shown(win) == [2]  # an untranslated segment is nobody's translation yet
+    choose_filter(qtbot, win, "tm")
+    assert shown(win) == [0]
+    qtbot.keyClick(win.filter_combo, Qt.Key_Return)
+    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=3000)
+    assert win.current_row() == 0
+    qtbot.keyClicks(win.editor(), " Gut.")
+    qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
+    assert win.model.segment(0).status == "confirmed" and win.model.segment(0).target.text.endswith("Gut.")
+    # on to the next unconfirmed segment, which the filter hid: everything is shown again
+    assert win.current_row() == 1 and shown(win) == [0, 1, 2, 3]
+    assert win.filter_combo.currentData() == "all"
+
+
+def test_the_tag_error_filter_shows_only_targets_whose_tags_differ_from_the_source(qtbot, tmp_path):
+    win = open_window(qtbot, project_with(tmp_path, [
+        ("Delete %1 now.", "%1 jetzt löschen.", "draft", "human"),
+        ("Rename %1 now.", "Jetzt umbenennen.", "draft", "human"),          # the %1 is missing
+        ("Move %1 to %2.", "%1 nach %2 verschieben.", "confirmed", "human"),
+        ("Copy %1 now.", None, "new", "human"),                           # nothing to check yet
+    ]))
+    choose_filter(qtbot, win, "tag_error")
+    assert shown(win) == [1]
+    assert "tag error" in win.model.index(1, 3).data()
+
+
+def test_the_qa_filter_shows_segments_with_findings(qtbot, tmp_path):
+    win = open_window(qtbot, project_with(tmp_path, [
+        ("Open the file.", "Öffnen Sie die Datei.", "confirmed", "human"),
+        ("Page 12 of 30.", "Seite 13 von 30.", "confirmed", "human"),      # a number differs
+        ("Close the file.", "Schließen Sie die Datei.", "confirmed", "human"),
+    ]))
+    choose_filter(qtbot, win, "qa")
+    assert shown(win) == [1]
+
+
+def test_the_repetitions_filter_shows_every_segment_whose_source_occurs_again(qtbot, tmp_path):
+    win = open_window(qtbot, project_with(tmp_path, [
+        ("Save the file.", None, "new", "human"),
+        ("Close it.", None, "new", "human"),
+        ("Save the file.", None, "new", "human"),
+    ]))
+    choose_filter(qtbot, win, "repetitions")
+    assert shown(win) == [0, 2]
+
+
+def test_find_whole_word_and_in_target_only_set_from_the_keyboard(qtbot, tmp_path):
+    win = open_window(qtbot, project_with(tmp_path, [
+        ("Start the engine.", "Starten Sie den Motor.", "draft", "human"),
+        ("The engine started.", "Der Motor lief an.", "draft", "human"),
+        ("Restart the engine.", "Starten Sie den Motor neu.", "draft", "human"),
+    ]))
+    qtbot.keyClick(win.editor(), Qt.Key_F, Qt.ControlModifier)
+    bar = win.findbar
+    qtbot.waitUntil(bar.find_edit.hasFocus, timeout=3000)
+    qtbot.keyClicks(bar.find_edit, "start")
+    assert shown(win) == [0, 1, 2]      # "start" inside "started" and "Restart" too
+    qtbot.keyClick(bar.find_edit, Qt.Key_Tab)   # the "in" box
+    qtbot.keyClick(bar.where, Qt.Key_Tab)       # Whole word
+    assert bar.word.hasFocus()
+    qtbot.keyClick(bar.word, Qt.Key_Space)
+    assert shown(win) == [0]            # only the word itself
+    qtbot.keyClick(bar.word, Qt.Key_Backtab)
+    qtbot.keyClick(bar.where, Qt.Key_Down)
+    qtbot.keyClick(bar.where, Qt.Key_Down)
+    assert bar.where.currentData() == "target"
+    assert shown(win) == []             # the targets say "Starten", not "start"
+    qtbot.keyClick(bar.where, Qt.Key_Tab)
+    qtbot.keyClick(bar.word, Qt.Key_Space)      # whole word off: "Starten" holds "start"
+    assert shown(win) == [0, 2]
+
+
+def test_whole_word_sees_letters_of_any_script_as_part_of_the_word():
+    pat = compile_find("Fenster", word=True)
+    assert pat.search("Das Fenster ist offen.") and pat.search("(Fenster)")
+    assert not pat.search("Das Hauptfenster ist offen.") and not pat.search("Fensterrahmen")
+    assert compile_find("straße", word=True).search("Die Straße.") is not None
+    assert compile_find("a+b", word=True).search("x a+b y") is not None   # not a regex: taken as written
+    assert compile_find("(", regex=True).search("f(x)") is not None       # no valid regex: plain text
