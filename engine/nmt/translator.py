@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from engine.errors import ModelError
 from engine.inline import is_tag_char, tag_char
@@ -23,6 +24,7 @@ from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
 from engine.nmt.search import Hypothesis, beam_search, forced_decode, greedy
+from engine.nmt.threads import use as use_threads
 from engine.nmt.vocab import BOS, EOS, PAD, WORD_START, word_spans
 
 
@@ -178,6 +180,23 @@ def aggregate(matrix: torch.Tensor, tgt_spans: list[tuple[int, int]], src_spans:
     return out
 
 
+class _MetaUninitialised(TorchFunctionMode):
+    """Initialising a tensor on the ``meta`` device does nothing: the model folder's check builds
+    the model there only for its shapes, and torch's meta kernels of the random initialisers
+    import torch._dynamo on first use -- 1.1 s of CPU in every process that loads a model (2-core
+    VM, time.process_time; the meta build takes 4 ms without them).  Real tensors are untouched."""
+
+    INIT = frozenset({"normal_", "uniform_"})
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if getattr(func, "__name__", "") in self.INIT:
+            t = args[0] if args else kwargs.get("tensor")
+            if isinstance(t, torch.Tensor) and t.is_meta:
+                return t
+        return func(*args, **kwargs)
+
+
 class Translator:
     """A loaded model with text-level methods."""
 
@@ -195,8 +214,14 @@ class Translator:
         self._forms: dict[str, list[str]] | None = None  # stem -> target-vocabulary words (inflected terms)
 
     @classmethod
-    def load(cls, folder: str | Path, *, device: str = "cpu", quantize: bool = False) -> "Translator":
-        return cls(load_model(folder, device=device), quantize=quantize)
+    def load(cls, folder: str | Path, *, device: str = "cpu", quantize: bool = False,
+             threads: int | None = 0) -> "Translator":
+        """``threads``: CPU threads for translating (0: :mod:`engine.nmt.threads` decides; None: as set)."""
+        if threads is not None:
+            use_threads(threads)
+        with _MetaUninitialised():
+            loaded = load_model(folder, device=device)
+        return cls(loaded, quantize=quantize)
 
     # ---------------------------------------------------------------- info
     def info(self) -> dict:

@@ -1,0 +1,83 @@
+"""Issue 37 item 4: loading a model and choosing its thread count cost what they should."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from engine.nmt import threads
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_loading_a_model_folder_does_not_import_torch_dynamo(trained_model):
+    # the folder check's model on the meta device initialised its weights through torch's meta
+    # kernels, which import torch._dynamo: 1.1 s of CPU in every `verso translate`
+    code = ("import sys; from engine.nmt.translator import Translator; "
+            f"Translator.load({str(trained_model)!r}); print('torch._dynamo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_a_config_the_weights_do_not_carry_is_still_refused(trained_model, tmp_path):
+    # the meta-device build still runs (uninitialised): an option the weights lack is named
+    import hashlib
+    import json
+    import shutil
+
+    from engine.errors import ModelError
+    from engine.nmt.translator import Translator
+
+    folder = tmp_path / "m"
+    shutil.copytree(trained_model, folder)
+    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    cfg["model"].update(context_gate="none", bridging=["direct"])   # weights have gate_lin, lack bridge_W
+    (folder / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    man = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    man["files"]["config.json"] = hashlib.sha256((folder / "config.json").read_bytes()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(man), encoding="utf-8")
+    with pytest.raises(ModelError, match="gate_lin|bridge_W"):
+        Translator.load(folder)
+
+
+def test_loading_sets_the_automatic_thread_count(trained_model, monkeypatch):
+    from engine.nmt.translator import Translator
+
+    monkeypatch.setattr(threads, "_explicit", None)
+    torch.set_num_threads(3)
+    try:
+        Translator.load(trained_model)
+        assert torch.get_num_threads() == threads.auto_threads()
+    finally:
+        torch.set_num_threads(1)
+
+
+def test_an_explicit_count_outlives_a_later_automatic_load(trained_model, monkeypatch):
+    from engine.nmt.translator import Translator
+
+    monkeypatch.setattr(threads, "_explicit", None)
+    try:
+        Translator.load(trained_model, threads=3)
+        assert torch.get_num_threads() == 3
+        Translator.load(trained_model)                      # e.g. the flow's scoring after `--threads 3`
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("cores, expected", [(1, 1), (2, 1), (3, 1), (4, 2), (8, 4), (64, 4)])
+def test_the_automatic_count_is_half_the_cores_at_most_four(cores, expected):
+    assert threads.auto_threads(cores, env={}) == expected
+
+
+def test_omp_num_threads_is_the_user_s_choice():
+    assert threads.auto_threads(2, env={"OMP_NUM_THREADS": "2"}) == 2
+    assert threads.auto_threads(2, env={"OMP_NUM_THREADS": "lots"}) == 1
+
+
+def test_a_negative_count_is_refused():
+    with pytest.raises(ValueError, match="threads"):
+        threads.inference_threads(-1)
