@@ -71,6 +71,9 @@ class StopOnSignal:
         self._done = threading.Event()
 
     def __enter__(self) -> "StopOnSignal":
+        self._active = threading.current_thread() is threading.main_thread()
+        if not self._active:  # (signals reach the main thread only: a caller elsewhere cancels by the event)
+            return self
         self._r, self._w = os.pipe()
         os.set_blocking(self._w, False)  # set_wakeup_fd requires it
         self._old_fd = signal.set_wakeup_fd(self._w, warn_on_full_buffer=False)
@@ -83,6 +86,8 @@ class StopOnSignal:
 
     def __exit__(self, *exc) -> None:
         self._done.set()
+        if not self._active:
+            return
         os.write(self._w, b"\0")  # wakes the watcher (0 is no signal)
         self._thread.join(timeout=1.0)
         signal.set_wakeup_fd(self._old_fd)

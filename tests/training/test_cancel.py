@@ -195,3 +195,21 @@ def test_a_source_that_never_answers_is_given_up_within_5_s_and_a_corrected_run_
     assert "cancelled by SIGTERM" in (out / runs.STDERR).read_text()
     # nothing of the run's own is left: the folder takes a corrected command
     assert {p.name for p in out.iterdir()} <= set(runs.LAUNCH_FILES)
+
+
+def test_outside_the_main_thread_the_stop_is_the_cancel_event_alone():
+    import threading
+
+    from engine.training.stopping import StopOnSignal
+
+    cancel, seen = threading.Event(), []
+
+    def body():
+        with StopOnSignal(cancel) as stop:
+            seen.append(stop.signum)
+        cancel.set()
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(5)
+    assert seen == [None] and cancel.is_set() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
