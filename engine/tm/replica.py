@@ -103,6 +103,7 @@ class Replica:
         self.folder = Path(folder)
         self.schema = schema
         self.lock = threading.RLock()  # the local TM is used by the feed thread and the caller's
+        self._syncing = threading.Lock()  # one sync at a time (handles of one process share a replica)
         self.users = 0
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         with open(self.folder.parent / f".{self.folder.name}.lock", "a+") as lk:
@@ -152,15 +153,18 @@ class Replica:
         """Bring the replica up to date over ``conn`` (autocommit): the first
         sync where none finished, then a catch-up; the units it took in.
         :class:`SyncCancelled` when ``cancel`` is set during the first sync."""
-        if self.get("instance") != instance:
-            self._reset(instance)
-        n = 0
-        if not self.has_cursor:
-            n += self._bulk(conn, progress, cancel)
-        n += self.catch_up(conn)
-        if not self.ready:
-            self._commit_state(phase="ready")
-        return n
+        with self._syncing:
+            with self.lock:
+                stale = self.get("instance") != instance
+            if stale:
+                self._reset(instance)
+            n = 0
+            if not self.has_cursor:
+                n += self._bulk(conn, progress, cancel)
+            n += self.catch_up(conn)
+            if not self.ready:
+                self._commit_state(phase="ready")
+            return n
 
     def _reset(self, instance: str) -> None:
         """Start over (a new replica, or the server's TM was made again)."""
@@ -256,19 +260,19 @@ class Replica:
         commit this caller knows of), read again from the new cursor."""
         while True:
             with self.lock:
-                cursor = self.get("cursor")
+                cursor, instance = self.get("cursor"), self.get("instance")
             if not cursor:
                 raise TMError(f"{self.folder}: the replica has no cursor (first sync not finished)")
-            n = self._catch_up_from(conn, cursor)
+            n = self._catch_up_from(conn, cursor, instance)
             if n is not None:
                 return n
 
-    def _catch_up_from(self, conn: psycopg.Connection, cursor: str) -> int | None:
+    def _catch_up_from(self, conn: psycopg.Connection, cursor: str, instance: str) -> int | None:
         with conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             snap = conn.execute("SELECT pg_current_snapshot()::text").fetchone()[0]
             row = conn.execute(feed.instance_query(self.schema), (feed.INSTANCE_KEY,)).fetchone()
-            if (row[0] if row else "") != self.get("instance"):
+            if (row[0] if row else "") != instance:
                 raise ReplicaStale(f"{self.folder}: the shared TM was made again or emptied")
             units = conn.execute(self._units, {"snap": cursor}).fetchall()
             tombs = conn.execute(self._tombs, {"snap": cursor}).fetchall()
