@@ -201,9 +201,8 @@ class NMTService(QObject):
 
         from engine.nmt.translator import Translator
 
-        if self.threads:
-            torch.set_num_threads(self.threads)
-        self.translator = Translator.load(self.model_dir, quantize=self.quantize and not torch.cuda.is_available())
+        self.translator = Translator.load(self.model_dir, quantize=self.quantize and not torch.cuda.is_available(),
+                                          threads=self.threads)  # 0: engine/nmt/threads.py decides
         # (assigned at once: jobs queued behind the load see it)
         return self.translator
 

@@ -106,7 +106,18 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--quantize", action="store_true", help="dynamic int8 quantisation (CPU)")
-    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch default)")
+    p.add_argument("--threads", type=_thread_count, default=0,
+                   help="CPU threads (0: automatic -- half the cores, 1 to 4; engine/nmt/threads.py)")
+
+
+def _thread_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 (automatic) or a number of threads, not {text!r}")
+    return n
 
 
 def _split_arg(p: argparse.ArgumentParser) -> None:
@@ -190,13 +201,9 @@ def _retrieve(tm, lines: list[str], args) -> tuple[list, list, float]:
 
 
 def _translator(args):
-    import torch
-
     from engine.nmt.translator import Translator
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    return Translator.load(args.model, device=args.device, quantize=args.quantize)
+    return Translator.load(args.model, device=args.device, quantize=args.quantize, threads=args.threads)
 
 
 def _protect(lines: list[str], args) -> list:

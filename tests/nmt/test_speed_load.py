@@ -81,3 +81,32 @@ def test_omp_num_threads_is_the_user_s_choice():
 def test_a_negative_count_is_refused():
     with pytest.raises(ValueError, match="threads"):
         threads.inference_threads(-1)
+
+
+def test_translate_takes_its_thread_count_from_the_one_rule(trained_model, toy_corpus, monkeypatch, capsys):
+    import io
+
+    from engine.cli import main
+    from engine.nmt.data import read_lines
+
+    monkeypatch.setattr(threads, "_explicit", None)
+    line = read_lines(toy_corpus["dev_en"])[0] + "\n"
+    torch.set_num_threads(3)
+    try:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(line))
+        assert main(["translate", "--model", str(trained_model)]) == 0
+        assert torch.get_num_threads() == threads.auto_threads()
+        monkeypatch.setattr(sys, "stdin", io.StringIO(line))
+        assert main(["translate", "--model", str(trained_model), "--threads", "2"]) == 0
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(1)
+
+
+def test_a_negative_thread_count_on_the_command_line_is_one_line(trained_model, capsys):
+    from engine.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["translate", "--model", str(trained_model), "--threads", "-2"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "--threads" in err and "Traceback" not in err
