@@ -176,6 +176,11 @@ class SharedTM(PgTranslationMemory):
             except (psycopg.Error, OSError) as e:
                 self._online = False
                 self.feed_error = f"{redact(self.url)}: the server cannot be reached ({str(e).strip()[:200]})"
+            except Exception as e:  # noqa: BLE001 - a replica that cannot be kept current is not searched
+                self._online = False
+                self.feed_error = (f"the replica stopped ({type(e).__name__}: {str(e).strip()[:200]}): "
+                                   "searches go to the server")
+                return
             self._stop.wait(RETRY_S)
 
     @property

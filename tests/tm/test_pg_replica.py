@@ -249,3 +249,16 @@ def test_a_tm_emptied_on_the_server_empties_every_replica(pg_url, pg_server, tmp
     finally:
         a.close()
         b.close()
+
+
+def test_a_replica_that_cannot_be_kept_current_is_not_searched(pg_url, tmp_path):
+    a, b = client(pg_url, tmp_path / "a"), client(pg_url, tmp_path / "b")
+    try:
+        b.replica.tm.conn.close()  # as a disk that fails under the replica
+        a.add("Written after the replica broke", "Geschrieben, nachdem das Replikat kaputtging")
+        assert wait_until(lambda: b.feed_error.startswith("the replica stopped"), 5), b.feed_error
+        assert found(b, "Written after the replica broke")  # from the server
+        assert b.stats()["replica"]["why_not"].startswith("the replica stopped")
+    finally:
+        a.close()
+        b.close()
