@@ -31,6 +31,8 @@ class ParsedSegment:
     ``context``: PO msgctxt, XLIFF resname, CSV key -- shown to the translator.
     ``meta``: format-specific data kept for export (``fuzzy``, ``plural_index``,
     ``state`` attribute value, ...).  JSON-serialisable.
+    ``locked``: the file says the segment is not to be translated or changed (XLIFF
+    ``translate="no"``, SDL ``locked``, memoQ ``mq:locked``); the project keeps it locked.
     """
 
     key: str
@@ -40,6 +42,7 @@ class ParsedSegment:
     note: str = ""
     context: str = ""
     meta: dict = field(default_factory=dict)
+    locked: bool = False
 
 
 @dataclass

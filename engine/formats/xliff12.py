@@ -1,8 +1,9 @@
 """XLIFF 1.2 documents (and 1.0/1.1, SDLXLIFF, memoQ mqxliff: all XLIFF 1.x).
 
 Reading
-    Every ``<trans-unit>`` not marked ``translate="no"`` (on itself or the
-    nearest ``<group>``) gives segments.  With a ``<seg-source>`` holding
+    Every ``<trans-unit>`` gives segments; ``translate="no"`` (on itself or the
+    nearest ``<group>``), SDL ``locked`` and memoQ ``mq:locked`` make them locked
+    (:mod:`~engine.formats.xlifflocks`).  With a ``<seg-source>`` holding
     ``<mrk mtype="seg">`` there is one segment per mrk (key
     ``"<unit id>#<mid>"``), otherwise one per unit (key = unit id; a missing
     or repeated id gets a stable synthesized key, see
@@ -67,6 +68,7 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.xlifflocks import tool_locked, translate_no
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, code_label, edges,
@@ -78,6 +80,7 @@ from engine.langs import normalize_lang
 
 SDL_NS = "http://sdl.com/FileTypes/SdlXliff/1.0"
 MQ_NS = "MQXliff"
+_SCOPES = ("trans-unit", "group")  # where translate="no" is inherited from
 MQ_STATUS = f"{{{MQ_NS}}}status"
 
 _STATE_STATUS = {
@@ -197,23 +200,12 @@ class _Doc:
     def seg_mrks(self, container) -> list:
         return [m for m in container.iter(self.q("mrk")) if m.get("mtype") == "seg"]
 
-    def _translatable(self, unit) -> bool:
-        el = unit
-        while el is not None and localname(el) in ("trans-unit", "group"):
-            v = el.get("translate")
-            if v is not None:
-                return v != "no"
-            el = el.getparent()
-        return True
-
     def _collect(self) -> None:
         units = list(self.root.iter(self.q("trans-unit")))
         keys = KeyMaker({u.get("id") for u in units if u.get("id")})
         for ordinal, unit in enumerate(units, 1):
             uid = unit.get("id") or f"tu{ordinal}"
             ukey = keys.take(uid)
-            if not self._translatable(unit):
-                continue
             source = self.child(unit, "source")
             if source is None:
                 self.problems.append(f"unit {uid!r} ({where(unit)}): no <source>, skipped")
@@ -336,7 +328,7 @@ class Xliff12Format:
             out.segments.append(ParsedSegment(
                 key=site.key, source=site.ext.text, target=target, status=status,
                 note="\n".join(n for n in notes if n), context=site.unit.get("resname", ""),
-                meta=meta,
+                meta=meta, locked=translate_no(site.unit, _SCOPES) or tool_locked(site.unit, doc.sdl_seg(site)),
             ))
         return out
 

@@ -1,8 +1,8 @@
 """XLIFF 2.0 / 2.1 documents (``urn:oasis:names:tc:xliff:document:2.0``).
 
 Reading
-    Every ``<segment>`` of every ``<unit>`` not marked ``translate="no"`` (on
-    itself or the nearest group/file) is a segment with key
+    Every ``<segment>`` of every ``<unit>`` is a segment, locked when ``translate="no"``
+    (on the unit or the nearest group/file that says) marks it, with key
     ``"<unit id>/<segment id>"`` (the segment's 1-based index when it has no
     id; a repeated key gets a ``~2`` suffix).  ``<ignorable>`` parts are not
     segments; they stay in the file.  Inline ``<ph>/<pc>/<sc>/<ec>/<mrk>/<sm>/<em>``
@@ -52,6 +52,7 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats import xliff20_valid
+from engine.formats.xlifflocks import translate_no
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, edges, fill_content,
@@ -139,24 +140,12 @@ class _Doc:
         self.sites: list[_Site] = []
         self._collect()
 
-    @staticmethod
-    def _translatable(unit) -> bool:
-        el = unit
-        while el is not None:
-            v = el.get("translate")
-            if v is not None:
-                return v != "no"
-            el = el.getparent()
-        return True
-
     def _collect(self) -> None:
         units = list(self.root.iter(q("unit")))
         keys = KeyMaker({u.get("id") for u in units if u.get("id")})
         for ordinal, unit in enumerate(units, 1):
             uid = unit.get("id") or f"u{ordinal}"
             ukey = keys.take(uid)
-            if not self._translatable(unit):
-                continue
             for i, seg in enumerate(unit.findall(q("segment")), 1):
                 source = seg.find(q("source"))
                 if source is None:
@@ -348,7 +337,7 @@ class Xliff20Format:
             out.segments.append(ParsedSegment(
                 key=site.key, source=site.ext.text, target=target, status=status,
                 note="\n".join(n for n in notes if n), context=site.unit.get("name", ""),
-                meta=meta,
+                meta=meta, locked=translate_no(site.unit),
             ))
         return out
 

@@ -107,6 +107,12 @@ def _m5_qa_ignored(db: sqlite3.Connection) -> None:
         """)
 
 
+def _m6_segment_locks(db: sqlite3.Connection) -> None:
+    # 1: the segment's target may not change (locked by the file or by the translator)
+    if "locked" not in {r[1] for r in db.execute("PRAGMA table_info(segments)")}:
+        db.execute("ALTER TABLE segments ADD COLUMN locked INTEGER NOT NULL DEFAULT 0")
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -122,6 +128,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (3, "no password in a stored TM URL", _m3_no_stored_passwords),
     (4, "the TM target a corrected confirmation replaces (tm_pending.replaces)", _m4_tm_pending_replaces),
     (5, "QA findings the translator ignored (qa_ignored)", _m5_qa_ignored),
+    (6, "locked segments (segments.locked)", _m6_segment_locks),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -31,6 +31,7 @@ from engine.formats.base import ParsedDocument, SegmentStatus, Translation
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
 from engine.store import migrations
+from engine.store.locks import refusal
 
 DB_NAME = "project.verso"
 ORIGINALS = "originals"
@@ -95,6 +96,7 @@ class Segment:
     updated_at: str
     confirmed_at: str | None
     created_at: str = ""
+    locked: bool = False  # the target may not change (engine/store/locks.py)
 
     @property
     def as_received(self) -> bool:
@@ -111,7 +113,7 @@ class Segment:
             source=source,
             target=TaggedText.from_parts(r["target"], r["target_tags"]),
             status=r["status"], origin=r["origin"], origin_score=r["origin_score"],
-            note=r["note"], context=r["context"], meta=json.loads(r["meta"] or "{}"),
+            note=r["note"], context=r["context"], meta=json.loads(r["meta"] or "{}"), locked=bool(r.get("locked")),
             updated_at=r["updated_at"], confirmed_at=r["confirmed_at"], created_at=r["created_at"],
         )
 
@@ -352,8 +354,8 @@ class Project:
                 doc_id = int(cur.lastrowid)
                 self._conn.executemany(
                     "INSERT INTO segments (document_id, idx, key, source, source_tags, target, target_tags,"
-                    " status, origin, note, context, meta, created_at, updated_at, confirmed_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " status, origin, note, context, meta, created_at, updated_at, confirmed_at, locked)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     _segment_rows(doc_id, parsed, now),
                 )
             return doc_id
@@ -436,19 +438,18 @@ class Project:
             now, later = _now_and_next()
             with self._tx():
                 for tt, segment_id in rows:
-                    # "touched since the import" is updated_at != created_at (translations()); an edit in the
-                    # millisecond of the import would read as untouched and export as the original (measured:
-                    # 71 of 200 imports followed at once by set_targets lost every target), so it gets the next ms
+                    # "touched since the import" is updated_at != created_at (translations()): an edit in the
+                    # millisecond of the import gets the next ms, or it would read as untouched (the original)
                     cur = self._conn.execute(
                         "UPDATE segments SET target = ?, target_tags = ?, status = ?, origin = ?, origin_score = ?,"
                         " updated_at = CASE WHEN created_at = ? THEN ? ELSE ? END,"
                         " confirmed_at = CASE WHEN ? = 'confirmed' THEN ? ELSE confirmed_at END"
-                        " WHERE id = ?",
+                        " WHERE id = ? AND locked = 0",
                         (tt.text, tt.tags_json(), status, origin, origin_score, now, later, now, status, now,
                          segment_id),
                     )
-                    if cur.rowcount != 1:
-                        raise ProjectError(f"{self.folder}: no segment {segment_id}")
+                    if cur.rowcount != 1:  # not in the project, or locked
+                        raise refusal(self._conn, self.folder, segment_id)
             return [self.segment(segment_id) for _, segment_id in rows]
 
     def confirm(self, segment_id: int, target: TaggedText | str | None = None, *, origin: str = "human",
@@ -500,10 +501,9 @@ class Project:
             return out
 
     def tm_written(self, segment_ids: Sequence[int]) -> None:
-        """The TM (or the outbox of a shared one) holds these confirmations.  On a
-        project already closed (the editor closed while the TM thread finished)
-        nothing is recorded: the next opening sends them again, and the TM merges
-        an exact duplicate into the unit it has."""
+        """The TM (or the outbox of a shared one) holds these confirmations.  On a project already closed
+        (the editor closed while the TM thread finished) nothing is recorded: the next opening sends
+        them again, and the TM merges an exact duplicate into the unit it has."""
         if self.closed:
             return
         with self._tx():
@@ -599,7 +599,7 @@ def _segment_rows(doc_id: int, parsed: ParsedDocument, now: str) -> Iterator[tup
                tgt_tt.text, tgt_tt.tags_json() if tgt_tt.tags else src_tags,
                s.status if has_target else "new", "file" if has_target else "",
                s.note, s.context, _json(s.meta) if s.meta else "{}", now, now,
-               now if (s.status == "confirmed" and has_target) else None)
+               now if (s.status == "confirmed" and has_target) else None, int(s.locked))
 
 
 def _replaced_target(raw: str | None) -> TaggedText | None:

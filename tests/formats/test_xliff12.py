@@ -95,14 +95,15 @@ def _translate_all(doc, prefix="DE ", status="confirmed"):
 
 
 # ----------------------------------------------------------------- reading
-def test_reads_units_languages_and_skips_untranslatable(tmp_path):
+def test_reads_units_languages_and_locks_untranslatable(tmp_path):
     doc = FORMAT.read(_write(tmp_path, DOC), tgt_lang="de-de")
     assert doc.format == "xliff12"
     assert (doc.src_lang, doc.tgt_lang) == ("en-US", "de-DE")
     keys = [s.key for s in doc.segments]
-    assert keys == ["save", "done", "review", "ok", "codes", "dup", "dup~2", "tu11"]
-    # translate="no" on the unit or its group, and a unit with only a code, are not segments
-    assert not {"skip", "skip2", "tagsonly"} & set(keys)
+    assert keys == ["save", "skip", "skip2", "done", "review", "ok", "codes", "dup", "dup~2", "tu11"]
+    # translate="no" on the unit or its group locks (tests/formats/test_xliff_locks.py); a unit
+    # with only a code is not a segment
+    assert [s.key for s in doc.segments if s.locked] == ["skip", "skip2"] and "tagsonly" not in keys
 
 
 def test_inline_codes_become_tags_with_original_markup(tmp_path):

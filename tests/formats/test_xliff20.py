@@ -65,9 +65,10 @@ def _by_key(doc):
 def test_reads_segments_keys_and_languages(tmp_path):
     doc = FORMAT.read(_write(tmp_path, DOC))
     assert doc.format == "xliff20" and (doc.src_lang, doc.tgt_lang) == ("en", "de")
-    # segment id when present, 1-based index otherwise; ignorables and
-    # translate="no" (inherited from the group, overridden by the unit) are skipped
-    assert [s.key for s in doc.segments] == ["u1/s1", "u1/2", "u3/a", "u4/x", "u4/y"]
+    # segment id when present, 1-based index otherwise; ignorables are skipped; translate="no"
+    # (inherited from the group, overridden by the unit) locks (tests/formats/test_xliff_locks.py)
+    assert [s.key for s in doc.segments] == ["u1/s1", "u1/2", "u2/1", "u3/a", "u4/x", "u4/y"]
+    assert [s.key for s in doc.segments if s.locked] == ["u2/1"]
 
 
 def test_inline_codes_states_notes_context(tmp_path):
@@ -117,13 +118,14 @@ def test_round_trip(tmp_path):
     src = _write(tmp_path, DOC)
     doc = FORMAT.read(src)
     statuses = ["confirmed", "confirmed", "confirmed", "draft", "draft"]
+    free = [s for s in doc.segments if not s.locked]
     tr = {s.key: Translation(TaggedText("DE " + s.source.text, s.source.tags), st)
-          for s, st in zip(doc.segments, statuses)}
+          for s, st in zip(free, statuses)}
     out = tmp_path / "out.xlf"
     FORMAT.write(src, out, tr)
     again = FORMAT.read(out)
     assert [s.key for s in again.segments] == [s.key for s in doc.segments]
-    for a, b in zip(doc.segments, again.segments):
+    for a, b in zip(free, [s for s in again.segments if not s.locked]):
         assert b.source == a.source
         assert b.target.text == tr[a.key].target.text
         assert b.status == tr[a.key].status, a.key

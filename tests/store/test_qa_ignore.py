@@ -90,7 +90,7 @@ def test_a_project_of_the_previous_schema_gets_the_table(tmp_path: Path):
     p.close()
     with sqlite3.connect(tmp_path / "old" / "project.verso") as db:  # as Verso before migration 5 left it
         db.execute("DROP TABLE qa_ignored")
-        db.execute("DELETE FROM schema_migrations WHERE version = 5")
+        db.execute("DELETE FROM schema_migrations WHERE version >= 5")
     with Project.open(tmp_path / "old") as again:
-        assert migrations.current_version(again._conn) == migrations.LATEST == 5
+        assert migrations.current_version(again._conn) == migrations.LATEST
         assert len(IgnoreList(again)) == 0
