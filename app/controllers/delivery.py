@@ -10,10 +10,24 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from engine.errors import VersoError
 from engine.qa import TAG_CHECKS, check_segments, received_ids
 from engine.store import Project
+from engine.store.qa_ignore import IgnoreList
 
 from app.controllers.base import Controller
 from app.preferences import ProjectSettings
 
+
+#: The export question names this many findings; the QA check lists them all.
+SHOWN_FINDINGS = 8
+
+
+def findings_text(issues) -> str:
+    """What the export's QA found, one line a finding (segment, check, message), the first
+    :data:`SHOWN_FINDINGS` of them and how many more."""
+    lines = [f"segment {i.idx + 1}: {i.message} ({i.check})" if i.idx >= 0 else f"{i.message} ({i.check})"
+             for i in issues[:SHOWN_FINDINGS]]
+    more = len(issues) - SHOWN_FINDINGS
+    tail = [f"… and {more} more (QA Check, F8, lists them all; ignore there the ones that are fine)"] if more > 0 else []
+    return f"The QA check found {len(issues)} finding(s):\n" + "\n".join(lines + tail)
 
 class DeliveryController(Controller):
     def __init__(self, win):
@@ -114,9 +128,9 @@ class DeliveryController(Controller):
                 return
             force = True
             issues = [i for i in issues if i not in errors]
+        issues, _ = IgnoreList(win.project).split(issues)  # what the translator judged fine stays quiet
         if issues and not force:
-            answer = QMessageBox.question(win, "Export", f"The QA check found {len(issues)} thing(s) to look at "
-                                          "(numbers, spaces, punctuation, consistency…). Export anyway?",
+            answer = QMessageBox.question(win, "Export", findings_text(issues) + "\n\nExport anyway?",
                                           QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
             if answer != QMessageBox.Yes:
                 self.qa_dialog()

@@ -1,22 +1,27 @@
 """QA check: the project's checks (tags, numbers, spaces, punctuation, untranslated,
 consistency, length, spelling), each on or off for this project; a click on a finding
-goes to its segment."""
+goes to its segment.  A finding the translator judged fine is ignored (Ignore, or the Delete
+key) and stays ignored in later runs while its text is the same (the project's ignore list,
+:mod:`engine.store.qa_ignore`); *Show ignored* lists them again to restore one."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
 )
 
 from engine.qa import CHECKS, Issue, check_segments, received_ids
+from engine.store.qa_ignore import IgnoreList
 
 
 class QADialog(QDialog):
@@ -51,11 +56,27 @@ class QADialog(QDialog):
         self.table.setSelectionBehavior(QTableWidget.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.cellClicked.connect(lambda r, c: self.activate(r))
+        self.table.itemSelectionChanged.connect(self._update_button)
+        self.table.installEventFilter(self)
+        self.ignore_list = IgnoreList(project) if project is not None else None
+        self.show_ignored = QCheckBox("Show ignored", self)
+        self.show_ignored.toggled.connect(lambda _: self.run())
+        self.ignore_button = QPushButton("&Ignore", self)
+        self.ignore_button.setToolTip("Ignore the selected findings in this project (Delete); "
+                                      "they come back if their text changes")
+        self.ignore_button.clicked.connect(self.toggle_ignored)
+        self.ignore_button.setEnabled(False)
+        self.show_ignored.setVisible(self.ignore_list is not None)
+        self.ignore_button.setVisible(self.ignore_list is not None)
+        row = QHBoxLayout()
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.show_ignored)
+        row.addWidget(self.ignore_button)
         buttons = QDialogButtonBox(QDialogButtonBox.Close, self)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addWidget(box)
-        lay.addWidget(self.summary)
+        lay.addLayout(row)
         lay.addWidget(self.table)
         lay.addWidget(buttons)
         self.run()
@@ -67,20 +88,57 @@ class QADialog(QDialog):
         self.run()
 
     def run(self) -> None:
-        self.issues: list[Issue] = check_segments(self.segments, self.options, spelling=self.spelling,
-                                                  terms=self.terms, tgt_lang=self.tgt_lang,
-                                                  received=received_ids(self.segments))
-        errors = sum(1 for i in self.issues if i.severity == "error")
-        self.summary.setText(f"{len(self.issues)} finding(s): {errors} error(s), "
-                             f"{len(self.issues) - errors} warning(s). Click one to go to its segment.")
+        found = check_segments(self.segments, self.options, spelling=self.spelling, terms=self.terms,
+                               tgt_lang=self.tgt_lang, received=received_ids(self.segments))
+        shown, self.ignored = self.ignore_list.split(found) if self.ignore_list is not None else (found, [])
+        #: the table's rows: the findings shown, then (with *Show ignored*) the ignored ones
+        self.issues: list[Issue] = shown + (self.ignored if self.show_ignored.isChecked() else [])
+        errors = sum(1 for i in shown if i.severity == "error")
+        ignored = f", {len(self.ignored)} ignored" if self.ignored else ""
+        self.summary.setText(f"{len(shown)} finding(s): {errors} error(s), "
+                             f"{len(shown) - errors} warning(s){ignored}. Click one to go to its segment.")
+        self.show_ignored.setText(f"Show ignored ({len(self.ignored)})")
         self.table.setRowCount(len(self.issues))
         for r, i in enumerate(self.issues):
-            for c, v in enumerate((str(i.idx + 1) if i.idx >= 0 else "—", i.severity, i.check, i.message)):
+            hidden = r >= len(shown)
+            for c, v in enumerate((str(i.idx + 1) if i.idx >= 0 else "—", "ignored" if hidden else i.severity,
+                                   i.check, i.message)):
                 item = QTableWidgetItem(v)
-                if c == 1 and i.severity == "error":
+                if hidden:
+                    item.setForeground(Qt.gray)
+                elif c == 1 and i.severity == "error":
                     item.setForeground(Qt.red)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        self._update_button()
+
+    def _selected(self) -> list[Issue]:
+        rows = sorted({ix.row() for ix in self.table.selectedIndexes()})
+        return [self.issues[r] for r in rows if 0 <= r < len(self.issues) and self.issues[r].idx >= 0]
+
+    def _update_button(self) -> None:
+        picked = self._selected()
+        restoring = bool(picked) and all(i in self.ignored for i in picked)
+        self.ignore_button.setText("&Restore" if restoring else "&Ignore")
+        self.ignore_button.setEnabled(bool(picked) and self.ignore_list is not None)
+
+    def toggle_ignored(self) -> None:
+        """Ignore the selected findings, or restore them when all of them are ignored ones."""
+        picked = self._selected()
+        if not picked or self.ignore_list is None:
+            return
+        if all(i in self.ignored for i in picked):
+            self.ignore_list.restore(picked)
+        else:
+            self.ignore_list.ignore([i for i in picked if i not in self.ignored])
+        self.run()
+
+    def eventFilter(self, obj, e) -> bool:  # noqa: N802 (Qt's name)
+        """Delete (or Backspace) on the findings' table ignores or restores the selected ones."""
+        if obj is self.table and e.type() == QEvent.KeyPress and e.key() in (Qt.Key_Delete, Qt.Key_Backspace):
+            self.toggle_ignored()
+            return True
+        return super().eventFilter(obj, e)
 
     def activate(self, r: int) -> None:
         if 0 <= r < len(self.issues) and self.issues[r].idx >= 0:
