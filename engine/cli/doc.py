@@ -70,6 +70,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("document", nargs="?", default=None, metavar="DOCUMENT",
                    help="one document (id or name); default: all")
     p.add_argument("--json", action="store_true", help="findings as JSON")
+    p.add_argument("--show-ignored", action="store_true",
+                   help="also list the findings ignored in the editor's QA check (marked 'ignored'; "
+                        "they never make the exit status 1)")
     p.set_defaults(handler=_qa)
 
     p = dsub.add_parser("list", help="list the documents of a project (JSON)")
@@ -243,25 +246,27 @@ def _pretranslate(a) -> int:
 def _qa(a) -> int:
     from engine.cli import print_json
     from engine.qa import check_segments, received_ids
+    from engine.store.qa_ignore import IgnoreList
 
     with _open(a.project) as p:
         docs = [p.document(a.document)] if a.document else p.documents()
-        checker, terms = p.spell_checker(), p.term_index()
+        checker, terms, ignore = p.spell_checker(), p.term_index(), IgnoreList(p)
         report = []
         for d in docs:
             segs = p.segments(d.id)
             issues = check_segments(segs, p.qa_options(), spelling=checker, terms=terms,
                                     tgt_lang=p.tgt_lang, received=received_ids(segs))
-            report.append((d, issues))
+            report.append((d, *ignore.split(issues)))
         if a.json:
-            print_json([{"document_id": d.id, "name": d.name, "issues": [i.to_json() for i in issues]}
-                        for d, issues in report])
+            print_json([{"document_id": d.id, "name": d.name, "issues": [i.to_json() for i in shown],
+                         "ignored": [i.to_json() for i in hidden] if a.show_ignored else len(hidden)}
+                        for d, shown, hidden in report])
         else:
-            for d, issues in report:
-                for i in issues:
+            for d, shown, hidden in report:
+                for i, mark in [(i, "") for i in shown] + [(i, " (ignored)") for i in hidden if a.show_ignored]:
                     where = f"segment {i.idx + 1}" if i.idx >= 0 else "document"
-                    print(f"{d.name}: {where}: {i.severity}: {i.check}: {i.message}")
-    return 1 if any(i.severity == "error" for _, issues in report for i in issues) else 0
+                    print(f"{d.name}: {where}: {i.severity}{mark}: {i.check}: {i.message}")
+    return 1 if any(i.severity == "error" for _, shown, _ in report for i in shown) else 0
 
 
 def _doc_json(d) -> dict:
