@@ -75,6 +75,9 @@ MENUS: tuple[tuple[str, tuple], ...] = (
         Placeholder("matches", ""),
         Placeholder("terms", ""),
         SEPARATOR,
+        ActionSpec("lock", "&Lock/Unlock Segment", "editing.locking.toggle_lock", grid_menu=True, editor_menu=True),
+        ActionSpec("lock_matches", "Lock 100 % &Matches", "editing.locking.lock_exact_matches"),
+        SEPARATOR,
         Placeholder("propagate", "editing"),
     )),
     ("&View", (
@@ -87,11 +90,16 @@ MENUS: tuple[tuple[str, tuple], ...] = (
         ActionSpec("concordance", "&Concordance…", "memory.open_concordance", grid_menu=True, editor_menu=True),
         ActionSpec("tm_editor", "TM &Editor…", "memory.tm_editor_dialog"),
         ActionSpec("add_term", "Add &Term to Glossary…", "memory.add_term_dialog", editor_menu=True),
+        ActionSpec("pretranslate", "&Pre-translate…", "pretranslation.pretranslate_dialog"),
         ActionSpec("statistics", "&Statistics…", "delivery.statistics_dialog"),
         ActionSpec("qa", "&QA Check…", "delivery.qa_dialog", keys=("F8",)),
         SEPARATOR,
         ActionSpec("train_model", "&Train a Model for This Project…", "machine.training_dialog"),
         ActionSpec("models", "&Models…", "machine.models_dialog"),
+    )),
+    ("&Glossary", (
+        ActionSpec("import_glossary", "&Import Glossary…", "glossaries.import_glossary_dialog"),
+        ActionSpec("attach_glossary", "&Attach Glossary Folder…", "glossaries.attach_glossary_dialog"),
     )),
     ("&Help", (
         ActionSpec("shortcuts", "&Keyboard Shortcuts", "help.shortcuts_dialog", keys=("HelpContents",)),

@@ -26,6 +26,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         **{f"term_{n}": [f"Ctrl+Alt+{n}"] for n in range(1, 10)},
         "add_term": ["Ctrl+Shift+G"],
         "choose_filter": ["Ctrl+Shift+F"],
+        "lock": ["Ctrl+Shift+L"],
+        "pretranslate": ["Ctrl+Shift+P"],
     },
     # OmegaT conventions.
     "omegat": {
@@ -48,6 +50,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         **{f"term_{n}": [f"Ctrl+Alt+{n}"] for n in range(1, 10)},
         "add_term": ["Ctrl+Shift+G"],
         "choose_filter": ["Ctrl+Shift+F"],
+        "lock": ["Ctrl+Shift+L"],
+        "pretranslate": ["Ctrl+Shift+P"],
     },
 }
 PRESET_NAMES = {"trados": "Trados Studio / memoQ", "omegat": "OmegaT"}

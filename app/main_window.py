@@ -24,10 +24,12 @@ from app.actions import MATCH_ACTIONS, MENUS, SEPARATOR, TERM_ACTIONS, ActionSpe
 from app.controllers.delivery import DeliveryController
 from app.controllers.documents import DocumentsController
 from app.controllers.editing import EditingController
+from app.controllers.glossary import GlossaryController
 from app.controllers.help import HelpController
 from app.controllers.machine import MachineController
 from app.controllers.memory import MemoryController
 from app.controllers.navigation import NavigationController
+from app.controllers.pretranslate import PretranslateController
 from app.controllers.search import SearchController
 from app.findbar import FindBar
 from app.grid import SegmentGrid, TargetEditor
@@ -88,8 +90,10 @@ class MainWindow(QMainWindow):
         self.editing = EditingController(self)
         self.search = SearchController(self)
         self.memory = MemoryController(self)
+        self.glossaries = GlossaryController(self)
         self.delivery = DeliveryController(self)
         self.machine = MachineController(self)
+        self.pretranslation = PretranslateController(self)
         self.help = HelpController(self)
 
         self._build_actions()

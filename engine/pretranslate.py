@@ -16,7 +16,9 @@ project's (regional variants are one language) is set aside, the document is fil
 only, and the result's ``note`` says why.
 
 Targets are written as drafts, never confirmed, in batches of one transaction each, so an
-interrupted run keeps what it wrote.  Segments that already have a target are not touched.
+interrupted run keeps what it wrote (a ``progress`` callback that returns False stops the run
+after the batch it reports: the editor's Cancel).  Segments that already have a target are not
+touched.
 Nothing here imports torch until a model is given.
 """
 from __future__ import annotations
@@ -42,6 +44,7 @@ class PretranslateResult:
     empty: int = 0     # left empty (no 100 % match and no model)
     kept: int = 0      # already had a target: not touched
     note: str = ""     # why no model filled anything (one line), "" when one could
+    stopped: bool = False  # the progress callback asked to stop: segments after the last batch not tried
 
     def to_json(self) -> dict:
         out = {"tm": self.tm, "mt": self.mt, "empty": self.empty, "kept": self.kept}
@@ -81,9 +84,11 @@ def _best(tms: Sequence[TranslationMemory], seg: Segment, k: int) -> list[Match]
 
 def pretranslate(project: Project, document: int | str, *, tms: Sequence[TranslationMemory] = (),
                  translator=None, min_score: float | None = None, beam: int = 5,
-                 progress: Callable[[int, int], None] | None = None) -> PretranslateResult:
+                 progress: Callable[[int, int], bool | None] | None = None,
+                 batch_size: int = BATCH) -> PretranslateResult:
     """Fill the empty targets of ``document`` (see the module doc).  ``progress(done, total)``
-    is called after each batch."""
+    is called after each batch of ``batch_size`` segments; when it returns False the run stops
+    there, what it wrote kept (``stopped``)."""
     info = project.document(document)
     segments = project.segments(info.id)
     res = PretranslateResult()
@@ -102,8 +107,8 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
         reads_context = find_doc_context(translator.model) is not None
         min_score = MEMORY_MIN_SCORE if min_score is None else min_score
     done = 0
-    for start in range(0, len(todo), BATCH):
-        batch = todo[start:start + BATCH]
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start:start + batch_size]
         tm_rows: list[tuple[int, str]] = []
         mt_rows: list[int] = []
         memories: list[list[tuple[str, str]]] = []
@@ -134,8 +139,9 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
             res.mt += len(rows)
             res.empty += len(mt_rows) - len(rows)
         done += len(batch)
-        if progress is not None:
-            progress(done, len(todo))
+        if progress is not None and progress(done, len(todo)) is False and done < len(todo):
+            res.stopped = True
+            break
     return res
 
 

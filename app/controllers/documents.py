@@ -3,6 +3,7 @@ document the grid shows, and the counts in the status bar."""
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QHeaderView, QMessageBox
@@ -15,10 +16,20 @@ from app.preferences import preferences
 from app.segment_model import COL_NUM, COL_SOURCE, COL_STATUS, COL_TARGET, SegmentTableModel
 
 MAX_RECENT = 8
+#: in a document's problems when its first sheet reads as a glossary (engine/formats/glossary_hint.py)
+GLOSSARY_HINT = "reads as a glossary"
 #: what File ▸ Import Document offers (the reader is chosen by content, then extension)
 DOCUMENT_FILTER = ("Documents (*.txt *.xlf *.xliff *.sdlxliff *.mqxliff *.po *.pot *.csv *.tsv *.docx *.docm "
                    "*.pptx *.pptm *.xlsx *.xlsm *.idml *.odt *.ods *.odp *.html *.htm *.xhtml *.md *.markdown "
                    "*.properties *.json *.yml *.yaml *.strings *.stringsdict *.resx *.ts *.xml *.srt *.vtt)")
+
+
+@dataclass(frozen=True)
+class ReadsAsGlossary:
+    """A document read but not stored: its first sheet reads as a glossary (``hint``)."""
+
+    document: object   # the ParsedDocument
+    hint: str
 
 
 def freeze_heap(collect: bool) -> None:
@@ -137,7 +148,6 @@ class DocumentsController(Controller):
         from PySide6.QtWidgets import QProgressDialog
 
         from app.dialogs.import_doc import CANCELLED, format_for
-        from app.workers import Worker, start
 
         win = self.win
         if win.project is None:
@@ -148,21 +158,42 @@ class DocumentsController(Controller):
             self.say(f"Import of {path.name} cancelled: nothing was stored.")
             return None
 
-        def job(control, path: Path) -> int:
-            from engine.formats import read_document
-
-            control.progress(text=f"Reading {path.name}…")
-            parsed = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
-            control.check()
-            control.progress(text=f"Storing {len(parsed.segments)} segments of {path.name}…")
-            return project.import_parsed(parsed, path)
-
         dlg = QProgressDialog(f"Reading {path.name}…", "Cancel", 0, 0, win)
         dlg.setWindowTitle("Import document")
         dlg.setMinimumDuration(400)
+        return self._start_import(dlg, project, path, format)
+
+    def _start_import(self, dlg, project: Project, path: Path, format: str | None, parsed=None):
+        """The import's job: read (unless ``parsed`` was read already) and store.  A workbook
+        that reads as a glossary comes back unstored, as :class:`ReadsAsGlossary`, to be asked about."""
+        from app.workers import Worker, start
+
+        win = self.win
+
+        def job(control, path: Path):
+            from engine.formats import read_document
+
+            doc = parsed
+            if doc is None:
+                control.progress(text=f"Reading {path.name}…")
+                doc = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
+                control.check()
+                hint = next((p for p in doc.problems if GLOSSARY_HINT in p), "")
+                if hint:
+                    return ReadsAsGlossary(doc, hint)
+            control.progress(text=f"Storing {len(doc.segments)} segments of {path.name}…")
+            return project.import_parsed(doc, path)
+
+        def done(out) -> None:
+            dlg.reset()
+            if not isinstance(out, ReadsAsGlossary):
+                self._document_imported(path, out)
+            elif not win.glossaries.offer_glossary_import(path, out.hint):
+                self._start_import(dlg, project, path, format, out.document)
+
         w = Worker(job, path)
         w.signals.progress.connect(lambda e: dlg.setLabelText(e.get("text", "")))
-        w.signals.result.connect(lambda doc_id: (dlg.reset(), self._document_imported(path, doc_id)))
+        w.signals.result.connect(done)
         w.signals.error.connect(lambda msg: (dlg.reset(), QMessageBox.critical(win, "Verso", msg)))
         w.signals.cancelled.connect(lambda: (dlg.reset(), self.say(
             f"Import of {path.name} cancelled: nothing was stored.")))

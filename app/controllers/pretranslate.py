@@ -1,0 +1,187 @@
+"""Tools ▸ Pre-translate: the dialog's options (:mod:`app.dialogs.pretranslate`) run through
+:func:`engine.pretranslate.pretranslate`, as ``verso doc pretranslate`` does, on the TM thread
+(it searches the TMs the editor has open there), with progress per batch; the grid's rows are
+reloaded as they are filled; Cancel stops after the batch running (batches of a few segments
+when a model translates, so within a second) and keeps what was filled."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.pretranslate import BATCH, PretranslateResult, pretranslate
+
+from app.controllers.base import Controller
+
+#: segments per model call while the editor waits on Cancel (the command line batches 16)
+MT_BATCH = 4
+
+
+@dataclass
+class DocumentDone:
+    name: str
+    result: PretranslateResult
+
+
+@dataclass
+class PretranslateReport:
+    """Filled in by the job as it goes (read on the UI thread once it has finished)."""
+
+    total: int = 0                # segments without a target in the chosen documents
+    note: str = ""                # why no model translated ("" when one did, or was not asked for)
+    machine: bool = False         # machine translation was asked for
+    documents: list[DocumentDone] = field(default_factory=list)
+    stopped: bool = False         # cancelled: segments after the last batch not tried
+
+    def summary(self) -> str:
+        tm = sum(d.result.tm for d in self.documents)
+        mt = sum(d.result.mt for d in self.documents)
+        empty = sum(d.result.empty for d in self.documents)
+        lines = [f"Filled {tm + mt} of {self.total} empty segments as drafts: {tm} from the TM (100 % matches), "
+                 f"{mt} by machine translation."]
+        if empty:
+            why = ("no model translates this pair" if self.note else "machine translation was off"
+                   if not self.machine else "the model gave no translation")
+            lines.append(f"{empty} left empty: no 100 % TM match, and {why}.")
+        if self.note:
+            lines.append(f"No machine translation: {self.note}.")
+        left = self.total - tm - mt - empty
+        if self.stopped and left:
+            lines.append(f"Cancelled: {left} segments not tried; what was filled stays.")
+        return "\n".join(lines)
+
+
+def no_model_note(why: str) -> str:
+    return f"{why}: train one (Tools ▸ Train a Model) or choose one (Tools ▸ Models)"
+
+
+def todo_rows(model) -> list[int]:
+    """The rows pre-translation fills, in its order (engine.pretranslate's rule)."""
+    return [r for r, s in enumerate(model.segments()) if not s.target.text.strip() and s.source.plain().strip()]
+
+
+def run(control, project, service, opts, model_dir, beam: int, report: PretranslateReport) -> PretranslateReport:
+    """The job, on the TM thread: ``service.tms`` are the TMs the editor searches."""
+    from engine.tm import open_tm, tm_ref
+
+    docs = [project.document(d) for d in opts.documents]
+    todo = {d.id: len([s for s in project.segments(d.id) if not s.target.text.strip() and s.source.plain().strip()])
+            for d in docs}
+    report.total = sum(todo.values())
+    control.progress(done=0, total=report.total, text="")
+    translator = None
+    if model_dir is not None and report.total:
+        from engine.nmt.translator import Translator
+
+        control.progress(done=0, total=report.total, text="Loading the model…")
+        translator = Translator.load(model_dir)
+    extra = [open_tm(tm_ref(opts.extra_tm), create=False, src_lang=project.src_lang,
+                     tgt_lang=project.tgt_lang)] if opts.extra_tm else []
+    tms = [t for t in service.tms if t is not None] + extra
+    base = 0
+    try:
+        for d in docs:
+            if control.cancelled:
+                report.stopped = True
+                break
+
+            def progress(done: int, n: int, d=d, base=base) -> bool:
+                return control.progress(document=d.id, in_document=done, done=base + done, total=report.total,
+                                        text=f"Pre-translating {d.name}…")
+
+            res = pretranslate(project, d.id, tms=tms, translator=translator, min_score=opts.min_score, beam=beam,
+                               progress=progress, batch_size=MT_BATCH if translator is not None else BATCH)
+            report.documents.append(DocumentDone(d.name, res))
+            report.note = report.note or res.note
+            base += todo[d.id]
+            if res.stopped:
+                report.stopped = True
+                break
+    finally:
+        for tm in extra:
+            tm.close()
+    return report
+
+
+class PretranslateController(Controller):
+    def __init__(self, win):
+        super().__init__(win)
+        self.dialog = None    # the open Pre-translate dialog
+        self.job = None       # its Worker while it runs
+        self.report: PretranslateReport | None = None
+
+    def pretranslate_dialog(self):
+        """Tools ▸ Pre-translate (Ctrl+Shift+P).  Returns the dialog (open, window-modal)."""
+        from engine.resources import model_choice
+
+        from app.dialogs.pretranslate import PretranslateDialog
+        from app.preferences import preferences
+
+        win, project = self.win, self.win.project
+        if project is None or win.tm is None:
+            self.say("Open a project first.")
+            return None
+        choice = model_choice(project)
+        current = None
+        if win.model is not None:
+            current = (win.model.document_id, win.doc_combo.currentText())
+        docs = [(d.id, d.name) for d in project.documents()]
+        if not docs:
+            self.say("Import a document first (File ▸ Import Document).")
+            return None
+        dlg = PretranslateDialog(win, current=current, documents=docs,
+                                 model=choice.folder.name if choice.folder is not None else "",
+                                 no_model=no_model_note(choice.why) if choice.folder is None else "",
+                                 min_score=int(preferences().memory_min_score))
+        dlg.startRequested.connect(lambda opts: self.start(dlg, opts, choice.folder, choice.why))
+        dlg.cancelRequested.connect(self.cancel)
+        dlg.finished.connect(lambda _: self._closed(dlg))
+        self.dialog = dlg
+        dlg.open()
+        return dlg
+
+    def _closed(self, dlg) -> None:
+        if self.dialog is dlg:
+            self.dialog = None
+        dlg.deleteLater()
+
+    def start(self, dlg, opts, model_dir, why: str) -> None:
+        from app.preferences import preferences
+
+        win, project = self.win, self.win.project
+        win.nav.commit_editor()  # what is typed is a target: kept
+        report = self.report = PretranslateReport(machine=opts.machine)
+        if model_dir is None:
+            report.note = no_model_note(why)
+        shown = win.model.document_id if win.model is not None else None
+        rows = todo_rows(win.model) if shown in opts.documents else []
+        state = {"reloaded": 0}
+
+        def progress(ev: dict) -> None:
+            dlg.show_progress(ev.get("done", 0), ev.get("total", 0), ev.get("text", ""))
+            if ev.get("document") == shown and win.model is not None and win.model.document_id == shown:
+                upto = min(len(rows), ev.get("in_document", 0))
+                for r in rows[state["reloaded"]:upto]:
+                    win.model.reload_row(r)
+                state["reloaded"] = max(state["reloaded"], upto)
+
+        def over(failed: str = "") -> None:
+            self.job = None
+            if win.model is not None and win.model.document_id == shown:
+                for r in rows[state["reloaded"]:]:
+                    win.model.reload_row(r)
+                win.documents.update_counts()
+            text = f"Pre-translation stopped: {failed}" if failed else report.summary()
+            dlg.finish(text)
+            self.say(text.splitlines()[0], 8000)
+
+        dlg.running(0)
+        self.job = win.tm.run(run, project, win.tm, opts, model_dir if opts.machine else None,
+                              int(preferences().beam), report, on_result=lambda _: over(),
+                              on_error=lambda msg: over(msg.splitlines()[0] if msg else msg), on_progress=progress)
+        self.job.signals.cancelled.connect(lambda: (setattr(report, "stopped", True), over()))
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+
+    def busy(self) -> bool:
+        return self.job is not None
