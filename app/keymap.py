@@ -41,7 +41,7 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "insert_suggestion": ["Ctrl+M"],
         "insert_completion": ["Ctrl+Shift+M"],
         "concordance": ["Ctrl+Shift+K"],
-        "next_tag": ["Ctrl+Shift+T"],
+        "next_tag": ["Ctrl+T"],  # OmegaT's own; Ctrl+Shift+T is Import TMX here
         "find": ["Ctrl+F"],
         "replace": ["Ctrl+Shift+H"],
         "undo": ["Ctrl+Z"],
