@@ -2,16 +2,18 @@
 (``app/actions.py``) that name it; the window (``app/main_window.py``) only builds the
 widgets, docks and menus and hands every action to its controller.
 
-=============  ==============================================================================
-documents      project and documents: new, open, recent, import, choose, the counts
-nav            moving between segments, the open target box, autosave, entering a segment
-editing        insertions, Ctrl+Z in the segment, document steps, confirm, propagation
-search         find, replace and filters
-memory         TM and glossary: the TM thread, matches, concordance, TMX, terms
-delivery       QA, spelling, statistics, preview and export
-machine        suggestions, completion, alignment, training and models
-help           settings, keyboard shortcuts, about
-=============  ==============================================================================
+==============  ==============================================================================
+documents       project and documents: new, open, recent, import, choose, the counts
+nav             moving between segments, the open target box, autosave, entering a segment
+editing         insertions, Ctrl+Z in the segment, document steps, confirm, propagation
+search          find, replace and filters
+memory          TM and glossary: the TM thread, matches, concordance, TMX, terms
+glossaries      Glossary ▸ Import Glossary and Attach Glossary Folder (glossary.py)
+pretranslation  Tools ▸ Pre-translate on the TM thread, progress and Cancel (pretranslate.py)
+delivery        QA, spelling, statistics, preview and export
+machine         suggestions, completion, alignment, training and models
+help            settings, keyboard shortcuts, about
+==============  ==============================================================================
 
 A controller reaches the shared state (``project``, ``model``, ``tm``, ``nmt``, the grid and the
 panels) and the other controllers through the window; it never builds a dock or a menu

@@ -72,6 +72,7 @@ def test_escape_stops_a_machine_run_within_a_second_and_keeps_what_was_filled(qt
     assert dlg.machine.isChecked()
     qtbot.keyClick(dlg, Qt.Key_Return)
     qtbot.waitUntil(lambda: dlg.progress.value() > 0, timeout=60_000)  # the model loaded, a batch done
+    assert win.model.segment(0).target.text and win.model.segment(0).origin == "mt"  # the grid fills as it goes
     asked = time.monotonic()
     qtbot.keyClick(dlg, Qt.Key_Escape)
     qtbot.waitUntil(lambda: win.pretranslation.job is None, timeout=10_000)
