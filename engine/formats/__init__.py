@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.base import DocumentFormat, ParsedDocument, Translation
+from engine.formats.xmlroot import xml_root
 
 _FORMATS: list[DocumentFormat] | None = None
 
@@ -95,40 +96,9 @@ def _document_roots() -> set[str]:
     return _DOCUMENT_ROOTS | strings_registry.XML_ROOTS
 
 
-#: Extensions of files that are XML whatever their first bytes say.
-_XML_SUFFIXES = {".xml", ".xsd", ".xsl", ".xslt", ".dita", ".ditamap", ".srx", ".resx", ".svg", ".dtd", ".xlf",
-                 ".xliff", ".sdlxliff", ".mqxliff", ".txlf", ".xhtml", ".xht", ".tmx", ".tbx"}
-_XML_DECL = re.compile(r"\A\s*<\?xml[\s?]")
-_PROLOG_ITEM = re.compile(r"\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>", re.S | re.I)
-_ROOT_TAG = re.compile(r"<(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)([^>]*)")
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+([^\s>\[]+)([^>\[]*)", re.I)
 _DITA_ROOTS = {"topic", "concept", "task", "reference", "map", "bookmap", "glossentry", "glossgroup",
                "troubleshooting", "subjectScheme", "learningContent"}
-
-
-def xml_root(path: Path, head: bytes) -> tuple[str, str, str] | None:
-    """``(local name, namespace declarations and attributes, doctype)`` of the root of an XML file,
-    None when ``path`` is not XML: its text does not start with an XML declaration and its extension
-    is not an XML one (an HTML fragment or a Markdown file may begin with a tag)."""
-    from engine.formats.xliffcommon import decode_head
-
-    text = decode_head(head).lstrip("\ufeff")
-    if not (_XML_DECL.match(text) or path.suffix.lower() in _XML_SUFFIXES):
-        return None
-    if not text.lstrip().startswith("<"):
-        return None
-    pos, doctype = 0, ""
-    while True:
-        m = _PROLOG_ITEM.match(text, pos)
-        if not m or m.end() == pos:
-            break
-        if m.group(0).upper().startswith("<!DOCTYPE"):
-            doctype = m.group(0)
-        pos = m.end()
-    m = _ROOT_TAG.match(text, pos)
-    if not m:
-        return None
-    return m.group(2), m.group(3), doctype
 
 
 def _other_xml(root: tuple[str, str, str]) -> str:

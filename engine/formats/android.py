@@ -101,7 +101,7 @@ class AndroidFormat(StringsFormat):
     extensions = (".xml",)
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        from engine.formats import xml_root
+        from engine.formats.xmlroot import xml_root
 
         root = xml_root(Path(path), head)
         return root is not None and root[0] == "resources"

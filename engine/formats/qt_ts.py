@@ -44,7 +44,7 @@ class TsFormat(StringsFormat):
     extensions = (".ts",)
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        from engine.formats import xml_root
+        from engine.formats.xmlroot import xml_root
 
         root = xml_root(Path(path), head)
         if root is None and Path(path).suffix.lower() == ".ts":  # TypeScript has the same extension

@@ -23,7 +23,7 @@ class ResxFormat(StringsFormat):
     extensions = (".resx",)
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        from engine.formats import xml_root
+        from engine.formats.xmlroot import xml_root
 
         root = xml_root(Path(path), head)
         return root is not None and root[0] == "root"  # read() refuses a <root> that is no RESX
