@@ -13,7 +13,7 @@ import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first
 import time
 from typing import Callable
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QAbstractScrollArea, QTableView
 
 from app.grid_delegate import PAD_Y, ChipDelegate
@@ -31,7 +31,7 @@ class SegmentGrid(QTableView):
     def __init__(self, parent=None, reserved: Callable[[], set[str]] | None = None):
         super().__init__(parent)
         self.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setSelectionMode(QAbstractItemView.ExtendedSelection)  # Shift/Ctrl+click: rows to lock at once
         self.setWordWrap(True)
         self.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
                              | QAbstractItemView.AnyKeyPressed)
@@ -57,6 +57,13 @@ class SegmentGrid(QTableView):
         self._fit_more.timeout.connect(self.fit_visible_rows)
         self.horizontalHeader().sectionResized.connect(lambda *_: self._refit_all())
         self.verticalScrollBar().valueChanged.connect(lambda *_: self._fit_timer.start())
+
+    def selectionCommand(self, index, event=None):  # noqa: N802
+        """A move made by the editor (Ctrl+Down, go to a row) selects that row alone, whatever keys
+        are held; a click in the grid selects as usual (Shift+click: a range of rows to lock)."""
+        if event is None and QApplication.mouseButtons() == Qt.NoButton:
+            return QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows
+        return super().selectionCommand(index, event)
 
     def setModel(self, model) -> None:  # noqa: N802
         super().setModel(model)

@@ -16,10 +16,12 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleO
 
 from engine.inline import TaggedText
 from app.chips import fill
-from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_RAW, ROLE_TAGGED
+from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_LOCKED, ROLE_RAW, ROLE_TAGGED
 from app.target_editor import PAD_Y, TargetEditor
 
 TERM_COLOUR = QColor("#d3f9d8")  # glossary terms of the current source (find: yellow, alignment: amber)
+#: What the box of a locked segment says when pointed at (the status bar says it on a key typed).
+LOCKED_TIP = "Locked: the target cannot change until the segment is unlocked (Segment ▸ Lock/Unlock Segment)."
 
 
 class ChipDelegate(QStyledItemDelegate):
@@ -174,6 +176,10 @@ class ChipDelegate(QStyledItemDelegate):
         return ed
 
     def setEditorData(self, editor, index):  # noqa: N802
+        locked = bool(index.data(ROLE_LOCKED))
+        if editor.isReadOnly() != locked:  # a locked segment's box shows its target and takes no typing
+            editor.setReadOnly(locked)
+            editor.setToolTip(LOCKED_TIP if locked else "")
         seg = index.model().data(index, ROLE_TAGGED)
         src = index.model().index(index.row(), COL_SOURCE).data(ROLE_TAGGED)
         text = seg.text if seg else ""

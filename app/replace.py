@@ -7,6 +7,9 @@ or the undo or redo of one -- is confirmed again with the TM write it owes recor
 same transaction (``Project.confirm(tm_meta=...)``), and on the TM thread the unit holding
 the old source + target is **updated** to the new target, so the TM never keeps the old
 text beside the new one (and pre-translation cannot bring the old text back).
+
+A locked segment is never replaced in: Replace all leaves it out (the preview counts it as
+skipped), Replace says it is locked, and the undo of a step leaves a segment locked since.
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ def write_states(win, changes: list[tuple[int, TargetState]]) -> list[int]:
     rows = []
     for row, st in changes:
         seg = model.segment(row)
-        if TargetState.of(seg) == st:
+        if TargetState.of(seg) == st or seg.locked:
             continue
         target = seg.source.with_text(st.text)
         if (meta is not None and seg.status == "confirmed" and st.status == "confirmed"
@@ -61,13 +64,16 @@ def replace_all(win, *, ask: bool = True, keep_confirmed: bool = True) -> int:
     number of segments changed."""
     win.nav.commit_editor()
     plan = win.search.replace_plan()
+    skipped = sum(1 for r, _ in plan if win.model.segment(r).locked)
+    plan = [(r, new) for r, new in plan if not win.model.segment(r).locked]
+    locked = f"{skipped} locked segment{'s' if skipped != 1 else ''} skipped" if skipped else ""
     if not plan:
-        win.findbar.result.setText("nothing to replace")
+        win.findbar.result.setText("nothing to replace" + (f" ({locked})" if locked else ""))
         return 0
     if ask:
         from app.dialogs.replace import ReplacePreviewDialog
 
-        dlg = ReplacePreviewDialog(win, [(r, win.model.segment(r), new) for r, new in plan])
+        dlg = ReplacePreviewDialog(win, [(r, win.model.segment(r), new) for r, new in plan], skipped=skipped)
         if not dlg.exec():
             return 0
         plan = dlg.chosen()
@@ -83,8 +89,8 @@ def replace_all(win, *, ask: bool = True, keep_confirmed: bool = True) -> int:
     label = f"Replace all ({len(edits)} segment{'s' if len(edits) != 1 else ''})"
     win.editing.history.push(label, edits)
     document_changed(win, rows)
-    win.findbar.result.setText(f"replaced in {len(edits)} segment{'s' if len(edits) != 1 else ''} "
-                               f"(Edit ▸ Undo {label} takes it back)")
+    win.findbar.result.setText(f"replaced in {len(edits)} segment{'s' if len(edits) != 1 else ''}"
+                               + (f", {locked}" if locked else "") + f" (Edit ▸ Undo {label} takes it back)")
     return len(edits)
 
 
@@ -96,6 +102,9 @@ def replace_current(win) -> None:
         return
     win.nav.commit_editor()
     row = win.current_row()
+    if win.editing.locking.refuse(row):  # skipped: on to the next
+        win.nav.step(+1)
+        return
     seg = win.model.segment(row)
     new = replace_in_target(seg, pat, win.findbar.replace_edit.text(), regex=win.findbar.regex.isChecked())
     if new is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -11,6 +12,7 @@ from PySide6.QtGui import QBrush, QColor
 from engine.inline import TaggedText, accept_revisions, from_display
 from engine.qa import tag_issues
 from engine.store import Project, Segment
+from engine.store.locks import SegmentLocks
 
 COLUMNS = ("#", "Source", "Target", "Status")
 COL_NUM, COL_SOURCE, COL_TARGET, COL_STATUS = range(4)
@@ -18,6 +20,10 @@ COL_NUM, COL_SOURCE, COL_TARGET, COL_STATUS = range(4)
 ROLE_TAGGED = Qt.UserRole + 1
 #: Role of setData taking segment text with tag characters as they are (the chip editor).
 ROLE_RAW = Qt.UserRole + 2
+#: Role telling whether the row's segment is locked (its target box opens read-only).
+ROLE_LOCKED = Qt.UserRole + 3
+#: The Status column's mark of a locked segment.
+LOCK_MARK = "\N{LOCK} "
 
 STATUS_COLOURS = {
     "new": QColor("#ffffff"),
@@ -26,6 +32,7 @@ STATUS_COLOURS = {
 }
 _BRUSHES = {k: QBrush(c) for k, c in STATUS_COLOURS.items()}
 _WHITE = QBrush(QColor("#ffffff"))
+_LOCKED = QBrush(QColor("#e9ecef"))
 _DISPLAY = (Qt.DisplayRole, Qt.EditRole)
 _SHOWN_COL = {COL_SOURCE: 0, COL_TARGET: 1, COL_STATUS: 2}
 _ALIGN_NUM = int(Qt.AlignRight | Qt.AlignTop)
@@ -34,10 +41,13 @@ _FLAGS_TARGET = _FLAGS | Qt.ItemIsEditable
 #: The roles :meth:`SegmentTableModel.data` answers; the view asks for a dozen per
 #: cell on every repaint, and the others are answered before any other work.
 _ROLES = frozenset((Qt.DisplayRole, Qt.EditRole, ROLE_TAGGED, Qt.BackgroundRole, Qt.ToolTipRole,
-                    Qt.TextAlignmentRole))
+                    Qt.TextAlignmentRole, ROLE_LOCKED))
 def status_text(seg: Segment) -> str:
     """What the Status column shows: status plus where the target came from, and a mark
-    when the target's tags do not match the source's (as received: the file's own target)."""
+    when the target's tags do not match the source's (as received: the file's own target);
+    a locked segment's begins with the lock mark."""
+    if seg.locked:
+        return LOCK_MARK + status_text(replace(seg, locked=False))
     if seg.status == "new":
         return "new"
     origin = {"tm": "TM", "mt": "MT", "file": "file", "human": ""}.get(seg.origin, "")
@@ -117,7 +127,12 @@ class SegmentTableModel(QAbstractTableModel):
                 return tt
             return None
         if role == Qt.BackgroundRole:
-            return _BRUSHES.get(self._rows[row].status, _WHITE) if col in (COL_TARGET, COL_STATUS) else None
+            if col not in (COL_TARGET, COL_STATUS):
+                return None
+            seg = self._rows[row]
+            return _LOCKED if seg.locked else _BRUSHES.get(seg.status, _WHITE)
+        if role == ROLE_LOCKED:
+            return self._rows[row].locked
         if role == Qt.ToolTipRole:
             if col != COL_SOURCE:
                 return None
@@ -133,8 +148,8 @@ class SegmentTableModel(QAbstractTableModel):
             return False
         seg = self._rows[index.row()]
         text = str(value) if role == ROLE_RAW else from_display(str(value), seg.source.tags)
-        if text == seg.target.text:
-            return False  # looking at a segment changes nothing
+        if text == seg.target.text or seg.locked:
+            return False  # looking at a segment changes nothing; a locked one cannot change
         # an edit accepts the segment's tracked changes (as memoQ and Trados do)
         self.set_target(index.row(), accept_revisions(text, seg.target.tags))
         return True
@@ -207,10 +222,11 @@ class SegmentTableModel(QAbstractTableModel):
         return {k: self._counts.get(k, 0) for k in ("new", "draft", "confirmed")}
 
     def next_unconfirmed(self, after: int) -> int | None:
+        """The next row after ``after`` (around the end) not confirmed and not locked."""
         n = len(self._rows)
         for k in range(1, n + 1):
             r = (after + k) % n
-            if self._rows[r].status != "confirmed":
+            if self._rows[r].status != "confirmed" and not self._rows[r].locked:
                 return r
         return None
 
@@ -219,9 +235,26 @@ class SegmentTableModel(QAbstractTableModel):
         return len(self._by_source.get(self._rows[row].source.text, ())) > 1
 
     def same_source_rows(self, row: int) -> list[int]:
-        """Other unconfirmed rows whose source is identical to ``row``'s (auto-propagation)."""
+        """Other unconfirmed, unlocked rows whose source is identical to ``row``'s (auto-propagation)."""
         return [r for r in self._by_source.get(self._rows[row].source.text, ())
-                if r != row and self._rows[r].status != "confirmed"]
+                if r != row and self._rows[r].status != "confirmed" and not self._rows[r].locked]
+
+    def set_locked(self, rows: list[int], locked: bool) -> int:
+        """Lock (or unlock) the segments of ``rows`` in the project; returns how many changed."""
+        locks = SegmentLocks(self.project)
+        ids = [self._rows[r].id for r in rows]
+        changed = locks.lock(ids) if locked else locks.unlock(ids)
+        for r in rows:
+            self.reload_row(r)
+        return changed
+
+    def lock_exact_matches(self) -> list[int]:
+        """Lock every 100 % TM match of the document (``SegmentLocks.lock_exact_matches``); the rows locked."""
+        ids = set(SegmentLocks(self.project).lock_exact_matches(self.document_id))
+        rows = [r for r, seg in enumerate(self._rows) if seg.id in ids]
+        for r in rows:
+            self.reload_row(r)
+        return rows
 
     def _emit_row(self, row: int) -> None:
         self._shown.pop(row, None)

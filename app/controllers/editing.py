@@ -1,7 +1,8 @@
 """Editing, undo and segment status: what goes into the target (the source, the next tag, an
 insertion as one undo step), Ctrl+Z in the segment and the document steps of the Edit menu
-(``app/undo.py``, ``app/history.py``), confirming (project + TM, tag errors asked about) and
-auto-propagation to identical segments."""
+(``app/undo.py``, ``app/history.py``), confirming (project + TM, tag errors asked about),
+auto-propagation to identical segments, and locking (``self.locking``: app/controllers/locking.py),
+which every change of the target here asks first."""
 from __future__ import annotations
 
 from PySide6.QtGui import QAction
@@ -12,6 +13,7 @@ from engine.qa import tag_issues
 
 from app import replace as replacing, undo as undoing
 from app.controllers.base import Controller
+from app.controllers.locking import LockingController
 from app.history import EditHistory
 from app.preferences import ProjectSettings, preferences
 
@@ -22,6 +24,7 @@ class EditingController(Controller):
         self.history = EditHistory()   # document steps: Edit ▸ Undo Replace all (app/history.py)
         self.seg_states = undoing.SegmentStates()  # what Ctrl+Z in the box returns to (app/undo.py)
         self.act_doc_propagate: QAction | None = None
+        self.locking = LockingController(win)
 
     def fill_menu(self, name: str, menu) -> None:
         if name != "propagate":
@@ -41,6 +44,8 @@ class EditingController(Controller):
     # --------------------------------------------------------- insertions
     def put_in_editor(self, text: str, *, origin: str, score: float | None) -> None:
         """Replace the target: one step of the box's own undo, apart from the typing around it."""
+        if self.win.model is None or self.locking.refuse(self.win.current_row()):
+            return
         undoing.put_in_editor(self.win, text, origin=origin, score=score)
 
     def copy_source(self) -> None:
@@ -51,16 +56,20 @@ class EditingController(Controller):
 
     def insert_next_tag(self) -> None:
         ed = self.win.editor()
+        if ed is not None and self.locking.refuse(self.win.current_row()):
+            return
         if ed is not None and not ed.insert_next_tag():
             self.say("Every tag of the source is already in the target.", 3000)
 
     # --------------------------------------------------------- undo
     def undo(self) -> None:
         """Ctrl+Z: the current segment's own edits (typing, insertions), never another segment's."""
-        undoing.undo_in_segment(self.win)
+        if not self.locking.refuse(self.win.current_row()):
+            undoing.undo_in_segment(self.win)
 
     def redo(self) -> None:
-        undoing.undo_in_segment(self.win, redo=True)
+        if not self.locking.refuse(self.win.current_row()):
+            undoing.undo_in_segment(self.win, redo=True)
 
     def undo_step(self, redo: bool = False) -> None:
         """Edit ▸ Undo/Redo Replace all: the newest document step, by name."""
@@ -74,6 +83,8 @@ class EditingController(Controller):
         if model is None:
             return
         row = win.current_row()
+        if self.locking.refuse(row):
+            return
         typed = nav.typed_text(row)
         if typed is None:
             nav.commit_editor()  # an editor elsewhere (or none): save it as before

@@ -17,14 +17,17 @@ from engine.inline import TaggedText
 
 
 class ReplacePreviewDialog(QDialog):
-    def __init__(self, parent, plan):
-        """``plan``: (row, segment, new target text) of each change."""
+    def __init__(self, parent, plan, skipped: int = 0):
+        """``plan``: (row, segment, new target text) of each change; ``skipped``: locked segments
+        the replacement would have changed, left out."""
         super().__init__(parent)
         self.setWindowTitle("Replace all")
         self.resize(900, 460)
         self.plan = list(plan)
         confirmed = sum(1 for _, seg, _ in self.plan if seg.status == "confirmed")
-        self.summary = QLabel(f"{len(self.plan)} segment(s) will change. Untick a row to leave it as it is. "
+        self.skipped = skipped
+        locked = f"{skipped} locked segment(s) skipped. " if skipped else ""
+        self.summary = QLabel(f"{len(self.plan)} segment(s) will change. {locked}Untick a row to leave it as it is. "
                               "Edit ▸ Undo Replace all takes the whole replacement back "
                               "(Ctrl+Z stays in the segment you edit).", self)
         self.table = QTableWidget(len(self.plan), 4, self)
