@@ -18,7 +18,7 @@ only, and the result's ``note`` says why.
 Targets are written as drafts, never confirmed, in batches of one transaction each, so an
 interrupted run keeps what it wrote (a ``progress`` callback that returns False stops the run
 after the batch it reports: the editor's Cancel).  Segments that already have a target are not
-touched.
+touched, nor are locked segments (``locked`` counts those left empty).
 Nothing here imports torch until a model is given.
 """
 from __future__ import annotations
@@ -43,12 +43,13 @@ class PretranslateResult:
     mt: int = 0        # filled by the model
     empty: int = 0     # left empty (no 100 % match and no model)
     kept: int = 0      # already had a target: not touched
+    locked: int = 0    # locked without a target (engine/store/locks.py): not filled
     note: str = ""     # why no model filled anything (one line), "" when one could
     stopped: bool = False  # the progress callback asked to stop: segments after the last batch not tried
 
     def to_json(self) -> dict:
         out = {"tm": self.tm, "mt": self.mt, "empty": self.empty, "kept": self.kept}
-        return out | ({"note": self.note} if self.note else {})
+        return out | ({"locked": self.locked} if self.locked else {}) | ({"note": self.note} if self.note else {})
 
 
 def model_mismatch(translator, project: Project) -> str:
@@ -92,7 +93,9 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
     info = project.document(document)
     segments = project.segments(info.id)
     res = PretranslateResult()
-    todo = [i for i, s in enumerate(segments) if not s.target.text.strip() and s.source.plain().strip()]
+    todo = [i for i, s in enumerate(segments) if not s.target.text.strip() and s.source.plain().strip()
+            and not s.locked]
+    res.locked = sum(1 for s in segments if s.locked and not s.target.text.strip())
     res.kept = sum(1 for s in segments if s.target.text.strip())
     if translator is not None:
         res.note = model_mismatch(translator, project)
