@@ -113,6 +113,21 @@ def _m6_segment_locks(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE segments ADD COLUMN locked INTEGER NOT NULL DEFAULT 0")
 
 
+def _m7_comments(db: sqlite3.Connection) -> None:
+    _run_script(db, """
+        CREATE TABLE IF NOT EXISTS comments (
+            id          INTEGER PRIMARY KEY,
+            segment_id  INTEGER NOT NULL REFERENCES segments(id) ON DELETE CASCADE,
+            author      TEXT NOT NULL DEFAULT '',
+            text        TEXT NOT NULL,
+            created_at  TEXT NOT NULL,
+            updated_at  TEXT NOT NULL,
+            resolved_at TEXT               -- NULL: open
+        );
+        CREATE INDEX IF NOT EXISTS comments_segment ON comments(segment_id)
+        """)
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -129,6 +144,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (4, "the TM target a corrected confirmation replaces (tm_pending.replaces)", _m4_tm_pending_replaces),
     (5, "QA findings the translator ignored (qa_ignored)", _m5_qa_ignored),
     (6, "locked segments (segments.locked)", _m6_segment_locks),
+    (7, "comments on segments (comments)", _m7_comments),
 ]
 LATEST = MIGRATIONS[-1][0]
 
