@@ -31,6 +31,65 @@ TAIL = 4 * REPEAT_MAX
 
 #: token id -> the ids of the same piece in every case, ascending (only tokens that have another case)
 SameWord = dict[int, tuple[int, ...]]
+#: How many words back a repeat of differently cut words is looked for (:func:`word_repeat_ban`),
+#: and in how many tokens (the rule's cost grows with it: +15 % CPU a sentence with the whole TAIL).
+WORDS_MAX = 3
+WORD_TAIL = 12
+
+
+class WordKeys:
+    """The target vocabulary read as text: ``same`` (:data:`SameWord`) for the token-level rule, and
+    each piece's text without its word-start mark, case-folded (``key``), with the pieces of each text
+    (``ids``): the first word after a tag is cut into other pieces than the same word after a space
+    ("E ben e" / "▁Ebene"), so a repeat across the two is found on the text."""
+
+    def __init__(self, pieces: list[str], word_start: str = "\u2581"):
+        self.key = [p.replace(word_start, "").casefold() for p in pieces]
+        self.word = [k.isalnum() for k in self.key]  # letters or digits (no tag, no punctuation)
+        ids: dict[str, list[int]] = {}
+        for i, k in enumerate(self.key):
+            ids.setdefault(k, []).append(i)
+        self.ids = {k: tuple(v) for k, v in ids.items()}
+        cases: dict[str, list[int]] = {}
+        for i, p in enumerate(pieces):
+            cases.setdefault(p.casefold(), []).append(i)
+        self.same: SameWord = {i: tuple(v) for v in cases.values() if len(v) > 1 for i in v}
+
+
+def word_repeat_ban(seq: list[int], word_starts: frozenset[int], words: WordKeys
+                    ) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Like :func:`repeat_ban`, on the text: ``(span, m, tokens)`` where each of ``tokens`` would
+    complete the m-th copy in a row of the last 1..:data:`WORDS_MAX` words, the copies' texts equal
+    whatever their pieces; ``span``: the tokens of all copies, the candidate included.  A word starts
+    at a word-start piece, at a piece that is no letter or digit (a tag) and after one.  The copy
+    being written begins at the last word start or with the candidate (a phrase cut the same way
+    both times is :func:`repeat_ban`'s)."""
+    tail = seq[-WORD_TAIL:]
+    keys = [words.key[t] for t in tail]
+    word = [words.word[t] for t in tail]
+    n = len(tail)
+    starts = [i for i in range(n) if i == 0 or tail[i] in word_starts or not word[i] or not word[i - 1]]
+    texts = ["".join(keys[a:b]) for a, b in zip(starts, starts[1:] + [n])]
+    out = []
+    for pi in (len(starts) - 1, len(starts)):      # copy 2 begins at the last word start, or with the candidate
+        partial = texts[pi] if pi < len(starts) else ""
+        fresh = pi == len(starts) and (n == 0 or word[-1])  # the candidate must begin a word
+        for w in range(1, WORDS_MAX + 1):
+            if pi - w < 0:
+                break
+            first = "".join(texts[pi - w:pi])
+            if (len(first) <= len(partial) or not first.startswith(partial)
+                    or not any(word[starts[j]] for j in range(pi - w, pi))):  # tags only: no word to repeat
+                continue
+            rest = first[len(partial):]
+            toks = tuple(t for t in words.ids.get(rest, ()) if (t in word_starts) == fresh)
+            if not toks:
+                continue
+            m, k = 2, pi - w
+            while k - w >= 0 and "".join(texts[k - w:k]) == first:
+                m, k = m + 1, k - w
+            out.append((n - starts[k] + 1, m, toks))
+    return out
 
 
 def repeat_ban(seq: list[int], word_starts: frozenset[int] | None,
@@ -73,22 +132,30 @@ def source_runs(src: list[int]) -> list[int]:
     return runs
 
 
-def source_repeats(n: int, m: int, runs: list[int], attn_rows: Tensor, attn_now: Tensor) -> bool:
-    """Whether the m copies of n tokens (the last about to be completed) read a place the source
+def source_repeats(span: int, m: int, runs: list[int], attn_rows: Tensor, attn_now: Tensor) -> bool:
+    """Whether the m copies (``span`` tokens, the last about to be written) read a place the source
     repeats at least m times in a row.  ``runs``: :func:`source_runs`; ``attn_rows`` (t, S): the
     attention of the hypothesis's tokens so far, ``attn_now`` (S,): this step's."""
     if max(runs, default=1) < m:  # the source repeats nothing that often: no attention to read
         return False
-    read = attn_rows[-(m * n - 1):].argmax(-1).tolist() + [int(attn_now.argmax())]
+    read = attn_rows[-(span - 1):].argmax(-1).tolist() + [int(attn_now.argmax())] if span > 1 else \
+        [int(attn_now.argmax())]
     return max(runs[j] if j < len(runs) else 1 for j in read) >= m
 
 
 def repeat_bans(seq: list[int], word_starts: frozenset[int] | None, runs: list[int], attn_rows: Tensor,
-                attn_now: Tensor, same: SameWord | None = None) -> list[int]:
+                attn_now: Tensor, words: WordKeys | SameWord | None = None) -> list[int]:
     """The tokens one hypothesis may not write next: those that would complete a repeat the source
-    does not make (:func:`repeat_ban`, :func:`source_repeats`).  ``seq``: its tokens so far."""
+    does not make (:func:`repeat_ban` -- ``words`` a :data:`SameWord` or a :class:`WordKeys`, which
+    also gives :func:`word_repeat_ban` --;
+    :func:`source_repeats`).  ``seq``: its tokens so far."""
     out: list[int] = []
-    for n, m, toks in repeat_ban(seq, word_starts, same):
-        if not source_repeats(n, m, runs, attn_rows, attn_now):
+    for n, m, toks in repeat_ban(seq, word_starts, words.same if isinstance(words, WordKeys) else words):
+        if not source_repeats(m * n, m, runs, attn_rows, attn_now):
             out += toks
+    # a word is cut another way after a tag or a lone "▁": without one in the tail, repeat_ban sees all
+    if isinstance(words, WordKeys) and word_starts is not None and not all(words.word[t] for t in seq[-WORD_TAIL:]):
+        for span, m, toks in word_repeat_ban(seq, word_starts, words):
+            if not source_repeats(span, m, runs, attn_rows, attn_now):
+                out += toks
     return out

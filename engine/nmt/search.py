@@ -30,7 +30,7 @@ All searches share one definition, so they can be tested against each other:
 * ``word_starts`` (the target tokens that begin a word) given: no stutter -- a token that would
   write again, at once, the word or phrase just written is refused unless the source repeats it
   (the copies read a place where the source has as many copies in a row; :mod:`engine.nmt.repeats`;
-  ``same_word``: the tokens that are one piece in another case, so "Ein Hund ein Hund" is a repeat),
+  ``same_word``: the target pieces as text, so "Ein Hund ein Hund" and a word cut two ways repeat),
   except inside the prefix.
 
 With ``beam = 1`` and no constraints this is exactly greedy search.
@@ -46,7 +46,7 @@ from torch import Tensor
 from engine.nmt.constraints import (OWN, ConstraintState, constrain_terms, term_gates,
                                     with_constraint_candidates)
 from engine.nmt.model import RNNSearch
-from engine.nmt.repeats import TAIL, SameWord, repeat_bans, source_runs
+from engine.nmt.repeats import TAIL, SameWord, WordKeys, repeat_bans, source_runs
 from engine.nmt.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
@@ -110,7 +110,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                 constraints: list[list[list[list[int]]]] | None = None, constraint_mode: str = "enforce",
                 constraint_spans: list[list[tuple[int, int] | None]] | None = None,
                 word_starts: frozenset[int] | None = None, glue: frozenset[int] = frozenset(),
-                same_word: SameWord | None = None, **inputs) -> list[Hypothesis]:
+                same_word: WordKeys | SameWord | None = None, **inputs) -> list[Hypothesis]:
     """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence.
     ``constraints``: per sentence its terms, each a list of alternative token sequences, every term
     of which its translation must contain ([] for none);
@@ -270,7 +270,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
 @torch.inference_mode()
 def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.0, max_ratio: float = 3.0,
            prefixes: list[list[int]] | None = None, word_starts: frozenset[int] | None = None,
-           same_word: SameWord | None = None, **inputs) -> list[Hypothesis]:
+           same_word: WordKeys | SameWord | None = None, **inputs) -> list[Hypothesis]:
     """Batched greedy search (argmax each step) under the same constraints as beam search."""
     model.eval()
     B = src.size(0)
@@ -323,7 +323,7 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
 @torch.inference_mode()
 def reference_beam(model: RNNSearch, src_ids: list[int], *, beam: int = 5, alpha: float = 1.0,
                    max_ratio: float = 3.0, prefix: list[int] | None = None,
-                   word_starts: frozenset[int] | None = None, same_word: SameWord | None = None) -> Hypothesis:
+                   word_starts: frozenset[int] | None = None, same_word: WordKeys | SameWord | None = None) -> Hypothesis:
     """Slow, obvious beam search over one sentence, one hypothesis at a time (for tests)."""
     model.eval()
     dev = next(model.parameters()).device

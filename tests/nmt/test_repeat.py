@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from engine.nmt.data import pad_sources
-from engine.nmt.repeats import repeat_ban, source_runs
+from engine.nmt.repeats import WordKeys, repeat_ban, source_runs, word_repeat_ban
 from engine.nmt.search import beam_search, greedy, reference_beam
 from engine.nmt.vocab import EOS
 from engine.qa import repeats
@@ -81,6 +81,16 @@ def test_a_repeat_is_found_only_when_it_starts_at_a_word():
     assert repeat_ban([5], starts, {5: (1, 5), 1: (1, 5)}) == [(1, 2, (1, 5))]  # "▁Ein" + "▁ein"
 
 
+def test_a_word_cut_into_other_pieces_after_a_tag_is_still_a_repeat():
+    """"<b>Ebene" is cut "E ben e" after the tag, "▁Ebene" after a space: the text repeats, not the ids."""
+    words = WordKeys(["▁", "\ue001", "E", "ben", "e", "▁Ebene", "▁er", "stellen", "▁Haus"])
+    starts = frozenset({0, 5, 6, 8})
+    assert word_repeat_ban([1, 2, 3, 4], starts, words) == [(4, 2, (5,))]    # <b>Ebene + ▁Ebene
+    assert word_repeat_ban([1, 2, 3, 4, 6], starts, words) == [(2, 2, (6,))]  # only "▁er" again, not "stellen"
+    assert word_repeat_ban([8, 8], starts, words) == [(3, 3, (8,))]          # a third ▁Haus
+    assert word_repeat_ban([1, 8, 1], starts, words) == []                   # a tag between: no repeat
+
+
 def test_the_source_runs_count_the_copies_in_a_row_around_each_piece():
     assert source_runs([4, 9, 9, 6]) == [1, 2, 2, 1]
     assert source_runs([4, 7, 8, 7, 8, 7, 8, 3]) == [1, 3, 3, 3, 3, 3, 3, 1]
@@ -92,10 +102,13 @@ def test_a_stuck_decoder_writes_a_word_again_and_again_without_the_rule(very_mod
     assert repeats(plain), plain
 
 
-@pytest.mark.parametrize("beam", [1, 3])
-def test_the_rule_stops_the_stutter(very_model, stuck, beam):
+@pytest.mark.parametrize("beam,as_text", [(1, False), (3, False), (3, True)])
+def test_the_rule_stops_the_stutter(very_model, stuck, beam, as_text):
     src, mask = pad_sources([_ids(very_model, "The small dog sees a cat.")])
     starts, _, same = very_model._word_starts()
+    if as_text:  # the pieces as text (WordKeys): the same rule, and words cut two ways too
+        sp = very_model.loaded.tgt_vocab.sp
+        same = WordKeys([sp.id_to_piece(i) for i in range(sp.get_piece_size())])
     search = greedy if beam == 1 else beam_search
     h = search(stuck, src, mask, word_starts=starts, same_word=same, **({} if beam == 1 else {"beam": beam}))[0]
     assert not repeats(_text(very_model, h)), _text(very_model, h)
