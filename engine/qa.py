@@ -269,9 +269,10 @@ def check_segments(segments: Iterable, options: QAOptions | None = None, *, spel
     project's :class:`engine.glossary.TermIndex` (None: no glossary, nothing to check).
     ``received``: ids of segments whose target is as the file brought it (:func:`received_ids`):
     their tag findings are warnings "as received", never errors -- the client's file is the
-    client's, and a code its own target adds or drops is legitimate in many formats."""
+    client's, and a code its own target adds or drops is legitimate in many formats.
+    A locked segment (``locked``: engine/store/locks.py) is not checked: nobody may change it."""
     options = options or QAOptions()
-    segments = list(segments)
+    segments = [s for s in segments if not getattr(s, "locked", False)]
     received = set(received)
     out: list[Issue] = []
     for s in segments:

@@ -120,3 +120,13 @@ def test_a_project_of_the_previous_schema_gets_the_column_unlocked(tmp_path: Pat
         assert [s.locked for s in again.segments(doc)] == [False] * 4
         SegmentLocks(again).lock(again.segments(doc)[0].id)
         assert again.segments(doc)[0].locked
+
+
+def test_qa_leaves_a_locked_segment_out(project):
+    from engine.qa import check_segments
+
+    p, doc, _ = project
+    segs = p.segments(doc)
+    assert {i.idx for i in check_segments(segs) if i.check == "untranslated"} == {1, 2}  # not unit 4: translate="no"
+    SegmentLocks(p).lock(segs[1].id)
+    assert {i.idx for i in check_segments(p.segments(doc)) if i.check == "untranslated"} == {2}
