@@ -5,7 +5,8 @@ widgets, docks and menus and hands every action to its controller.
 ==============  ==============================================================================
 documents       project and documents: new, open, recent, import, choose, the counts
 nav             moving between segments, the open target box, autosave, entering a segment
-editing         insertions, Ctrl+Z in the segment, document steps, confirm, propagation
+editing         insertions, Ctrl+Z in the segment, document steps, confirm, propagation;
+                its ``locking`` (locking.py): Lock/Unlock Segment, Lock 100 % Matches
 search          find, replace and filters
 memory          TM and glossary: the TM thread, matches, concordance, TMX, terms
 glossaries      Glossary ▸ Import Glossary and Attach Glossary Folder (glossary.py)
