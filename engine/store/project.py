@@ -524,12 +524,12 @@ class Project:
         Left out: segments without a target, and segments nobody has touched since the
         import (``updated_at`` still its ``created_at``), so the writer leaves their units
         byte for byte as the original had them -- an untouched file exports unchanged.
+        The pieces of a split segment share its key: the writer gets them as one target
+        (:func:`engine.store.splitjoin.translations`), so the paragraph is rebuilt whole.
         """
-        rows = self._conn.execute(
-            "SELECT key, target, target_tags, status FROM segments WHERE document_id = ? AND target != ''"
-            " AND updated_at != created_at ORDER BY idx", (document_id,))
-        return {r["key"]: Translation(TaggedText.from_parts(r["target"], r["target_tags"]), r["status"])
-                for r in rows}
+        from engine.store.splitjoin import translations
+
+        return translations(self._conn, document_id)
 
     def tag_errors(self, document_id: int) -> list:
         """The tag errors (:func:`engine.qa.tag_issues`) of the targets written or confirmed in
