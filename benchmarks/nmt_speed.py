@@ -1,8 +1,16 @@
 """NMT speed: CPU translation latency (beam 5, ~20-word sentences, fp32 and
-dynamic int8) and training throughput (target tokens/s).
+dynamic int8), the CPU of a whole `verso translate` process, and training throughput (target tokens/s).
 
-    .venv/bin/python -m benchmarks.nmt_speed latency --model DIR --src FILE [--threads 1] [--n 40]
+    .venv/bin/python -m benchmarks.nmt_speed latency --model DIR --src FILE|held-out [--threads 1] [--n 40]
+    .venv/bin/python -m benchmarks.nmt_speed process --model DIR [--src FILE|held-out] [--n 20] [--tree DIR] [--runs 3]
     .venv/bin/python -m benchmarks.nmt_speed train --config CFG [--steps 40] [--threads 1]
+
+``--src held-out``: sentences of the held-out KDE manuals (the demo model's test documents, raw
+lines with their markup).  ``latency`` reports wall and CPU time (``time.process_time``) per
+sentence, one sentence per call as the editor asks.  ``process`` runs ``python -m engine translate
+--threads 1`` on the sentences in a subprocess (``--tree``: another checkout, e.g. a worktree of an
+earlier commit, run with this virtualenv by PYTHONPATH) and reports its user+sys CPU per sentence,
+model loading and imports included -- what a command-line user pays (issue 37 item 4).
 
 Prints JSON.  Results and the machine they were measured on go to
 benchmarks/RESULTS.md.
@@ -19,42 +27,77 @@ from pathlib import Path
 
 
 
+def held_out_lines() -> list[str]:
+    """The raw lines of the held-out KDE manual documents (``experiments.demo.prepare.held_out``)."""
+    from benchmarks.paths import SHARED_DATA
+    from experiments.demo.prepare import held_out
+
+    kde = SHARED_DATA / "kde4-l10n-de"
+    en = (kde / "docs.en").read_text(encoding="utf-8").splitlines()
+    doc = (kde / "docs.doc").read_text(encoding="utf-8").splitlines()
+    return [s.strip() for s, d in zip(en, doc) if held_out(d) == 2 and s.strip()]
+
+
 def pick_sentences(path: str, n: int, lo: int = 18, hi: int = 22) -> list[str]:
     from engine.nmt.data import read_lines
 
-    lines = [s for s in read_lines(path) if lo <= len(s.split()) <= hi]
+    lines = [s for s in (held_out_lines() if path == "held-out" else read_lines(path)) if lo <= len(s.split()) <= hi]
     if not lines:
         raise SystemExit(f"{path}: no sentence of {lo}-{hi} words")
     return lines[:n]
 
 
 def latency(model: str, src: str, *, n: int, beam: int, threads: int) -> dict:
-    import torch
-
+    from engine.formats.textutil import protect_text
     from engine.nmt.translator import Translator
 
-    torch.set_num_threads(threads)
-    sents = pick_sentences(src, n)
+    sents = [protect_text(x).text for x in pick_sentences(src, n)]  # markup as codes, as the editor reads it
     out = {"model": model, "sentences": len(sents), "beam": beam, "threads": threads,
            "mean_words": round(statistics.mean(len(s.split()) for s in sents), 1)}
     for name, quant in (("fp32", False), ("int8_dynamic", True)):
-        tr = Translator.load(model, quantize=quant)
+        tr = Translator.load(model, quantize=quant, threads=threads)
         for s in sents[:3]:  # warm-up
             tr.translate([s], beam=beam)
-        times, lens = [], []
+        times, cpu, lens = [], [], []
         for s in sents:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             r = tr.translate([s], beam=beam)[0]
             times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
             lens.append(len(r.tokens))
         times.sort()
         out[name] = {"p50_ms": round(times[len(times) // 2], 1),
                      "p95_ms": round(times[min(len(times) - 1, int(0.95 * len(times)))], 1),
                      "mean_ms": round(statistics.mean(times), 1),
+                     "cpu_mean_ms": round(statistics.mean(cpu), 1),
                      "mean_output_subwords": round(statistics.mean(lens), 1)}
         if name == "fp32":
             out["parameters"] = tr.info()["parameters"]
     return out
+
+
+def process_cpu(model: str, src: str, *, n: int, tree: str | None, runs: int, lo: int = 18, hi: int = 22) -> dict:
+    """User+sys CPU of whole `python -m engine translate --threads 1` processes on ``n`` sentences."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    from benchmarks.paths import ROOT
+
+    sents = pick_sentences(src, n, lo, hi)
+    root = Path(tree).resolve() if tree else ROOT
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    per_run = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "engine", "translate", "--model", model, "--threads", "1"],
+                       input="\n".join(sents) + "\n", text=True, capture_output=True, check=True, cwd=root, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        per_run.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return {"tree": str(root), "model": model, "sentences": len(sents), "runs": [round(x, 2) for x in per_run],
+            "cpu_s_median": round(statistics.median(per_run), 2),
+            "cpu_ms_per_sentence": round(1000 * statistics.median(per_run) / len(sents), 1)}
 
 
 def train_speed(config: str, *, steps: int, threads: int) -> dict:
@@ -89,6 +132,13 @@ def main() -> None:
     a.add_argument("--n", type=int, default=40)
     a.add_argument("--beam", type=int, default=5)
     a.add_argument("--threads", type=int, default=1)
+    pr = sub.add_parser("process")
+    pr.add_argument("--model", required=True)
+    pr.add_argument("--src", default="held-out")
+    pr.add_argument("--n", type=int, default=20)
+    pr.add_argument("--tree", default=None, help="the checkout to run (default: this one)")
+    pr.add_argument("--runs", type=int, default=3)
+    pr.add_argument("--words", default="18-22", help="LO-HI: sentences of LO to HI words (1-1000: the first N)")
     t = sub.add_parser("train")
     t.add_argument("--config", required=True)
     t.add_argument("--steps", type=int, default=40)
@@ -96,6 +146,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.what == "latency":
         res = latency(args.model, args.src, n=args.n, beam=args.beam, threads=args.threads)
+    elif args.what == "process":
+        lo, hi = (int(x) for x in args.words.split("-"))
+        res = process_cpu(args.model, args.src, n=args.n, tree=args.tree, runs=args.runs, lo=lo, hi=hi)
     else:
         res = train_speed(args.config, steps=args.steps, threads=args.threads)
     print(json.dumps(res, indent=2))
