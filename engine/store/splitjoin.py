@@ -161,15 +161,22 @@ class SplitJoin:
 
     # ----------------------------------------------------------------- undo
     def undo(self, change: Restructure) -> list:
-        """Put the rows a split or join replaced back, exactly; returns them as stored."""
-        with self._tx():
-            return self._put(change.before[0].document_id, change.before[0].idx, list(change.after),
-                             list(change.before))
+        """Put the rows a split or join replaced back, exactly; returns them as stored.  Refused
+        when a target or status changed since (the translator's work would be lost)."""
+        return self._swap(change.after, change.before, f"undo the {change.kind}")
 
     def redo(self, change: Restructure) -> list:
+        return self._swap(change.before, change.after, f"redo the {change.kind}")
+
+    def _swap(self, now: tuple, then: tuple, what: str) -> list:
         with self._tx():
-            return self._put(change.after[0].document_id, change.after[0].idx, list(change.before),
-                             list(change.after))
+            for s in now:
+                row = self._conn.execute("SELECT idx, target, status FROM segments WHERE id = ?",
+                                         (s.id,)).fetchone()
+                if row is None or tuple(row) != (s.idx, s.target.text, s.status):
+                    raise SplitJoinError(f"segment {s.idx + 1} changed since: cannot {what} without losing "
+                                         "that change")
+            return self._put(now[0].document_id, now[0].idx, list(now), list(then))
 
     # ------------------------------------------------------------- internal
     def _refuse_locked(self, seg) -> None:

@@ -239,3 +239,15 @@ def test_a_japanese_join_adds_no_space(tmp_path):
     p.set_target(b.id, "ウィンドウを閉じます。")
     sj.join(a.id)
     assert p.segment(a.id).target.text == "ファイルを開き、ウィンドウを閉じます。"
+
+
+def test_undo_is_refused_when_a_piece_was_translated_since(tmp_path):
+    p, doc, _ = _project(tmp_path, "a.txt", TXT)
+    first = p.segments(doc)[0]
+    sj = SplitJoin(p)
+    change = sj.split(first.id, first.source.text.index("and"))
+    p.set_target(change.after[1].id, "und schließen Sie das Fenster.")
+    with pytest.raises(SplitJoinError, match="^segment 2 changed since: cannot undo the split without losing "
+                                             "that change$"):
+        sj.undo(change)
+    assert len(p.segments(doc)) == 4
