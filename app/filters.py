@@ -1,5 +1,5 @@
-"""Which segments the grid shows: one filter (status, a finding, repetitions or where the target
-came from) and the find bar's text (in the source, the target or both; plain, whole word, case,
+"""Which segments the grid shows: one filter (status, a finding, repetitions, locked, or where the
+target came from) and the find bar's text (in the source, the target or both; plain, whole word, case,
 regular expression), both at once.  Widget-free: the proxy model behind the grid and what it
 matches; the search controller (``app/controllers/search.py``) sets them."""
 from __future__ import annotations
@@ -24,6 +24,7 @@ FILTERS = {
     "mt": "From machine translation",
     "human": "Translated by you",
     "received": "As received (the file's own target)",
+    "locked": "Locked",
 }
 #: Filters whose rows a check over the whole document picks (off the UI thread: the QA check
 #: of a 10,000-segment document took 2.4 s, the tag check alone 0.6 s).
@@ -44,6 +45,8 @@ def matches_filter(seg: Segment, mode: str) -> bool:
         return seg.origin == mode and bool(seg.target.text)
     if mode == "received":
         return seg.as_received
+    if mode == "locked":
+        return seg.locked
     return True
 
 

@@ -145,3 +145,16 @@ def test_whole_word_sees_letters_of_any_script_as_part_of_the_word():
     assert compile_find("straße", word=True).search("Die Straße.") is not None
     assert compile_find("a+b", word=True).search("x a+b y") is not None   # not a regex: taken as written
     assert compile_find("(", regex=True).search("f(x)") is not None       # no valid regex: plain text
+
+
+def test_the_locked_filter_shows_the_locked_segments_only(qtbot, tmp_path):
+    from engine.store.locks import SegmentLocks
+
+    folder = project_with(tmp_path, [("One.", "Eins.", "confirmed", "tm"), ("Two.", None, "new", ""),
+                                     ("Three.", "Drei.", "draft", "human")])
+    with Project.open(folder) as p:
+        segs = p.segments(p.documents()[0].id)
+        SegmentLocks(p).lock([segs[0].id, segs[2].id])
+    win = open_window(qtbot, folder)
+    choose_filter(qtbot, win, "locked")
+    assert shown(win) == [0, 2]
