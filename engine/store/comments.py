@@ -121,16 +121,28 @@ class Comments:
 
 def write_with_comments(project, info, original: Path, out: Path, translations: dict) -> None:
     """Export ``info`` (a ``DocumentInfo``) with its writer, then put its open comments in the file
-    where the format has a place for them (none open: the writer's file as it is)."""
+    where the format has a place for them (none open, or no place: the writer's file as it is)."""
     from engine.formats import write_document
-    from engine.formats.comments_export import ExportComment, write_comments
+    from engine.formats.comments_export import ExportComment, has_place
 
     write_document(original, out, translations, format=info.format, tgt_lang=info.tgt_lang,
                    src_lang=info.src_lang)
-    by_key = Comments(project).open_by_key(info.id)
-    if by_key:
-        write_comments(out, info.format, {k: [ExportComment(c.author, c.text, c.created_at) for c in cs]
-                                          for k, cs in by_key.items()})
+    by_key = Comments(project).open_by_key(info.id) if has_place(info.format) else {}
+    if not by_key:
+        return
+    comments = {k: [ExportComment(c.author, c.text, c.created_at) for c in cs] for k, cs in by_key.items()}
+    if info.format in ("xliff12", "xliff20"):
+        from engine.formats.comments_xliff import write_notes
+
+        write_notes(out, info.format, comments)
+    elif info.format == "po":
+        from engine.formats.comments_po import write_po_comments
+
+        write_po_comments(out, comments)
+    else:
+        from engine.formats.comments_docx import write_docx_comments
+
+        write_docx_comments(out, comments)
 
 
 _COLS = "id, segment_id, author, text, created_at, updated_at, resolved_at"

@@ -561,9 +561,10 @@ class Project:
 
         Refused (:class:`~engine.errors.TagErrorsError`, naming the segments) while a target
         has tag errors, unless ``force``: a broken tag breaks the client's file.  Never
-        writes over the file the document was imported from.
+        writes over the file the document was imported from.  Open comments go into the file
+        where its format keeps comments (:func:`engine.store.comments.write_with_comments`).
         """
-        from engine.formats import write_document
+        from engine.store.comments import write_with_comments
 
         info = self.document(ref)
         if not force:
@@ -577,8 +578,7 @@ class Project:
         original = self.folder / info.original
         if not original.exists():
             raise ProjectError(f"{self.folder}: the kept original of {info.name!r} is missing ({original})")
-        write_document(original, out, self.translations(info.id), format=info.format,
-                       tgt_lang=info.tgt_lang, src_lang=info.src_lang)
+        write_with_comments(self, info, original, Path(out), self.translations(info.id))
         return Path(out)
 
 

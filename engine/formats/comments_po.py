@@ -1,0 +1,44 @@
+"""Comments written into an exported PO file as translator comments (``# ...`` lines).
+
+A comment goes before its entry, after the translator comments the entry already has (gettext
+keeps translator comments first, then ``#.`` extracted, ``#:`` references, ``#,`` flags, ``#|``
+previous strings).  Each line of a comment is one ``# `` line.  Only those lines are added: the
+rest of the file is copied as the writer left it (:mod:`engine.formats.po`'s line splice).  A
+comment on any plural form of an entry is a comment of the entry.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.formats.comments_export import ExportComment
+from engine.fsutil import atomic_write
+
+_TRANSLATOR = re.compile(r"#(?:[ \t]|$)")
+
+
+def write_po_comments(out: Path, comments: dict[str, list[ExportComment]]) -> None:
+    """Add ``comments`` (by segment key) to the PO file ``out`` as translator comments."""
+    from engine.formats.po import _assign_keys, _encode, _line_end, _parse
+
+    parsed = _parse(out)
+    _assign_keys(parsed)
+    repl: dict[int, str] = {}
+    for e in parsed.entries:
+        cs = [c for k in dict.fromkeys(e.keys) for c in comments.get(k, ())]
+        if not cs:
+            continue
+        i = e.first_line
+        while i < e.end_line and not parsed.lines[i].strip():
+            i += 1
+        while i < e.end_line and _TRANSLATOR.match(parsed.lines[i].rstrip("\r\n")):
+            i += 1
+        if i >= e.end_line:  # pragma: no cover - an entry has its msgid line
+            continue
+        end = _line_end(parsed.lines[i], parsed.newline)
+        lines = "".join(f"# {line}".rstrip() + end for c in cs for line in c.text.splitlines() if line.strip())
+        repl[i] = lines + repl.get(i, parsed.lines[i])
+    if repl:
+        data = _encode(parsed, repl)
+        with atomic_write(out, "wb") as fh:
+            fh.write(data)
