@@ -90,7 +90,7 @@ def open_replica(folder: Path, schema: str) -> "Replica":
     folder = Path(folder).resolve()
     with _OPEN_LOCK:
         r = _OPEN.get(folder)
-        if r is None or r.tm.conn is None:
+        if r is None:  # (removed by the last close)
             r = _OPEN[folder] = Replica(folder, schema)
         r.users += 1
         return r
@@ -106,11 +106,14 @@ class Replica:
         self._syncing = threading.Lock()  # one sync at a time (handles of one process share a replica)
         self.users = 0
         self.folder.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.folder.parent / f".{self.folder.name}.lock", "a+") as lk:
-            fcntl.flock(lk, fcntl.LOCK_EX)  # another process creating this replica's index
-            self.tm = TranslationMemory(self.folder)
+        self.tm = self._open_tm()
         self._units, self._tombs = feed.delta_queries(schema)
         self.phase = self.get("phase")
+
+    def _open_tm(self) -> TranslationMemory:
+        with open(self.folder.parent / f".{self.folder.name}.lock", "a+") as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)  # another process (re)building this replica's index at once
+            return TranslationMemory(self.folder)
 
     # ------------------------------------------------------------ state
     def get(self, key: str) -> str:
@@ -229,7 +232,7 @@ class Replica:
             self.tm.conn.execute("COMMIT")
             self.phase = "catchup"
             self.tm.close()
-            self.tm = TranslationMemory(self.folder)
+            self.tm = self._open_tm()
         return done
 
     def _missing_vocab(self, conn: psycopg.Connection, rows: Iterable[tuple]) -> list[tuple[str, int]]:

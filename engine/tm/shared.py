@@ -85,7 +85,10 @@ class SharedTM(PgTranslationMemory):
         elif self.replica.ready:
             with contextlib.suppress(psycopg.Error, TMOffline, ReplicaStale):  # a stale replica still answers
                 self._sync_now(self._c())
-        self._start()
+        if self.replica.ready or self.replica.phase:  # synced, or a first sync to go on with
+            self._start()
+        # else the first search starts the first sync: a handle only written to or read whole
+        # (an import, training data, an export) never copies the TM
 
     # ------------------------------------------------------------ offline opening
     def _open_offline(self, replica_dir, error: TMOffline) -> None:
@@ -139,6 +142,8 @@ class SharedTM(PgTranslationMemory):
         self._cancel.set()
 
     def _start(self) -> None:
+        if self._thread is not None or self._stop.is_set():
+            return
         self._thread = threading.Thread(target=self._run, name=f"verso-feed-{self.name}", daemon=True)
         self._thread.start()
 
@@ -191,6 +196,8 @@ class SharedTM(PgTranslationMemory):
 
     # ------------------------------------------------------------ searching
     def _local(self) -> bool:
+        if self.replica is not None and self._thread is None:
+            self._start()  # the first search of a TM this computer never synced: copy it meanwhile
         return self.replica is not None and self.replica.ready and not self.feed_error.startswith("the replica")
 
     def search(self, query, k: int = 5, min_score: float = 0.0, coverage: bool = False,

@@ -22,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def client(url: str, folder, **kw) -> SharedTM:
     """One translator's handle, with its own replica in ``folder``, synced."""
     tm = SharedTM(url, replica_dir=folder, src_lang="en", tgt_lang="de", **kw)
+    tm.search("The first search starts the first sync", k=1)
     assert wait_until(lambda: tm.replica.ready, 20), tm.feed_error
     return tm
 
@@ -178,6 +179,7 @@ def test_the_first_sync_reports_progress_and_can_be_cancelled(pg_url, tmp_path, 
             handle[0].cancel_sync()
     tm = SharedTM(pg_url, replica_dir=tmp_path / "r", progress=progress)
     handle.append(tm)
+    assert seen == [] and found(tm, "Segment 42 of the guide")  # the first search starts the copy
     try:
         assert wait_until(lambda: "cancelled" in tm.feed_error, 10), tm.feed_error
         assert seen[0] == (0, 100) and (30, 100) in seen and not tm.replica.ready
@@ -262,3 +264,16 @@ def test_a_replica_that_cannot_be_kept_current_is_not_searched(pg_url, tmp_path)
     finally:
         a.close()
         b.close()
+
+
+def test_a_handle_never_searched_copies_nothing(pg_url, tmp_path):
+    with open_tm(pg_url, src_lang="en", tgt_lang="de") as w:
+        w.add_many([(f"Row {i} of the training data", f"Zeile {i} der Trainingsdaten") for i in range(50)])
+    tm = SharedTM(pg_url, replica_dir=tmp_path / "r")  # as training data, an export, an import read it
+    try:
+        assert len(list(tm.entries())) == 50  # the truth
+        time.sleep(0.5)
+        assert tm.replica.tm.conn.execute("SELECT count(*) FROM units").fetchone()[0] == 0
+        assert not tm.replica.ready and tm.syncing is None
+    finally:
+        tm.close()
