@@ -81,7 +81,11 @@ class SharedTM(PgTranslationMemory):
         self.replica = open_replica(replica_dir or replica_folder(self.folder, self.schema), self.schema)
         self._known = {"src_lang": self.src_lang, "tgt_lang": self.tgt_lang, "writable": int(bool(self.writable))}
         if mode == "wait":
-            self._sync_now(self._c())
+            try:
+                self._sync_now(self._c())
+            except BaseException:
+                self.close()
+                raise
         elif self.replica.ready:
             with contextlib.suppress(psycopg.Error, TMOffline, ReplicaStale):  # a stale replica still answers
                 self._sync_now(self._c())
