@@ -78,6 +78,9 @@ MENUS: tuple[tuple[str, tuple], ...] = (
         ActionSpec("lock", "&Lock/Unlock Segment", "editing.locking.toggle_lock", grid_menu=True, editor_menu=True),
         ActionSpec("lock_matches", "Lock 100 % &Matches", "editing.locking.lock_exact_matches"),
         SEPARATOR,
+        ActionSpec("split_segment", "Split Se&gment…", "editing.splitjoin.split_segment", grid_menu=True),
+        ActionSpec("join_segment", "&Join with Next Segment", "editing.splitjoin.join_segment", grid_menu=True),
+        SEPARATOR,
         Placeholder("propagate", "editing"),
     )),
     ("&View", (

@@ -38,6 +38,7 @@ class Edit:
 class Step:
     label: str               # "Insert match 1", "Replace all", ...
     edits: tuple[Edit, ...]
+    change: object = None    # a split or join (engine.store.splitjoin.Restructure) instead of edits
 
 
 class EditHistory:
@@ -53,6 +54,12 @@ class EditHistory:
         if not edits:
             return
         self._undo.append(Step(label, edits))
+        del self._undo[:-self.limit]
+        self._redo.clear()
+
+    def push_change(self, label: str, change) -> None:
+        """A split or join of segments: one step, undone by putting its rows back."""
+        self._undo.append(Step(label, (), change))
         del self._undo[:-self.limit]
         self._redo.clear()
 

@@ -28,6 +28,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "choose_filter": ["Ctrl+Shift+F"],
         "lock": ["Ctrl+Shift+L"],
         "pretranslate": ["Ctrl+Shift+P"],
+        "split_segment": ["Ctrl+T"],   # memoQ's own
+        "join_segment": ["Ctrl+J"],    # memoQ's own
     },
     # OmegaT conventions.
     "omegat": {
@@ -52,6 +54,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "choose_filter": ["Ctrl+Shift+F"],
         "lock": ["Ctrl+Shift+L"],
         "pretranslate": ["Ctrl+Shift+P"],
+        "split_segment": ["Ctrl+Alt+Shift+S"],   # Ctrl+T is Insert Next Missing Tag here
+        "join_segment": ["Ctrl+Alt+Shift+J"],
     },
 }
 PRESET_NAMES = {"trados": "Trados Studio / memoQ", "omegat": "OmegaT"}

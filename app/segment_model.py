@@ -256,6 +256,31 @@ class SegmentTableModel(QAbstractTableModel):
             self.reload_row(r)
         return rows
 
+    def restructure(self, row: int, removed: int, segments: list[Segment]) -> None:
+        """Rows ``row`` .. ``row + removed - 1`` became ``segments`` (a split or join, or its
+        undo): the rows they share change, the others are inserted or removed."""
+        grow, common = len(segments) - removed, min(removed, len(segments))
+        if grow > 0:
+            self.beginInsertRows(QModelIndex(), row + removed, row + removed + grow - 1)
+        elif grow < 0:
+            self.beginRemoveRows(QModelIndex(), row + common, row + removed - 1)
+        self._rows[row:row + removed] = segments
+        if grow:  # the rows after them moved: their place in the document with them
+            for r in range(row + len(segments), len(self._rows)):
+                self._rows[r] = replace(self._rows[r], idx=r)
+        self._shown.clear()
+        self._target_tt.clear()
+        self._by_source = {}
+        for r, seg in enumerate(self._rows):
+            self._by_source.setdefault(seg.source.text, []).append(r)
+        self._counts = Counter(seg.status for seg in self._rows)
+        if grow > 0:
+            self.endInsertRows()
+        elif grow < 0:
+            self.endRemoveRows()
+        for r in range(row, row + common):
+            self._emit_row(r)
+
     def _emit_row(self, row: int) -> None:
         self._shown.pop(row, None)
         self._target_tt.pop(row, None)

@@ -12,7 +12,9 @@
   the document step the Edit menu can undo.
 * **Document steps** (Replace all, Replace in one segment) are in the window's
   :class:`~app.history.EditHistory` and undone or redone only by the Edit menu's named
-  entries, "Undo Replace all (3 segments)", and the status bar says what was undone.
+  entries, "Undo Replace all (3 segments)", and the status bar says what was undone.  A split
+  or join ("Undo Split (segment 3)") is a step too; Ctrl+Z / Ctrl+Y on one of its segments
+  takes it back or repeats it once the box has nothing of its own left to undo.
 """
 from __future__ import annotations
 
@@ -65,13 +67,24 @@ def undo_in_segment(win, redo: bool = False) -> None:
             ed.redo() if redo else ed.undo()
             settle(win, row, ed)
             return
+    step = win.editing.history.peek_redo() if redo else win.editing.history.peek_undo()
+    if step is not None and step.change is not None and _about_row(win, step, row, redo):
+        undo_step(win, redo)  # a split or join of this segment: Ctrl+Z takes it back
+        return
     word = "redo" if redo else "undo"
     msg = f"Nothing more to {word} in this segment." if ed is not None else f"Nothing to {word} here."
-    step = win.editing.history.peek_redo() if redo else win.editing.history.peek_undo()
     if step is not None:
         msg += f" Edit ▸ {'Redo' if redo else 'Undo'} {step.label} {'repeats' if redo else 'takes back'} " \
                "that step for the whole document."
     win.statusBar().showMessage(msg, 8000)
+
+
+def _about_row(win, step, row: int | None, redo: bool) -> bool:
+    """Whether a split or join step holds the segment of ``row`` (as the grid shows it now)."""
+    if row is None:
+        return False
+    shown = step.change.before if redo else step.change.after
+    return win.model.segment(row).id in {s.id for s in shown}
 
 
 def settle(win, row: int, ed) -> None:
@@ -119,6 +132,13 @@ def undo_step(win, redo: bool = False) -> None:
     step = win.editing.history.redo() if redo else win.editing.history.undo()
     if step is None:
         win.statusBar().showMessage(f"No document step to {'redo' if redo else 'undo'}.", 3000)
+        steps_changed(win)
+        return
+    if step.change is not None:  # a split or join (app/controllers/splitjoin.py)
+        if not win.editing.splitjoin.apply_step(step, redo):
+            win.editing.history.undo() if redo else win.editing.history.redo()  # refused: it stays
+        else:
+            win.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}.", 8000)
         steps_changed(win)
         return
     from app.replace import write_states

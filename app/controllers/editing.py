@@ -14,6 +14,7 @@ from engine.qa import tag_issues
 from app import replace as replacing, undo as undoing
 from app.controllers.base import Controller
 from app.controllers.locking import LockingController
+from app.controllers.splitjoin import SplitJoinController
 from app.history import EditHistory
 from app.preferences import ProjectSettings, preferences
 
@@ -25,6 +26,7 @@ class EditingController(Controller):
         self.seg_states = undoing.SegmentStates()  # what Ctrl+Z in the box returns to (app/undo.py)
         self.act_doc_propagate: QAction | None = None
         self.locking = LockingController(win)
+        self.splitjoin = SplitJoinController(win)   # Split Segment, Join with Next (splitjoin.py)
 
     def fill_menu(self, name: str, menu) -> None:
         if name != "propagate":
