@@ -3,6 +3,7 @@ PostgreSQL server.  Each client has its own replica folder, so a change reaches 
 only through the server's change feed, as between two computers."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -277,3 +278,21 @@ def test_a_handle_never_searched_copies_nothing(pg_url, tmp_path):
         assert not tm.replica.ready and tm.syncing is None
     finally:
         tm.close()
+
+
+def test_verso_tm_search_answers_from_the_replica_with_the_server_down(pg_url, tmp_path, restartable, capsys,
+                                                                        monkeypatch):
+    from engine.cli import main
+
+    monkeypatch.setenv("VERSO_REPLICAS", str(tmp_path / "cache"))
+    with open_tm(pg_url, src_lang="en", tgt_lang="de") as tm:
+        tm.add("Save the file", "Datei speichern", creator="ana")
+        tm.search("Save the file")  # the first search starts this computer's copy
+        assert wait_until(lambda: tm.replica.ready, 20), tm.feed_error
+    restartable.stop()
+    try:
+        assert main(["tm", "search", "--tm", pg_url, "--json", "Save the file"]) == 0
+        hit = json.loads(capsys.readouterr().out)[0]
+        assert hit["target"] == "Datei speichern" and hit["meta"]["creator"] == "ana"
+    finally:
+        restartable.start()
