@@ -92,6 +92,22 @@ def test_ctrl_j_joins_the_pieces_and_ctrl_z_restores_both_as_they_were(qtbot, tm
     assert win.model.segments()[:2] == pieces  # targets, status, origin, ids
     assert win.project.segments(win.model.document_id)[:2] == pieces
     assert win.actions_by_id["redo_step"].text() == "Redo Join (segment 1)"
+    qtbot.keyClick(win.editor(), Qt.Key_Y, Qt.ControlModifier)  # and Ctrl+Y joins them again
+    assert _sources(win) == ["Open the file and close the window.", "Save it."]
+    assert win.model.segment(0).target.text == "Öffnen Sie die Datei und schließen Sie das Fenster."
+
+
+def test_the_target_is_cut_where_its_cursor_stands(qtbot, tmp_path):
+    win = open_window(qtbot, _project(tmp_path))
+    ed = win.editor()
+    qtbot.keyClicks(ed, "Öffnen Sie die Datei und schließen Sie das Fenster.")
+    qtbot.keyClick(ed, Qt.Key_Home)
+    for _ in range(4):
+        qtbot.keyClick(ed, Qt.Key_Right, Qt.ControlModifier)  # before "und"
+    _split_at_fourth_word(qtbot, win)
+    a, b = win.model.segments()[:2]
+    assert (a.target.text, b.target.text) == ("Öffnen Sie die Datei", "und schließen Sie das Fenster.")
+    assert (a.status, b.status) == ("draft", "draft")
 
 
 def test_ctrl_z_right_after_a_split_puts_the_segment_back(qtbot, tmp_path):
