@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleO
 
 from engine.inline import TaggedText
 from app.chips import fill
-from app.segment_model import COL_SOURCE, COL_TARGET, ROLE_LOCKED, ROLE_RAW, ROLE_TAGGED
+from app.panels.comments import paint_mark
+from app.segment_model import COL_NUM, COL_SOURCE, COL_TARGET, ROLE_LOCKED, ROLE_RAW, ROLE_TAGGED
 from app.target_editor import PAD_Y, TargetEditor
 
 TERM_COLOUR = QColor("#d3f9d8")  # glossary terms of the current source (find: yellow, alignment: amber)
@@ -37,6 +38,7 @@ class ChipDelegate(QStyledItemDelegate):
         self.highlight: tuple[str, tuple[str, ...]] | None = None  # (source text, words) from the alignment panel
         self.find_pattern = None   # the find bar's pattern: its hits are marked in every cell
         self.terms: tuple[str, tuple[tuple[int, int], ...]] | None = None  # (source text, glossary term spans)
+        self.commented: frozenset[int] = frozenset()  # document rows with an open comment (marked in "#")
 
     def set_highlight(self, source_text: str | None, words) -> None:
         """Shade ``words`` in the source cell whose text is ``source_text`` (None clears)."""
@@ -69,6 +71,15 @@ class ChipDelegate(QStyledItemDelegate):
         view = self.parent()
         if isinstance(view, QTableView):
             view.viewport().update()
+
+    def set_commented(self, rows) -> None:
+        """Mark the document ``rows`` that have an open comment (a corner of their "#" cell)."""
+        rows = frozenset(rows)
+        if rows != self.commented:
+            self.commented = rows
+            view = self.parent()
+            if isinstance(view, QTableView):
+                view.viewport().update()
 
     def term_spans(self, tt: TaggedText) -> list[tuple[int, int]]:
         """The glossary terms marked in the source cell showing ``tt``."""
@@ -138,7 +149,10 @@ class ChipDelegate(QStyledItemDelegate):
     def paint(self, painter, option, index):
         tt = index.data(ROLE_TAGGED)
         if tt is None:
-            return super().paint(painter, option, index)
+            super().paint(painter, option, index)
+            if self.commented and index.column() == COL_NUM and (index.data() or 0) - 1 in self.commented:
+                paint_mark(painter, option.rect)  # "#" shows the document row + 1, filtered or not
+            return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         opt.text = ""

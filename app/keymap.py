@@ -28,6 +28,7 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "choose_filter": ["Ctrl+Shift+F"],
         "lock": ["Ctrl+Shift+L"],
         "pretranslate": ["Ctrl+Shift+P"],
+        "add_comment": ["Ctrl+Shift+N"],   # Trados Studio's own
         "split_segment": ["Ctrl+T"],   # memoQ's own
         "join_segment": ["Ctrl+J"],    # memoQ's own
     },
@@ -54,6 +55,7 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "choose_filter": ["Ctrl+Shift+F"],
         "lock": ["Ctrl+Shift+L"],
         "pretranslate": ["Ctrl+Shift+P"],
+        "add_comment": ["Ctrl+Shift+C"],   # OmegaT has none; Ctrl+Shift+N is New Project here
         "split_segment": ["Ctrl+Alt+Shift+S"],   # Ctrl+T is Insert Next Missing Tag here
         "join_segment": ["Ctrl+Alt+Shift+J"],
     },

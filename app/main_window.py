@@ -21,6 +21,7 @@ from engine.store import Project
 
 from app import keymap
 from app.actions import MATCH_ACTIONS, MENUS, SEPARATOR, TERM_ACTIONS, ActionSpec, Placeholder, specs
+from app.controllers.comments import CommentsController
 from app.controllers.delivery import DeliveryController
 from app.controllers.documents import DocumentsController
 from app.controllers.editing import EditingController
@@ -34,6 +35,7 @@ from app.controllers.search import SearchController
 from app.findbar import FindBar
 from app.grid import SegmentGrid, TargetEditor
 from app.panels.alignment import AlignmentPanel
+from app.panels.comments import CommentsPanel
 from app.panels.concordance import ConcordancePanel
 from app.panels.glossary import GlossaryPanel
 from app.panels.matches import MatchesPanel
@@ -95,6 +97,7 @@ class MainWindow(QMainWindow):
         self.machine = MachineController(self)
         self.pretranslation = PretranslateController(self)
         self.help = HelpController(self)
+        self.comments = CommentsController(self)
 
         self._build_actions()
         self.apply_preset(str(preferences().preset))
@@ -117,13 +120,16 @@ class MainWindow(QMainWindow):
         self.suggestion = SuggestionPanel(self)
         self.alignment = AlignmentPanel(self)
         self.concordance = ConcordancePanel(self)
+        self.comments_panel = CommentsPanel(self)
         self.dock_matches = self._dock("TM matches", self.matches, Qt.RightDockWidgetArea, "dockMatches")
         self.dock_glossary = self._dock("Glossary", self.glossary, Qt.RightDockWidgetArea, "dockGlossary")
         self.dock_suggestion = self._dock("Suggestion", self.suggestion, Qt.RightDockWidgetArea, "dockSuggestion")
         self.dock_alignment = self._dock("Alignment", self.alignment, Qt.BottomDockWidgetArea, "dockAlignment")
         self.dock_concordance = self._dock("Concordance", self.concordance, Qt.BottomDockWidgetArea,
                                            "dockConcordance")
+        self.dock_comments = self._dock("Comments", self.comments_panel, Qt.BottomDockWidgetArea, "dockComments")
         self.tabifyDockWidget(self.dock_alignment, self.dock_concordance)
+        self.tabifyDockWidget(self.dock_concordance, self.dock_comments)
         self.dock_alignment.raise_()
         self.resizeDocks([self.dock_matches, self.dock_suggestion], [420, 420], Qt.Horizontal)
         self.resizeDocks([self.dock_matches, self.dock_glossary, self.dock_suggestion], [320, 160, 320], Qt.Vertical)
@@ -197,7 +203,7 @@ class MainWindow(QMainWindow):
                 self._action(spec, gm)
         elif name == "panels":
             for d in (self.dock_matches, self.dock_glossary, self.dock_suggestion, self.dock_alignment,
-                      self.dock_concordance):
+                      self.dock_concordance, self.dock_comments):
                 menu.addAction(d.toggleViewAction())
         else:
             raise KeyError(f"no menu placeholder {name!r}")
