@@ -234,29 +234,27 @@ def translations(conn: sqlite3.Connection, document_id: int) -> dict[str, Transl
     segment): the pieces' targets -- a piece without one as its source -- joined by the white
     space the source had between them; confirmed when every piece is.
     """
-    rows = conn.execute(
-        "SELECT key, source, source_tags, target, target_tags, status, meta, updated_at != created_at"
-        " FROM segments WHERE document_id = ? ORDER BY idx", (document_id,)).fetchall()
-    groups: dict[str, list] = {}
-    for r in rows:
-        groups.setdefault(r[0], []).append(r)
-    out: dict[str, Translation] = {}
-    for key, group in groups.items():
-        if len(group) == 1:
-            _, _, _, text, tags, status, _, touched = group[0]
-            if text and touched:
-                out[key] = Translation(TaggedText.from_parts(text, tags), status)
+    out = {r[0]: Translation(TaggedText.from_parts(r[1], r[2]), r[3]) for r in conn.execute(
+        "SELECT key, target, target_tags, status FROM segments WHERE document_id = ? AND target != ''"
+        " AND updated_at != created_at ORDER BY idx", (document_id,))}
+    split = [r[0] for r in conn.execute(  # a second piece always says what came before it
+        "SELECT DISTINCT key FROM segments WHERE document_id = ? AND meta LIKE ?", (document_id, f'%"{GAP}"%'))]
+    for key in split:
+        group = conn.execute("SELECT source, source_tags, target, target_tags, status, meta FROM segments"
+                             " WHERE document_id = ? AND key = ? ORDER BY idx", (document_id, key)).fetchall()
+        if len(group) < 2:
             continue
-        if not any(r[3] for r in group):
+        out.pop(key, None)
+        if not any(r[2] for r in group):
             continue
         parts, tables = [], []
-        for i, (_, src, src_tags, text, tags, _, meta, _) in enumerate(group):
+        for i, (src, src_tags, text, tags, _, meta) in enumerate(group):
             tt = TaggedText.from_parts(text, tags) if text else TaggedText.from_parts(src, src_tags)
             if i:
                 parts.append(json.loads(meta or "{}").get(GAP, " "))
             parts.append(tt.text)
             tables.append(tt.tags)
-        status = "confirmed" if all(r[5] == "confirmed" for r in group) else "draft"
+        status = "confirmed" if all(r[4] == "confirmed" for r in group) else "draft"
         out[key] = Translation(TaggedText("".join(parts), merge_tags(*tables)), status)
     return out
 
