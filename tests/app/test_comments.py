@@ -4,6 +4,8 @@ comment is there after reopening, it is edited, resolved and reopened; the file'
 show read-only; an exported XLIFF and PO carry the open comment where the format keeps one."""
 from __future__ import annotations
 
+import zipfile
+
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage, QPainter
 from lxml import etree
@@ -15,6 +17,7 @@ from engine.store import Project
 from engine.store.comments import Comments
 
 from editor_helpers import make_project
+from formats.docfiles import make_docx
 from test_editor import open_window
 
 ADD_KEYS = (Qt.Key_N, Qt.ControlModifier | Qt.ShiftModifier)   # the Trados preset, the default
@@ -187,4 +190,26 @@ def test_an_untouched_document_exports_byte_identical_with_only_resolved_comment
     out = tmp_path / "ui.de.xlf"
     assert win.delivery.export_to(win.model.document_id, out)
     assert out.read_bytes() == src.read_bytes()
+    win.close()
+
+
+def test_an_exported_docx_has_the_comment_as_a_word_comment(qtbot, tmp_path):
+    src = make_docx(tmp_path / "guide.docx", "<w:p><w:r><w:t>Open the file.</w:t></w:r></w:p>"
+                                             "<w:p><w:r><w:t>Close the window.</w:t></w:r></w:p>")
+    with Project.create(tmp_path / "p", src_lang="en", tgt_lang="de") as p:
+        p.import_document(src)
+    win = open_window(qtbot, tmp_path / "p")
+    assert "Word comments" in win.comments_panel.where.text()
+    qtbot.keyClick(win.editor(), Qt.Key_Down, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: win.current_row() == 1, timeout=3000)
+    _add_by_keyboard(qtbot, win, "Which window?")
+    out = tmp_path / "guide.de.docx"
+    assert win.delivery.export_to(win.model.document_id, out)
+    with zipfile.ZipFile(out) as z:
+        comments = etree.fromstring(z.read("word/comments.xml"))
+        body = etree.fromstring(z.read("word/document.xml"))
+    w = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+    assert "".join(comments.itertext()) == "Which window?"
+    paras = body.findall(f".//{w}p")
+    assert paras[0].find(f"{w}commentRangeStart") is None and paras[1].find(f"{w}commentRangeStart") is not None
     win.close()

@@ -196,3 +196,27 @@ def test_docx_comment_is_a_word_comment_anchored_on_its_paragraph(tmp_path):
         with zipfile.ZipFile(odt) as z:
             content = z.read("content.xml").decode()
         assert "office:annotation" in content and "Which file?" in content
+
+
+def test_docx_with_its_own_comments_gets_the_next_comment_id(tmp_path):
+    body = ('<w:p><w:commentRangeStart w:id="0"/><w:r><w:t>Open the file.</w:t></w:r><w:commentRangeEnd w:id="0"/>'
+            '<w:r><w:commentReference w:id="0"/></w:r></w:p><w:p><w:r><w:t>Save the file.</w:t></w:r></w:p>')
+    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.'
+            'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.'
+            'openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/></Relationships>')
+    src = make_docx(tmp_path / "c.docx", body, doc_rels=rels, parts={
+        "comments": '<w:comment w:id="0" w:author="Client"><w:p><w:r><w:t>Theirs</w:t></w:r></w:p></w:comment>'})
+    p = Project.create(tmp_path / "P", src_lang="en", tgt_lang="de")
+    doc = p.import_document(src)
+    segs = p.segments(doc)
+    assert segs[0].note == "Client: Theirs"
+    Comments(p).add(segs[0].id, "Mine", author="Ana")
+    out = p.export_document(doc, tmp_path / "out.docx")
+    with zipfile.ZipFile(out) as z:
+        names = z.namelist()
+        comments = etree.fromstring(z.read("word/comments.xml"))
+        assert z.read("word/_rels/document.xml.rels") == rels.encode()
+    assert names.count("word/comments.xml") == 1
+    assert [(c.get(f"{{{W}}}id"), c.get(f"{{{W}}}author")) for c in comments] == [("0", "Client"), ("1", "Ana")]
+    again = Project.create(tmp_path / "Q", src_lang="en", tgt_lang="de")
+    assert again.segments(again.import_document(out))[0].note == "Ana: Mine\nClient: Theirs"
