@@ -1,19 +1,21 @@
-"""Split a segment in two at a position of its source, and join the pieces again.
+"""Split a segment in two at a position of its source, and join segments again.
 
 The pieces of a split keep the segment's format key, so the file's writer still finds one
 unit or sentence there: :func:`translations` hands it the pieces' targets joined by the
 source's white space between them (``meta["split_gap"]``: the white space before a piece),
 and the paragraph is rebuilt as the original had it.  A piece without a target is written
-as its source, as any untranslated sentence is.  Join merges a segment with the next one
-only when both are pieces of one key (what Split divided); the file's own sentences and
-units stay apart, since its writer needs a target for each of them.
+as its source, as any untranslated sentence is.  Join merges a segment with the next one when
+both are pieces of one key, or the next sentence of the same paragraph (``engine/store/joined.py``:
+the writer gets the joined target cut back into one part per sentence); never across paragraphs
+or the units of a file (XLIFF trans-units, PO entries).
 
 Rules: a split never falls between a paired code's opening and closing (refused); a locked
-segment is neither split nor joined; the target goes wholly to the first piece unless a
-position in the target is given too.  A target that was confirmed is a draft in the pieces
-(its TM unit stays as it was; the pieces reach the TM when confirmed).  Each change is one
-transaction and returns a :class:`Restructure` whose :meth:`SplitJoin.undo` puts the rows
-back exactly (ids, status, origin, times).
+segment is neither split nor joined, nor is a segment of joined sentences split (undo the
+join); the target goes wholly to the first piece unless a position in the target is given
+too.  A target that was confirmed is a draft in the pieces (its TM unit stays as it was; the
+pieces reach the TM when confirmed).  Each change is one transaction and returns a
+:class:`Restructure` whose :meth:`SplitJoin.undo` puts the rows back exactly (ids, status,
+origin, times).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from engine.errors import ProjectError
 from engine.formats.base import Translation
 from engine.inline import TaggedText, merge_tags, tag_number
 from engine.langs import primary
+from engine.store.joined import JOINED, divide, joined_entries, last_key, next_sentence, shift, top_code
 
 GAP = "split_gap"
 #: target languages written without a space between sentences
@@ -102,6 +105,8 @@ class SplitJoin:
         seg = self._project.segment(segment_id)
         n = seg.idx + 1
         self._refuse_locked(seg)
+        if seg.meta.get(JOINED):
+            raise SplitJoinError(f"segment {n} holds sentences joined: undo the join to divide them again")
         if not 0 < at < len(seg.source.text):
             raise SplitJoinError(f"segment {n}: put the cursor inside the source text to split it there")
         left, gap, right = _cut(seg.source.text, at)
@@ -132,21 +137,30 @@ class SplitJoin:
 
     # ----------------------------------------------------------------- join
     def join(self, segment_id: int) -> Restructure:
-        """Merge the segment with the next one when both are pieces of one unit of the file."""
+        """Merge the segment with the next one: the pieces of one split, or the next sentence of
+        the same paragraph."""
         a = self._project.segment(segment_id)
         row = self._conn.execute("SELECT id FROM segments WHERE document_id = ? AND idx = ?",
                                  (a.document_id, a.idx + 1)).fetchone()
         if row is None:
             raise SplitJoinError(f"segment {a.idx + 1} is the document's last: there is no next segment to join")
-        b = self._project.segment(row[0])
-        if a.key != b.key:
-            raise SplitJoinError(f"segments {a.idx + 1} and {b.idx + 1} are separate units of the file: "
-                                 "only the pieces of a split segment can be joined")
+        b = b0 = self._project.segment(row[0])
+        pieces = a.key == b.key
+        if not pieces and not (next_sentence(last_key(a), b.key) and self._whole(a) and self._whole(b)):
+            raise SplitJoinError(f"segments {a.idx + 1} and {b.idx + 1} are in different paragraphs or units "
+                                 "of the file: they cannot be joined")
         self._refuse_locked(a)
         self._refuse_locked(b)
         self._refuse_owed(a)
         self._refuse_owed(b)
-        gap = b.meta.get(GAP, " ")
+        meta = a.meta
+        if pieces:
+            gap = b.meta.get(GAP, " ")
+        else:  # the next sentence of the paragraph: its codes numbered after this one's
+            gap = "" if primary(self._project.src_lang) in _NO_SPACE else " "
+            offset = top_code(a.source, a.target)
+            b = replace(b, source=shift(b.source, offset), target=shift(b.target, offset))
+            meta = {**a.meta, JOINED: joined_entries(a, b, offset, len(a.source.text) + len(gap))}
         source = TaggedText(a.source.text + gap + b.source.text, merge_tags(a.source.tags, b.source.tags))
         space = "" if primary(self._project.tgt_lang) in _NO_SPACE else " "
         texts = [t.text for t in (a.target, b.target) if t.text]
@@ -154,10 +168,11 @@ class SplitJoin:
         same = a.origin == b.origin or not b.target.text
         origin = (a.origin if same else "human") if a.target.text else b.origin if texts else ""
         joined = replace(a, source=source, target=target, status="draft" if texts else "new", origin=origin,
-                         origin_score=a.origin_score if same and a.target.text else None, updated_at=_now())
+                         origin_score=a.origin_score if same and a.target.text else None, meta=meta,
+                         updated_at=_now())
         with self._tx():
-            after = self._put(a.document_id, a.idx, [a, b], [joined])
-        return Restructure("join", (a, b), tuple(after))
+            after = self._put(a.document_id, a.idx, [a, b0], [joined])
+        return Restructure("join", (a, b0), tuple(after))
 
     # ----------------------------------------------------------------- undo
     def undo(self, change: Restructure) -> list:
@@ -179,6 +194,11 @@ class SplitJoin:
             return self._put(now[0].document_id, now[0].idx, list(now), list(then))
 
     # ------------------------------------------------------------- internal
+    def _whole(self, seg) -> bool:
+        """Not a piece of a split (no other segment shares its key)."""
+        return self._conn.execute("SELECT COUNT(*) FROM segments WHERE document_id = ? AND key = ?",
+                                  (seg.document_id, seg.key)).fetchone()[0] == 1
+
     def _refuse_locked(self, seg) -> None:
         if self._conn.execute("SELECT locked FROM segments WHERE id = ?", (seg.id,)).fetchone()[0]:
             raise SplitJoinError(f"segment {seg.idx + 1} is locked: unlock it to split or join it")
@@ -239,6 +259,11 @@ def translations(conn: sqlite3.Connection, document_id: int) -> dict[str, Transl
         " AND updated_at != created_at ORDER BY idx", (document_id,))}
     split = [r[0] for r in conn.execute(  # a second piece always says what came before it
         "SELECT DISTINCT key FROM segments WHERE document_id = ? AND meta LIKE ?", (document_id, f'%"{GAP}"%'))]
+    for r in conn.execute("SELECT key, target, target_tags, status, meta, length(source), idx FROM segments"
+                          " WHERE document_id = ? AND target != '' AND meta LIKE ?", (document_id, f'%"{JOINED}"%')):
+        entries = json.loads(r[4] or "{}").get(JOINED) or []
+        for key, part in divide(r[0], entries, TaggedText.from_parts(r[1], r[2]), r[5], r[6] + 1):
+            out[key] = Translation(part, r[3])
     for key in split:
         group = conn.execute("SELECT source, source_tags, target, target_tags, status, meta FROM segments"
                              " WHERE document_id = ? AND key = ? ORDER BY idx", (document_id, key)).fetchall()

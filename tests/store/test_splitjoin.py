@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.errors import ProjectError
 from engine.store import Project
 from engine.store.locks import SegmentLocks
 from engine.store.splitjoin import SplitJoin, SplitJoinError
@@ -112,15 +113,83 @@ def test_joining_the_pieces_concatenates_targets_and_undo_restores_both(tmp_path
     assert (p.segment(a.id).origin, p.segment(a.id).status) == ("tm", "confirmed")
 
 
-def test_join_across_the_files_own_units_is_refused_in_one_line(tmp_path):
+def test_join_across_paragraphs_or_xliff_units_is_refused_in_one_line(tmp_path):
     p, doc, _ = _project(tmp_path, "a.txt", TXT)
-    first = p.segments(doc)[0]
-    with pytest.raises(SplitJoinError, match="^segments 1 and 2 are separate units of the file: only the "
-                                             "pieces of a split segment can be joined$"):
-        SplitJoin(p).join(first.id)
+    save_it = p.segments(doc)[1]
+    with pytest.raises(SplitJoinError, match="^segments 2 and 3 are in different paragraphs or units of the "
+                                             "file: they cannot be joined$"):
+        SplitJoin(p).join(save_it.id)
     last = p.segments(doc)[-1]
     with pytest.raises(SplitJoinError, match="last"):
         SplitJoin(p).join(last.id)
+    p.close()
+    (tmp_path / "x").mkdir()
+    q, xdoc, _ = _project(tmp_path / "x", "guide.xlf", XLF)
+    with pytest.raises(SplitJoinError, match="^segments 1 and 2 are in different paragraphs or units"):
+        SplitJoin(q).join(q.segments(xdoc)[0].id)
+
+
+def test_two_sentences_of_a_txt_paragraph_join_and_export_as_the_paragraph(tmp_path):
+    p, doc, _ = _project(tmp_path, "a.txt", TXT)
+    a, b = p.segments(doc)[:2]
+    p.set_target(a.id, "Öffnen Sie die Datei und schließen Sie das Fenster.")
+    p.set_target(b.id, "Speichern Sie sie.")
+    SplitJoin(p).join(a.id)
+    joined = p.segment(a.id)
+    assert joined.source.text == "Open the file and close the window. Save it."
+    assert joined.target.text == "Öffnen Sie die Datei und schließen Sie das Fenster. Speichern Sie sie."
+    p.confirm(a.id, "Öffnen Sie die Datei, schließen Sie das Fenster und speichern Sie sie.")
+    out = _export(p, doc, tmp_path, "a.de.txt").read_text(encoding="utf-8")
+    assert out == "Öffnen Sie die Datei, schließen Sie das Fenster und speichern Sie sie.\n\nSecond paragraph.\n"
+
+
+def test_joined_html_sentences_keep_each_sentences_tags_on_export(tmp_path):
+    html = "<html><body><p>Open the <b>file</b>. Save <i>it</i>.</p></body></html>\n"
+    p, doc, _ = _project(tmp_path, "a.html", html)
+    a, b = p.segments(doc)[:2]
+    change = SplitJoin(p).join(a.id)
+    joined = p.segment(a.id)
+    codes = [c for c in joined.source.text if not c.isascii()]
+    assert len(codes) == 4 and len({t.n for t in joined.source.tags}) == 4  # the second's renumbered
+    b_open, b_close, i_open, i_close = codes
+    p.confirm(a.id, f"Öffnen Sie die {b_open}Datei{b_close} und speichern Sie {i_open}sie{i_close}.")
+    out = _export(p, doc, tmp_path, "a.de.html").read_text(encoding="utf-8")
+    assert "<p>Öffnen Sie die <b>Datei</b> und speichern Sie <i>sie</i>.</p>" in out
+    assert change.before == (a, b)  # what undo puts back: the second sentence with its own numbers
+
+
+def test_undo_of_a_sentence_join_restores_both_sentences(tmp_path):
+    p, doc, _ = _project(tmp_path, "a.txt", TXT)
+    a = p.confirm(p.segments(doc)[0].id, "Öffnen Sie die Datei und schließen Sie das Fenster.")
+    before = p.segments(doc)
+    sj = SplitJoin(p)
+    change = sj.join(a.id)
+    with pytest.raises(SplitJoinError, match="^segment 1 holds sentences joined: undo the join to divide them"):
+        sj.split(a.id, 10)
+    sj.undo(change)
+    assert p.segments(doc) == before
+
+
+def test_a_joined_docx_paragraph_exports_whole(tmp_path):
+    make_docx(tmp_path / "a.docx", "<w:p><w:r><w:t>Open the file. Save it.</w:t></w:r></w:p>")
+    p, doc, _ = _project(tmp_path, "a.docx")
+    a = p.segments(doc)[0]
+    SplitJoin(p).join(a.id)
+    p.confirm(a.id, "Öffnen und speichern Sie die Datei.")
+    xml = zipfile.ZipFile(_export(p, doc, tmp_path, "a.de.docx")).read("word/document.xml").decode("utf-8")
+    assert "Öffnen und speichern Sie die Datei." in xml and "Save" not in xml
+
+
+def test_a_code_moved_into_the_other_sentence_stops_the_export_in_one_line(tmp_path):
+    html = "<html><body><p>Open the <b>file</b>. Save <i>it</i>.</p></body></html>\n"
+    p, doc, _ = _project(tmp_path, "a.html", html)
+    a = p.segments(doc)[0]
+    SplitJoin(p).join(a.id)
+    b_open, b_close, i_open, i_close = [c for c in p.segment(a.id).source.text if not c.isascii()]
+    p.confirm(a.id, f"{i_open}Speichern{i_close} und öffnen Sie die {b_open}Datei{b_close}.")
+    with pytest.raises(ProjectError, match="^segment 1: its translation cannot be divided back into the file's "
+                                           "sentences"):
+        _export(p, doc, tmp_path, "a.de.html")
 
 
 def test_a_locked_segment_is_neither_split_nor_joined(tmp_path):
