@@ -1,8 +1,8 @@
 """Segment ▸ Split Segment and Join with Next Segment (``engine/store/splitjoin.py``): the split
 falls at the cursor placed in the source (``app/dialogs/split_segment.py``); the target is cut
 at the target box's cursor when it is inside the text, else the whole target goes to the first
-piece.  Join merges the current segment with the next when both are pieces of one unit of the
-file.  Each is a document step of the Edit menu ("Undo Split (segment 3)"), and Ctrl+Z in the
+piece.  Join merges the current segment with the next: the pieces of a split, or the next
+sentence of the same paragraph.  Each is a document step of the Edit menu ("Undo Split (segment 3)"), and Ctrl+Z in the
 segment takes it back while the box has no typing of its own to undo.  Owned by the editing
 controller (``win.editing.splitjoin``)."""
 from __future__ import annotations
@@ -42,7 +42,7 @@ class SplitJoinController(Controller):
             self.say(f"Segment {row + 1} split in two; Ctrl+Z joins them again.", 6000)
 
     def join_segment(self) -> None:
-        """Join the current segment with the next one (the pieces of one unit of the file)."""
+        """Join the current segment with the next one (a split's pieces, or the paragraph's next sentence)."""
         win, model = self.win, self.win.model
         if model is None or not model.rowCount():
             return
