@@ -51,6 +51,7 @@ class Restructure:
     kind: str              # "split" or "join"
     before: tuple          # of engine.store.project.Segment
     after: tuple
+    moved: tuple = ()      # (comment id, segment id it was on) of comments a joined segment took over
 
     @property
     def label(self) -> str:
@@ -146,7 +147,10 @@ class SplitJoin:
             raise SplitJoinError(f"segment {a.idx + 1} is the document's last: there is no next segment to join")
         b = b0 = self._project.segment(row[0])
         pieces = a.key == b.key
-        if not pieces and not (next_sentence(last_key(a), b.key) and self._whole(a) and self._whole(b)):
+        if not pieces and next_sentence(last_key(a), b.key) and not (self._whole(a) and self._whole(b)):
+            raise SplitJoinError(f"segments {a.idx + 1} and {b.idx + 1}: a piece of a split joins only its own "
+                                 "pieces; join them first")
+        if not pieces and not next_sentence(last_key(a), b.key):
             raise SplitJoinError(f"segments {a.idx + 1} and {b.idx + 1} are in different paragraphs or units "
                                  "of the file: they cannot be joined")
         self._refuse_locked(a)
@@ -171,14 +175,20 @@ class SplitJoin:
                          origin_score=a.origin_score if same and a.target.text else None, meta=meta,
                          updated_at=_now())
         with self._tx():
+            moved = tuple((cid, b0.id) for cid in self._comments_of(b0.id))
             after = self._put(a.document_id, a.idx, [a, b0], [joined])
-        return Restructure("join", (a, b0), tuple(after))
+        return Restructure("join", (a, b0), tuple(after), moved)
 
     # ----------------------------------------------------------------- undo
     def undo(self, change: Restructure) -> list:
-        """Put the rows a split or join replaced back, exactly; returns them as stored.  Refused
-        when a target or status changed since (the translator's work would be lost)."""
-        return self._swap(change.after, change.before, f"undo the {change.kind}")
+        """Put the rows a split or join replaced back, exactly (a joined segment's comments go back
+        to the segment they were on); returns them as stored.  Refused when a target or status
+        changed since (the translator's work would be lost)."""
+        with self._tx():
+            rows = self._swap(change.after, change.before, f"undo the {change.kind}")
+            self._conn.executemany("UPDATE comments SET segment_id = ? WHERE id = ?",
+                                   [(sid, cid) for cid, sid in change.moved])
+        return rows
 
     def redo(self, change: Restructure) -> list:
         return self._swap(change.before, change.after, f"redo the {change.kind}")
@@ -208,14 +218,20 @@ class SplitJoin:
             raise SplitJoinError(f"segment {seg.idx + 1}: its confirmation is still on its way to the TM; "
                                  "try again in a moment")
 
+    def _comments_of(self, segment_id: int) -> list[int]:
+        return [r[0] for r in self._conn.execute("SELECT id FROM comments WHERE segment_id = ?", (segment_id,))]
+
     def _put(self, doc_id: int, start: int, old: list, new: list) -> list:
-        """Replace the rows ``old`` (at ``start``..) by ``new``, shifting the rows after them."""
+        """Replace the rows ``old`` (at ``start``..) by ``new``, shifting the rows after them; the
+        comments of a row that goes go to the first row kept."""
         keep = {s.id for s in new if s.id is not None}
-        current = [s.id for s in old]
-        for sid in current:
+        heir = next((s.id for s in new if s.id is not None), None)
+        for sid in [s.id for s in old]:
             if sid in keep:  # out of the way of the shift; written below
                 self._conn.execute("UPDATE segments SET idx = ? WHERE id = ?", (-1 - sid, sid))
             else:
+                if heir is not None:
+                    self._conn.execute("UPDATE comments SET segment_id = ? WHERE segment_id = ?", (heir, sid))
                 self._conn.execute("DELETE FROM segments WHERE id = ?", (sid,))
         delta, tail, big = len(new) - len(old), start + len(old), 1_000_000_000
         if delta:

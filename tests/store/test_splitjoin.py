@@ -320,3 +320,35 @@ def test_undo_is_refused_when_a_piece_was_translated_since(tmp_path):
                                              "that change$"):
         sj.undo(change)
     assert len(p.segments(doc)) == 4
+
+
+def test_comments_follow_the_join_and_go_back_with_its_undo(tmp_path):
+    from engine.store.comments import Comments
+
+    p, doc, _ = _project(tmp_path, "a.txt", TXT)
+    a, b = p.segments(doc)[:2]
+    notes = Comments(p)
+    kept = notes.add(b.id, "Client: keep 'Save' as in the UI.", author="ana")
+    sj = SplitJoin(p)
+    change = sj.join(a.id)
+    assert [c.id for c in notes.for_segment(a.id)] == [kept.id]  # not lost with the second row
+    sj.undo(change)
+    assert [c.id for c in notes.for_segment(b.id)] == [kept.id] and notes.for_segment(a.id) == []
+    split = sj.split(b.id, 5)
+    later = notes.add(split.after[1].id, "on the second piece", author="ana")
+    sj.undo(split)
+    assert {c.id for c in notes.for_segment(b.id)} == {kept.id, later.id}
+
+
+def test_a_piece_of_a_split_does_not_join_the_next_sentence(tmp_path):
+    p, doc, _ = _project(tmp_path, "a.txt", TXT)
+    first = p.segments(doc)[0]
+    sj = SplitJoin(p)
+    sj.split(first.id, first.source.text.index("and"))
+    second_piece = p.segments(doc)[1]
+    with pytest.raises(SplitJoinError, match="^segments 2 and 3: a piece of a split joins only its own pieces; "
+                                             "join them first$"):
+        sj.join(second_piece.id)
+    sj.join(first.id)
+    sj.join(first.id)  # whole again, it takes the paragraph's next sentence
+    assert p.segment(first.id).source.text == "Open the file and close the window. Save it."
