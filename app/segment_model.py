@@ -78,7 +78,7 @@ class SegmentTableModel(QAbstractTableModel):
         # does (_emit_row).
         self._shown: dict[int, tuple[str, str, str]] = {}
         self._target_tt: dict[int, TaggedText] = {}
-        # Sources never change: rows by source text (auto-propagation looks identical
+        # Sources change only by a split or join (restructure): rows by source text (auto-propagation looks identical
         # segments up here instead of scanning the document on every confirm).
         self._by_source: dict[str, list[int]] = {}
         for r, seg in enumerate(self._rows):
