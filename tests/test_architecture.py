@@ -121,7 +121,6 @@ MAX_MODULE_LINES = 400
 #: Engine modules longer than MAX_MODULE_LINES, each with the most lines it may have: a
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
 LONG_MODULES = {
-    "engine/cli/nmt.py": 508,
     "engine/formats/docx.py": 495,
     "engine/formats/html.py": 413,
     "engine/formats/odf.py": 536,

@@ -19,8 +19,8 @@ from typing import Sequence
 
 from engine.errors import VersoError
 
-GROUPS = ("engine.cli.doc", "engine.cli.tm", "engine.cli.glossary", "engine.cli.nmt", "engine.cli.knn",
-          "engine.cli.finetune")
+GROUPS = ("engine.cli.doc", "engine.cli.tm", "engine.cli.glossary", "engine.cli.nmt", "engine.cli.train",
+          "engine.cli.knn", "engine.cli.finetune")
 
 
 def build_parser() -> argparse.ArgumentParser:

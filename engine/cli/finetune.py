@@ -40,7 +40,7 @@ def register(sub) -> None:
 def cmd_finetune(a) -> int:
     from pathlib import Path
 
-    from engine.cli.nmt import _run_flow
+    from engine.cli.train import _run_flow
     from engine.training.flow import TrainRequest
 
     from engine.errors import ConfigError
