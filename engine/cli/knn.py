@@ -23,18 +23,16 @@ def register(sub) -> None:
     p.add_argument("--max-sentences", type=int, default=1000, metavar="N")
     p.add_argument("--no-compare", action="store_true",
                    help="do not decode the dev set with the learned memory to choose what --memory auto reads")
-    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch default)")
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: automatic, engine/nmt/threads.py)")
     p.set_defaults(handler=cmd_calibrate)
 
 
 def cmd_calibrate(args) -> int:
-    import torch
-
     from engine.cli.nmt import _open_tm, _read_parallel
+    from engine.nmt import threads
     from engine.nmt.knn_calibrate import calibrate_folder
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    threads.use(args.threads)  # kept by the model's load below (an explicit count outlives it)
     srcs, refs = _read_parallel(args.src, args.ref)
     tm = _open_tm(args)
     settings = calibrate_folder(args.model, srcs, refs, tm, k=args.k, min_score=args.min_score,

@@ -110,3 +110,46 @@ def test_a_negative_thread_count_on_the_command_line_is_one_line(trained_model, 
         main(["translate", "--model", str(trained_model), "--threads", "-2"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and "--threads" in err and "Traceback" not in err
+
+
+def test_training_takes_one_thread_per_core_even_after_a_translate_set_fewer(toy_corpus, tmp_path, monkeypatch):
+    """The flow scores the base model (a translate: the inference count) before it trains;
+    training with ``threads: 0`` must still take the machine's cores (at most 4)."""
+    from engine.nmt.config import ExperimentConfig
+    from engine.nmt.train import train
+
+    from nmt.toydata import toy_config_dict
+
+    monkeypatch.setattr(threads, "cores", lambda: 3)
+    try:
+        torch.set_num_threads(1)  # what a translate left on this machine
+        cfg = toy_config_dict(toy_corpus)
+        cfg["train"].update(max_steps=2, threads=0)
+        during = []
+        train(ExperimentConfig.from_dict(cfg), tmp_path / "m",
+              on_event=lambda ev: during.append(torch.get_num_threads()) if ev["event"] == "step" else None)
+        assert during and set(during) == {3}
+    finally:
+        torch.set_num_threads(1)
+
+
+def test_knn_calibrate_keeps_the_thread_count_asked_for(monkeypatch):
+    """``verso knn calibrate --threads N``: the count is the one the model's automatic load keeps."""
+    from engine.cli import build_parser
+
+    class Seen(Exception):
+        pass
+
+    def read_parallel(*_):
+        raise Seen(torch.get_num_threads())
+
+    monkeypatch.setattr(threads, "_explicit", None)
+    monkeypatch.setattr("engine.cli.nmt._read_parallel", read_parallel)
+    a = build_parser().parse_args(["knn", "calibrate", "--model", "m", "--src", "s", "--ref", "r", "--tm", "t",
+                                   "--threads", "3"])
+    try:
+        with pytest.raises(Seen) as seen:
+            a.handler(a)
+        assert seen.value.args == (3,) and threads.inference_threads(0) == 3
+    finally:
+        torch.set_num_threads(1)
