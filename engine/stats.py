@@ -4,7 +4,9 @@ Two different questions, answered apart: the **analysis** (what a quote is based
 each source by its best TM match as if nothing of the project had been translated yet --
 the project's own confirmed segments, which the TM holds too, are left out
 (:func:`is_own_work`) -- with repetitions; the **progress** counts segments and words by
-status (confirmed, draft, new).
+status (confirmed, draft, new).  A locked segment (``engine/store/locks.py``: nobody may change it)
+is counted apart in both, in its own ``locked`` row, as memoQ reports locked rows: it is in the
+total but not in the words to translate (:attr:`Analysis.to_translate`, :attr:`Progress.to_translate`).
 
 The bands are the ones translators are billed by (Trados/memoQ style):
 repetitions, 100 %, 95–99 %, 85–94 %, 75–84 %, 50–74 %, no match.  The match
@@ -29,7 +31,9 @@ BANDS: tuple[tuple[str, float, float], ...] = (
     ("75-84%", 0.75, 0.85),
     ("50-74%", 0.50, 0.75),
 )
-ROWS = ("repetitions",) + tuple(b[0] for b in BANDS) + ("no match",)
+ROWS = ("repetitions",) + tuple(b[0] for b in BANDS) + ("no match", "locked")
+#: The rows of :data:`ROWS` that are not work: left out of the words to translate.
+NOT_TO_TRANSLATE = ("locked",)
 
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -56,6 +60,23 @@ def band_of(score: float | None) -> str:
     return "no match"
 
 
+@dataclass(frozen=True)
+class Counted:
+    """One segment as the statistics count it: its source text, status and whether it is locked."""
+
+    source: str
+    status: str = "new"
+    locked: bool = False
+
+
+def _counted(item: "str | Counted") -> Counted:
+    return Counted(item) if isinstance(item, str) else item
+
+
+def _to_translate(rows: dict[str, dict[str, int]]) -> dict[str, int]:
+    return {k: sum(v[k] for name, v in rows.items() if name not in NOT_TO_TRANSLATE) for k in ("segments", "words")}
+
+
 @dataclass
 class Analysis:
     name: str
@@ -69,13 +90,20 @@ class Analysis:
     def total(self) -> dict[str, int]:
         return {k: sum(r[k] for r in self.rows.values()) for k in ("segments", "words")}
 
+    @property
+    def to_translate(self) -> dict[str, int]:
+        """The total without the locked segments."""
+        return _to_translate(self.rows)
+
     def to_json(self) -> dict:
-        return {"name": self.name, "rows": self.rows, "total": self.total}
+        return {"name": self.name, "rows": self.rows, "total": self.total, "to_translate": self.to_translate}
 
 
-def analyse(documents: Iterable[tuple[str, Iterable[str]]],
+def analyse(documents: Iterable[tuple[str, Iterable[str | Counted]]],
             best_score: Callable[[str], float | None]) -> list[Analysis]:
     """Analyse each ``(name, sources)``; a source seen before (in any document) is a repetition.
+    A :class:`Counted` that is locked goes to the ``locked`` row, with no TM lookup, and makes
+    no later source a repetition.
 
     ``best_score(source)`` returns the best TM match score in 0..1, or None.
     """
@@ -83,9 +111,14 @@ def analyse(documents: Iterable[tuple[str, Iterable[str]]],
     out = []
     for name, sources in documents:
         a = Analysis(name)
-        for src in sources:
-            k = _key(src)
+        for item in sources:
+            c = _counted(item)
+            src = c.source
             words = word_count(src)
+            if c.locked:
+                a.add("locked", words)
+                continue
+            k = _key(src)
             if k and k in seen:
                 a.add("repetitions", words)
                 continue
@@ -113,33 +146,41 @@ def is_own_work(meta: dict, project_key: str | tuple[str, ...], since: str,
 
 
 STATUSES = ("confirmed", "draft", "new")
+#: The rows of the progress table: the statuses, then the locked segments (whatever their status).
+PROGRESS_ROWS = STATUSES + ("locked",)
 
 
 @dataclass
 class Progress:
-    """Where the translation stands: segments and words by status (not a match analysis)."""
+    """Where the translation stands: segments and words by status (not a match analysis); the
+    locked segments in their own row, whatever their status."""
 
     name: str
     rows: dict[str, dict[str, int]] = field(default_factory=lambda: {r: {"segments": 0, "words": 0}
-                                                                     for r in STATUSES})
+                                                                     for r in PROGRESS_ROWS})
 
     @property
     def total(self) -> dict[str, int]:
         return {k: sum(r[k] for r in self.rows.values()) for k in ("segments", "words")}
 
+    @property
+    def to_translate(self) -> dict[str, int]:
+        """The total without the locked segments."""
+        return _to_translate(self.rows)
+
     def to_json(self) -> dict:
-        return {"name": self.name, "rows": self.rows, "total": self.total}
+        return {"name": self.name, "rows": self.rows, "total": self.total, "to_translate": self.to_translate}
 
 
-def progress(documents: Iterable[tuple[str, Iterable[tuple[str, str]]]]) -> list[Progress]:
-    """Progress of each ``(name, [(source, status), ...])``."""
+def progress(documents: Iterable[tuple[str, Iterable[Counted]]]) -> list[Progress]:
+    """Progress of each ``(name, segments)``."""
     out = []
     for name, segs in documents:
         p = Progress(name)
-        for src, status in segs:
-            row = p.rows[status if status in STATUSES else "new"]
+        for c in segs:
+            row = p.rows["locked" if c.locked else c.status if c.status in STATUSES else "new"]
             row["segments"] += 1
-            row["words"] += word_count(src)
+            row["words"] += word_count(c.source)
         out.append(p)
     return out
 
@@ -152,4 +193,5 @@ def to_csv(analyses: list[Analysis]) -> str:
         for row in ROWS:
             w.writerow([a.name, row, a.rows[row]["segments"], a.rows[row]["words"]])
         w.writerow([a.name, "total", a.total["segments"], a.total["words"]])
+        w.writerow([a.name, "to translate", a.to_translate["segments"], a.to_translate["words"]])
     return buf.getvalue()

@@ -2,6 +2,8 @@
 import csv
 import io
 
+import pytest
+
 from engine.inline import protect
 from engine.stats import analyse, band_of, to_csv, word_count
 
@@ -70,4 +72,51 @@ def test_a_unit_imported_after_the_document_is_not_own_work_once_confirmed(tmp_p
         entries = {e.source.text: e for e in tm.entries()}
     own = {s: is_own_work(e.meta, (p.tm_key,), doc.imported_at, p.name) for s, e in entries.items()}
     assert own == {"Open the blue album now.": False, "Close the red door.": True}
+    p.close()
+
+
+def test_locked_segments_are_counted_apart_and_not_in_the_words_to_translate():
+    from engine.stats import Counted, progress
+
+    looked_up = []
+
+    def best(src):
+        looked_up.append(src)
+        return 1.0 if src == "Open the file." else None
+
+    docs = [("a.txt", [Counted("Open the file.", "confirmed", locked=True), Counted("Open the file."),
+                       Counted("Close the big window.", "draft"), Counted("Save it.", "new", locked=True)])]
+    (a,) = analyse(docs, best)
+    assert a.rows["locked"] == {"segments": 2, "words": 5}
+    assert a.rows["100%"] == {"segments": 1, "words": 3}     # not a repetition of the locked one
+    assert a.rows["repetitions"]["segments"] == 0
+    assert a.total == {"segments": 4, "words": 12} and a.to_translate == {"segments": 2, "words": 7}
+    assert "Save it." not in looked_up                       # a locked segment needs no TM lookup
+    (p,) = progress(docs)
+    assert p.rows["locked"] == {"segments": 2, "words": 5}
+    assert p.rows["confirmed"]["segments"] == 0 and p.rows["new"]["segments"] == 1
+    assert p.rows["draft"] == {"segments": 1, "words": 4}
+    assert p.to_translate == {"segments": 2, "words": 7}
+    rows = list(csv.reader(io.StringIO(to_csv([a]))))
+    assert ["a.txt", "locked", "2", "5"] in rows and ["a.txt", "to translate", "2", "7"] in rows
+
+
+def test_the_statistics_dialog_shows_a_locked_row_and_the_words_to_translate(qtbot, tmp_path):
+    pytest.importorskip("PySide6")
+    from app.dialogs.stats import StatisticsDialog
+    from engine.store.locks import SegmentLocks
+
+    p = _tm_with_doc(tmp_path)
+    segs = p.segments(p.documents()[0].id)
+    SegmentLocks(p).lock([segs[1].id])                      # "Close the red door." (4 words)
+    dlg = StatisticsDialog(None, p, None)
+    qtbot.addWidget(dlg)
+    table = dlg.progress_table
+    heads = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
+    assert heads[-3:] == ["locked", "total", "to translate"]
+    assert table.item(heads.index("locked"), 1).text() == "4"
+    assert table.item(heads.index("to translate"), 1).text() == "5"
+    a = dlg.analyses[0]
+    assert a.rows["locked"]["segments"] == 1 and a.rows["no match"]["segments"] == 1
+    assert "5 words to translate (4 locked words left out)" in dlg.info.text()
     p.close()

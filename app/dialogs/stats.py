@@ -1,4 +1,5 @@
-"""Statistics: word counts and TM match analysis by band per document, CSV export.
+"""Statistics: word counts and TM match analysis by band per document, CSV export.  Locked
+segments are counted in their own row and left out of the words to translate.
 
 The best-match score comes from the same TM search as the matches panel, on
 the TM thread, so the two never disagree and the UI never waits."""
@@ -33,14 +34,14 @@ class StatisticsDialog(QDialog):
         self.project_key = (project.tm_key, str(project.folder.resolve()))
         self.project_name = project.name  # the origin of a unit a confirm created (not an import's)
         docs = [(d, project.segments(d.id)) for d in project.documents()]
-        self.docs = [(d.name, [s.source.text for s in segs]) for d, segs in docs]
+        self.docs = [(d.name, [stats.Counted(s.source.text, s.status, s.locked) for s in segs]) for d, segs in docs]
         self._since = {d.name: d.imported_at for d, _ in docs}
-        self.progress_rows = stats.progress([(d.name, [(s.source.text, s.status) for s in segs])
-                                             for d, segs in docs])
-        self.progress_label = QLabel("<b>Progress</b> (segments and words by status)", self)
+        self.progress_rows = stats.progress(self.docs)
+        self.progress_label = QLabel("<b>Progress</b> (segments and words by status; locked segments apart, "
+                                     "not to translate)", self)
         self.progress_table = QTableWidget(self)
         self.progress_table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self._fill(self.progress_table, self.progress_rows, list(stats.STATUSES) + ["total"])
+        self._fill(self.progress_table, self.progress_rows, list(stats.PROGRESS_ROWS) + ["total", "to translate"])
         self.analysis_label = QLabel("<b>Analysis against the TMs</b> (what a quote is based on: as if "
                                      "nothing were translated yet; your own confirmed segments do not count)",
                                      self)
@@ -100,10 +101,12 @@ class StatisticsDialog(QDialog):
         self.analyses = analyses
         self.progress.setValue(self.progress.maximum())
         self.progress.hide()
-        self._fill(self.table, analyses, list(stats.ROWS) + ["total"])
-        total_words = sum(a.total["words"] for a in analyses)
-        self.info.setText(f"{len(analyses)} document(s), {total_words} words. Match % = the TM search's token "
-                          "score of the best match (the number the TM matches panel shows).")
+        self._fill(self.table, analyses, list(stats.ROWS) + ["total", "to translate"])
+        words = sum(a.to_translate["words"] for a in analyses)
+        locked = sum(a.rows["locked"]["words"] for a in analyses)
+        left_out = f" ({locked} locked words left out)" if locked else ""
+        self.info.setText(f"{len(analyses)} document(s), {words} words to translate{left_out}. Match % = the TM "
+                          "search's token score of the best match (the number the TM matches panel shows).")
         self.export_button.setEnabled(True)
 
     @staticmethod
@@ -118,7 +121,7 @@ class StatisticsDialog(QDialog):
         table.setVerticalHeaderLabels(rows)
         for c, a in enumerate(items):
             for r, row in enumerate(rows):
-                vals = a.total if row == "total" else a.rows[row]
+                vals = a.total if row == "total" else a.to_translate if row == "to translate" else a.rows[row]
                 table.setItem(r, 2 * c, QTableWidgetItem(str(vals["segments"])))
                 table.setItem(r, 2 * c + 1, QTableWidgetItem(str(vals["words"])))
         table.resizeColumnsToContents()
