@@ -1,16 +1,19 @@
-"""Which segments the grid shows: one filter (status, a finding, repetitions, locked, or where the
-target came from) and the find bar's text (in the source, the target or both; plain, whole word, case,
-regular expression), both at once.  Widget-free: the proxy model behind the grid and what it
+"""Which segments the grid shows: up to two filters at once, both to pass (status, a finding,
+repetitions, locked, or where the target came from: "Fuzzy / draft" and "From the TM") and the find
+bar's text (in the source, the target or both; plain, whole word, case, regular expression).  Widget-free: the proxy model behind the grid and what it
 matches; the search controller (``app/controllers/search.py``) sets them."""
 from __future__ import annotations
 
 import re
+from typing import Collection
 
 from PySide6.QtCore import QSortFilterProxyModel
 
 from engine.inline import strip_tags
 from engine.qa import check_segments, received_ids, tag_issues
+from engine.qa_types import Issue
 from engine.store import Segment
+from engine.store.qa_ignore import Key, key
 
 FILTERS = {
     "all": "All segments",
@@ -50,15 +53,22 @@ def matches_filter(seg: Segment, mode: str) -> bool:
     return True
 
 
-def flagged_ids(segments: list[Segment], mode: str, qa_options=None) -> frozenset[int]:
+def qa_findings(segments: list[Segment], qa_options=None, ignored: Collection[Key] = ()) -> list[Issue]:
+    """The project's QA check over ``segments`` as the grid marks and filters them: findings about
+    one segment, spelling aside (the target box underlines it), less those the translator ignored
+    (``ignored``: :meth:`engine.store.qa_ignore.IgnoreList.keys`, read on the UI thread)."""
+    issues = check_segments(segments, qa_options, spelling=None, received=received_ids(segments))
+    return [i for i in issues if i.segment_id and i.check != "no-dictionary" and key(i) not in ignored]
+
+
+def flagged_ids(segments: list[Segment], mode: str, qa_options=None, ignored: Collection[Key] = ()) -> frozenset[int]:
     """Ids of the segments the check of ``mode`` (one of :data:`CHECKED`) finds something in:
-    tag errors as the Status column marks them, or any QA finding (spelling aside)."""
+    tag errors as the Status column marks them, or a QA finding not ignored (:func:`qa_findings`)."""
     if mode == "tag_error":
         return frozenset(s.id for s in segments
                          if s.target.text and tag_issues(s.id, s.idx, s.source, s.target))
     if mode == "qa":
-        issues = check_segments(segments, qa_options, spelling=None, received=received_ids(segments))
-        return frozenset(i.segment_id for i in issues if i.segment_id and i.check != "no-dictionary")
+        return frozenset(i.segment_id for i in qa_findings(segments, qa_options, ignored))
     raise ValueError(f"no document check for the filter {mode!r}")
 
 
@@ -75,12 +85,12 @@ def compile_find(text: str, *, case: bool = False, regex: bool = False, word: bo
 
 
 class SegmentFilter(QSortFilterProxyModel):
-    """The rows of the grid: those that pass the filter ``mode`` and match the find text."""
+    """The rows of the grid: those that pass every filter of ``modes`` and match the find text."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.mode = "all"
-        self.flagged: frozenset[int] = frozenset()   # segment ids a CHECKED filter picked
+        self.modes: tuple[str, ...] = ()             # the filters in force, all to pass (none: all rows)
+        self.flagged: frozenset[int] = frozenset()   # segment ids every CHECKED filter of modes picked
         self.pattern: re.Pattern | None = None
         self.in_source = True
         self.in_target = True
@@ -95,11 +105,22 @@ class SegmentFilter(QSortFilterProxyModel):
 
     def set_mode(self, mode: str, flagged: frozenset[int] = frozenset()) -> None:
         """Show the rows of filter ``mode``; a :data:`CHECKED` one shows the ids ``flagged``."""
-        if mode not in FILTERS:
-            raise ValueError(f"unknown filter {mode!r}")
+        self.set_modes((mode,), flagged)
+
+    def set_modes(self, modes, flagged: frozenset[int] = frozenset()) -> None:
+        """Show the rows that pass every filter of ``modes`` ("all" passes everything); the
+        :data:`CHECKED` ones among them pass the ids ``flagged`` (what all their checks found)."""
+        for mode in modes:
+            if mode not in FILTERS:
+                raise ValueError(f"unknown filter {mode!r}")
         self.beginFilterChange()
-        self.mode, self.flagged = mode, frozenset(flagged)
+        self.modes, self.flagged = tuple(dict.fromkeys(m for m in modes if m != "all")), frozenset(flagged)
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    @property
+    def mode(self) -> str:
+        """The first filter in force ("all" when none is)."""
+        return self.modes[0] if self.modes else "all"
 
     def set_find(self, text: str, *, case: bool = False, regex: bool = False, word: bool = False,
                  source: bool = True, target: bool = True) -> None:
@@ -117,14 +138,15 @@ class SegmentFilter(QSortFilterProxyModel):
     def filterAcceptsRow(self, row, parent):  # noqa: N802
         m = self.sourceModel()
         seg = m.segment(row)
-        if self.mode in CHECKED:
-            if seg.id not in self.flagged:
+        for mode in self.modes:
+            if mode in CHECKED:
+                if seg.id not in self.flagged:
+                    return False
+            elif mode == "repetitions":
+                if not m.is_repeated(row):
+                    return False
+            elif not matches_filter(seg, mode):
                 return False
-        elif self.mode == "repetitions":
-            if not m.is_repeated(row):
-                return False
-        elif not matches_filter(seg, self.mode):
-            return False
         if self.pattern is None or row in self.pinned:
             return True
         return bool((self.in_source and self.pattern.search(strip_tags(seg.source.text)))

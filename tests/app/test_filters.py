@@ -1,5 +1,6 @@
 """Filters and find options, driven from the keyboard: Ctrl+Shift+F puts the keys in the
-toolbar's filter box, Up/Down choose, Enter goes back to the target box; Ctrl+F, Tab and
+toolbar's filter box, Up/Down choose, Tab goes to the second box
+whose filter the rows must pass too, Enter goes back to the target box; Ctrl+F, Tab and
 Space set the find bar's options."""
 from __future__ import annotations
 
@@ -54,6 +55,14 @@ def choose_filter(qtbot, win: MainWindow, key: str) -> None:
                           check_params_cb=lambda mode: mode == key):
         while combo.currentIndex() != target:
             qtbot.keyClick(combo, Qt.Key_Down if combo.currentIndex() < target else Qt.Key_Up)
+
+
+def choose_in(qtbot, win: MainWindow, combo, index: int, applied: str) -> None:
+    """Down/Up in ``combo`` (which has the keys) until item ``index``, the filters then ``applied``."""
+    with qtbot.waitSignal(win.search.filterApplied, timeout=20_000,
+                          check_params_cb=lambda modes: modes == applied):
+        while combo.currentIndex() != index:
+            qtbot.keyClick(combo, Qt.Key_Down if combo.currentIndex() < index else Qt.Key_Up)
 
 
 def test_filtering_by_origin_from_the_keyboard_and_enter_goes_back_to_the_target(qtbot, tmp_path):
@@ -158,3 +167,60 @@ def test_the_locked_filter_shows_the_locked_segments_only(qtbot, tmp_path):
     win = open_window(qtbot, folder)
     choose_filter(qtbot, win, "locked")
     assert shown(win) == [0, 2]
+
+
+def test_two_filters_at_once_fuzzy_from_the_tm_then_back_to_everything(qtbot, tmp_path):
+    win = open_window(qtbot, project_with(tmp_path, [
+        ("Open the file.", "Öffnen Sie die Datei.", "draft", "tm"),
+        ("Close the file.", "Schließen Sie die Datei.", "draft", "mt"),
+        ("Save the file.", "Speichern Sie die Datei.", "confirmed", "tm"),
+        ("Print the file.", "Drucken Sie die Datei.", "draft", "tm"),
+        ("Copy the file.", None, "new", "human"),
+    ]))
+    second = win.search.and_combo
+    assert second.isVisible() and second.currentData() == "all"
+    choose_filter(qtbot, win, "fuzzy")
+    assert shown(win) == [0, 1, 3]
+    qtbot.keyClick(win.filter_combo, Qt.Key_Tab)                  # on to the second box
+    qtbot.waitUntil(second.hasFocus, timeout=3000)
+    choose_in(qtbot, win, second, second.findData("tm"), "fuzzy+tm")
+    assert shown(win) == [0, 3]                                   # draft AND from the TM
+    assert win.filter_combo.currentData() == "fuzzy"
+    assert "Fuzzy / draft and From the TM: 2 segments" in win.statusBar().currentMessage()
+    choose_in(qtbot, win, second, second.findData("all"), "fuzzy")
+    assert shown(win) == [0, 1, 3]                                # the second box emptied: one filter
+    choose_in(qtbot, win, second, second.findData("mt"), "fuzzy+mt")
+    assert shown(win) == [1]
+    qtbot.keyClick(second, Qt.Key_Return)                         # back to the target box
+    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=3000)
+    # "All segments" in the first box shows everything: the second box is emptied too
+    choose_filter(qtbot, win, "all")
+    assert shown(win) == [0, 1, 2, 3, 4] and second.currentData() == "all"
+
+
+def test_qa_findings_and_confirmed_then_a_checked_filter_in_the_second_box(qtbot, tmp_path):
+    win = open_window(qtbot, project_with(tmp_path, [
+        ("Page 12 of 30.", "Seite 13 von 30.", "draft", "human"),        # a number differs, a draft
+        ("Open the file.", "Öffnen Sie die Datei.", "confirmed", "human"),
+        ("Page 14 of 30.", "Seite 15 von 30.", "confirmed", "human"),    # a number differs, confirmed
+    ]))
+    choose_filter(qtbot, win, "qa")
+    assert shown(win) == [0, 2]
+    qtbot.keyClick(win.filter_combo, Qt.Key_Tab)
+    second = win.search.and_combo
+    qtbot.waitUntil(second.hasFocus, timeout=3000)
+    choose_in(qtbot, win, second, second.findData("confirmed"), "qa+confirmed")
+    assert shown(win) == [2]
+    # a checked filter in the second box: the check runs for it too
+    qtbot.keyClick(second, Qt.Key_Return)
+    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=3000)
+    qtbot.keyClick(win.editor(), Qt.Key_F, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(win.filter_combo.hasFocus, timeout=3000)
+    choose_in(qtbot, win, win.filter_combo, win.filter_combo.findData("fuzzy"), "fuzzy+confirmed")
+    assert shown(win) == []                                       # the second box stays as it was
+    qtbot.keyClick(win.filter_combo, Qt.Key_Tab)
+    qtbot.waitUntil(second.hasFocus, timeout=3000)
+    choose_in(qtbot, win, second, second.findData("qa"), "fuzzy+qa")
+    qtbot.keyClick(second, Qt.Key_Backtab)                        # Shift+Tab: back to the first box
+    assert win.filter_combo.hasFocus()
+    assert shown(win) == [0]
