@@ -24,6 +24,8 @@ ROLE_RAW = Qt.UserRole + 2
 ROLE_LOCKED = Qt.UserRole + 3
 #: The Status column's mark of a locked segment.
 LOCK_MARK = "\N{LOCK} "
+#: The Status column's mark of a segment with QA findings (their messages are its tooltip).
+QA_MARK = " · QA"
 
 STATUS_COLOURS = {
     "new": QColor("#ffffff"),
@@ -84,6 +86,8 @@ class SegmentTableModel(QAbstractTableModel):
         for r, seg in enumerate(self._rows):
             self._by_source.setdefault(seg.source.text, []).append(r)
         self._counts: Counter[str] = Counter(seg.status for seg in self._rows)
+        # segment id -> the messages of its QA findings (app/controllers/qa_marks.py, off the UI thread)
+        self._qa: dict[int, tuple[str, ...]] = {}
 
     # -- Qt model API ------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt naming)
@@ -112,7 +116,8 @@ class SegmentTableModel(QAbstractTableModel):
             shown = self._shown.get(row)
             if shown is None:
                 seg = self._rows[row]
-                shown = self._shown[row] = (seg.source.display(), seg.target.display(), status_text(seg))
+                status = status_text(seg) + (QA_MARK if seg.id in self._qa else "")
+                shown = self._shown[row] = (seg.source.display(), seg.target.display(), status)
             return shown[_SHOWN_COL[col]]
         if role == ROLE_TAGGED:
             if col == COL_SOURCE:
@@ -134,6 +139,9 @@ class SegmentTableModel(QAbstractTableModel):
         if role == ROLE_LOCKED:
             return self._rows[row].locked
         if role == Qt.ToolTipRole:
+            if col == COL_STATUS:
+                found = self._qa.get(self._rows[row].id)
+                return "QA: " + "\n".join(found) if found else None
             if col != COL_SOURCE:
                 return None
             seg = self._rows[row]
@@ -216,6 +224,23 @@ class SegmentTableModel(QAbstractTableModel):
         self._counts[seg.status] += 1
         self._rows[row] = seg
         self._emit_row(row)
+
+    def set_qa_findings(self, findings: dict[int, tuple[str, ...]]) -> None:
+        """Mark the segments with QA findings: segment id -> the findings' messages; only the
+        Status cells whose mark or tooltip changes are redrawn."""
+        old, self._qa = self._qa, dict(findings)
+        changed = {i for i in old.keys() | self._qa.keys() if old.get(i) != self._qa.get(i)}
+        if not changed:
+            return
+        for r, seg in enumerate(self._rows):
+            if seg.id in changed:
+                self._shown.pop(r, None)
+                idx = self.index(r, COL_STATUS)
+                self.dataChanged.emit(idx, idx)
+
+    def qa_findings(self, row: int) -> tuple[str, ...]:
+        """The messages of the QA findings marked on ``row`` (none: empty)."""
+        return self._qa.get(self._rows[row].id, ())
 
     def status_counts(self) -> dict[str, int]:
         """Segments per status (new / draft / confirmed) in this document, kept up to date in memory."""

@@ -1,6 +1,7 @@
 """QA, preview and export: the target language's spelling (underlines, the project dictionary),
-the QA and statistics dialogs, File ▸ Preview (``app/preview.py``) and File ▸ Export, which
-runs the QA first and stops at tag errors unless the translator says otherwise."""
+the QA and statistics dialogs, the grid's QA marks (``qa_marks.py``), File ▸ Preview
+(``app/preview.py``) and File ▸ Export, which runs the QA first and stops at tag errors unless
+the translator says otherwise."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,6 +14,7 @@ from engine.store import Project
 from engine.store.qa_ignore import IgnoreList
 
 from app.controllers.base import Controller
+from app.controllers.qa_marks import QAMarks
 from app.preferences import ProjectSettings
 
 
@@ -35,6 +37,7 @@ class DeliveryController(Controller):
         self.spell = None          # the target language's SpellChecker once loaded (None: none)
         self.spell_ready = False   # the background load has answered (tests wait on it)
         self.previewer = None
+        self.marks = QAMarks(win)  # the grid's QA marks, checked off the UI thread
 
     # --------------------------------------------------------- spelling
     def project_opened(self, project: Project) -> None:
@@ -79,6 +82,7 @@ class DeliveryController(Controller):
         win.nav.commit_editor()
         dlg = QADialog(win, win.model.segments(), win.project, self.spell)
         dlg.segmentActivated.connect(lambda idx: win.nav.go_to(idx))
+        dlg.findingsChanged.connect(self.marks.refresh)
         dlg.show()
         return dlg
 

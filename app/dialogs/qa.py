@@ -26,6 +26,8 @@ from engine.store.qa_ignore import IgnoreList
 
 class QADialog(QDialog):
     segmentActivated = Signal(int)  # 0-based row in the document
+    #: findings were ignored or restored, or a check turned on or off (the grid's QA marks follow)
+    findingsChanged = Signal()
 
     def __init__(self, parent, segments, project=None, spelling=None):
         """``project``: where the choice of checks is kept and its glossaries (None: all checks,
@@ -86,6 +88,7 @@ class QADialog(QDialog):
             self.options = self.options.with_check(check, on)
             self.project.set_qa_options(self.options)
         self.run()
+        self.findingsChanged.emit()
 
     def run(self) -> None:
         found = check_segments(self.segments, self.options, spelling=self.spelling, terms=self.terms,
@@ -132,6 +135,7 @@ class QADialog(QDialog):
         else:
             self.ignore_list.ignore([i for i in picked if i not in self.ignored])
         self.run()
+        self.findingsChanged.emit()
 
     def eventFilter(self, obj, e) -> bool:  # noqa: N802 (Qt's name)
         """Delete (or Backspace) on the findings' table ignores or restores the selected ones."""
