@@ -164,3 +164,14 @@ def test_modules_stay_short():
 def test_only_engine_modules_may_be_long():
     assert all(p.startswith("engine/") for p in LONG_MODULES)
     assert all(n > MAX_MODULE_LINES for n in LONG_MODULES.values())
+
+
+def test_test_modules_outside_packages_have_unique_names():
+    """pytest imports a test file of a folder without ``__init__.py`` by its bare name: two such
+    files of one name (tests/app/test_x.py, tests/store/test_x.py) stop the whole run at collection."""
+    tests = Path(__file__).parent
+    seen: dict[str, list[str]] = {}
+    for f in tests.rglob("test_*.py"):
+        if not (f.parent / "__init__.py").exists():
+            seen.setdefault(f.name, []).append(str(f.relative_to(tests)))
+    assert {n: p for n, p in seen.items() if len(p) > 1} == {}
