@@ -7,7 +7,8 @@ from __future__ import annotations
 import threading
 import time
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import QApplication
 
 from app.controllers import qa_marks
 from app.segment_model import COL_STATUS, QA_MARK
@@ -16,13 +17,32 @@ from engine.inline import protect
 from engine.store import Project
 
 from test_filters import choose_filter, open_window, project_with, shown
-from test_qa_ignore import _open_qa, _select
 
 ROWS = [
     ("Open the file.", "Öffnen Sie die Datei.", "confirmed", "human"),
     ("Page 12 of 30.", "Seite 13 von 30.", "confirmed", "human"),      # 12 missing, 13 extra
     ("Delete %1 now.", "Jetzt löschen.", "draft", "human"),              # a tag error: its own mark
 ]
+
+
+def open_qa(qtbot, win):
+    """F8: the QA check's dialog."""
+    for w in QApplication.topLevelWidgets():  # the run before, if still open
+        if w.windowTitle() == "QA check":
+            w.close()
+    qtbot.keyClick(win, Qt.Key_F8)
+    qtbot.waitUntil(lambda: any(w.windowTitle() == "QA check" and w.isVisible()
+                                for w in QApplication.topLevelWidgets()), timeout=5000)
+    dlg = next(w for w in QApplication.topLevelWidgets() if w.windowTitle() == "QA check" and w.isVisible())
+    qtbot.addWidget(dlg)
+    return dlg
+
+
+def select(dlg, issues) -> None:
+    dlg.table.clearSelection()
+    for i in issues:
+        dlg.table.selectionModel().select(dlg.table.model().index(dlg.issues.index(i), 0),
+                                          QItemSelectionModel.Select | QItemSelectionModel.Rows)
 
 
 def status(win, row: int) -> str:
@@ -73,10 +93,10 @@ def test_a_finding_ignored_in_the_qa_check_loses_its_mark_and_leaves_the_qa_filt
         ("Buy 5 apples.", "Kaufen Sie 6 Äpfel.", "confirmed", "human"),
     ]))
     wait_marks(qtbot, win, [1, 3])
-    dlg = _open_qa(qtbot, win)
+    dlg = open_qa(qtbot, win)
     numbers = [i for i in dlg.issues if i.check == "number" and i.idx == 1]
     dlg.table.setFocus()
-    _select(dlg, numbers)
+    select(dlg, numbers)
     with qtbot.waitSignal(win.delivery.marks.updated, timeout=15_000):
         qtbot.keyClick(dlg.table, Qt.Key_Delete)
     assert marked(win) == [3]
@@ -86,10 +106,10 @@ def test_a_finding_ignored_in_the_qa_check_loses_its_mark_and_leaves_the_qa_filt
     choose_filter(qtbot, win, "qa")
     assert shown(win) == [2, 3]                    # the tag error and the finding not ignored
     # restored (Show ignored, Delete again): the mark comes back
-    dlg = _open_qa(qtbot, win)
+    dlg = open_qa(qtbot, win)
     dlg.show_ignored.setChecked(True)
     dlg.table.setFocus()
-    _select(dlg, [i for i in dlg.issues if i in dlg.ignored])
+    select(dlg, [i for i in dlg.issues if i in dlg.ignored])
     with qtbot.waitSignal(win.delivery.marks.updated, timeout=15_000):
         qtbot.keyClick(dlg.table, Qt.Key_Delete)
     assert marked(win) == [1, 3]
