@@ -26,7 +26,7 @@ from engine.inline import TaggedText
 from engine.tm.adapt import adapt_tags
 from engine.tm import Match, TMOffline, TMReadOnly, TMRefused, TranslationMemory, is_tm_url, open_tm, project_tms
 from engine.tmsync import replace_in_tm
-from app.tm_shared import RETRY_MS, SharedTMs
+from app.tm_shared import POLL_MS, RETRY_MS, SharedTMs
 from app.workers import Cancelled, LatestOnly, Worker, start
 
 MAX_MATCHES = 9
@@ -78,6 +78,7 @@ class TMService(SharedTMs, QObject):
     added = Signal(int)           # unit id of a confirmed pair
     failed = Signal(str)
     shared_state = Signal(str)    # "" or why the shared TM is not taking confirmations
+    replica_state = Signal(str, bool)  # "" or what a shared TM's replica is doing; a copy to cancel?
 
     def __init__(self, project, parent=None):
         super().__init__(parent)
@@ -101,11 +102,19 @@ class TMService(SharedTMs, QObject):
         self._index_timer = QTimer(self)
         self._index_timer.setInterval(1000)
         self._index_timer.timeout.connect(self._report_indexing)
-        self.run(self._open_all, on_result=lambda n: (self.opened.emit(n), self._report_indexing()))
+        self._cut: set[int] = set()  # shared TMs answering from their replica, cut off from the server
+        self._copy_sizes: dict[int, int] = {}
+        self._replica_shown = ("", False)
+        self._replica_timer = QTimer(self)
+        self._replica_timer.setInterval(POLL_MS)
+        self._replica_timer.timeout.connect(self._poll_replicas)
+        self.run(self._open_all, on_result=lambda n: (self.opened.emit(n), self._report_indexing(),
+                                                        self._poll_replicas()))
         if hasattr(parent, "statusBar"):
-            from app.tmstatus import TMStatusLabel
+            from app.tmstatus import ReplicaStatus, TMStatusLabel
 
             TMStatusLabel.attach(parent, self)
+            ReplicaStatus.attach(parent, self)
 
     # -- running on the TM thread --------------------------------------------------
     def run(self, fn: Callable, *args, on_result=None, on_error=None, on_progress=None) -> Worker:
@@ -178,7 +187,7 @@ class TMService(SharedTMs, QObject):
             self._check_shared()
             return len(self.tms)
 
-        self.run(job)
+        self.run(job, on_result=lambda n: self._poll_replicas())
         return info
 
     def lists(self, ref: Path | str) -> bool:
@@ -329,7 +338,22 @@ class TMService(SharedTMs, QObject):
             self._index_timer.stop()
         self.indexing.emit(msg)
 
+    def _poll_replicas(self) -> None:
+        """While a shared TM is listed: ask the TM thread (when idle) what its replica is doing."""
+        if not any(i.shared for i in self.infos):
+            self._replica_timer.stop()
+            return
+        self._replica_timer.start()
+        if not self._jobs:
+            self.run(self._replica_poll, on_result=self._show_replica)
+
+    def _show_replica(self, state: tuple[str, bool]) -> None:
+        if state != self._replica_shown:
+            self._replica_shown = state
+            self.replica_state.emit(*state)
+
     def close(self) -> None:
+        self._replica_timer.stop()
         self._index_timer.stop()
         self._retry.stop()
         self.lookups.invalidate()

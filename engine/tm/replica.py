@@ -29,6 +29,7 @@ import fcntl
 import hashlib
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -109,6 +110,9 @@ class Replica:
         self.tm = self._open_tm()
         self._units, self._tombs = feed.delta_queries(schema)
         self.phase = self.get("phase")
+        #: when (time.time()) the replica was last known equal to the server: its last catch-up
+        #: (kept in the TM with each change taken in, so an offline opening can say how fresh it is)
+        self.current_at: float | None = float(self.get("current_at") or 0) or None
 
     def _open_tm(self) -> TranslationMemory:
         with open(self.folder.parent / f".{self.folder.name}.lock", "a+") as lk:
@@ -280,6 +284,7 @@ class Replica:
             units = conn.execute(self._units, {"snap": cursor}).fetchall()
             tombs = conn.execute(self._tombs, {"snap": cursor}).fetchall()
         if snap == cursor:
+            self.current_at = time.time()
             return 0
         vocab = self._missing_vocab(conn, units) if units else []
         alive = {r[0] for r in units}
@@ -298,8 +303,10 @@ class Replica:
                         c.execute("DELETE FROM units WHERE id = ?", (old,))
                     c.execute(_INSERT, r[:-1])
                 c.executemany("INSERT INTO journal(uid) VALUES (?)", gone + [(r[0],) for r in units])
-                self._set(cursor=snap)
+                now = time.time()
+                self._set(cursor=snap, current_at=now)
                 c.execute("COMMIT")
+                self.current_at = now
             except BaseException:
                 self.tm._rollback()
                 raise
