@@ -46,7 +46,6 @@ import contextlib
 import json
 import os
 import shutil
-import uuid
 from array import array
 from collections import OrderedDict
 from itertools import accumulate
@@ -54,98 +53,18 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
-from whoosh import columns, fields, formats
-from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher
+from whoosh.codec.whoosh3 import W3LeafMatcher
 from whoosh.index import TOC, FileIndex
 
 from engine.errors import TMError
 from engine.fsutil import atomic_write
 from engine.tm import whoosh_pickle
+from engine.tm.index_build import BuildCancelled, build_new, new_index_id
+from engine.tm.index_schema import (BLOCK_LIMIT, EXTRA_SEP, FORMAT, INDEX_NAME, SourceTermsField, TermsField,
+                                    doc_fields, make_schema, pair_term, split_pair_term, writer_codec)
 from engine.tm.seal import Seal, SealedStorage, Untrusted
-from engine.tm.tokens import analyse, index_terms, occurrence_terms
 
 whoosh_pickle.install()
-INDEX_NAME = "MAIN"
-
-#: 2: language-pair field ``lp``; 4: occurrence terms in ``src``, columns ``e``, ``x``
-#: and ``n`` (uint16)
-FORMAT = 4
-#: Separates the surface and punctuation encodings in column ``x``.
-EXTRA_SEP = "\x01"
-#: Postings per block: large blocks make reading a long posting list cheap.
-BLOCK_LIMIT = 1024
-
-
-class TermsField(fields.FieldType):
-    """Existence-only field whose value is segment text, analysed by
-    :func:`engine.tm.tokens.index_terms` (no Whoosh analyser chain)."""
-
-    indexed = True
-    scorable = False
-    stored = False
-    unique = False
-
-    def __init__(self) -> None:
-        self.format = formats.Existence()
-        self.analyzer = None
-        self.column_type = None
-        self.vector = None
-
-    def index(self, value, **kwargs):
-        for t in index_terms(value):
-            yield t.encode("utf-8"), 1, 1.0, b""
-
-    def process_text(self, qstring, mode="", **kwargs):
-        return iter(index_terms(qstring))
-
-    def self_parsing(self):
-        return False
-
-
-class SourceTermsField(TermsField):
-    """Like :class:`TermsField`, with occurrence terms
-    (:func:`engine.tm.tokens.occurrence_terms`) of the core tokens."""
-
-    def index(self, value, **kwargs):
-        for t in occurrence_terms(analyse(value).core):
-            yield t.encode("utf-8"), 1, 1.0, b""
-
-    def process_text(self, qstring, mode="", **kwargs):
-        return iter(occurrence_terms(analyse(qstring).core))
-
-
-def make_schema() -> fields.Schema:
-    return fields.Schema(
-        src=SourceTermsField(),
-        tgt=TermsField(),
-        uid=fields.ID(unique=True),
-        uidc=fields.COLUMN(columns.NumericColumn("I")),
-        n=fields.COLUMN(columns.NumericColumn("H")),
-        lp=fields.ID(),
-        e=fields.COLUMN(columns.VarBytesColumn()),
-        x=fields.COLUMN(columns.VarBytesColumn()),
-    )
-
-
-def pair_term(src_lang: str | None, tgt_lang: str | None) -> str:
-    """Index term of a language pair (codes as stored: already normalised)."""
-    return f"{src_lang or ''}|{tgt_lang or ''}"
-
-
-def split_pair_term(term: str) -> tuple[str, str]:
-    s, _, t = term.partition("|")
-    return s, t
-
-
-def doc_fields(uid: int, source: str, target: str, src_lang: str = "",
-               tgt_lang: str = "", enc: str = "", senc: str = "", penc: str = "") -> dict:
-    """Whoosh fields of one unit (``enc`` / ``senc`` / ``penc``: its stored
-    core, surface and punctuation encodings)."""
-    return {"src": source, "tgt": target, "uid": str(uid), "uidc": uid,
-            "n": min(65535, len(enc)), "lp": pair_term(src_lang, tgt_lang),
-            "e": enc.encode("utf-8"), "x": f"{senc}{EXTRA_SEP}{penc}".encode("utf-8")}
-
-
 class PostingCache:
     """Decoded posting lists (int32 numpy arrays) by (segment, field, term),
     least recently used first out once ``max_postings`` are held; lists
@@ -421,7 +340,7 @@ class SourceIndex:
         if self._ix is None:
             self.open()
         self._verified_toc()  # the writer reads the segments it appends to
-        w = self._ix.writer(codec=W3Codec(blocklimit=BLOCK_LIMIT), timeout=5.0)
+        w = self._ix.writer(codec=writer_codec(), timeout=5.0)
         try:
             for uid, s, *rest in changes:
                 w.delete_by_term("uid", str(uid))
@@ -471,37 +390,6 @@ class SourceIndex:
         return sum(p.stat().st_size for p in self.dir.iterdir() if p.is_file())
 
 
-class BuildCancelled(Exception):
-    """A build stopped on request (the TM was closed); nothing was swapped in."""
-
-
-def build_new(index_dir: Path, docs: Iterable[tuple], index_id: str, seq: int, seal: Seal, *,
-              limitmb: int = 256, stop=None) -> None:
-    """Build a complete index from ``docs`` in ``index.new`` beside ``index_dir``
-    (sealed with ``seal``; ``stop``: an Event that cancels the build)."""
-    new = Path(index_dir).with_name("index.new")
-    shutil.rmtree(new, ignore_errors=True)
-    new.mkdir(parents=True)
-    ix = SealedStorage(str(new), seal).create_index(make_schema(), indexname=INDEX_NAME)
-    w = ix.writer(limitmb=limitmb, codec=W3Codec(blocklimit=BLOCK_LIMIT))
-    try:
-        for i, doc in enumerate(docs):
-            w.add_document(**doc_fields(*doc))
-            if stop is not None and i % 1000 == 0 and stop.is_set():
-                raise BuildCancelled()
-    except BaseException:
-        w.cancel()
-        shutil.rmtree(new, ignore_errors=True)
-        raise
-    w.commit(optimize=True)
-    ix.close()
-    with atomic_write(new / "state.json", "w", encoding="utf-8") as fh:
-        json.dump({"format": FORMAT, "index_id": index_id, "seq": seq}, fh)
-
-
-def new_index_id() -> str:
-    return uuid.uuid4().hex
-
-
 __all__ = ["SourceIndex", "LeafView", "build_new", "BuildCancelled", "new_index_id", "read_ids", "doc_fields", "pair_term",
-           "split_pair_term"]
+           "split_pair_term", "make_schema", "INDEX_NAME", "FORMAT", "EXTRA_SEP", "BLOCK_LIMIT", "TermsField",
+           "SourceTermsField"]
