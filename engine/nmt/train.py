@@ -155,11 +155,8 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             torch.cuda.set_device(device)
     else:
         device = pick_device(tc.device)
-    from engine.nmt.threads import MAX_AUTO, cores
-
-    # set even when the config says 0: a translate earlier in this process (the flow's before-scoring)
-    # left the inference count (one thread on 2 cores), and training owns the machine
-    torch.set_num_threads(tc.threads or min(MAX_AUTO, cores()))
+    if tc.threads:
+        torch.set_num_threads(tc.threads)
 
     def emit(ev: dict) -> bool:
         if not is_main:

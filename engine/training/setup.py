@@ -41,7 +41,10 @@ def experiment(req, base: Path | None, base_cfg: dict, files: dict, split: tdata
         d["train"] = {**base_cfg.get("train", {}), "lr": req.lr or FINETUNE_LR,
                       "batch_tokens": req.batch_tokens or 2000, "max_epochs": req.epochs or FINETUNE_EPOCHS,
                       "max_steps": req.max_steps, "eval_every": req.eval_every, "log_every": 5,
-                      "device": device, "threads": req.threads, "seed": req.seed, "dev_beam": 1,
+                      # a count of its own: the before-scoring's translate left the inference count
+                      # (one thread on 2 cores, engine/nmt/threads.py), which 0 would keep
+                      "device": device, "threads": req.threads or (0 if hw.cuda else hw.threads),
+                      "seed": req.seed, "dev_beam": 1,
                       "dev_max_sentences": 0, "patience": 0,
                       # the base model's own training folders mean nothing here: the retrieval cache goes to
                       # OUT/memory and the weights come from the base (train.context_only needs a name)

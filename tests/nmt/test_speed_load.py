@@ -112,25 +112,23 @@ def test_a_negative_thread_count_on_the_command_line_is_one_line(trained_model, 
     assert e.value.code == 2 and "--threads" in err and "Traceback" not in err
 
 
-def test_training_takes_one_thread_per_core_even_after_a_translate_set_fewer(toy_corpus, tmp_path, monkeypatch):
-    """The flow scores the base model (a translate: the inference count) before it trains;
-    training with ``threads: 0`` must still take the machine's cores (at most 4)."""
-    from engine.nmt.config import ExperimentConfig
-    from engine.nmt.train import train
+def test_fine_tuning_trains_on_the_machines_threads_not_the_inference_count(tmp_path):
+    """The flow scores the base model (a translate: the inference count, one thread on 2 cores)
+    before it fine-tunes; the fine-tune config names its own count, which train() then sets."""
+    from engine.training import setup
+    from engine.training.flow import TrainRequest
+    from engine.training.recipes import Hardware
 
-    from nmt.toydata import toy_config_dict
-
-    monkeypatch.setattr(threads, "cores", lambda: 3)
-    try:
-        torch.set_num_threads(1)  # what a translate left on this machine
-        cfg = toy_config_dict(toy_corpus)
-        cfg["train"].update(max_steps=2, threads=0)
-        during = []
-        train(ExperimentConfig.from_dict(cfg), tmp_path / "m",
-              on_event=lambda ev: during.append(torch.get_num_threads()) if ev["event"] == "step" else None)
-        assert during and set(during) == {3}
-    finally:
-        torch.set_num_threads(1)
+    req = TrainRequest.from_dict({"out": str(tmp_path / "m"), "src_lang": "en", "tgt_lang": "de",
+                                  "base_model": str(tmp_path / "base")}, where="test")
+    files = {k: tmp_path / k for k in ("train.src", "train.tgt", "dev.src", "dev.tgt")}
+    for cores, want in ((2, 2), (3, 3), (16, 4)):
+        d, _ = setup.experiment(req, tmp_path / "base", {"train": {}}, files, None, "en", "de",
+                                Hardware(device="cpu", cores=cores))
+        assert d["train"]["threads"] == want
+    d, _ = setup.experiment(req, tmp_path / "base", {"train": {}}, files, None, "en", "de",
+                            Hardware(device="cuda:0", cores=2))
+    assert d["train"]["threads"] == 0
 
 
 def test_knn_calibrate_keeps_the_thread_count_asked_for(monkeypatch):
