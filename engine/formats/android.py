@@ -24,6 +24,7 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats import xmlsafe
+from engine.formats.plurals import CATEGORIES, Group, PluralGaps
 from engine.formats.textutil import render
 from engine.formats.strsplice import Parsed, StringsFormat, Unit, key_json, unique_keys
 from engine.formats.xmlstrings import XmlText, decode_entities, encode_xml, escape_text
@@ -96,7 +97,24 @@ def _note(el) -> str:
     return ""
 
 
-class AndroidFormat(StringsFormat):
+def _plural_group(x: XmlText, el, name: str) -> Group | None:
+    """Where a ``<plurals>``'s missing forms go: after its last ``<item>``, on a line of their own
+    when the items are."""
+    items = [c for c in el if c.tag == "item"]
+    if not items:
+        return None
+    last = items[-1]
+    start, end = x.outer(last)
+    text = x.decoded.text
+    ws = start
+    while ws > 0 and text[ws - 1] in " \t\r\n":
+        ws -= 1
+    forms = {q: key_json(["plurals", f"{name}[{q}]"]) for it in items if (q := it.get("quantity")) in CATEGORIES}
+    return Group(forms=forms, key=key_json(["plurals", f"{name}[{{form}}]"]), at=end,
+                 layout={"before": text[ws:start]}, context=f"{name}[{{form}}]")
+
+
+class AndroidFormat(PluralGaps, StringsFormat):
     name = "android"
     extensions = (".xml",)
 
@@ -112,6 +130,7 @@ class AndroidFormat(StringsFormat):
         if not isinstance(root.tag, str) or xmlsafe.localname(root) != "resources":
             raise FormatError(path, f"the root element is <{xmlsafe.localname(root)}>, not <resources>")
         units: list[Unit] = []
+        groups: list[Group] = []
         for el in root:
             if not isinstance(el.tag, str) or el.get("translatable") == "false":
                 continue
@@ -121,6 +140,8 @@ class AndroidFormat(StringsFormat):
             if kind == "string":
                 items = [(name, el, "")]
             elif kind in ("string-array", "plurals"):
+                if kind == "plurals" and (g := _plural_group(x, el, name)):
+                    groups.append(g)
                 items = [(f"{name}[{it.get('quantity') if kind == 'plurals' else i}]", it,
                           f"quantity {it.get('quantity')!r}" if kind == "plurals" else f"item {i + 1}")
                          for i, it in enumerate(c for c in el if c.tag == "item")]
@@ -145,7 +166,10 @@ class AndroidFormat(StringsFormat):
                                     + (f" (<{first}>...)" if first else "") + ": nothing to translate")
         problems: list[str] = []
         unique_keys(units, problems)
-        return Parsed(x.decoded, units, problems)
+        return Parsed(x.decoded, units, problems, meta={"plural_groups": groups})
+
+    def plural_item(self, group: Group, cat: str, escaped: str, parsed: Parsed) -> str:
+        return f'{group.layout["before"]}<item quantity="{cat}">{escaped}</item>'
 
     def written(self, target: TaggedText, source: TaggedText, unit: Unit, parsed: Parsed) -> str | None:
         if super().written(target, source, unit, parsed) is None:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats import textutil
+from engine.formats.plurals import Group, PluralGaps
 from engine.formats.strsplice import Parsed, StringsFormat, Unit, key_json, unique_keys
 
 #: nesting no resource file comes near (i18next files nest 3-6 levels)
@@ -125,7 +126,51 @@ def _chrome_messages(units: list[Unit]) -> list[Unit]:
     return keep
 
 
-class JsonFormat(StringsFormat):
+def _back_ws(text: str, i: int) -> int:
+    """``i`` moved back over the white space before it."""
+    while i > 0 and text[i - 1] in " \t\r\n":
+        i -= 1
+    return i
+
+
+def _key_start(text: str, value_start: int) -> int:
+    """Where the member's key literal starts, going back from its value's opening quote."""
+    j = _back_ws(text, _back_ws(text, value_start) - 1) - 1  # the key's closing quote
+    while True:
+        j = text.rindex('"', 0, j)
+        slashes = j
+        while text[slashes - 1] == "\\":
+            slashes -= 1
+        if (j - slashes) % 2 == 0:
+            return j
+
+
+def _plural_groups(text: str, units: list[Unit]) -> list[Group]:
+    """i18next plural keys (``item_one``, ``item_other``) of one object: each set a group whose
+    new forms go after its last member, written as that member is (indent, ``": "``)."""
+    sets: dict[tuple, list[Unit]] = {}
+    for u in units:
+        if not u.meta.get("plural_form") or u.key.endswith("]") is False:
+            continue  # not a plural key, or a duplicate ("#2")
+        path = json.loads(u.key)
+        if not path[-1].endswith("_plural"):
+            base = path[-1][:path[-1].rindex("_")]
+            sets.setdefault((json.dumps(path[:-1]), base), []).append(u)
+    groups = []
+    for (parent, base), members in sets.items():
+        last = max(members, key=lambda u: u.start)
+        k = _key_start(text, last.start)
+        ws = _back_ws(text, k)
+        key_end = scanstring(text, k + 1)[1]
+        path = json.loads(parent)
+        groups.append(Group(forms={u.meta["plural_form"]: u.key for u in members},
+                            key=key_json(path + [base + "_\0"]).replace("\\u0000", "{form}"), at=last.end,
+                            layout={"before": text[ws:k], "colon": text[key_end:last.start], "base": base},
+                            context=_dotted(path + [base + "_{form}"])))
+    return groups
+
+
+class JsonFormat(PluralGaps, StringsFormat):
     name = "json"
     extensions = (".json",)
     markup = True
@@ -155,7 +200,12 @@ class JsonFormat(StringsFormat):
         w.units = _chrome_messages(w.units)
         unique_keys(w.units, problems)
         style_ascii = text.isascii() and "\\u" in text
-        return Parsed(dec, w.units, problems, meta={"ascii": style_ascii})
+        return Parsed(dec, w.units, problems, meta={"ascii": style_ascii,
+                                                    "plural_groups": _plural_groups(text, w.units)})
+
+    def plural_item(self, group: Group, cat: str, escaped: str, parsed: Parsed) -> str:
+        key = json.dumps(f"{group.layout['base']}_{cat}", ensure_ascii=bool(parsed.meta.get("ascii")))
+        return f",{group.layout['before']}{key}{group.layout['colon']}{escaped}"
 
     def escape(self, value: str, unit: Unit, parsed: Parsed) -> str:
         return json.dumps(value, ensure_ascii=bool(parsed.meta.get("ascii")))

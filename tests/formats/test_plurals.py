@@ -1,0 +1,176 @@
+"""Plural forms the target language needs and the source file lacks: one segment per missing
+CLDR category on import, written back as the format's own plural item on export."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.formats import plurals
+from engine.formats.android import FORMAT as ANDROID
+from engine.formats.base import Translation
+from engine.formats.jsonfmt import FORMAT as JSON
+from engine.inline import TaggedText
+
+ANDROID_XML = """<?xml version="1.0" encoding="utf-8"?>
+<resources>
+    <string name="title">Songs</string>
+    <plurals name="songs">
+        <item quantity="one">%d song</item>
+        <item quantity="other">%d songs</item>
+    </plurals>
+</resources>
+"""
+
+I18NEXT = """{
+  "title": "Files",
+  "files": {
+    "count_one": "{{count}} file",
+    "count_other": "{{count}} files"
+  }
+}
+"""
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_bytes(text.encode("utf-8"))
+    return p
+
+
+def _forms(doc, prefix: str) -> dict[str, object]:
+    return {s.meta.get("plural_form") or s.key: s for s in doc.segments if prefix in s.key}
+
+
+def _translate(doc, text_of) -> dict[str, Translation]:
+    """Each segment translated as ``text_of(segment)``, its codes kept."""
+    out = {}
+    for s in doc.segments:
+        text = text_of(s)
+        if text is None:
+            continue
+        codes = "".join(t.char for t in s.source.tags)
+        out[s.key] = Translation(TaggedText(text + codes, s.source.tags))
+    return out
+
+
+# -- the CLDR categories ------------------------------------------------------------------------
+
+def test_categories_and_examples_come_from_cldr():
+    assert plurals.categories("ru") == ("one", "few", "many", "other")
+    assert plurals.categories("pl-PL") == ("one", "few", "many", "other")
+    assert plurals.categories("ar") == ("zero", "one", "two", "few", "many", "other")
+    assert plurals.categories("ja") == ("other",)
+    assert plurals.categories("xx-unknown") == ()
+    assert plurals.note("ru", "few") == "few: e.g. 2, 3, 4"
+    assert plurals.note("ar", "many") == "many: e.g. 11, 12, 13"
+    assert plurals.note("ru", "other") == "other: e.g. 0.5, 1.5, 2.5"
+
+
+def test_new_forms_take_the_nearest_source_form():
+    assert plurals.nearest("few", {"one", "other"}) == "other"
+    assert plurals.nearest("one", {"one", "other"}) == "one"
+    assert plurals.nearest("one", {"other"}) == "other"
+    assert plurals.missing({"one", "other"}, "cs") == ["few", "many"]
+    assert plurals.foreign(["one", "other"], "ja") == ["one"]
+
+
+def test_gettext_forms_are_named_by_their_cldr_category():
+    assert plurals.gettext_forms("ru") == ("one", "few", "many")
+    assert plurals.gettext_forms("ja") == ("other",)
+    assert plurals.gettext_forms("ar") == ("zero", "one", "two", "few", "many", "other")
+
+
+# -- Android ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang, added", [("ru", ["few", "many"]), ("pl", ["few", "many"]),
+                                         ("ar", ["zero", "two", "few", "many"]), ("ja", [])])
+def test_android_import_adds_a_segment_per_form_the_target_needs(tmp_path, lang, added):
+    doc = ANDROID.read(_write(tmp_path, "strings.xml", ANDROID_XML), src_lang="en", tgt_lang=lang)
+    keys = [json.loads(s.key)[1] for s in doc.segments]
+    assert keys == ["title", "songs[one]", "songs[other]"] + [f"songs[{c}]" for c in added]
+    forms = _forms(doc, "songs")
+    for c in added:
+        assert forms[c].source.display() == "<%d/> songs"
+        assert forms[c].note.startswith(plurals.note(lang, c))
+
+
+def test_android_form_the_target_lacks_is_kept_and_marked(tmp_path):
+    doc = ANDROID.read(_write(tmp_path, "strings.xml", ANDROID_XML), src_lang="en", tgt_lang="ja")
+    forms = _forms(doc, "songs")
+    assert "not a plural form of ja" in forms["one"].note
+    assert "not a plural form" not in forms["other"].note
+
+
+def test_android_export_writes_new_quantities_inside_the_plurals(tmp_path):
+    from translate.storage import aresource
+
+    src = _write(tmp_path, "strings.xml", ANDROID_XML)
+    doc = ANDROID.read(src, src_lang="en", tgt_lang="ar")
+    ANDROID.write(src, tmp_path / "ar.xml", _translate(doc, lambda s: f"{s.meta.get('plural_form', 'x')} l'\"&"),
+                  tgt_lang="ar")
+    out = (tmp_path / "ar.xml").read_text("utf-8")
+    assert '<item quantity="other">other l\\\'\\"&amp;%d</item>\n        <item quantity="zero">zero l\\\'' in out
+    store = aresource.AndroidResourceFile.parsestring(out.encode())
+    store.settargetlanguage("ar")  # its plural tags: which quantities it reads
+    songs = next(u for u in store.units if u.getid() == "songs")
+    assert sorted(str(s) for s in songs.target.strings) == sorted(
+        f"{c} l'\"&%d" for c in ("zero", "one", "two", "few", "many", "other"))
+    assert out.count("</plurals>") == 1 and out.endswith("</resources>\n")
+
+
+def test_android_untranslated_new_forms_leave_the_file_byte_identical(tmp_path):
+    src = _write(tmp_path, "strings.xml", ANDROID_XML)
+    doc = ANDROID.read(src, src_lang="en", tgt_lang="ru")
+    ANDROID.write(src, tmp_path / "o.xml", {}, tgt_lang="ru")
+    assert (tmp_path / "o.xml").read_bytes() == src.read_bytes()
+    only_few = _translate(doc, lambda s: "несколько " if s.meta.get("plural_form") == "few" else None)
+    ANDROID.write(src, tmp_path / "few.xml", only_few, tgt_lang="ru")
+    out = (tmp_path / "few.xml").read_text("utf-8")
+    assert 'quantity="few">несколько %d</item>' in out and "many" not in out
+
+
+# -- i18next JSON -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang, added", [("ru", ["few", "many"]), ("pl", ["few", "many"]),
+                                         ("ar", ["zero", "two", "few", "many"]), ("ja", [])])
+def test_json_import_adds_i18next_keys_the_target_needs(tmp_path, lang, added):
+    doc = JSON.read(_write(tmp_path, "en.json", I18NEXT), src_lang="en", tgt_lang=lang)
+    assert [s.context for s in doc.segments] == ["title", "files.count_one", "files.count_other"] + \
+        [f"files.count_{c}" for c in added]
+    forms = _forms(doc, "count_")
+    for c in added:
+        assert forms[c].source.display() == "<{{count}}/> files"
+        assert plurals.note(lang, c) in forms[c].note
+    if lang == "ja":
+        assert "not a plural form of ja" in forms["one"].note
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl", "ar"])
+def test_json_export_puts_new_keys_next_to_key_other(tmp_path, lang):
+    src = _write(tmp_path, "en.json", I18NEXT)
+    doc = JSON.read(src, src_lang="en", tgt_lang=lang)
+    JSON.write(src, tmp_path / "o.json", _translate(doc, lambda s: f'"{s.meta.get("plural_form", "t")}" '),
+               tgt_lang=lang)
+    text = (tmp_path / "o.json").read_text("utf-8")
+    data = json.loads(text)
+    assert list(data["files"]) == ["count_one", "count_other"] + [f"count_{c}" for c in plurals.missing(
+        ["one", "other"], lang)]
+    assert all(v == f'"{k[6:]}" {{{{count}}}}' for k, v in data["files"].items())
+    assert '{{count}}",\n    "count_many": "\\"many\\" {{count}}"\n  }\n}\n' in text
+
+
+def test_json_minified_and_ascii_files_keep_their_style(tmp_path):
+    src = _write(tmp_path, "m.json", '{"n_one":"\\u00e9 {{count}}","n_other":"x {{count}}"}')
+    doc = JSON.read(src, src_lang="en", tgt_lang="cs")
+    JSON.write(src, tmp_path / "o.json", _translate(doc, lambda s: "č " if s.meta.get("plural_added") else None))
+    assert (tmp_path / "o.json").read_text("ascii") == \
+        '{"n_one":"\\u00e9 {{count}}","n_other":"x {{count}}","n_few":"\\u010d {{count}}","n_many":"\\u010d {{count}}"}'
+    JSON.write(src, tmp_path / "same.json", {})
+    assert (tmp_path / "same.json").read_bytes() == src.read_bytes()
+
+
+def test_json_unknown_target_language_adds_nothing(tmp_path):
+    doc = JSON.read(_write(tmp_path, "en.json", I18NEXT), src_lang="en", tgt_lang="")
+    assert len(doc.segments) == 3 and "plural_groups" not in doc.meta
