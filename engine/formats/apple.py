@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from engine.errors import FormatError
+from engine.formats.plurals import Group, PluralGaps
 from engine.formats.strsplice import Parsed, StringsFormat, Unit, key_json, read_text, unique_keys
 from engine.formats.xmlstrings import XmlText, encode_xml, escape_text
 
@@ -108,7 +109,7 @@ class StringsFileFormat(StringsFormat):
         return quote(value)
 
 
-class StringsDictFormat(StringsFormat):
+class StringsDictFormat(PluralGaps, StringsFormat):
     name = "apple-stringsdict"
     extensions = (".stringsdict",)
 
@@ -122,6 +123,7 @@ class StringsDictFormat(StringsFormat):
         if root.tag != "plist" or top is None:
             raise FormatError(path, "not a property list (<plist><dict>)")
         units: list[Unit] = []
+        groups: list[Group] = []
         for entry, value in _pairs(top):
             if value.tag != "dict":
                 continue
@@ -129,13 +131,21 @@ class StringsDictFormat(StringsFormat):
                 if name == "NSStringLocalizedFormatKey" and item.tag == "string":
                     units.append(self._unit(x, item, [entry, name], entry, "format"))
                 elif item.tag == "dict":
-                    for form, s in _pairs(item):
-                        if form in _PLURAL_FORMS and s.tag == "string":
-                            units.append(self._unit(x, s, [entry, name, form], entry,
-                                                    f"plural form {form!r} of {name!r}"))
+                    forms = [(k, s) for k, s in _key_pairs(item) if k.text in _PLURAL_FORMS and s.tag == "string"]
+                    for k, s in forms:
+                        units.append(self._unit(x, s, [entry, name, k.text], entry,
+                                                f"plural form {k.text!r} of {name!r}"))
+                    if forms:
+                        groups.append(_group(x, entry, name, forms))
         problems: list[str] = []
         unique_keys(units, problems)
-        return Parsed(x.decoded, units, problems)
+        return Parsed(x.decoded, units, problems, meta={"plural_groups": groups})
+
+    zero_for_any_language = True  # Foundation reads a "zero" form for 0 in every language
+
+    def plural_item(self, group: Group, cat: str, escaped: str, parsed: Parsed) -> str:
+        lay = group.layout
+        return f"{lay['before']}<key>{cat}</key>{lay['between']}<string>{escaped}</string>"
 
     @staticmethod
     def _unit(x: XmlText, el, keys: list, context: str, note: str) -> Unit:
@@ -148,6 +158,27 @@ class StringsDictFormat(StringsFormat):
 
     def encode(self, parsed: Parsed, text: str, path: Path) -> bytes:
         return encode_xml(parsed.decoded, text)
+
+
+def _group(x: XmlText, entry: str, name: str, forms: list) -> Group:
+    """A plural variable's dict: new forms go after its last ``<key>form</key><string>``, laid
+    out as that pair is."""
+    key, string = forms[-1]
+    text = x.decoded.text
+    k_start, k_end = x.outer(key)
+    s_start, s_end = x.outer(string)
+    ws = k_start
+    while ws > 0 and text[ws - 1] in " \t\r\n":
+        ws -= 1
+    return Group(forms={k.text: key_json([entry, name, k.text]) for k, _ in forms},
+                 key=key_json([entry, name, "\0"]).replace("\\u0000", "{form}"), at=s_end,
+                 layout={"before": text[ws:k_start], "between": text[k_end:s_start]})
+
+
+def _key_pairs(d):
+    """``(key element, value element)`` of a plist ``<dict>``."""
+    kids = [c for c in d if isinstance(c.tag, str)]
+    return [(k, v) for k, v in zip(kids[::2], kids[1::2]) if k.tag == "key"]
 
 
 def _pairs(d):

@@ -138,7 +138,7 @@ class PluralGaps:
     """Mixin for a :class:`engine.formats.strsplice.StringsFormat` whose parser fills
     ``Parsed.meta["plural_groups"]``."""
 
-    stringsdict_zero = False  # Apple uses a ``zero`` form for 0 in every language
+    zero_for_any_language = False  # a ``zero`` form read for 0 whatever the language (Apple)
 
     def plural_item(self, group: Group, cat: str, escaped: str, parsed) -> str:  # pragma: no cover
         raise NotImplementedError
@@ -157,7 +157,7 @@ class PluralGaps:
             for c, seg in segs.items():
                 seg.meta.setdefault("plural_form", c)
             for c in foreign(segs, tgt_lang):
-                if not (c == "zero" and self.stringsdict_zero):
+                if not (c == "zero" and self.zero_for_any_language):
                     segs[c].note = "\n".join(p for p in (segs[c].note, foreign_note(tgt_lang, c)) if p)
             last = max(segs.values(), key=doc.segments.index)
             for c in missing(g.forms, tgt_lang):

@@ -3,12 +3,14 @@ CLDR category on import, written back as the format's own plural item on export.
 from __future__ import annotations
 
 import json
+import plistlib
 from pathlib import Path
 
 import pytest
 
 from engine.formats import plurals
 from engine.formats.android import FORMAT as ANDROID
+from engine.formats.apple import STRINGSDICT
 from engine.formats.base import Translation
 from engine.formats.jsonfmt import FORMAT as JSON
 from engine.inline import TaggedText
@@ -30,6 +32,31 @@ I18NEXT = """{
     "count_other": "{{count}} files"
   }
 }
+"""
+
+STRINGSDICT_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0">
+<dict>
+\t<key>%d files</key>
+\t<dict>
+\t\t<key>NSStringLocalizedFormatKey</key>
+\t\t<string>%#@files@</string>
+\t\t<key>files</key>
+\t\t<dict>
+\t\t\t<key>NSStringFormatSpecTypeKey</key>
+\t\t\t<string>NSStringPluralRuleType</string>
+\t\t\t<key>NSStringFormatValueTypeKey</key>
+\t\t\t<string>d</string>
+\t\t\t<key>zero</key>
+\t\t\t<string>No files</string>
+\t\t\t<key>one</key>
+\t\t\t<string>%d file</string>
+\t\t\t<key>other</key>
+\t\t\t<string>%d files</string>
+\t\t</dict>
+\t</dict>
+</dict>
+</plist>
 """
 
 
@@ -174,3 +201,35 @@ def test_json_minified_and_ascii_files_keep_their_style(tmp_path):
 def test_json_unknown_target_language_adds_nothing(tmp_path):
     doc = JSON.read(_write(tmp_path, "en.json", I18NEXT), src_lang="en", tgt_lang="")
     assert len(doc.segments) == 3 and "plural_groups" not in doc.meta
+
+
+# -- Apple .stringsdict -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang, added", [("ru", ["few", "many"]), ("pl", ["few", "many"]),
+                                         ("ar", ["two", "few", "many"]), ("ja", [])])
+def test_stringsdict_import_adds_the_forms_the_target_needs(tmp_path, lang, added):
+    doc = STRINGSDICT.read(_write(tmp_path, "L.stringsdict", STRINGSDICT_XML), src_lang="en", tgt_lang=lang)
+    forms = [json.loads(s.key)[-1] for s in doc.segments]
+    assert forms == ["NSStringLocalizedFormatKey", "zero", "one", "other"] + added
+    by = _forms(doc, '"files"')
+    for c in added:
+        assert by[c].source.display() == "<%d/> files" and plurals.note(lang, c) in by[c].note
+    assert "not a plural form" not in by["zero"].note  # Foundation reads "zero" for 0 in any language
+    assert ("not a plural form of ja" in by["one"].note) == (lang == "ja")
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl", "ar"])
+def test_stringsdict_export_adds_key_and_string_to_the_variable_dict(tmp_path, lang):
+    src = _write(tmp_path, "L.stringsdict", STRINGSDICT_XML)
+    doc = STRINGSDICT.read(src, src_lang="en", tgt_lang=lang)
+    STRINGSDICT.write(src, tmp_path / "o.stringsdict",
+                      _translate(doc, lambda s: f"{s.meta['plural_form']} <&> " if s.meta.get("plural_form") else None),
+                      tgt_lang=lang)
+    out = (tmp_path / "o.stringsdict").read_bytes()
+    variable = plistlib.loads(out)["%d files"]["files"]
+    wanted = ["zero", "one", "other"] + plurals.missing(["zero", "one", "other"], lang)
+    assert [k for k in variable if not k.startswith("NS")] == wanted
+    assert all(variable[c] == f"{c} <&> " + ("%d" if c != "zero" else "") for c in wanted)
+    assert b"<string>other &lt;&amp;&gt; %d</string>\n\t\t\t<key>" in out
+    STRINGSDICT.write(src, tmp_path / "same.stringsdict", {}, tgt_lang=lang)
+    assert (tmp_path / "same.stringsdict").read_bytes() == src.read_bytes()
