@@ -16,11 +16,13 @@ own text (:mod:`engine.formats.xmlstrings`).
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.formats.base import ParsedDocument, Translation
+from engine.formats import plurals
+from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.strsplice import Parsed, StringsFormat, Unit, key_json, unique_keys
 from engine.formats.textutil import codes_checked, render
 from engine.formats.xmlstrings import XmlText, encode_xml
@@ -101,6 +103,7 @@ class TsFormat(StringsFormat):
         for s in doc.segments:
             if s.target is not None and s.meta.get("unfinished"):
                 s.status = "draft"
+        _target_forms(doc, plurals.gettext_forms(doc.tgt_lang), doc.tgt_lang)
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
@@ -108,7 +111,9 @@ class TsFormat(StringsFormat):
         original = Path(original)
         parsed = self.parse(original)
         by_key = {u.key: u for u in parsed.units}
-        unknown = [k for k in translations if k not in by_key]
+        added = _added_forms(parsed.units)
+        may_add = {k for keys in added.values() for k in keys}
+        unknown = [k for k in translations if k not in by_key and k not in may_add]
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for messages the file does not have "
                                         f"(first: {unknown[0]!r})")
@@ -119,6 +124,11 @@ class TsFormat(StringsFormat):
         nl = "\r\n" if "\r\n" in text else "\n"
         edits = []
         for start, units in groups.items():
+            more = [k for k in added.get(units[0].key, []) if k in translations]
+            if more:  # forms the target language needs beyond the file's: up to the last translated
+                units = units + [Unit(key=k, value=units[0].value, start=start, end=units[0].end,
+                                      line=units[0].line, meta=units[0].meta)
+                                 for k in added[units[0].key][:added[units[0].key].index(more[-1]) + 1]]
             if not any(u.key in translations for u in units):
                 continue
             forms, draft = [], False
@@ -157,6 +167,48 @@ class TsFormat(StringsFormat):
         data = self.encode(parsed, "".join(parts), original)
         with atomic_write(out, "wb") as fh:
             fh.write(data)
+
+
+def _added_forms(units: list[Unit]) -> dict[str, list[str]]:
+    """For each plural message (by its first form's key), the keys of the forms it may gain:
+    up to six, the most a language has (Arabic)."""
+    out: dict[str, list[str]] = {}
+    firsts = [u for u in units if u.meta.get("plural_index") == 0 and u.key.endswith("0]")]
+    for u in firsts:
+        base = json.loads(u.key)[:-1]
+        n = u.meta["plural_forms"]
+        out[u.key] = [key_json(base + [i]) for i in range(n, 6)]
+    return out
+
+
+def _target_forms(doc: ParsedDocument, forms: tuple[str, ...], lang: str) -> None:
+    """A plural message gets a segment for each form ``lang`` has beyond the file's, and each form
+    a note naming its CLDR category and example numbers; a form beyond the language's is marked."""
+    if not forms:
+        return
+    out: list[ParsedSegment] = []
+    for s in doc.segments:
+        i = s.meta.get("plural_index")
+        if i is None:
+            out.append(s)
+            continue
+        n, own = s.meta["plural_forms"], s.note
+        s.note = "\n".join(p for p in (own, _form_note(i, forms, lang)) if p)
+        out.append(s)
+        if i == n - 1 and n < len(forms) and s.key.endswith(f"{i}]"):
+            base = json.loads(s.key)[:-1]
+            out += [ParsedSegment(key=key_json(base + [j]), source=s.source, context=s.context,
+                                  note="\n".join(p for p in (own, _form_note(j, forms, lang)) if p),
+                                  meta={**s.meta, "plural_index": j, "plural_forms": len(forms),
+                                        "plural_added": True})
+                    for j in range(n, len(forms))]
+    doc.segments = out
+
+
+def _form_note(i: int, forms: tuple[str, ...], lang: str) -> str:
+    if i >= len(forms):
+        return f"form {i + 1}: {lang} has {len(forms)} plural form(s), this one is not used (kept as the file has it)"
+    return f"form {i + 1} of {len(forms)}: {plurals.note(lang, forms[i])}"
 
 
 def _indent(text: str, pos: int) -> str:

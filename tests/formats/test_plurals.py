@@ -13,6 +13,7 @@ from engine.formats.android import FORMAT as ANDROID
 from engine.formats.apple import STRINGSDICT
 from engine.formats.base import Translation
 from engine.formats.jsonfmt import FORMAT as JSON
+from engine.formats.qt_ts import FORMAT as TS
 from engine.inline import TaggedText
 
 ANDROID_XML = """<?xml version="1.0" encoding="utf-8"?>
@@ -57,6 +58,26 @@ STRINGSDICT_XML = """<?xml version="1.0" encoding="UTF-8"?>
 \t</dict>
 </dict>
 </plist>
+"""
+
+TS_XML = """<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" sourcelanguage="en">
+<context>
+    <name>Main</name>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n Datei</numerusform>
+            <numerusform>%n Dateien</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>
 """
 
 
@@ -233,3 +254,45 @@ def test_stringsdict_export_adds_key_and_string_to_the_variable_dict(tmp_path, l
     assert b"<string>other &lt;&amp;&gt; %d</string>\n\t\t\t<key>" in out
     STRINGSDICT.write(src, tmp_path / "same.stringsdict", {}, tgt_lang=lang)
     assert (tmp_path / "same.stringsdict").read_bytes() == src.read_bytes()
+
+
+# -- Qt TS --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang, n", [("ru", 3), ("pl", 3), ("ar", 6), ("ja", 1)])
+def test_ts_numerus_message_gets_the_target_languages_form_count(tmp_path, lang, n):
+    doc = TS.read(_write(tmp_path, "a.ts", TS_XML), src_lang="en", tgt_lang=lang)
+    forms = [s for s in doc.segments if "plural_index" in s.meta]
+    assert [s.meta["plural_index"] for s in forms] == list(range(max(n, 2)))
+    assert [s.target.display() if s.target else None for s in forms][:2] == ["<%n/> Datei", "<%n/> Dateien"]
+    if lang == "ru":
+        assert forms[1].note == "form 2 of 3: few: e.g. 2, 3, 4"
+        assert forms[2].note == "form 3 of 3: many: e.g. 0, 5, 6" and forms[2].status == "new"
+    if lang == "ja":
+        assert "not used" in forms[1].note
+
+
+@pytest.mark.parametrize("lang, n", [("ru", 3), ("pl", 3), ("ar", 6)])
+def test_ts_export_writes_as_many_numerusforms_as_the_target_has(tmp_path, lang, n):
+    from translate.storage import ts2
+
+    src = _write(tmp_path, "a.ts", TS_XML)
+    doc = TS.read(src, src_lang="en", tgt_lang=lang)
+    TS.write(src, tmp_path / "o.ts", _translate(
+        doc, lambda s: f"{s.meta['plural_index']} <&>" if s.meta.get("plural_added") else None), tgt_lang=lang)
+    out = (tmp_path / "o.ts").read_bytes()
+    unit = next(u for u in ts2.tsfile.parsestring(out).units if u.source == "%n file(s)")
+    assert unit.target.strings == ["%n Datei", "%n Dateien"] + [f"{i} <&>%n" for i in range(2, n)]
+    assert f"<numerusform>{n - 1} &lt;&amp;&gt;%n</numerusform>\n        </translation>".encode() in out
+    TS.write(src, tmp_path / "same.ts", {}, tgt_lang=lang)
+    assert (tmp_path / "same.ts").read_bytes() == src.read_bytes()
+
+
+def test_ts_a_later_form_alone_leaves_the_ones_between_unfinished(tmp_path):
+    src = _write(tmp_path, "a.ts", TS_XML)
+    doc = TS.read(src, src_lang="en", tgt_lang="ar")
+    TS.write(src, tmp_path / "o.ts", _translate(
+        doc, lambda s: "vier " if s.meta.get("plural_index") == 4 else None), tgt_lang="ar")
+    back = TS.read(tmp_path / "o.ts", src_lang="en", tgt_lang="ar")
+    forms = [s.target.display() if s.target else None for s in back.segments if "plural_index" in s.meta]
+    assert forms == ["<%n/> Datei", "<%n/> Dateien", None, None, "vier <%n/>", None]
+    assert all(s.status == "draft" for s in back.segments[:5] if s.target)
