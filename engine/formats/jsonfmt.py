@@ -150,7 +150,7 @@ def _plural_groups(text: str, units: list[Unit]) -> list[Group]:
     new forms go after its last member, written as that member is (indent, ``": "``)."""
     sets: dict[tuple, list[Unit]] = {}
     for u in units:
-        if not u.meta.get("plural_form") or u.key.endswith("]") is False:
+        if not u.meta.get("plural_form") or not u.key.endswith("]"):
             continue  # not a plural key, or a duplicate ("#2")
         path = json.loads(u.key)
         if not path[-1].endswith("_plural"):

@@ -149,6 +149,7 @@ class PluralGaps:
         if not tgt_lang or not categories(tgt_lang) or not groups:
             return doc
         by_key = {s.key: s for s in doc.segments}
+        order = {s.key: i for i, s in enumerate(doc.segments)}
         added: dict[str, list[ParsedSegment]] = {}
         for g in groups:
             segs = {c: by_key[k] for c, k in g.forms.items() if k in by_key}
@@ -159,14 +160,17 @@ class PluralGaps:
             for c in foreign(segs, tgt_lang):
                 if not (c == "zero" and self.zero_for_any_language):
                     segs[c].note = "\n".join(p for p in (segs[c].note, foreign_note(tgt_lang, c)) if p)
-            last = max(segs.values(), key=doc.segments.index)
+            last = max(segs.values(), key=lambda s: order[s.key])
             for c in missing(g.forms, tgt_lang):
                 near = nearest(c, segs)
                 base = segs[near]
+                if g.key_for(c) in by_key:
+                    continue
                 added.setdefault(last.key, []).append(ParsedSegment(
                     key=g.key_for(c), source=base.source,
                     note=f"{note(tgt_lang, c)} (a form {tgt_lang} needs; the source is the {near!r} form)",
-                    context=g.context.replace("{form}", c) if g.context else base.context, meta={**base.meta, "plural_form": c, "plural_added": True}))
+                    context=g.context.replace("{form}", c) if g.context else base.context,
+                    meta={**base.meta, "plural_form": c, "plural_added": True}))
         if added:
             out = []
             for s in doc.segments:

@@ -296,3 +296,18 @@ def test_ts_a_later_form_alone_leaves_the_ones_between_unfinished(tmp_path):
     forms = [s.target.display() if s.target else None for s in back.segments if "plural_index" in s.meta]
     assert forms == ["<%n/> Datei", "<%n/> Dateien", None, None, "vier <%n/>", None]
     assert all(s.status == "draft" for s in back.segments[:5] if s.target)
+
+
+def test_a_file_that_has_the_targets_forms_gains_none(tmp_path):
+    ru = '{"a": {"n_one": "x", "n_few": "y", "n_many": "z", "n_other": "w"}}'
+    doc = JSON.read(_write(tmp_path, "ru.json", ru), src_lang="en", tgt_lang="ru")
+    assert [s.context for s in doc.segments] == ["a.n_one", "a.n_few", "a.n_many", "a.n_other"]
+    assert not any("not a plural form" in s.note for s in doc.segments)
+
+
+def test_an_added_form_is_refused_on_export_for_a_key_with_no_plural_group(tmp_path):
+    from engine.errors import FormatError
+
+    src = _write(tmp_path, "strings.xml", ANDROID_XML)
+    with pytest.raises(FormatError, match="does not have"):
+        ANDROID.write(src, tmp_path / "o.xml", {'["plurals", "nosuch[few]"]': Translation(TaggedText("x"))})
