@@ -163,6 +163,8 @@ def read_declared(path: str | Path, *, src_lang: str = "", tgt_lang: str = "", f
             else None
         doc = blank or fmt.read(Path(path), src_lang=src_lang, tgt_lang="", **kw)
         declared = (doc.src_lang if blank is not None else "", doc.tgt_lang)
+        if not doc.tgt_lang and tgt_lang and fmt.name in _SHAPED_BY_TARGET:
+            doc = fmt.read(Path(path), src_lang=doc.src_lang or src_lang, tgt_lang=tgt_lang, **kw)
         doc.src_lang = doc.src_lang or src_lang
         doc.tgt_lang = doc.tgt_lang or tgt_lang
     if len(doc.segments) > textutil.MAX_SEGMENTS:
@@ -173,6 +175,9 @@ def read_declared(path: str | Path, *, src_lang: str = "", tgt_lang: str = "", f
 
 #: Formats whose files may declare the source language (read with none given, the reader returns it).
 _DECLARING_SOURCE = {"xliff12", "xliff20", "qt-ts"}
+#: Formats whose segments depend on the target language (a segment for each plural form it needs,
+#: engine/formats/plurals.py): a file declaring no target is read again with the project's.
+_SHAPED_BY_TARGET = {"android", "json", "apple-stringsdict", "qt-ts"}
 
 
 def language_conflict(declared: tuple[str, str], src_lang: str, tgt_lang: str, what: str = "the project") -> str:
