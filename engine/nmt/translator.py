@@ -7,7 +7,7 @@ context-gate value (mean over the gate's dimensions, averaged likewise).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -17,167 +17,16 @@ from engine.errors import ModelError
 from engine.inline import is_tag_char, tag_char
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
-from engine.nmt.copyreport import CopiedWord, annotate, trace_copies, traces_of
+from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
 from engine.nmt.knn import KNN_FILE, MEMORY_MODES, KnnInput
 from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
+from engine.nmt.results import Term, TranslationRequest, TranslationResult, aggregate, join_parts, piece_text
 from engine.nmt.search import Hypothesis, beam_search, forced_decode, greedy
 from engine.nmt.threads import use as use_threads
 from engine.nmt.vocab import BOS, EOS, PAD, WORD_START, word_spans
-
-
-@dataclass
-class TranslationResult:
-    """One translated sentence.
-
-    ``text``: the translation; ``words`` / ``src_words``: target and source
-    words; ``alignment``: (len(words), len(src_words)) attention mass;
-    ``links``: per target word the index of its most-attended source word;
-    ``gates``: per target word the mean context-gate value (None without gates).
-    Subword-level detail for ``--json``: ``tokens``, ``token_attention``
-    (tokens x source pieces, ``</s>`` included), ``token_gates`` and
-    ``gate_vectors`` (tokens x H).
-    With a translation memory read: ``memory_pairs`` the retrieved pairs read;
-    ``memory_kind`` which memory read them (``knn`` or ``learned``); per word
-    ``copy`` (its copy mass: lambda * p_kNN or zeta * p_copy, mean over its
-    subwords) and ``memory``: None, or the :class:`~engine.nmt.copyreport.CopiedWord`
-    it came from;
-    ``exact_match``: with ``translate(exact_matches=True)``, the index of the
-    100 % pair whose target ``text`` is (None: the model's own translation).
-    """
-
-    text: str
-    score: float
-    words: list[str] = field(default_factory=list)
-    src_words: list[str] = field(default_factory=list)
-    alignment: list[list[float]] = field(default_factory=list)
-    links: list[int] = field(default_factory=list)
-    gates: list[float] | None = None
-    tokens: list[str] = field(default_factory=list)
-    src_tokens: list[str] = field(default_factory=list)
-    token_attention: list[list[float]] = field(default_factory=list)
-    token_gates: list[float] | None = None
-    gate_vectors: torch.Tensor | None = None
-    memory_pairs: list[dict] | None = None
-    copy: list[float] | None = None
-    memory: list[CopiedWord | None] | None = None
-    memory_kind: str | None = None
-    exact_match: int | None = None
-    terms: list[dict] | None = None   # with a glossary: each entry found, its target term, whether it is in
-
-    def to_json(self, *, detail: bool = True) -> dict:
-        d = {"translation": self.text, "score": round(self.score, 4), "words": self.words,
-             "src_words": self.src_words, "links": self.links,
-             "alignment": [[round(x, 4) for x in row] for row in self.alignment],
-             "gates": None if self.gates is None else [round(g, 4) for g in self.gates]}
-        if detail:
-            d.update({"tokens": self.tokens, "src_tokens": self.src_tokens,
-                      "attention": [[round(x, 4) for x in row] for row in self.token_attention],
-                      "token_gates": None if self.token_gates is None else [round(g, 4) for g in self.token_gates]})
-        if self.memory_pairs is not None:
-            d.update({"memory_pairs": self.memory_pairs, "memory_kind": self.memory_kind,
-                      "copy": [round(c, 4) for c in self.copy or []],
-                      "memory": [m.to_json() if m is not None else None for m in self.memory or []],
-                      "exact_match": self.exact_match})
-        if self.terms is not None:
-            d["terms"] = self.terms
-        return d
-
-
-@dataclass(frozen=True)
-class TranslationRequest:
-    """One sentence as the editor asks for it: its ``source``, what the translator has typed
-    (``prefix``), the TM ``pairs`` the memory may read (RetrievedPairs, (source, target[, score])
-    tuples or TM matches), the sources of the previous segments of its document (``context``,
-    oldest first; None: not known) and the glossary ``terms`` found in it (target strings,
-    :class:`Term` s or glossary ``TermHit`` s, see :meth:`Translator.translate`)."""
-
-    source: str
-    prefix: str = ""
-    pairs: tuple = ()
-    context: tuple[str, ...] | None = None
-    terms: tuple = ()
-
-
-@dataclass(frozen=True)
-class Term:
-    """A glossary term a translation must hold (or is nudged towards, ``prefer``).
-
-    ``targets``: its accepted target forms, any one of which meets it (a glossary entry's target
-    terms, preferred first); ``span``: the source term's characters in the source sentence (None:
-    not known) -- the term is then written where the attention is on it rather than anywhere;
-    ``inflect``: inflected forms of the last word (same Snowball stem, from the target
-    vocabulary) meet it too."""
-
-    targets: tuple[str, ...]
-    span: tuple[int, int] | None = None
-    inflect: bool = False
-
-    @classmethod
-    def of(cls, item) -> "Term":
-        """A :class:`Term` from a target string, a Term, or a glossary ``TermHit`` (its entry's
-        target terms, its span, the entry's ``inflect`` flag)."""
-        if isinstance(item, Term):
-            return item
-        if isinstance(item, str):
-            return cls((item,))
-        entry = item.entry
-        return cls(tuple(entry.targets), (item.start, item.end), bool(getattr(entry, "inflect", False)))
-
-
-def _join(parts: list[TranslationResult], gaps: list[str]) -> TranslationResult:
-    """One result from the results of a sentence's pieces, in order: words
-    and tokens follow each other, attention is block-diagonal (a piece's
-    words align only to its own source words), scores add up."""
-    def block(rows_of, cols_of) -> tuple[list[list[float]], list[int]]:
-        width = sum(len(cols_of(p)) for p in parts)
-        out, offs, off = [], [], 0
-        for p in parts:
-            for row in rows_of(p):
-                out.append([0.0] * off + list(row) + [0.0] * (width - off - len(row)))
-            offs.append(off)
-            off += len(cols_of(p))
-        return out, offs
-
-    alignment, w_offs = block(lambda p: p.alignment, lambda p: p.src_words)
-    token_attention, _ = block(lambda p: p.token_attention, lambda p: p.src_tokens)
-    first = parts[0]
-    gv = [p.gate_vectors for p in parts]
-    return TranslationResult(
-        text="".join(p.text + (g if p.text else "") for p, g in zip(parts, gaps)).strip(),
-        score=sum(p.score for p in parts),
-        words=[w for p in parts for w in p.words],
-        src_words=[w for p in parts for w in p.src_words],
-        alignment=alignment,
-        links=[l + o for p, o in zip(parts, w_offs) for l in p.links],
-        gates=None if first.gates is None else [g for p in parts for g in p.gates or []],
-        tokens=[t for p in parts for t in p.tokens],
-        src_tokens=[t for p in parts for t in p.src_tokens],
-        token_attention=token_attention,
-        token_gates=None if first.token_gates is None else [g for p in parts for g in p.token_gates or []],
-        gate_vectors=None if any(v is None for v in gv) else torch.cat(gv, 0),
-        memory_pairs=first.memory_pairs,
-        memory_kind=first.memory_kind,
-        copy=None if first.copy is None else [c for p in parts for c in p.copy or []],
-        memory=None if first.memory is None else [m for p in parts for m in p.memory or []],
-    )
-
-
-def _piece_text(p: str) -> str:
-    return p.replace(WORD_START, "")
-
-
-def aggregate(matrix: torch.Tensor, tgt_spans: list[tuple[int, int]], src_spans: list[tuple[int, int]]) -> torch.Tensor:
-    """Subword attention (T, S) -> word attention (words_t, words_s):
-    sum over a source word's pieces, mean over a target word's pieces."""
-    if not tgt_spans or not src_spans:
-        return torch.zeros(len(tgt_spans), len(src_spans))
-    # one mean per target word, then one column sum per source word for all target words at once
-    # (was one tensor sum per word pair: 12 ms a 60-word sentence, demo model, 2-core VM)
-    rows = torch.stack([matrix[a:b].float().mean(0) for a, b in tgt_spans])     # (words_t, S)
-    return torch.stack([rows[:, c:d].sum(-1) for c, d in src_spans], 1)          # (words_t, words_s)
 
 
 class _MetaUninitialised(TorchFunctionMode):
@@ -381,7 +230,7 @@ class Translator:
                     **kw)
                 results, n = [], 0
                 for parts, gaps in plans:
-                    results.append(out[n] if len(parts) == 1 else _join(out[n:n + len(parts)], gaps))
+                    results.append(out[n] if len(parts) == 1 else join_parts(out[n:n + len(parts)], gaps))
                     n += len(parts)
                 return results
         return self._translate(texts, prefixes=prefixes, memory=memory, context=context, terms=terms,
@@ -623,8 +472,8 @@ class Translator:
         tok_g = gates.float().mean(-1) if gates is not None else None
         return TranslationResult(
             text=text, score=float(score),
-            words=["".join(_piece_text(p) for p in tgt_pieces[a:b]) for a, b in t_spans],
-            src_words=["".join(_piece_text(p) for p in src_pieces[a:b]) for a, b in s_spans],
+            words=["".join(piece_text(p) for p in tgt_pieces[a:b]) for a, b in t_spans],
+            src_words=["".join(piece_text(p) for p in src_pieces[a:b]) for a, b in s_spans],
             alignment=A.tolist(),
             links=A.argmax(-1).tolist() if A.numel() else [],
             gates=[float(tok_g[a:b].mean()) for a, b in t_spans] if tok_g is not None else None,
