@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import json
 import random
+import resource
 import shutil
 import sqlite3
 import time
@@ -128,6 +129,7 @@ def main() -> None:
         r = {"size": size, "units": units, "sqlite_s": round(time.perf_counter() - t0, 1)}
         r["build_s"] = round(build(folder, profile=args.profile), 1)
         r["units_per_s"] = round(units / r["build_s"])
+        r["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # the process so far
         if args.baseline:
             r["baseline_build_s"] = round(build(folder, baseline=True), 1)
             r["baseline_units_per_s"] = round(units / r["baseline_build_s"])
