@@ -138,7 +138,6 @@ LONG_MODULES = {
     "engine/store/project.py": 651,
     "engine/tm/memory.py": 988,
     "engine/tm/pg.py": 1043,
-    "engine/tm/whoosh_index.py": 507,
     "engine/training/flow.py": 410,
 }
 

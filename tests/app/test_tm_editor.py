@@ -215,6 +215,7 @@ def test_an_edit_of_a_shared_tm_reaches_another_clients_replica(qtbot, tmp_path,
         p.set_setting("tms", json.dumps([{"path": url, "writable": True}]))
     other = SharedTM(url, replica_dir=tmp_path / "other", src_lang="en", tgt_lang="de")
     try:
+        other.search("The first search starts the first sync", k=1)
         assert wait_until(lambda: other.replica.ready, 20), other.feed_error
         win = open_window(qtbot, folder)
         dlg = open_editor(qtbot, win)
