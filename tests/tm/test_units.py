@@ -202,6 +202,8 @@ def test_an_edit_in_one_clients_editor_reaches_another_clients_replica(pg_url, t
     a = SharedTM(pg_url, replica_dir=tmp_path / "a", src_lang="en", tgt_lang="de")
     b = SharedTM(pg_url, replica_dir=tmp_path / "b", src_lang="en", tgt_lang="de")
     try:
+        for c in (a, b):  # the first search of a handle starts its first sync
+            c.search("The first search starts the first sync", k=1)
         assert wait_until(lambda: a.replica.ready and b.replica.ready, 20), (a.feed_error, b.feed_error)
         ids = seed(a)
         assert wait_until(lambda: len(page(b).entries) == 3, 5)
