@@ -1,11 +1,12 @@
 """The grid's QA marks: the project's QA check runs over the document shown, off the UI thread,
-when the document is shown (2,000 segments: about half a second) and a moment after each confirm
-or edit (then only the segments that changed are checked again, and the consistency check over
-all: a few milliseconds, so the check holds the interpreter lock only briefly while the
-translator types); the Status column of a segment with findings says so (" · QA", the findings'
+a moment after the document is shown (2,000 segments: about half a second) and after each
+confirm or edit (then only the segments that changed are checked again, and the consistency
+check over all: a few milliseconds, so the check holds the interpreter lock only briefly while
+the translator types); the Status column of a segment with findings says so (" · QA", the findings'
 messages as its tooltip), less the findings the translator ignored.  Tag findings are left to
 the Status column's own tag mark, an empty target to its status ("new").  Only the newest run's
-answer is shown, and none for a document no longer shown.  Owned by the delivery controller (``win.delivery.marks``)."""
+answer is shown, and none for a document no longer shown.  Owned by the delivery controller
+(``win.delivery.marks``)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -84,17 +85,23 @@ class QAMarks(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DELAY_MS)
         self._timer.timeout.connect(self.refresh)
-        self.dropped = 0  # answers for a document no longer shown
+        self._stale = 0
         win.proxy.sourceModelChanged.connect(self._document_shown)
+
+    @property
+    def dropped(self) -> int:
+        """Answers thrown away: a newer run was asked for, or their document is no longer shown."""
+        return self._runs.dropped + self._stale
 
     def _document_shown(self) -> None:
         model = self.win.model
         if model is self._model:
             return
         self._model, self._last = model, None
+        self._runs.invalidate()  # a run for the document shown before is not shown
         if model is not None:
             model.segmentChanged.connect(lambda _row, model=model: model is self._model and self._timer.start())
-        self.refresh()
+            self._timer.start()  # after the document's first paint, not competing with it
 
     def refresh(self) -> None:
         """Check the document shown again, off the UI thread (the newest run wins)."""
@@ -111,7 +118,7 @@ class QAMarks(QObject):
 
     def _apply(self, model, answer: Checked) -> None:
         if model is not self.win.model:
-            self.dropped += 1
+            self._stale += 1
             return
         self._last = answer
         model.set_qa_findings(answer.marks)

@@ -124,10 +124,11 @@ def test_a_check_for_a_document_no_longer_shown_is_dropped(qtbot, tmp_path, monk
             ParsedSegment("a", protect("Close it.")), ParsedSegment("b", protect("Buy 5 apples."))]), original)
         seg = p.segments(doc2)[1]
         p.set_target(seg.id, protect("Kaufen Sie 6 Äpfel."), status="confirmed")
-    gate, real = threading.Event(), qa_marks.check
-    monkeypatch.setattr(qa_marks, "check", lambda *a: (gate.wait(20), real(*a))[1])
-    win = open_window(qtbot, folder)                   # the first document's check waits at the gate
+    gate, started, real = threading.Event(), threading.Event(), qa_marks.check
+    monkeypatch.setattr(qa_marks, "check", lambda *a: (started.set(), gate.wait(20), real(*a))[2])
+    win = open_window(qtbot, folder)
     first = win.model
+    qtbot.waitUntil(started.is_set, timeout=5000)      # the first document's check waits at the gate
     with qtbot.waitSignal(win.delivery.marks.updated, timeout=15_000):
         win.doc_combo.setCurrentIndex(1)               # the second document, its check waiting too
         gate.set()
@@ -136,6 +137,7 @@ def test_a_check_for_a_document_no_longer_shown_is_dropped(qtbot, tmp_path, monk
     time.sleep(0.2)
     qtbot.wait(100)
     assert first.qa_findings(1) == ()                  # the first document's answer was dropped
+    assert win.delivery.marks.dropped >= 1
 
 
 def test_the_ui_thread_cost_on_a_2000_segment_document_is_a_few_ms_and_a_confirm_rechecks_one(qtbot, tmp_path):
