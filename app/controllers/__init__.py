@@ -13,7 +13,8 @@ memory          TM and glossary: the TM thread, matches, concordance, TMX, terms
                 Editor (its dialog's controller: tm_editor.py)
 glossaries      Glossary ▸ Import Glossary and Attach Glossary Folder (glossary.py)
 pretranslation  Tools ▸ Pre-translate on the TM thread, progress and Cancel (pretranslate.py)
-delivery        QA, spelling, statistics, preview and export
+delivery        QA, spelling, statistics, preview and export; its ``marks`` (qa_marks.py): the grid's
+                QA marks, the QA check run off the UI thread after each change
 machine         suggestions, completion, alignment, training and models
 help            settings, keyboard shortcuts, about
 comments        the Comments dock: add, edit, resolve, reopen, delete; the grid's marks
