@@ -22,8 +22,9 @@ ROLE_TAGGED = Qt.UserRole + 1
 ROLE_RAW = Qt.UserRole + 2
 #: Role telling whether the row's segment is locked (its target box opens read-only).
 ROLE_LOCKED = Qt.UserRole + 3
-#: The Status column's mark of a locked segment.
-LOCK_MARK = "\N{LOCK} "
+#: The Status column's mark of a locked segment: a word, not U+1F512, which many Linux desktops
+#: have no font for (under Xvfb it drew as an empty box).
+LOCK_MARK = "locked · "
 #: The Status column's mark of a segment with QA findings (their messages are its tooltip).
 QA_MARK = " · QA"
 

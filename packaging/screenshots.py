@@ -177,12 +177,21 @@ def shoot(out: Path, work: Path, model: str) -> int:
     wait(app, lambda: win.shown_for.get("matches") == 4)
     if not toy_sentences:
         wait(app, lambda: win.shown_for.get("suggestion") == 4, 30)
+    win.comments.add("Client: the product name stays in English here.")  # the # cell's corner mark
+    win.nav.go_to(1)
+    win.editing.locking.toggle_lock()  # the Status column's lock
+    win.nav.go_to(4)
+    wait(app, lambda: win.shown_for.get("matches") == 4)
     pump(app, 0.5)
     if not capture_screen(out / "main-window.png"):
         save(win, "main-window.png")
     else:
         saved.append("main-window.png")
     save(win.dock_matches, "panel-tm-matches.png")
+    win.dock_comments.raise_()
+    pump(app, 0.3)
+    save(win.dock_comments, "panel-comments.png")
+    win.dock_alignment.raise_()
     win.memory.open_concordance()
     win.concordance.search("album")
     wait(app, lambda: bool(win.concordance.hits))
@@ -232,6 +241,20 @@ def shoot(out: Path, work: Path, model: str) -> int:
     dlg.table.selectRow(1)
     pump(app, 0.2)
     save(dlg, "dialog-tm-editor.png")
+    dlg.close()
+
+    dlg = win.pretranslation.pretranslate_dialog()
+    pump(app, 0.3)
+    save(dlg, "dialog-pretranslate.png")
+    dlg.close()
+
+    terms = work / "client-terms.csv"
+    terms.write_text("en,de,note\nalbum,Album,\nphoto viewer,Bildbetrachter,product name\nslideshow,Diashow,\n",
+                     encoding="utf-8")
+    dlg = win.glossaries.import_glossary_dialog(terms)
+    wait(app, lambda: dlg.report is not None)
+    pump(app, 0.3)
+    save(dlg, "dialog-import-glossary.png")
     dlg.close()
 
     tmx = work / "client-memory.tmx"
