@@ -16,10 +16,10 @@ flag is not a placeholder here either.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 
-from engine.inline import PLACEHOLDER_PATTERNS, Tag, TaggedText, TaggedTextBuilder, tag_char, tag_number
+from engine.formats.textutil import renumber_like
+from engine.inline import PLACEHOLDER_PATTERNS, TaggedText, TaggedTextBuilder
 
 _SOFTWARE = (
     ("mustache", r"\{\{-?\s*[^{}\s][^{}]*\}\}"),
@@ -74,23 +74,6 @@ def protect_software(text: str, *, markup: bool = True) -> TaggedText:
 
 
 def protect_target(source: TaggedText, text: str, *, markup: bool = True) -> TaggedText:
-    """Protect ``text`` (a translation in the file) reusing the numbers of ``source``'s codes:
-    a code equal to an unused code of the source takes its number, any other one a number
-    after the source's."""
-    tt = protect_software(text, markup=markup)
-    if not tt.tags:
-        return tt
-    free: dict[str, list[Tag]] = {}
-    for t in source.tags:
-        free.setdefault(t.original, []).append(t)
-    nxt = max((t.n for t in source.tags), default=0) + 1
-    mapping: dict[int, Tag] = {}
-    for t in tt.tags:
-        same = free.get(t.original)
-        if same:
-            mapping[t.n] = same.pop(0)
-        else:
-            mapping[t.n] = dataclasses.replace(t, n=nxt)
-            nxt += 1
-    out = [tag_char(mapping[n].n) if (n := tag_number(ch)) in mapping else ch for ch in tt.text]
-    return TaggedText("".join(out), tuple(sorted(mapping.values(), key=lambda t: t.n)))
+    """Protect ``text`` (a translation in the file) reusing the numbers of ``source``'s codes
+    (:func:`engine.formats.textutil.renumber_like`)."""
+    return renumber_like(source, protect_software(text, markup=markup))

@@ -255,12 +255,14 @@ def renumber(text: str, tags) -> TaggedText:
 
 
 def protect_like(source: TaggedText, text: str) -> TaggedText:
-    """Protect ``text`` (a target) reusing the numbers of ``source``'s codes.
+    """Protect ``text`` (a target) reusing the numbers of ``source``'s codes (:func:`renumber_like`)."""
+    return renumber_like(source, protect_text(text))
 
-    A code of the target whose markup equals an unused code of the source
-    takes that code's number; any other code gets a number after the source's.
-    """
-    tt = protect_text(text)
+
+def renumber_like(source: TaggedText, tt: TaggedText) -> TaggedText:
+    """``tt`` (a protected target) with the numbers of ``source``'s codes: a code of the target
+    whose markup equals an unused code of the source takes that code's number; any other code
+    gets a number after the source's."""
     if not tt.tags:
         return tt
     free: dict[str, list[Tag]] = {}
@@ -275,10 +277,7 @@ def protect_like(source: TaggedText, text: str) -> TaggedText:
         else:
             mapping[t.n] = dataclasses.replace(t, n=nxt)
             nxt += 1
-    out = []
-    for ch in tt.text:
-        n = tag_number(ch)
-        out.append(tag_char(mapping[n].n) if n in mapping else ch)
+    out = [tag_char(mapping[n].n) if (n := tag_number(ch)) in mapping else ch for ch in tt.text]
     return TaggedText("".join(out), tuple(sorted(mapping.values(), key=lambda t: t.n)))
 
 
