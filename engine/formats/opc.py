@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 
-from engine.formats.package import Package
+from engine.formats.package import Package, is_zip, member_head
 
 #: The one relationship type Office names outside the officeDocument namespace that Verso follows.
 _DIAGRAM_DRAWING = "http://schemas.microsoft.com/office/2007/relationships/diagramDrawing"
@@ -25,3 +26,15 @@ def rels(pkg: Package, part: str) -> dict[str, tuple[str, str]]:
         typ = rel.get("Type", "")
         out[rel.get("Id", "")] = ("diagramDrawing" if typ == _DIAGRAM_DRAWING else typ.rsplit("/", 1)[-1], target)
     return out
+
+
+def sniff_ooxml(path: str | Path, head: bytes, folder: bytes, kind: bytes, extensions: tuple[str, ...]) -> bool:
+    """Whether a file is an Office Open XML package of one kind: a zip whose first bytes name its
+    ``folder`` (``ppt/``, ``xl/``), else whose ``[Content_Types].xml`` names ``kind``
+    (``presentationml``, ``spreadsheetml``), else -- no content types -- by its extension."""
+    if not is_zip(head):
+        return False
+    if folder in head:
+        return True
+    ct = member_head(path, "[Content_Types].xml", 65536) or b""
+    return kind in ct or (not ct and Path(path).suffix.lower() in extensions)

@@ -28,8 +28,8 @@ from pathlib import Path
 from engine.errors import FormatError
 from engine.formats import drawingml
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.opc import rels
-from engine.formats.package import Package, is_zip, member_head, unknown_keys
+from engine.formats.opc import rels, sniff_ooxml
+from engine.formats.package import Package, unknown_keys
 
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -82,12 +82,7 @@ class PptxFormat:
     extensions = (".pptx", ".pptm", ".potx", ".ppsx")
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not is_zip(head):
-            return False
-        if b"ppt/" in head:
-            return True
-        ct = member_head(path, "[Content_Types].xml", 65536) or b""
-        return b"presentationml" in ct or (not ct and Path(path).suffix.lower() in self.extensions)
+        return sniff_ooxml(path, head, b"ppt/", b"presentationml", self.extensions)
 
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
         path = Path(path)

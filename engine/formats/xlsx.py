@@ -42,12 +42,12 @@ from engine.errors import FormatError
 from engine.formats import drawingml, textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.glossary_hint import glossary_hint
-from engine.formats.opc import rels
+from engine.formats.opc import rels, sniff_ooxml
 from engine.formats.xlsx_text import rebuild_rich, rich
 from engine.formats.xlsxnames import check_name, rename_refs
 from engine.formats.xlsxtables import rename_tables
 from engine.formats.package import (
-    Package, Paragraph, Token, apply_translations, events, is_zip, member_head, paragraph_text, segment_keys,
+    Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys,
     unknown_keys, xml_bytes,
 )
 
@@ -222,12 +222,7 @@ class XlsxFormat:
     extensions = (".xlsx", ".xlsm", ".xltx")
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not is_zip(head):
-            return False
-        if b"xl/" in head:
-            return True
-        ct = member_head(path, "[Content_Types].xml", 65536) or b""
-        return b"spreadsheetml" in ct or (not ct and Path(path).suffix.lower() in self.extensions)
+        return sniff_ooxml(path, head, b"xl/", b"spreadsheetml", self.extensions)
 
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
         path = Path(path)
