@@ -15,9 +15,13 @@ Pure Python (no torch).
 from __future__ import annotations
 
 import re
-from typing import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable
 
-__all__ = ["split_long", "CLAUSE_MARKS"]
+if TYPE_CHECKING:
+    from engine.nmt.results import Term
+
+__all__ = ["split_long", "terms_of_pieces", "CLAUSE_MARKS"]
 
 CLAUSE_MARKS = (";", ":")
 
@@ -68,3 +72,25 @@ def _cut_clauses(text: str, fits: Callable[[str], bool], marks: tuple[str, ...])
         lg[-1] = gap
         return lp + rp, lg + rg
     return [text], [""]
+
+
+def terms_of_pieces(text: str, plan: tuple[list[str], list[str]], terms: list[Term]
+                     ) -> tuple[tuple[list[str], list[str]], list[list[Term]]]:
+    """A long sentence's cut (pieces, gaps) and each piece's terms, their spans made relative to the
+    piece; the sentence kept whole where a term's source spans two pieces (or a piece is not found)."""
+    parts, _ = plan
+    offs, pos = [], 0
+    for p in parts:
+        k = text.find(p, pos)
+        if k < 0:
+            return ([text], [""]), [terms]
+        offs.append(k)
+        pos = k + len(p)
+    out: list[list[Term]] = [[] for _ in parts]
+    for t in terms:
+        a, b = t.span  # type: ignore[misc]
+        j = next((j for j, o in enumerate(offs) if o <= a < o + len(parts[j])), None)
+        if j is None or b > offs[j] + len(parts[j]):
+            return ([text], [""]), [terms]
+        out[j].append(replace(t, span=(a - offs[j], b - offs[j])))
+    return plan, out

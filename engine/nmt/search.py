@@ -32,6 +32,10 @@ All searches share one definition, so they can be tested against each other:
   (the copies read a place where the source has as many copies in a row; :mod:`engine.nmt.repeats`;
   ``same_word``: the target pieces as text, so "Ein Hund ein Hund" and a word cut two ways repeat),
   except inside the prefix.
+* ``stop`` (a function, checked before every step): a search whose answer nobody wants any more --
+  the editor's translator has moved to another segment -- ends at once with :class:`Stopped`, so
+  the next request need not wait for a whole long sentence (one step of a 55-word sentence is
+  about 2 ms of CPU here; the whole beam search 130-290 ms alone, 1-2 s beside the editor's UI).
 
 With ``beam = 1`` and no constraints this is exactly greedy search.
 """
@@ -50,6 +54,15 @@ from engine.nmt.repeats import TAIL, SameWord, WordKeys, repeat_bans, source_run
 from engine.nmt.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
+
+
+class Stopped(Exception):
+    """The search was told to stop (its ``stop`` function said so) before it finished."""
+
+
+def _check(stop) -> None:
+    if stop is not None and stop():
+        raise Stopped()
 
 
 @dataclass
@@ -110,7 +123,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                 constraints: list[list[list[list[int]]]] | None = None, constraint_mode: str = "enforce",
                 constraint_spans: list[list[tuple[int, int] | None]] | None = None,
                 word_starts: frozenset[int] | None = None, glue: frozenset[int] = frozenset(),
-                same_word: WordKeys | SameWord | None = None, **inputs) -> list[Hypothesis]:
+                same_word: WordKeys | SameWord | None = None, stop=None, **inputs) -> list[Hypothesis]:
     """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence.
     ``constraints``: per sentence its terms, each a list of alternative token sequences, every term
     of which its translation must contain ([] for none);
@@ -156,6 +169,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     done = [False] * B
     step = 0
     while not all(done):
+        _check(stop)
         out, state = model.step(model.tgt_emb(prev), state, enc)
         lp = model.step_log_probs(out, enc).double()                      # (B*K, V)
         if step == 0:
@@ -270,7 +284,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
 @torch.inference_mode()
 def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.0, max_ratio: float = 3.0,
            prefixes: list[list[int]] | None = None, word_starts: frozenset[int] | None = None,
-           same_word: WordKeys | SameWord | None = None, **inputs) -> list[Hypothesis]:
+           same_word: WordKeys | SameWord | None = None, stop=None, **inputs) -> list[Hypothesis]:
     """Batched greedy search (argmax each step) under the same constraints as beam search."""
     model.eval()
     B = src.size(0)
@@ -289,6 +303,7 @@ def greedy(model: RNNSearch, src: Tensor, src_mask: Tensor, *, alpha: float = 1.
     done = [False] * B
     step = 0
     while not all(done):
+        _check(stop)
         out, state = model.step(model.tgt_emb(prev), state, enc)
         lp = model.step_log_probs(out, enc).double()
         for b in range(B):

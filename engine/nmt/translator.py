@@ -20,6 +20,7 @@ from engine.nmt.checkpoint import LoadedModel, load_model
 from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
 from engine.nmt.knn import KNN_FILE, MEMORY_MODES, KnnInput
+from engine.nmt.longsplit import terms_of_pieces
 from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
@@ -117,14 +118,15 @@ class Translator:
             return self.memory_kind("auto")
 
     def suggest(self, req: TranslationRequest, *, beam: int = 5, memory_mode: str = "auto",
-                terms_mode: str = "off") -> TranslationResult:
+                terms_mode: str = "off", stop=None) -> TranslationResult:
         """The suggestion for one :class:`TranslationRequest`: the pairs read by the memory
         ``memory_mode`` names (or the one the model has), the document context when the model
-        reads it, the glossary terms as ``terms_mode`` says (off, prefer, enforce)."""
+        reads it, the glossary terms as ``terms_mode`` says (off, prefer, enforce); ``stop``: see
+        :meth:`translate`."""
         from engine.nmt.doccontext import find_doc_context
 
         kind = self.memory_in_effect(memory_mode) if req.pairs else "none"
-        kw: dict = {"beam": beam}
+        kw: dict = {"beam": beam, "stop": stop}
         if req.terms and terms_mode in ("prefer", "enforce"):
             kw["terms"], kw["terms_mode"] = [list(req.terms)], terms_mode
         if req.prefix:
@@ -145,7 +147,7 @@ class Translator:
                   context: list[list[str]] | None = None,
                   split_long: int | None = None, exact_matches: bool = False,
                   terms: list[list] | None = None, terms_mode: str = "enforce",
-                  memory_mode: str = "auto", knn_k: int | None = None) -> list[TranslationResult]:
+                  memory_mode: str = "auto", knn_k: int | None = None, stop=None) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
         ``memories`` gives per sentence the retrieved pairs the model's memory
@@ -179,7 +181,9 @@ class Translator:
         instead of a rule), each a target string, a :class:`Term` or a glossary ``TermHit``: a
         term with a source span is written where the attention is on the source term, one with
         several targets (or ``inflect``) is met by any of its forms; a long sentence with terms is
-        cut into pieces only when every term has a span (each piece gets the terms in it)."""
+        cut into pieces only when every term has a span (each piece gets the terms in it).
+        ``stop``: a function the searches ask before every step; once it says True they end with
+        :class:`~engine.nmt.search.Stopped` (the editor's answer nobody waits for any more)."""
         memory = memories
         kind = self.memory_kind(memory_mode) if (memory is not None or tm is not None) else "none"
         if kind == "none":
@@ -200,9 +204,11 @@ class Translator:
             if exact:
                 return self._with_exact(texts, exact, beam=beam, alpha=alpha, max_ratio=max_ratio,
                                         prefixes=prefixes, batch_size=batch_size, memory=memory,
-                                        context=context, split_long=split_long, memory_mode=kind, knn_k=knn_k)
+                                        context=context, split_long=split_long, memory_mode=kind, knn_k=knn_k,
+                                        stop=stop)
         limit = self.loaded.cfg.data.max_len if split_long is None else split_long
-        kw = dict(beam=beam, alpha=alpha, max_ratio=max_ratio, batch_size=batch_size, kind=kind, knn_k=knn_k)
+        kw = dict(beam=beam, alpha=alpha, max_ratio=max_ratio, batch_size=batch_size, kind=kind, knn_k=knn_k,
+                  stop=stop)
         if terms is not None:
             if len(terms) != len(texts):
                 raise ValueError(f"{len(texts)} sentences but {len(terms)} term lists")
@@ -218,7 +224,7 @@ class Translator:
                      for i, t in enumerate(texts)]
             piece_terms = None
             if terms is not None:
-                plans, piece_terms = zip(*(_terms_of_pieces(t, plan, ts) for t, plan, ts in zip(texts, plans, terms)))
+                plans, piece_terms = zip(*(terms_of_pieces(t, plan, ts) for t, plan, ts in zip(texts, plans, terms)))
             if any(len(p) > 1 for p, _ in plans):
                 owner = [i for i, (p, _) in enumerate(plans) for _ in p]
                 flat = [x for p, _ in plans for x in p]
@@ -252,7 +258,7 @@ class Translator:
         forced = self._translate([texts[i] for i in rows], beam=1, alpha=kw["alpha"], max_ratio=kw["max_ratio"],
                                  prefixes=targets, batch_size=kw["batch_size"], memory=[memory[i] for i in rows],
                                  context=[context[i] for i in rows] if context is not None else None,
-                                 close_prefixes=True, kind=kw["memory_mode"], knn_k=kw["knn_k"])
+                                 close_prefixes=True, kind=kw["memory_mode"], knn_k=kw["knn_k"], stop=kw["stop"])
         for i, target, r in zip(rows, targets, forced):
             r.text, r.exact_match = target, exact[i]
             out[i] = r
@@ -270,7 +276,7 @@ class Translator:
                    prefixes: list[str] | None, batch_size: int, memory: list | None,
                    context: list[list[str]] | None, close_prefixes: bool = False,
                    terms: list[list] | None = None, terms_mode: str = "enforce",
-                   kind: str = "none", knn_k: int | None = None) -> list[TranslationResult]:
+                   kind: str = "none", knn_k: int | None = None, stop=None) -> list[TranslationResult]:
         """:meth:`translate` of sentences as they are (retrieval done, no cutting), ``memory``
         read by the memory ``kind`` (``knn``, ``learned``; ``none``: not read).
         ``close_prefixes``: each prefix is the whole translation (``</s>`` forced after it)."""
@@ -314,16 +320,16 @@ class Translator:
                 kw = {"knn": KnnInput(mb, self.knn.with_k(knn_k))} if kind == "knn" else {"memory": mb}
             kw.update(self._doc_inputs(context, chunk))
             con = [cons[i][0] for i in chunk] if any(cons[i][0] for i in chunk) else None
+            starts, glue, same_word = self._word_starts()
             if beam <= 1 and con is None:
                 hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx,
-                              word_starts=self._word_starts()[0], same_word=self._word_starts()[2], **kw)
+                              word_starts=starts, same_word=same_word, stop=stop, **kw)
             else:
                 hyps = beam_search(self.model, src, mask, beam=max(1, beam), alpha=alpha, max_ratio=max_ratio,
                                    prefixes=pfx, constraints=con, constraint_mode=terms_mode,
                                    constraint_spans=[cons[i][1] for i in chunk] if con else None,
-                                   word_starts=self._word_starts()[0],
-                                   glue=self._word_starts()[1] if con else frozenset(),
-                                   same_word=self._word_starts()[2], **kw)
+                                   word_starts=starts, glue=glue if con else frozenset(), same_word=same_word,
+                                   stop=stop, **kw)
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
             if memory is not None:
@@ -549,28 +555,6 @@ class Translator:
             pairs = [(j, i) for i, j in enumerate(r.links) if i < n_tgt and j < n_src]
             links.append(pairs)
         return links
-
-
-def _terms_of_pieces(text: str, plan: tuple[list[str], list[str]], terms: list[Term]
-                     ) -> tuple[tuple[list[str], list[str]], list[list[Term]]]:
-    """A long sentence's cut (pieces, gaps) and each piece's terms, their spans made relative to the
-    piece; the sentence kept whole where a term's source spans two pieces (or a piece is not found)."""
-    parts, _ = plan
-    offs, pos = [], 0
-    for p in parts:
-        k = text.find(p, pos)
-        if k < 0:
-            return ([text], [""]), [terms]
-        offs.append(k)
-        pos = k + len(p)
-    out: list[list[Term]] = [[] for _ in parts]
-    for t in terms:
-        a, b = t.span  # type: ignore[misc]
-        j = next((j for j, o in enumerate(offs) if o <= a < o + len(parts[j])), None)
-        if j is None or b > offs[j] + len(parts[j]):
-            return ([text], [""]), [terms]
-        out[j].append(replace(t, span=(a - offs[j], b - offs[j])))
-    return plan, out
 
 
 def _exact_index(pairs) -> int | None:

@@ -168,12 +168,12 @@ def test_the_source_span_of_a_term_is_its_words_pieces(translator):
 
 
 def test_a_long_sentence_with_placed_terms_is_cut_and_each_piece_gets_its_terms():
-    from engine.nmt.translator import _terms_of_pieces
+    from engine.nmt.longsplit import terms_of_pieces
 
     text = "Open the file. Then close the folder."
     plan = (["Open the file.", "Then close the folder."], [" ", ""])
     file, folder = Term(("Datei",), (9, 13)), Term(("Ordner",), (30, 36))
-    assert _terms_of_pieces(text, plan, [file, folder]) == (
+    assert terms_of_pieces(text, plan, [file, folder]) == (
         plan, [[file], [Term(("Ordner",), (15, 21))]])
     across = Term(("x",), (9, 20))  # "file. Then": in two pieces -- the sentence stays whole
-    assert _terms_of_pieces(text, plan, [across]) == (([text], [""]), [[across]])
+    assert terms_of_pieces(text, plan, [across]) == (([text], [""]), [[across]])

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from engine.nmt.data import pad_sources, read_lines
-from engine.nmt.search import beam_search, greedy, reference_beam
+from engine.nmt.search import Stopped, beam_search, greedy, reference_beam
 from engine.nmt.vocab import EOS
 
 
@@ -66,3 +66,31 @@ def test_prefix_constrained_completion(translator, toy_corpus):
     assert out[2].text.startswith("Der Hund")
     greedy_out = translator.translate(src, beam=1, prefixes=prefixes)
     assert greedy_out[0].text.startswith("Ein Baum")
+
+
+@pytest.mark.parametrize("beam", [1, 5])
+def test_a_search_told_to_stop_ends_within_a_step(model64, sources, beam):
+    """The editor cancels a suggestion whose segment the translator has left: the search must end at
+    once (after the steps already taken), not finish the sentence nobody waits for."""
+    src, mask = pad_sources(sources[:2])
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3  # three steps, then "stop"
+
+    search = greedy if beam == 1 else beam_search
+    with pytest.raises(Stopped):
+        search(model64, src, mask, stop=stop, **({} if beam == 1 else {"beam": beam}))
+    assert len(asked) == 4  # asked once a step: no step after it said stop
+
+
+def test_the_translator_passes_stop_to_every_search(translator, toy_corpus):
+    from engine.nmt.translator import TranslationRequest
+
+    src = read_lines(toy_corpus["dev_en"])[0]
+    with pytest.raises(Stopped):
+        translator.suggest(TranslationRequest(src), beam=3, stop=lambda: True)
+    with pytest.raises(Stopped):
+        translator.translate([src], beam=1, stop=lambda: True)
+    assert translator.suggest(TranslationRequest(src), beam=3, stop=lambda: False).text  # never told: a translation
