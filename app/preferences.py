@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QSettings
 
 from app import keymap
+from engine import identity
 from engine.glossary.model import DEFAULT_TERMS_MODE
 from engine.nmt.retrieval import MEMORY_MIN_SCORE
 
@@ -65,6 +66,15 @@ class Pref:
         obj.store.setValue(self.key, value)
 
 
+class NamePref(Pref):
+    """A name never blank: unset or blank reads as ``default()``, asked at each read."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return str(obj.store.value(self.key, "") or "").strip() or self.default()
+
+
 class Preferences:
     preset = Pref("keys/preset", keymap.DEFAULT_PRESET, str, "keyboard preset (app/keymap.py)")
     tm_matches = Pref("tm/matches", 5, int, "TM matches shown")
@@ -84,6 +94,8 @@ class Preferences:
     refuse_tag_errors = Pref("qa/refuse_tag_errors", False, bool,
                              "refuse (instead of asking) to confirm a segment with tag errors")
     recent = Pref("recent", [], list, "recently opened project folders")
+    user_name = NamePref("user/name", identity.user_name, str,
+                         "the name TM units, TM edits and comments are signed with (OmegaT's User ID)")
 
     def __init__(self, store: QSettings | None = None):
         self.store = store or settings()

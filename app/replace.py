@@ -15,16 +15,18 @@ from __future__ import annotations
 
 
 from app.history import Edit, TargetState
+from app.preferences import preferences
 from app.segment_model import replace_in_target
 from app.undo import document_changed
 from engine.qa import tag_issues
 
 
 def tm_meta(win) -> dict | None:
-    """The unit metadata of a confirmation in this window (None: no writable TM)."""
+    """The unit metadata of a confirmation in this window (None: no writable TM), signed with
+    Settings ▸ Your name."""
     if win.tm is None or win.tm.writable_info() is None or win.project is None:
         return None
-    return {"origin": win.project.name, "creator": "translator",
+    return {"origin": win.project.name, "creator": preferences().user_name,
             "document": win.doc_combo.currentText(), "project": win.project.tm_key}
 
 

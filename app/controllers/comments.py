@@ -9,9 +9,10 @@ from PySide6.QtCore import QTimer
 
 from engine.errors import VersoError
 from engine.formats.comments_export import has_place
-from engine.store.comments import Comments, default_author
+from engine.store.comments import Comments
 
 from app.controllers.base import Controller
+from app.preferences import preferences
 
 PLACES = {
     "xliff12": "Open comments are exported as notes (<note>) of the XLIFF unit.",
@@ -68,7 +69,7 @@ class CommentsController(Controller):
         if seg is None:
             return
         try:
-            c = Comments(self.win.project).add(seg.id, text, author=default_author())
+            c = Comments(self.win.project).add(seg.id, text, author=preferences().user_name)
         except VersoError as e:
             self.say(str(e), 6000)
             return

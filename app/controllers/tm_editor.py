@@ -5,7 +5,6 @@ stacks.  A shared TM is written on its server under the user's role: a refusal (
 role, the server out of reach) is one line under the table and changes nothing."""
 from __future__ import annotations
 
-import getpass
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -15,6 +14,7 @@ from engine.tm.model import TMEntry
 from engine.tm.units import UnitChange, UnitFilter, delete_unit, edit_unit, page, undo
 
 from app.dialogs.tm_units import SOURCE
+from app.preferences import preferences
 
 #: Units per page, and units read at most per page (a rare filter returns a short page sooner).
 PAGE = 100
@@ -22,11 +22,8 @@ SCAN = 5000
 
 
 def editor_name() -> str:
-    """The name an edit is recorded under: the user's login name."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "translator"
+    """The name an edit is recorded under: Settings ▸ Your name."""
+    return preferences().user_name
 
 
 @dataclass(frozen=True)
@@ -57,7 +54,7 @@ class TMEditorController(QObject):
     def __init__(self, service, dialog, editor: str | None = None):
         super().__init__(dialog)
         self.svc, self.dlg, self.model = service, dialog, dialog.model
-        self.editor = editor or editor_name()
+        self._editor = editor
         self.tm = 0
         self.flt = UnitFilter()
         self.undo_stack: list[Undoable] = []
@@ -69,6 +66,12 @@ class TMEditorController(QObject):
         dialog.redoRequested.connect(self.redo)
         self.model.wanted.connect(self._read_page)
         self.model.editRequested.connect(self.edit)
+
+    @property
+    def editor(self) -> str:
+        """Who edits are recorded under: the name given, else Settings ▸ Your name as it is now
+        (the dialog stays open while Settings changes it)."""
+        return self._editor or editor_name()
 
     # ------------------------------------------------------------ on the TM thread
     def _handle(self, i: int):
@@ -125,8 +128,10 @@ class TMEditorController(QObject):
         self._edit(self.tm, uid, {"source" if column == SOURCE else "target": text}, self.model.row_of(uid))
 
     def _edit(self, tm: int, uid: int, texts: dict, row: int, redoing: bool = False) -> None:
+        editor = self.editor  # read here: the job runs on the TM thread
+
         def job(handle) -> tuple[UnitChange | None, TMEntry | None]:
-            change = edit_unit(handle, uid, editor=self.editor, **texts)
+            change = edit_unit(handle, uid, editor=editor, **texts)
             return change, handle.get(change.after_id) if change else None
 
         def done(result) -> None:

@@ -1,8 +1,17 @@
-"""Settings: keyboard preset, TM matches shown, auto-propagation, NMT beam/threads/TM pairs read and their
-minimum match/int8, the memory that reads them, tag errors at confirm (the translator's own preferences, app/preferences.py)."""
+"""Settings: your name (TM units, TM edits and comments are signed with it), keyboard preset, TM matches
+shown, auto-propagation, NMT beam/threads/TM pairs read and their minimum match/int8, the memory that reads them, tag errors at confirm (the translator's own preferences, app/preferences.py)."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+)
 
 from app import keymap
 from app.preferences import preferences
@@ -13,6 +22,9 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.p = p = preferences()
+        self.user_name = QLineEdit(p.user_name, self)
+        self.user_name.setToolTip("TM units you confirm, your TM edits and your comments are signed with this name "
+                                  "(empty: your login name, or $VERSO_USER)")
         self.preset = QComboBox(self)
         for key, name in keymap.PRESET_NAMES.items():
             self.preset.addItem(name, key)
@@ -59,6 +71,7 @@ class SettingsDialog(QDialog):
         self.refuse_tags = QCheckBox("Refuse to confirm a segment with tag errors (instead of asking)", self)
         self.refuse_tags.setChecked(p.refuse_tag_errors)
         form = QFormLayout(self)
+        form.addRow("Your &name", self.user_name)
         form.addRow("Keyboard preset", self.preset)
         form.addRow("TM matches shown", self.matches)
         form.addRow("Auto-propagation", self.propagate)
@@ -80,6 +93,8 @@ class SettingsDialog(QDialog):
 
     def accept(self) -> None:
         p = self.p
+        if self.user_name.text().strip() != p.user_name:  # unchanged: the default keeps following the login
+            p.user_name = self.user_name.text().strip()
         p.preset = self.preset.currentData()
         p.tm_matches = self.matches.value()
         p.propagate = self.propagate.isChecked()

@@ -12,14 +12,13 @@ Table ``comments`` (:mod:`engine.store.migrations`): ``Comments(project)``.
 """
 from __future__ import annotations
 
-import getpass
-import os
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from engine.errors import ProjectError
+from engine.identity import user_name
 
 #: The longest comment kept (a pasted document is not a comment).
 MAX_CHARS = 10_000
@@ -40,14 +39,6 @@ class Comment:
         return self.resolved_at is not None
 
 
-def default_author() -> str:
-    """Who writes a comment when nobody says: the login name."""
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return os.environ.get("USER", "") or "translator"
-
-
 class Comments:
     """A project's comments: :meth:`add`, :meth:`edit`, :meth:`resolve`, :meth:`reopen`, :meth:`delete`."""
 
@@ -57,13 +48,15 @@ class Comments:
         self._tx = project._tx
 
     def add(self, segment_id: int, text: str, author: str = "") -> Comment:
+        """A comment signed ``author`` (none given: :func:`engine.identity.user_name`; the editor
+        passes its Settings ▸ Your name)."""
         text = _checked(text)
         now = _now()
         try:
             with self._tx():
                 cur = self._conn.execute(
                     "INSERT INTO comments (segment_id, author, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                    (segment_id, (author or default_author()).strip(), text, now, now))
+                    (segment_id, (author.strip() or user_name()), text, now, now))
         except sqlite3.IntegrityError:
             raise ProjectError(f"comment: segment {segment_id} is not in the project") from None
         return self.get(int(cur.lastrowid))
@@ -161,4 +154,4 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-__all__ = ["Comment", "Comments", "default_author", "write_with_comments"]
+__all__ = ["Comment", "Comments", "write_with_comments"]
