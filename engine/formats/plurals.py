@@ -220,3 +220,37 @@ class PluralGaps:
         data = self.encode(parsed, "".join(parts), original)
         with atomic_write(out, "wb") as fh:
             fh.write(data)
+
+
+#: The Plural-Forms gettext's msginit writes (gettext-tools 0.21), read off ``msginit -l LANG``:
+#: PO tools and translators expect these where they differ from CLDR's (French: 2 forms, CLDR 3).
+_MSGINIT = {
+    "nplurals=1; plural=0;": "ja ko vi",
+    "nplurals=2; plural=(n != 1);": "bg da de el en eo es et fi fo he hu it nb nl nn no pt sv tr",
+    "nplurals=2; plural=(n > 1);": "fr pt_BR",
+    "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n != 0 ? 1 : 2);": "lv",
+    "nplurals=3; plural=n==1 ? 0 : n==2 ? 1 : 2;": "ga",
+    "nplurals=3; plural=n==1 ? 0 : (n==0 || (n%100 > 0 && n%100 < 20)) ? 1 : 2;": "ro",
+    "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && (n%100<10 || n%100>=20) ? 1 : 2);": "lt",
+    "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);":
+        "be hr ru sr uk",
+    "nplurals=3; plural=(n==1) ? 0 : (n>=2 && n<=4) ? 1 : 2;": "cs sk",
+    "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);": "pl",
+    "nplurals=4; plural=(n%100==1 ? 0 : n%100==2 ? 1 : n%100==3 || n%100==4 ? 2 : 3);": "sl",
+}
+_MSGINIT_BY_LANG = {lang: rule for rule, langs in _MSGINIT.items() for lang in langs.split()}
+
+
+@lru_cache(maxsize=None)
+def gettext_plural_forms(lang: str) -> tuple[int, str] | None:
+    """``(nplurals, "nplurals=N; plural=EXPR;")`` for a PO file in ``lang``: msginit's rule, else
+    CLDR's (babel) for a language msginit has none for; None for a language neither knows."""
+    from babel.messages.plurals import get_plural
+
+    code = (lang or "").replace("-", "_")
+    rule = _MSGINIT_BY_LANG.get(code) or _MSGINIT_BY_LANG.get(code.split("_")[0])
+    if rule is None:
+        if _locale(lang) is None:
+            return None
+        rule = get_plural(str(_locale(lang))).plural_forms
+    return int(rule.split(";")[0].split("=")[1]), rule

@@ -3,7 +3,9 @@
 * Each entry's msgid is a segment; an entry with ``msgid_plural`` gives one
   segment per plural form (form 0's source is msgid, the others'
   msgid_plural; the number of forms is the header's ``nplurals`` or the
-  number of ``msgstr[n]`` present, whichever is larger).
+  number of ``msgstr[n]`` present, whichever is larger; a header without
+  ``nplurals``, as a template's, takes the target language's:
+  :mod:`engine.formats.po_plurals`).
 * Keys are JSON: ``[msgctxt, msgid]`` or ``[msgctxt, msgid, plural_index]``
   (msgctxt ``null`` when absent), prefixed with ``domain=NAME|`` after a
   ``domain`` directive; a duplicate entry gets ``#2``, ``#3``...
@@ -48,12 +50,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import FormatError
+from engine.formats import po_plurals
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import (Decoded, check_lines, decode_bytes, protect_like, protect_text, render,
                                      sniff_bom, text_codec, codes_checked)
 from engine.fsutil import atomic_write
 from engine.inline import TaggedText
-from engine.langs import normalize_lang
 
 _CHARSET = re.compile(rb"Content-Type:[^\n\\]*?charset=\s*([-\w.:]+)", re.I)
 _NPLURALS = re.compile(r"nplurals\s*=\s*(\d+)")
@@ -155,6 +157,7 @@ class _Parsed:
     nplurals: int
     problems: list[str]
     path: Path | None = None
+    plural_rule: str = ""     # the target language's Plural-Forms, where the header has none (po_plurals)
 
 
 def _parse(path: Path) -> _Parsed:
@@ -214,11 +217,6 @@ def _is_segment_unit(u) -> bool:
     return not (u.isheader() or u.obsolete or u.isblank())
 
 
-def _plural_count(u, nplurals: int) -> int:
-    present = max(u.msgstr.keys()) + 1 if isinstance(u.msgstr, dict) and u.msgstr else 1
-    return max(present, nplurals, 1)
-
-
 def _forms(u, count: int) -> list[str]:
     """The msgstr[n] strings of a plural unit, padded to ``count``."""
     from translate.storage.pypo import unquotefrompo
@@ -270,7 +268,7 @@ def _assign_keys(parsed: _Parsed) -> None:
         suffix = f"#{n}" if n > 1 else ""
         with codes_checked(parsed.path, f"line {e.first_line + 1}"):
             if u.hasplural():
-                for i in range(_plural_count(u, parsed.nplurals)):
+                for i in range(po_plurals.plural_count(u, parsed)):
                     e.keys.append(prefix + _json(base + [i]) + suffix)
                     e.sources.append(protect_text(msgid if i == 0 else msgid_plural))
             else:
@@ -298,11 +296,11 @@ class PoFormat:
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
         path = Path(path)
         parsed = _parse(path)
+        header_fields = po_plurals.header_fields(parsed.header)
+        tgt_lang = po_plurals.use_language(parsed, tgt_lang)
         _assign_keys(parsed)
-        header_fields = _header_fields(parsed.header)
         doc = ParsedDocument(
-            path=str(path), format=self.name, src_lang=src_lang,
-            tgt_lang=tgt_lang or normalize_lang(header_fields.get("Language", "")),
+            path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang,
             meta={"encoding": parsed.decoded.encoding, "bom": bool(parsed.decoded.bom),
                   "newline": parsed.newline, "nplurals": parsed.nplurals, "header": header_fields},
             problems=parsed.problems,
@@ -336,6 +334,7 @@ class PoFormat:
               tgt_lang: str = "") -> None:
         original = Path(original)
         parsed = _parse(original)
+        po_plurals.use_language(parsed, tgt_lang)
         _assign_keys(parsed)
         known = {k for e in parsed.entries for k in e.keys}
         unknown = [k for k in translations if k not in known]
@@ -344,8 +343,9 @@ class PoFormat:
                                         f"have (first: {unknown[0]!r})")
         repl: dict[int, str] = {}
         for e in parsed.entries:
-            if any(k in translations for k in e.keys):
+            if any(k in translations for k in e.keys) or (parsed.plural_rule and e.unit.hasplural()):
                 _splice_entry(parsed, e, translations, repl)
+        po_plurals.write_rule(parsed, repl)
         data = _encode(parsed, repl)
         with atomic_write(out, "wb") as fh:
             fh.write(data)
@@ -385,7 +385,7 @@ def _splice_entry(parsed: _Parsed, e: _Entry, translations: dict[str, Translatio
     from translate.storage.pypo import PoWrapper, quoteforpo
 
     before, forms, was_fuzzy, fuzzy = _new_forms(e, translations)
-    if forms == before and fuzzy == was_fuzzy:
+    if forms == before and fuzzy == was_fuzzy and not parsed.plural_rule:
         return
     lines, plines, nl = parsed.lines, parsed.parse_lines, parsed.newline
     blocks: dict[int | None, tuple[int, int]] = {}   # msgstr index -> [first, end) lines
@@ -418,7 +418,10 @@ def _splice_entry(parsed: _Parsed, e: _Entry, translations: dict[str, Translatio
     for idx, (old, new) in enumerate(zip(before, forms)):
         # a plural form the file lacks is written (empty if need be) when a later one is:
         # msgfmt wants msgstr[0..n] without gaps
-        missing = plural and idx not in blocks and changed and idx < changed[-1]
+        missing = plural and idx not in blocks and (changed and idx < changed[-1] or parsed.plural_rule)
+        if parsed.plural_rule and plural and idx >= len(e.keys):  # a template's empty form the language lacks
+            repl.update((k, "") for k in range(*blocks[idx]))
+            continue
         if old == new and not missing:
             continue
         name = f"msgstr[{idx}]" if plural else "msgstr"
@@ -487,17 +490,6 @@ def _encode(parsed: _Parsed, repl: dict[int, str]) -> bytes:
                 repl[i] = re.sub(r"(charset=\s*)[-\w.:]+", r"\1UTF-8", line, count=1)
                 break
     return joined().encode("utf-8")
-
-
-def _header_fields(header) -> dict[str, str]:
-    if header is None:
-        return {}
-    fields: dict[str, str] = {}
-    for line in (header.target or "").split("\n"):
-        if ":" in line:
-            k, v = line.split(":", 1)
-            fields[k.strip()] = v.strip()
-    return fields
 
 
 FORMAT = PoFormat()
