@@ -18,7 +18,11 @@ only, and the result's ``note`` says why.
 Targets are written as drafts, never confirmed, in batches of one transaction each, so an
 interrupted run keeps what it wrote (a ``progress`` callback that returns False stops the run
 after the batch it reports: the editor's Cancel).  Segments that already have a target are not
-touched, nor are locked segments (``locked`` counts those left empty).
+touched, nor are locked segments (``locked`` counts those left empty).  With
+``overwrite_drafts`` (memoQ's "overwrite: unconfirmed") an unconfirmed target is filled again
+too, the translator's own drafts included; a confirmed or locked segment never is, and a draft
+with no match or translation, or the same one, stays as it was (``replaced`` counts the others,
+within ``tm`` and ``mt``).
 Nothing here imports torch until a model is given.
 """
 from __future__ import annotations
@@ -42,14 +46,24 @@ class PretranslateResult:
     tm: int = 0        # filled from a 100 % TM match
     mt: int = 0        # filled by the model
     empty: int = 0     # left empty (no 100 % match and no model)
-    kept: int = 0      # already had a target: not touched
+    kept: int = 0      # already had a target: not touched (or a draft nothing replaced)
     locked: int = 0    # locked without a target (engine/store/locks.py): not filled
     note: str = ""     # why no model filled anything (one line), "" when one could
     stopped: bool = False  # the progress callback asked to stop: segments after the last batch not tried
+    replaced: int | None = None  # drafts given a new target (None: overwrite_drafts was not asked)
 
     def to_json(self) -> dict:
         out = {"tm": self.tm, "mt": self.mt, "empty": self.empty, "kept": self.kept}
+        out |= {"replaced": self.replaced} if self.replaced is not None else {}
         return out | ({"locked": self.locked} if self.locked else {}) | ({"note": self.note} if self.note else {})
+
+
+def to_fill(seg: Segment, overwrite_drafts: bool = False) -> bool:
+    """Whether pre-translation fills ``seg``: an unlocked segment with a source and no target, or
+    (``overwrite_drafts``) one whose target is not confirmed."""
+    if seg.locked or not seg.source.plain().strip():
+        return False
+    return not seg.target.text.strip() or (overwrite_drafts and seg.status != "confirmed")
 
 
 def model_mismatch(translator, project: Project) -> str:
@@ -86,17 +100,17 @@ def _best(tms: Sequence[TranslationMemory], seg: Segment, k: int) -> list[Match]
 def pretranslate(project: Project, document: int | str, *, tms: Sequence[TranslationMemory] = (),
                  translator=None, min_score: float | None = None, beam: int = 5,
                  progress: Callable[[int, int], bool | None] | None = None,
-                 batch_size: int = BATCH) -> PretranslateResult:
-    """Fill the empty targets of ``document`` (see the module doc).  ``progress(done, total)``
-    is called after each batch of ``batch_size`` segments; when it returns False the run stops
-    there, what it wrote kept (``stopped``)."""
+                 batch_size: int = BATCH, overwrite_drafts: bool = False) -> PretranslateResult:
+    """Fill the empty targets of ``document``, and its drafts with ``overwrite_drafts`` (see the
+    module doc).  ``progress(done, total)`` is called after each batch of ``batch_size``
+    segments; when it returns False the run stops there, what it wrote kept (``stopped``)."""
     info = project.document(document)
     segments = project.segments(info.id)
-    res = PretranslateResult()
-    todo = [i for i, s in enumerate(segments) if not s.target.text.strip() and s.source.plain().strip()
-            and not s.locked]
+    res = PretranslateResult(replaced=0 if overwrite_drafts else None)
+    todo = [i for i, s in enumerate(segments) if to_fill(s, overwrite_drafts)]
     res.locked = sum(1 for s in segments if s.locked and not s.target.text.strip())
-    res.kept = sum(1 for s in segments if s.target.text.strip())
+    res.kept = sum(1 for s in segments if s.target.text.strip()) - sum(
+        1 for i in todo if segments[i].target.text.strip())
     if translator is not None:
         res.note = model_mismatch(translator, project)
         if res.note:
@@ -109,6 +123,7 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
         reads_memory = translator.memory_kind() != "none"
         reads_context = find_doc_context(translator.model) is not None
         min_score = MEMORY_MIN_SCORE if min_score is None else min_score
+    by_id = {segments[i].id: segments[i] for i in todo}
     done = 0
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
@@ -124,7 +139,8 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
                 mt_rows.append(i)
                 memories.append([(m.source.text, m.target.text) for m in found if m.score >= min_score])
             else:
-                res.empty += 1
+                _not_filled(res, seg)
+        tm_rows = _changed(res, by_id, tm_rows)
         if tm_rows:
             project.set_targets(tm_rows, status="draft", origin="tm", origin_score=1.0)
             res.tm += len(tm_rows)
@@ -137,15 +153,42 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
                                  for i in mt_rows]
             results = translator.translate([segments[i].source.text for i in mt_rows], **kw)
             rows = [(segments[i].id, r.text) for i, r in zip(mt_rows, results) if r.text.strip()]
+            for i, r in zip(mt_rows, results):
+                if not r.text.strip():
+                    _not_filled(res, segments[i])
+            rows = _changed(res, by_id, rows)
             if rows:
                 project.set_targets(rows, status="draft", origin="mt")
             res.mt += len(rows)
-            res.empty += len(mt_rows) - len(rows)
         done += len(batch)
         if progress is not None and progress(done, len(todo)) is False and done < len(todo):
             res.stopped = True
             break
     return res
+
+
+def _not_filled(res: PretranslateResult, seg: Segment) -> None:
+    """Nothing for ``seg``: an empty one is left empty, a draft kept."""
+    if seg.target.text.strip():
+        res.kept += 1
+    else:
+        res.empty += 1
+
+
+def _changed(res: PretranslateResult, by_id: dict[int, Segment], rows: list) -> list:
+    """``rows`` (segment id, new target) less the drafts given their own text again (kept); the
+    drafts left are counted as replaced."""
+    out = []
+    for sid, target in rows:
+        old = by_id[sid].target.text
+        new = target if isinstance(target, str) else target.text
+        if old.strip() and new == old:
+            res.kept += 1
+            continue
+        if old.strip():
+            res.replaced = (res.replaced or 0) + 1
+        out.append((sid, target))
+    return out
 
 
 def open_tms(project: Project, extra: Sequence[str | Path] = ()) -> list[TranslationMemory]:

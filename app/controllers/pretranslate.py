@@ -2,12 +2,14 @@
 :func:`engine.pretranslate.pretranslate`, as ``verso doc pretranslate`` does, on the TM thread
 (it searches the TMs the editor has open there), with progress per batch; the grid's rows are
 reloaded as they are filled; Cancel stops after the batch running (batches of a few segments
-when a model translates, so within a second) and keeps what was filled."""
+when a model translates, so within a second) and keeps what was filled.  Pre-translation is not
+an edit-history step: with *Overwrite drafts* the drafts it replaces are not taken back by Undo
+(the dialog says so)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.pretranslate import BATCH, PretranslateResult, pretranslate
+from engine.pretranslate import BATCH, PretranslateResult, pretranslate, to_fill
 
 from app.controllers.base import Controller
 
@@ -25,7 +27,10 @@ class DocumentDone:
 class PretranslateReport:
     """Filled in by the job as it goes (read on the UI thread once it has finished)."""
 
-    total: int = 0                # segments without a target in the chosen documents
+    total: int = 0                # segments to fill in the chosen documents (engine.pretranslate.to_fill)
+    drafts: int = 0               # of them, drafts (Overwrite drafts)
+    done: int = 0                 # of them, tried
+    overwrite: bool = False       # Overwrite drafts was ticked
     note: str = ""                # why no model translated ("" when one did, or was not asked for)
     machine: bool = False         # machine translation was asked for
     documents: list[DocumentDone] = field(default_factory=list)
@@ -35,15 +40,20 @@ class PretranslateReport:
         tm = sum(d.result.tm for d in self.documents)
         mt = sum(d.result.mt for d in self.documents)
         empty = sum(d.result.empty for d in self.documents)
-        lines = [f"Filled {tm + mt} of {self.total} empty segments as drafts: {tm} from the TM (100 % matches), "
+        what = f"{self.total} segments (empty or drafts)" if self.overwrite else f"{self.total} empty segments"
+        lines = [f"Filled {tm + mt} of {what} as drafts: {tm} from the TM (100 % matches), "
                  f"{mt} by machine translation."]
+        if self.overwrite:
+            replaced = sum(d.result.replaced or 0 for d in self.documents)
+            lines.append(f"Replaced {replaced} of {self.drafts} draft{'s' if self.drafts != 1 else ''}; the rest "
+                         "kept (no 100 % match or translation, or the same text). Undo does not take them back.")
         if empty:
             why = ("no model translates this pair" if self.note else "machine translation was off"
                    if not self.machine else "the model gave no translation")
             lines.append(f"{empty} left empty: no 100 % TM match, and {why}.")
         if self.note:
             lines.append(f"No machine translation: {self.note}.")
-        left = self.total - tm - mt - empty
+        left = self.total - self.done
         if self.stopped and left:
             lines.append(f"Cancelled: {left} segments not tried; what was filled stays.")
         return "\n".join(lines)
@@ -53,9 +63,9 @@ def no_model_note(why: str) -> str:
     return f"{why}: train one (Tools ▸ Train a Model) or choose one (Tools ▸ Models)"
 
 
-def todo_rows(model) -> list[int]:
+def todo_rows(model, overwrite_drafts: bool = False) -> list[int]:
     """The rows pre-translation fills, in its order (engine.pretranslate's rule)."""
-    return [r for r, s in enumerate(model.segments()) if not s.target.text.strip() and s.source.plain().strip()]
+    return [r for r, s in enumerate(model.segments()) if to_fill(s, overwrite_drafts)]
 
 
 def run(control, project, service, opts, model_dir, beam: int, report: PretranslateReport) -> PretranslateReport:
@@ -63,9 +73,10 @@ def run(control, project, service, opts, model_dir, beam: int, report: Pretransl
     from engine.tm import open_tm, tm_ref
 
     docs = [project.document(d) for d in opts.documents]
-    todo = {d.id: len([s for s in project.segments(d.id) if not s.target.text.strip() and s.source.plain().strip()])
-            for d in docs}
+    filled = {d.id: [s for s in project.segments(d.id) if to_fill(s, opts.overwrite_drafts)] for d in docs}
+    todo = {d: len(segs) for d, segs in filled.items()}
     report.total = sum(todo.values())
+    report.drafts = sum(1 for segs in filled.values() for s in segs if s.target.text.strip())
     control.progress(done=0, total=report.total, text="")
     translator = None
     if model_dir is not None and report.total:
@@ -84,17 +95,19 @@ def run(control, project, service, opts, model_dir, beam: int, report: Pretransl
                 break
 
             def progress(done: int, n: int, d=d, base=base) -> bool:
+                report.done = base + done
                 return control.progress(document=d.id, in_document=done, done=base + done, total=report.total,
                                         text=f"Pre-translating {d.name}…")
 
             res = pretranslate(project, d.id, tms=tms, translator=translator, min_score=opts.min_score, beam=beam,
-                               progress=progress, batch_size=MT_BATCH if translator is not None else BATCH)
+                               progress=progress, batch_size=MT_BATCH if translator is not None else BATCH,
+                               overwrite_drafts=opts.overwrite_drafts)
             report.documents.append(DocumentDone(d.name, res))
             report.note = report.note or res.note
-            base += todo[d.id]
             if res.stopped:
                 report.stopped = True
                 break
+            base = report.done = base + todo[d.id]
     finally:
         for tm in extra:
             tm.close()
@@ -148,11 +161,11 @@ class PretranslateController(Controller):
 
         win, project = self.win, self.win.project
         win.nav.commit_editor()  # what is typed is a target: kept
-        report = self.report = PretranslateReport(machine=opts.machine)
+        report = self.report = PretranslateReport(machine=opts.machine, overwrite=opts.overwrite_drafts)
         if model_dir is None:
             report.note = no_model_note(why)
         shown = win.model.document_id if win.model is not None else None
-        rows = todo_rows(win.model) if shown in opts.documents else []
+        rows = todo_rows(win.model, opts.overwrite_drafts) if shown in opts.documents else []
         state = {"reloaded": 0}
 
         def progress(ev: dict) -> None:

@@ -1,6 +1,7 @@
 """Tools ▸ Pre-translate (Ctrl+Shift+P): the options of ``verso doc pretranslate`` -- which
 documents, machine translation on or off (``--model none``), the minimum match the model reads
-(``--min-score``), another TM to search (``--tm``) -- then progress (segments done / total),
+(``--min-score``), another TM to search (``--tm``), drafts overwritten (``--overwrite-drafts``,
+off by default) -- then progress (segments done / total),
 Cancel, and the summary: filled from the TM, by the machine, left empty and why.  The view only:
 :class:`app.controllers.pretranslate.PretranslateController` runs the job."""
 from __future__ import annotations
@@ -26,12 +27,14 @@ from PySide6.QtWidgets import (
 @dataclass(frozen=True)
 class PretranslateOptions:
     """What the translator chose: the documents' ids, machine translation on or off, the minimum
-    match (0-1) a memory-guided model reads, and another TM to search ("" for none)."""
+    match (0-1) a memory-guided model reads, another TM to search ("" for none), and whether
+    unconfirmed drafts are filled again."""
 
     documents: tuple[int, ...]
     machine: bool
     min_score: float
     extra_tm: str = ""
+    overwrite_drafts: bool = False
 
 
 class PretranslateDialog(QDialog):
@@ -67,15 +70,20 @@ class PretranslateDialog(QDialog):
         self.machine.toggled.connect(self.min_score.setEnabled)
         self.extra_tm = QLineEdit(self)
         self.extra_tm.setPlaceholderText("optional: another TM folder, or postgresql://host:port/db?tm=NAME")
+        self.overwrite = QCheckBox("&Overwrite drafts (unconfirmed translations, yours too)", self)
+        self.overwrite.setToolTip("Fill unconfirmed segments again from the TM and the model (--overwrite-drafts); "
+                                  "confirmed and locked segments are never touched")
         form = QFormLayout()
         form.addRow("&Documents", self.scope)
         form.addRow("", self.machine)
         form.addRow("Minimum match the model &reads", self.min_score)
         form.addRow("Also search &TM", self.extra_tm)
-        rule = QLabel("Empty targets are filled as drafts: a 100 % match of the project's TMs gives its "
-                      "translation, otherwise the model's. Segments with a target, drafts included, are kept."
-                      + ("" if model else f"\nNo machine translation: {no_model}."), self)
+        form.addRow("", self.overwrite)
+        self._no_model = "" if model else f"\nNo machine translation: {no_model}."
+        self.rule = rule = QLabel(self)
         rule.setWordWrap(True)
+        self._say_rule()
+        self.overwrite.toggled.connect(self._say_rule)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1)
         self.progress.setFormat("%v / %m segments")
@@ -97,10 +105,18 @@ class PretranslateDialog(QDialog):
         lay.addWidget(buttons)
         self.start_button.setFocus()
 
+    def _say_rule(self) -> None:
+        kept = ("Drafts (unconfirmed, yours too) are filled again, and cannot be taken back with Undo; "
+                "confirmed and locked segments are kept." if self.overwrite.isChecked()
+                else "Segments with a target, drafts included, are kept.")
+        self.rule.setText("Empty targets are filled as drafts: a 100 % match of the project's TMs gives its "
+                          f"translation, otherwise the model's. {kept}{self._no_model}")
+
     def options(self) -> PretranslateOptions:
         return PretranslateOptions(tuple(self.scope.currentData() or self._all),
                                    self.machine.isEnabled() and self.machine.isChecked(),
-                                   self.min_score.value() / 100, self.extra_tm.text().strip())
+                                   self.min_score.value() / 100, self.extra_tm.text().strip(),
+                                   self.overwrite.isChecked())
 
     def _start(self) -> None:
         if not self._running:
@@ -108,7 +124,7 @@ class PretranslateDialog(QDialog):
 
     def running(self, total: int) -> None:
         self._running = True
-        for w in (self.scope, self.machine, self.min_score, self.extra_tm, self.start_button):
+        for w in (self.scope, self.machine, self.min_score, self.extra_tm, self.overwrite, self.start_button):
             w.setEnabled(False)
         self.progress.setRange(0, max(1, total))
         self.progress.setValue(0)

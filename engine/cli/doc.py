@@ -59,6 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-score", type=_unit_float, default=None, metavar="S",
                    help="the minimum match a memory-guided model reads (default: the editor's setting, 0.3)")
     p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--overwrite-drafts", action="store_true",
+                   help="also fill unconfirmed targets again, your own drafts included (never a confirmed or "
+                        "locked segment; a draft with no match or translation is kept); the JSON says how many "
+                        "were replaced")
     p.set_defaults(handler=_pretranslate)
 
     p = sub.add_parser("qa", help="check a project's translations before delivery",
@@ -231,7 +235,7 @@ def _pretranslate(a) -> int:
                 print(f"pretranslate: {done}/{total}", file=sys.stderr, flush=True)
 
             res = pretranslate(p, info.id, tms=tms, translator=translator, min_score=a.min_score,
-                               beam=a.beam, progress=progress)
+                               beam=a.beam, progress=progress, overwrite_drafts=a.overwrite_drafts)
         finally:
             for tm in tms:
                 tm.close()
