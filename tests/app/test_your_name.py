@@ -23,7 +23,7 @@ NAME = "Mira Kovač"
 def set_name_in_settings(qtbot, name: str) -> None:
     dlg = SettingsDialog()
     qtbot.addWidget(dlg)
-    dlg.user_name.setText(name)  # (QTest.keyClicks aborts on a non-Latin-1 letter)
+    dlg.user_name.setText(name)  # (QTest.keyClicks aborts the process on "č" here)
     dlg.accept()
 
 
