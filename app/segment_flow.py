@@ -9,7 +9,8 @@ the panels connect to the signals:
                          │                                (preferences: how many, minimum score)
                          ▼
                    suggestion (suggest.NMTService, off the UI thread) ─► suggestionReady(row, view, tags)
-                   + the next row looked up and translated ahead (prefetch)
+                   + the next LOOKAHEAD rows looked up and translated ahead (prefetch), each only
+                     while it is still ahead of the translator
     typing pause ─► complete(prefix) ─► completionReady(row, view, tags)   (only while the prefix is typed)
     own target ───► forced decoding ──► forcedReady(row, view)
 
@@ -27,6 +28,12 @@ from engine.nmt.retrieval import readable
 from app.preferences import preferences
 
 CONTEXT_SENTENCES = 8  # previous sources a document-context model may read
+# Rows translated ahead of the one entered.  Entering a row costs a TM lookup and, unless its
+# suggestion is ready, a beam search: 130-290 ms of CPU for a 37-75-word sentence on this 2-core
+# VM alone, 0.6-1.9 s of wall time beside the editor (benchmarks/RESULTS.md, issue 37).  A
+# translator who spends a few seconds on a segment finds the next ones translated; three keep
+# ahead of a fast pace without spending the CPU on rows a jump leaves behind (those stop).
+LOOKAHEAD = 3
 
 
 class SegmentFlow(QObject):
@@ -48,18 +55,22 @@ class SegmentFlow(QObject):
         self.terms = None                  # the project's engine.glossary.TermIndex (None: none, or not loaded yet)
         self.row: int | None = None
         self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
+        self._ahead: dict[int, list] = {}  # row -> its TM matches, looked up ahead (until the TM changes)
         self._last_hits: tuple = (None, [])
 
     # -- the services ------------------------------------------------------------------
     def set_model(self, model) -> None:
         self.model, self.row = model, None
         self.found.clear()
+        self._ahead.clear()
         self._last_hits = (None, [])
 
     def set_tm(self, tm) -> None:
         self.tm = tm
+        self._ahead.clear()
         if tm is not None:
             tm.lookups.ready.connect(self._on_matches)
+            tm.added.connect(lambda _id: self._ahead.clear())  # a confirmed unit may be the next rows' match
 
     def set_nmt(self, nmt) -> None:
         self.nmt = nmt
@@ -151,21 +162,39 @@ class SegmentFlow(QObject):
         memories = self.memory_reads(found)
         self.found[row] = memories
         self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row), self.suggestion_terms(row))
-        if row + 1 < self.model.rowCount():
-            self._prefetch(row + 1)
+        for ahead in range(row + 1, min(row + 1 + LOOKAHEAD, self.model.rowCount())):
+            self._prefetch(ahead)
+
+    def ahead(self, row: int) -> bool:
+        """Whether ``row`` is the row entered or one of the LOOKAHEAD after it (read on worker threads:
+        work for a row that is no longer ahead stops)."""
+        model, current = self.model, self.row
+        return model is not None and current is not None and current <= row <= current + LOOKAHEAD
 
     def _prefetch(self, row: int) -> None:
-        """Look the next segment up in the TM and translate it ahead, both in the background."""
+        """Look ``row`` up in the TM (once until the TM changes) and translate it ahead, both in the
+        background, while it stays ahead of the translator."""
         src = self.model.segment(row).source
-        ctx = self.context(row)
-        terms = self.suggestion_terms(row)
-        if self.tm is not None and self.tm.infos:
-            k, tm = preferences().tm_matches, self.tm
-            tm.run(lambda c: tm.search_now(c, src, k),
-                   on_result=lambda found: self.nmt and self.nmt.prefetch(src.text, self.memory_reads(found), ctx,
-                                                                          terms))
+        if not src.text.strip():
+            return
+        ctx, terms, doc = self.context(row), self.suggestion_terms(row), self.model.document_id
+
+        def wanted(row=row) -> bool:
+            return self.model is not None and self.model.document_id == doc and self.ahead(row)
+
+        def translate(found) -> None:
+            if found is None or self.nmt is None or not wanted():
+                return
+            self._ahead[row] = found
+            self.nmt.prefetch(src.text, self.memory_reads(found), ctx, terms, wanted=wanted)
+
+        if self.tm is None or not self.tm.infos:
+            translate([])
+        elif row in self._ahead:
+            translate(self._ahead[row])
         else:
-            self.nmt.prefetch(src.text, [], ctx, terms)
+            k, tm = preferences().tm_matches, self.tm
+            tm.run(lambda c: tm.search_now(c, src, k) if wanted() else None, on_result=translate)
 
     def _on_suggestion(self, key, view) -> None:
         if not self._current(key):

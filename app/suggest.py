@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
-from app.workers import LatestOnly, Worker, start
+from app.workers import Cancelled, LatestOnly, Worker, start
 
 if TYPE_CHECKING:
     from engine.glossary.model import TermHit
@@ -102,17 +102,18 @@ MEMORY_NAMES = {"knn": "nearest-neighbour memory", "learned": "learned memory (S
 
 def call_translator(translator, text: str, memories: Sequence | None, *, beam: int = 5, prefix: str = "",
                     context: Sequence[str] | None = None, terms: Sequence[TermHit] = (), terms_mode: str = "off",
-                    memory_mode: str = "auto"):
+                    memory_mode: str = "auto", stop=None):
     """Translate one sentence: the TM matches (:class:`~app.tmservice.FoundMatch`) read by the
     memory ``memory_mode`` names (or the one the model has), the previous sources of the
     document when the model reads them, the glossary's target ``terms`` (``terms_mode``: off,
-    prefer or enforce; of the hits, those :func:`~engine.glossary.suggest_terms.suggestion_terms` keeps)."""
+    prefer or enforce; of the hits, those :func:`~engine.glossary.suggest_terms.suggestion_terms` keeps).
+    ``stop``: asked before every decoding step; True ends the search (engine ``Stopped``)."""
     from engine.nmt.translator import TranslationRequest
 
     exact = None if prefix else exact_match(memories)
     if exact is not None:  # the translator's own translation of this very source, not a machine guess
         target = memories[exact].match.target.text
-        res = translator.forced([text], [target])[0]
+        res = translator.forced([text], [target])[0]  # one pass: nothing to stop
         res.text, res.exact_match = target, exact
         return res
     if terms and terms_mode != "off":  # the hits written as the glossary writes them, one a span
@@ -121,7 +122,7 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
         terms = suggestion_terms(text, terms)
     pairs = tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
     req = TranslationRequest(text, prefix, pairs, tuple(context) if context is not None else None, tuple(terms))
-    return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode)
+    return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode, stop=stop)
 
 
 def exact_match(memories: Sequence | None) -> int | None:
@@ -143,7 +144,13 @@ class NMTService(QObject):
 
     ``suggest(key, text, memories)`` answers with ``ready(key, SuggestionView)``
     (newest request only); ``prefetch(text, memories)`` fills a small cache
-    so the next segment's suggestion is there when it is entered.
+    so the next segments' suggestions are there when they are entered.
+
+    One translation at a time (one pool thread: two would share the same two cores).  A
+    request starts before any waiting prefetch (priority), a running prefetch that is not the
+    one requested is stopped for it (its decoding asks ``control.cancelled`` before every step,
+    and is asked again later), and so is a request superseded by a newer one -- so a
+    translator who moves on never waits for the rest of a long sentence nobody reads.
     """
 
     loaded = Signal(str)        # model folder
@@ -183,6 +190,7 @@ class NMTService(QObject):
         # queueing a second identical one behind it (which doubled the wait).
         self._inflight: dict[str, tuple] = {}
         self._waiting: tuple | None = None  # (generation, request key, cache key)
+        self._running: tuple | None = None  # (cache key, Worker) of the prefetch translating now
         if model_dir is None:
             self.error = "No NMT model: choose one in Settings, or fine-tune one (Tools ▸ Fine-tune)."
             QTimer.singleShot(0, lambda: self.unavailable.emit(self.error))
@@ -236,22 +244,37 @@ class NMTService(QObject):
             self._latest.invalidate()
             self._waiting = (self._latest.generation, key, ck)
             return
+        running = self._running
+        if running is not None and running[0] != ck:  # the thread is this one's: the prefetch is asked again later
+            running[1].cancel()  # its Control
         self._latest.request(key, self._translate, text, list(memories or ()), list(context or ()), "",
                              tuple(terms))
 
     def prefetch(self, text: str, memories: Sequence | None = None, context: Sequence[str] | None = None,
-                 terms: Sequence[TermHit] = ()) -> None:
-        """Translate ``text`` ahead (kept in the cache; never cancels the current request)."""
+                 terms: Sequence[TermHit] = (), wanted=None) -> None:
+        """Translate ``text`` ahead (kept in the cache; runs after every request waiting, never
+        cancels one).  ``wanted()`` (asked on the pool thread before it starts and before every
+        decoding step): False once nobody will read it (the translator went elsewhere)."""
         ck = self._key(text, memories, context, terms)
         if self.error or not text.strip() or ck in self.cache or ck in self._inflight:
             return
         args = (text, list(memories or ()), list(context or ()), "", tuple(terms))
         self._inflight[ck] = args
-        w = Worker(self._translate, *args)
+        w = Worker(self._ahead, ck, wanted, *args)
         w.signals.result.connect(lambda view, ck=ck: self._prefetched(ck, view))
         w.signals.error.connect(lambda _msg, ck=ck: self._prefetched(ck, None))
         w.signals.cancelled.connect(lambda ck=ck: self._prefetched(ck, None))
-        start(w, self.pool)
+        start(w, self.pool, priority=-1)
+
+    def _ahead(self, control, ck: str, wanted, *args):
+        """A prefetch on the pool thread: stopped when cancelled or no longer ``wanted``."""
+        if wanted is not None and not wanted():
+            raise Cancelled()
+        self._running = (ck, control)
+        try:
+            return self._translate(control, *args, wanted=wanted)
+        finally:
+            self._running = None
 
     def _prefetched(self, ck: str, view: SuggestionView | None) -> None:
         args = self._inflight.pop(ck, None)
@@ -278,12 +301,21 @@ class NMTService(QObject):
                                tuple(terms))
 
     def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = "",
-                   terms: tuple = ()):
+                   terms: tuple = (), wanted=None):
+        from engine.nmt.search import Stopped
+
         control.check()
         if self.translator is None:  # loading failed after the request was queued
             raise RuntimeError(self.error or "no model")
-        res = call_translator(self.translator, text, memories, beam=self.beam, context=context, prefix=prefix,
-                              terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode)
+
+        def stop() -> bool:
+            return control.cancelled or (wanted is not None and not wanted())
+
+        try:
+            res = call_translator(self.translator, text, memories, beam=self.beam, context=context, prefix=prefix,
+                                  terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode, stop=stop)
+        except Stopped:
+            raise Cancelled() from None
         view = view_of(text, res, memories)
         if terms and self.terms_mode != "off":
             # the glossary terms the suggestion holds (any accepted target of each)

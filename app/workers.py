@@ -99,11 +99,12 @@ class Worker(QRunnable):
 _live: set[Worker] = set()
 
 
-def start(worker: Worker, pool: QThreadPool | None = None) -> Worker:
-    """Run ``worker`` on ``pool`` (the global pool by default), keeping it alive until done."""
+def start(worker: Worker, pool: QThreadPool | None = None, priority: int = 0) -> Worker:
+    """Run ``worker`` on ``pool`` (the global pool by default), keeping it alive until done; of the
+    jobs waiting for a thread, those of higher ``priority`` start first (work done ahead: below 0)."""
     _live.add(worker)
     worker.signals.finished.connect(lambda: _live.discard(worker))
-    (pool or QThreadPool.globalInstance()).start(worker)
+    (pool or QThreadPool.globalInstance()).start(worker, priority)
     return worker
 
 

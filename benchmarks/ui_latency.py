@@ -9,7 +9,9 @@ the writable TM, opens the real main window (offscreen) and drives it like a tra
 
 * window settle: from ``show()`` until the first segment's TM matches are on screen (first
   layout and paint, TMs opening);
-* navigation: Ctrl+Down through ``--steps`` segments, waiting for each segment's TM matches;
+* navigation: Ctrl+Down through ``--steps`` segments, waiting for each segment's TM matches (and its
+  suggestion), then ``--dwell`` seconds on it -- 0: browsing as fast as the answers come; a few seconds:
+  a translator reading the segment (the editor translates the next ones meanwhile);
 * typing: ``--chars`` characters typed one by one into the target;
 * confirm: on ``--confirms`` segments, type a word (key by key), pause, Ctrl+Enter (project + TM write, move on);
   with ``--duplicates C`` each of them has C identical segments further down, which the confirm fills
@@ -157,6 +159,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--chars", type=int, default=80)
     ap.add_argument("--confirms", type=int, default=20)
+    ap.add_argument("--dwell", type=float, default=0.0,
+                    help="seconds spent on each segment after its suggestion is on screen, before Ctrl+Down")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch threads of the suggestion worker (0: automatic, engine/nmt/threads.py, as the app)")
     ap.add_argument("--duplicates", type=int, default=0,
@@ -216,10 +220,12 @@ def main() -> None:
         if a.model and wait(app, lambda: win.shown_for.get("suggestion") == row, 30):
             sugg_ms.append((time.perf_counter() - t) * 1000)
             slowest.append((round(sugg_ms[-1]), row, len(win.model.segment(row).source.text.split())))
+        if a.dwell:
+            wait(app, lambda: False, a.dwell)
     out["navigation"] = hb.stop()
     if sugg_ms:
         s = sorted(sugg_ms)
-        out["suggestion_ms"] = {"n": len(s), "p50": round(statistics.median(s)), "p95": round(s[int(0.95 * (len(s) - 1))]),
+        out["suggestion_ms"] = {"dwell_s": a.dwell, "n": len(s), "p50": round(statistics.median(s)), "p95": round(s[int(0.95 * (len(s) - 1))]),
                                 "max": round(s[-1]),
                                 "slowest (ms, row, source words)": sorted(slowest, reverse=True)[:5]}
     # --- typing

@@ -1,0 +1,117 @@
+"""Suggestions translated ahead of the translator (issue 37: a suggestion on screen as a segment is
+entered), and work for segments the translator has left stopped at once."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from app.main_window import MainWindow
+from app.segment_flow import LOOKAHEAD
+from engine.nmt.search import Stopped
+from engine.store import Project
+
+from editor_helpers import make_project
+from test_editor import wait_panel
+
+SENTENCES = ["The red dog sees a small cat.", "A big man has the blue car.", "The child likes the ball.",
+             "The small cat sees the red car.", "A man likes the big dog.", "The blue ball has a child.",
+             "The cat likes the man."]
+
+
+@pytest.fixture
+def win(qtbot, tmp_path, tiny_model) -> MainWindow:
+    from app.main_window import settings
+
+    folder = make_project(tmp_path / "p", SENTENCES)
+    with Project.open(folder) as p:
+        p.set_setting("model", str(tiny_model))
+    settings().setValue("nmt/threads", 1)
+    w = MainWindow(Project.open(folder))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def cached(win, sentence: str) -> bool:
+    return any(k.startswith(sentence + "\x00") for k in win.nmt.cache)
+
+
+def test_the_next_rows_are_translated_ahead_and_no_further(qtbot, win):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    ahead = SENTENCES[1:1 + LOOKAHEAD]
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in ahead), timeout=60_000)
+    qtbot.wait(300)
+    assert not any(cached(win, s) for s in SENTENCES[1 + LOOKAHEAD:])
+    # entering the next row shows its suggestion from what was translated ahead
+    calls = []
+    real = win.nmt.translator.translate
+    win.nmt.translator.translate = lambda texts, **kw: calls.append(texts[0]) or real(texts, **kw)
+    try:
+        win.nav.go_to(1)
+        wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
+        assert win.suggestion.current.source == SENTENCES[1] and SENTENCES[1] not in calls
+        # and the row that came into the window is translated ahead in turn
+        qtbot.waitUntil(lambda: cached(win, SENTENCES[1 + LOOKAHEAD]), timeout=60_000)
+    finally:
+        win.nmt.translator.translate = real
+
+
+def slow_translator(win, log: list):
+    """The model's translate, made slow (0.5 s a "step") but stoppable as the real search is."""
+    real = win.nmt.translator.translate
+
+    def slow(texts, **kw):
+        stop = kw.get("stop")
+        for _ in range(40):  # 20 s unless stopped
+            if stop is not None and stop():
+                log.append(("stopped", texts[0], threading.current_thread() is threading.main_thread()))
+                raise Stopped()
+            time.sleep(0.05)
+        log.append(("finished", texts[0]))
+        return real(texts, **kw)
+
+    win.nmt.translator.translate = slow
+    return real
+
+
+def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    log: list = []
+    real = slow_translator(win, log)
+    try:
+        win.nav.go_to(5)                   # not translated ahead: a slow search starts
+        qtbot.wait(300)
+        t = time.perf_counter()
+        win.nav.go_to(1)                   # translated ahead: shown at once, the search for row 5 stops
+        wait_panel(qtbot, win, 1, "suggestion", timeout=5_000)
+        qtbot.waitUntil(lambda: ("stopped", SENTENCES[5], False) in log, timeout=5_000)
+        assert time.perf_counter() - t < 3  # not the 20 s the slow search would take
+    finally:
+        win.nmt.translator.translate = real
+    assert ("finished", SENTENCES[5]) not in log
+
+
+def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    log: list = []
+    real = slow_translator(win, log)
+    try:
+        win.nmt.cache.clear()
+        win.nav.go_to(1)  # rows 2-4 go ahead, slowly
+        qtbot.waitUntil(lambda: win.nmt._running is not None, timeout=20_000)
+        running = win.nmt._running
+        win.nmt.translator.translate = real
+        win.nav.go_to(6)  # far away: the running prefetch stops, row 6 is translated now
+        wait_panel(qtbot, win, 6, "suggestion", timeout=20_000)
+        assert win.suggestion.current.source == SENTENCES[6]
+        assert running[1].cancelled
+    finally:
+        win.nmt.translator.translate = real
+    ahead = running[0].split("\x00")[0]  # the sentence that was being translated ahead
+    assert ahead in SENTENCES[2:2 + LOOKAHEAD]
+    assert ("stopped", ahead, False) in log and ("finished", ahead) not in log
