@@ -32,6 +32,14 @@ class ReadsAsGlossary:
     hint: str
 
 
+@dataclass(frozen=True)
+class OtherLanguagePair:
+    """A document read but not stored: its file declares another language pair (``conflict``)."""
+
+    document: object   # the ParsedDocument
+    conflict: str
+
+
 def freeze_heap(collect: bool) -> None:
     """Keep what was just loaded (a document's segments, a TM's tables) out of Python's
     cyclic garbage collector.  A full collection walks every tracked object: with a
@@ -143,7 +151,8 @@ class DocumentsController(Controller):
         large file); a progress dialog can cancel it, and a cancelled or failed import
         stores nothing (the store imports a document in one transaction).  Without
         ``format``, a document with tracked changes asks whether to accept or refuse them
-        (:mod:`app.dialogs.import_doc`).
+        (:mod:`app.dialogs.import_doc`).  A file declaring another language pair is asked
+        about once read, and the same read is stored on Yes.
         Returns the :class:`~app.workers.Worker` (tests wait on its signals)."""
         from PySide6.QtWidgets import QProgressDialog
 
@@ -163,33 +172,42 @@ class DocumentsController(Controller):
         dlg.setMinimumDuration(400)
         return self._start_import(dlg, project, path, format)
 
-    def _start_import(self, dlg, project: Project, path: Path, format: str | None, parsed=None):
-        """The import's job: read (unless ``parsed`` was read already) and store.  A workbook
-        that reads as a glossary comes back unstored, as :class:`ReadsAsGlossary`, to be asked about."""
+    def _start_import(self, dlg, project: Project, path: Path, format: str | None, parsed=None,
+                      answered: frozenset = frozenset()):
+        """The import's job: read (unless ``parsed`` was read already) and store.  A document
+        comes back unstored to be asked about (unless ``answered`` has its question): a file of
+        another language pair as :class:`OtherLanguagePair`, a workbook that reads as a
+        glossary as :class:`ReadsAsGlossary`; the translator's Yes stores that same read."""
+        from app.dialogs.import_doc import other_pair_accepted, read_for_import
         from app.workers import Worker, start
 
         win = self.win
 
         def job(control, path: Path):
-            from engine.formats import read_document
-
-            doc = parsed
+            doc, conflict = parsed, ""
             if doc is None:
                 control.progress(text=f"Reading {path.name}…")
-                doc = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
+                doc, conflict = read_for_import(path, project, format)
                 control.check()
-                hint = next((p for p in doc.problems if GLOSSARY_HINT in p), "")
-                if hint:
-                    return ReadsAsGlossary(doc, hint)
+            if conflict and OtherLanguagePair not in answered:
+                return OtherLanguagePair(doc, conflict)
+            hint = next((p for p in doc.problems if GLOSSARY_HINT in p), "")
+            if hint and ReadsAsGlossary not in answered:
+                return ReadsAsGlossary(doc, hint)
             control.progress(text=f"Storing {len(doc.segments)} segments of {path.name}…")
             return project.import_parsed(doc, path)
 
         def done(out) -> None:
             dlg.reset()
-            if not isinstance(out, ReadsAsGlossary):
+            if isinstance(out, OtherLanguagePair):
+                if other_pair_accepted(win, path, out.conflict):
+                    self._start_import(dlg, project, path, format, out.document, answered | {OtherLanguagePair})
+                else:
+                    self.say(f"Import of {path.name} cancelled: nothing was stored.")
+            elif not isinstance(out, ReadsAsGlossary):
                 self._document_imported(path, out)
             elif not win.glossaries.offer_glossary_import(path, out.hint):
-                self._start_import(dlg, project, path, format, out.document)
+                self._start_import(dlg, project, path, format, out.document, answered | {ReadsAsGlossary})
 
         w = Worker(job, path)
         w.signals.progress.connect(lambda e: dlg.setLabelText(e.get("text", "")))

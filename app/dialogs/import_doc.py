@@ -1,9 +1,16 @@
-"""File ▸ Import Document: what to ask before a document is read.
+"""File ▸ Import Document: what to ask before a document is read, and after.
 
 A Word document or an OpenDocument text with tracked changes is translated either with the changes accepted (inserted text read, deleted text left out)
 or refused (the text as it was before them); never a mix of both.  :func:`format_for` asks
 the translator which, with :class:`TrackedChangesDialog`, and returns the name of the engine
 format that reads the document so.
+
+A file that declares another language pair than the project's (XLIFF, PO, Qt TS, a CSV with
+language columns) is asked about once it is read: :func:`read_for_import` reads it for the
+import, on the import's worker thread, and says from that same read how its pair conflicts
+with the project's; :func:`other_pair_accepted` asks the translator (default No).  Asking
+before the import meant reading the file twice, once on the UI thread: with a large XLIFF the
+window froze for the first read.
 """
 from __future__ import annotations
 
@@ -64,8 +71,7 @@ def format_for(parent: QWidget | None, path: Path) -> str | None:
     """The engine format to read ``path`` with: None to detect it as usual (no tracked
     changes, or a format without them), a format name chosen through
     :class:`TrackedChangesDialog` or the column choice of an ambiguous CSV, or :data:`CANCELLED`
-    (the translator said No to a file declaring another language pair than the project's, or
-    took a TMX to the Import TMX dialog instead).  A file the detection cannot read returns None:
+    (the translator took a TMX to the Import TMX dialog instead).  A file the detection cannot read returns None:
     the import then reports the error as for any other file."""
     import importlib
 
@@ -83,8 +89,6 @@ def format_for(parent: QWidget | None, path: Path) -> str | None:
         chosen = _columns_for(parent, path)
         if chosen == CANCELLED:
             return CANCELLED
-    if not _languages_accepted(parent, path, chosen or fmt.name):
-        return CANCELLED
     try:
         resolver = _RESOLVERS.get(fmt.name)
         if resolver is None:
@@ -148,24 +152,39 @@ def _columns_for(parent, path: Path) -> str | None:
     return f"tabular:{picked[0]},{picked[1]}"
 
 
-def _languages_accepted(parent, path: Path, format: str) -> bool:
-    """True unless ``path`` declares another language pair than the project's and the translator
-    answers No (the default) to importing it anyway."""
+def read_for_import(path: Path, project, format: str | None):
+    """``path`` read for ``project`` (:func:`engine.formats.read_document`, once) and the conflict
+    between the pair the file declares and the project's (:func:`engine.formats.language_conflict`),
+    ``""`` when there is none.  Runs on the import's worker thread."""
+    from engine.formats import language_conflict, read_declared, read_document
+
+    doc = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
+    if doc.format == "qt-ts":  # read for the project, the reader keeps no trace of the file's languages
+        _, declared = read_declared(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
+    else:
+        declared = _declared(doc)
+    return doc, language_conflict(declared, project.src_lang, project.tgt_lang, what="this project")
+
+
+def _declared(doc) -> tuple[str, str]:
+    """The pair a document read for the project says its file declares; ``""`` for a side it leaves
+    open.  An XLIFF reader takes the file's languages over the project's, so a side the file
+    leaves open reads as the project's, which is no conflict either."""
+    from engine.langs import normalize_lang
+
+    if doc.format in ("xliff12", "xliff20"):
+        return doc.src_lang, doc.tgt_lang
+    if doc.format == "po":
+        return "", normalize_lang((doc.meta.get("header") or {}).get("Language", ""))
+    declared = doc.meta.get("declared_languages") or ("", "")  # a CSV's language columns
+    return declared[0] or "", declared[1] or ""
+
+
+def other_pair_accepted(parent, path: Path, conflict: str) -> bool:
+    """True when the translator answers Yes to importing ``path``, which declares another language
+    pair (``conflict``, :func:`read_for_import`), into the project anyway (the default is No)."""
     from PySide6.QtWidgets import QMessageBox
 
-    from engine.errors import VersoError
-    from engine.formats import language_conflict, read_declared
-
-    project = getattr(parent, "project", None)
-    if project is None or not (format in ("xliff12", "xliff20", "po", "qt-ts") or format.startswith("tabular")):
-        return True
-    try:
-        _, declared = read_declared(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
-    except (VersoError, OSError):
-        return True  # the import reports it
-    conflict = language_conflict(declared, project.src_lang, project.tgt_lang, what="this project")
-    if not conflict:
-        return True
     answer = QMessageBox.question(
         parent, "Another language pair",
         f"{Path(path).name}: {conflict}.\n\nImport it into this project anyway?",

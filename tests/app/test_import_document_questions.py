@@ -1,5 +1,6 @@
-"""File ▸ Import Document asks before importing a file declaring another language pair (default No),
-asks which columns of an ambiguous CSV to read, and offers the Import TMX dialog for a TMX."""
+"""File ▸ Import Document asks which columns of an ambiguous CSV to read and offers the Import TMX
+dialog for a TMX before reading; a file declaring another language pair is asked about once read
+(tests/app/test_import_document_languages.py)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox
@@ -21,31 +22,12 @@ def _window(qtbot, folder) -> MainWindow:
     return w
 
 
-def test_a_file_of_another_pair_is_asked_about_naming_both_pairs_and_no_imports_nothing(qtbot, tmp_path,
-                                                                                         monkeypatch):
-    asked = []
-
-    def question(parent, title, text, buttons, default):
-        asked.append((text, default))
-        return QMessageBox.No
-
-    monkeypatch.setattr(QMessageBox, "question", question)
-    win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
-    src, tgt = win.project.src_lang, win.project.tgt_lang
-    f = tmp_path / "memoq.xlf"
-    f.write_text(XLF.format(t="ja-JP"), encoding="utf-8")
-    assert format_for(win, f) == CANCELLED
-    (text, default), = asked
-    assert "en-US -> ja-JP" in text and f"{src} -> {tgt}" in text and default == QMessageBox.No
-    assert win.documents.import_document(f) is None
-
-
-def test_a_file_of_the_project_pair_is_not_asked_about(qtbot, tmp_path, monkeypatch):
+def test_no_language_question_is_asked_before_the_file_is_read(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(QMessageBox, "question", lambda *a: (_ for _ in ()).throw(AssertionError("asked")))
     win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
-    f = tmp_path / "same.xlf"
-    f.write_text(XLF.format(t=win.project.tgt_lang), encoding="utf-8")
-    assert format_for(win, f) is None
+    f = tmp_path / "memoq.xlf"
+    f.write_text(XLF.format(t="ja-JP"), encoding="utf-8")
+    assert format_for(win, f) is None  # the import asks, from its own read
 
 
 def test_an_ambiguous_csv_asks_for_the_columns(qtbot, tmp_path, monkeypatch):
