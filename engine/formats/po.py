@@ -343,7 +343,7 @@ class PoFormat:
                                         f"have (first: {unknown[0]!r})")
         repl: dict[int, str] = {}
         for e in parsed.entries:
-            if any(k in translations for k in e.keys) or (parsed.plural_rule and e.unit.hasplural()):
+            if any(k in translations for k in e.keys) or (parsed.plural_rule and e.keys and e.unit.hasplural()):
                 _splice_entry(parsed, e, translations, repl)
         po_plurals.write_rule(parsed, repl)
         data = _encode(parsed, repl)

@@ -18,7 +18,6 @@ from engine.formats import plurals
 from engine.langs import normalize_lang
 
 _FIELD = re.compile(r"(Plural-Forms:)[^\"\\]*")
-_FIELD_LINE = re.compile(r'^\s*"Plural-Forms:')
 
 
 def header_fields(header) -> dict[str, str]:
@@ -36,7 +35,7 @@ def use_language(parsed, tgt_lang: str) -> str:
     gives none (``parsed.nplurals`` 0) and the file has a plural entry.  Returns that language."""
     lang = tgt_lang or normalize_lang(header_fields(parsed.header).get("Language", ""))
     found = plurals.gettext_plural_forms(lang) if not parsed.nplurals and lang else None
-    if found is not None and any(e.unit.hasplural() for e in parsed.entries if not e.unit.isheader()):
+    if found is not None and any(e.unit.hasplural() and not e.unit.obsolete for e in parsed.entries):
         parsed.nplurals, parsed.plural_rule = found
     return lang
 
@@ -69,7 +68,7 @@ def write_rule(parsed, repl: dict[int, str]) -> None:
     in_msgstr, last = False, None
     for i in range(header.first_line, header.end_line):
         s = parsed.parse_lines[i].lstrip()
-        if _FIELD_LINE.match(s):
+        if not s.startswith("#") and _FIELD.search(s):
             repl[i] = _FIELD.sub(lambda m: f"{m.group(1)} {rule}", repl.get(i, lines[i]), count=1)
             return
         in_msgstr = s.startswith("msgstr") or (in_msgstr and s.startswith('"'))

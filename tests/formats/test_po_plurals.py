@@ -162,3 +162,23 @@ def test_a_template_imported_into_a_polish_project_exports_three_forms(tmp_path)
         out = p.export_document(doc_id, tmp_path / "exported.po", force=True)
     assert f'"Plural-Forms: {PL_RULE}\\n"' in out.read_text("utf-8")
     assert 'msgstr[2] ""' in out.read_text("utf-8")
+
+
+def test_obsolete_plural_entries_of_a_template_are_kept_as_they_are(tmp_path):
+    obsolete = '\n#~ msgid "%d dir"\n#~ msgid_plural "%d dirs"\n#~ msgstr[0] ""\n#~ msgstr[1] ""\n'
+    pot = _write(tmp_path, POT + obsolete)
+    doc = FORMAT.read(pot, tgt_lang="pl")
+    out = tmp_path / "pl.po"
+    FORMAT.write(pot, out, _translate_all(doc, "pl"), tgt_lang="pl")
+    assert out.read_text("utf-8").endswith(obsolete)
+    assert len(_plural_segments(FORMAT.read(out))) == 3
+
+
+def test_a_plural_forms_field_inside_a_one_line_header_is_filled_not_repeated(tmp_path):
+    text = ('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\nPlural-Forms: nplurals=INTEGER; '
+            'plural=EXPRESSION;\\n"\n\nmsgid "A"\nmsgid_plural "As"\nmsgstr[0] ""\nmsgstr[1] ""\n')
+    p = _write(tmp_path, text)
+    out = tmp_path / "ja.po"
+    FORMAT.write(p, out, {}, tgt_lang="ja")
+    assert out.read_text("utf-8") == text.replace("nplurals=INTEGER; plural=EXPRESSION;", "nplurals=1; plural=0;") \
+        .replace('msgstr[1] ""\n', "")
