@@ -177,7 +177,7 @@ def read_declared(path: str | Path, *, src_lang: str = "", tgt_lang: str = "", f
 _DECLARING_SOURCE = {"xliff12", "xliff20", "qt-ts"}
 #: Formats whose segments depend on the target language (a segment for each plural form it needs,
 #: engine/formats/plurals.py): a file declaring no target is read again with the project's.
-_SHAPED_BY_TARGET = {"android", "json", "apple-stringsdict", "qt-ts"}
+_SHAPED_BY_TARGET = {"android", "json", "apple-stringsdict", "qt-ts", "po"}
 
 
 def language_conflict(declared: tuple[str, str], src_lang: str, tgt_lang: str, what: str = "the project") -> str:

@@ -182,3 +182,12 @@ def test_a_plural_forms_field_inside_a_one_line_header_is_filled_not_repeated(tm
     FORMAT.write(p, out, {}, tgt_lang="ja")
     assert out.read_text("utf-8") == text.replace("nplurals=INTEGER; plural=EXPRESSION;", "nplurals=1; plural=0;") \
         .replace('msgstr[1] ""\n', "")
+
+
+def test_a_template_read_for_a_polish_import_with_its_declared_languages_has_three_forms(tmp_path):
+    """What `verso doc import` reads: the template declares no language, the project's is used."""
+    from engine.formats import read_declared
+
+    doc, declared = read_declared(_write(tmp_path, POT), src_lang="en", tgt_lang="pl")
+    assert declared == ("", "") and doc.tgt_lang == "pl"
+    assert len(_plural_segments(doc)) == 3
