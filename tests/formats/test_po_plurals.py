@@ -191,3 +191,19 @@ def test_a_template_read_for_a_polish_import_with_its_declared_languages_has_thr
     doc, declared = read_declared(_write(tmp_path, POT), src_lang="en", tgt_lang="pl")
     assert declared == ("", "") and doc.tgt_lang == "pl"
     assert len(_plural_segments(doc)) == 3
+
+
+@pytest.mark.skipif(not shutil.which("msgfmt"), reason="gettext's msgfmt is not installed")
+def test_the_compiled_polish_catalogue_picks_the_form_for_each_number(tmp_path):
+    import gettext
+
+    pot = _write(tmp_path, POT)
+    doc = FORMAT.read(pot, tgt_lang="pl")
+    out = tmp_path / "pl.po"
+    FORMAT.write(pot, out, _translate_all(doc, "pl"), tgt_lang="pl")
+    mo = tmp_path / "pl.mo"
+    subprocess.run(["msgfmt", "-o", str(mo), str(out)], check=True)
+    with mo.open("rb") as fh:
+        catalogue = gettext.GNUTranslations(fh)
+    assert [catalogue.ngettext("%d file", "%d files", n) for n in (1, 3, 5, 22, 25)] == [
+        "pl0 %d file", "pl1 %d files", "pl2 %d files", "pl1 %d files", "pl2 %d files"]
