@@ -11,6 +11,7 @@ match's translation (as pre-translation fills it), with the model's alignment ov
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -190,7 +191,10 @@ class NMTService(QObject):
         # queueing a second identical one behind it (which doubled the wait).
         self._inflight: dict[str, tuple] = {}
         self._waiting: tuple | None = None  # (generation, request key, cache key)
-        self._running: tuple | None = None  # (cache key, Worker) of the prefetch translating now
+        self._running: tuple | None = None  # (cache key, Control) of the prefetch translating now
+        # how each suggestion was served: "ready" (translated ahead), "waited" (for a prefetch under
+        # way), "translated" (on request) -- benchmarks/ui_latency.py reports it
+        self.served: Counter[str] = Counter()
         if model_dir is None:
             self.error = "No NMT model: choose one in Settings, or fine-tune one (Tools ▸ Fine-tune)."
             QTimer.singleShot(0, lambda: self.unavailable.emit(self.error))
@@ -237,16 +241,19 @@ class NMTService(QObject):
         ck = self._key(text, memories, context, terms)
         hit = self.cache.get(ck)
         if hit is not None:
+            self.served["ready"] += 1
             self._latest.invalidate()
             QTimer.singleShot(0, lambda: self.ready.emit(key, hit))
             return
         if ck in self._inflight:  # being prefetched: its answer is this one's
+            self.served["waited"] += 1
             self._latest.invalidate()
             self._waiting = (self._latest.generation, key, ck)
             return
         running = self._running
         if running is not None and running[0] != ck:  # the thread is this one's: the prefetch is asked again later
             running[1].cancel()  # its Control
+        self.served["translated"] += 1
         self._latest.request(key, self._translate, text, list(memories or ()), list(context or ()), "",
                              tuple(terms))
 
