@@ -2,15 +2,27 @@
 
 Typing and insertions (a TM match, the machine suggestion, the source) are the target box's
 own undo (see :mod:`app.undo`): Ctrl+Z never reaches past the segment being edited.  What
-the window does to the document -- Replace all, Replace in one segment -- is one **step**
-here, with every segment's target, status and origin before and after.  Edit ▸ "Undo Replace
-all (40 segments)" puts the "before" of the newest step back (statuses included); redo puts
-its "after" back.  Qt-free: the window applies the states.
+the window does to the document -- Replace all, Replace in one segment, a pre-translation of
+the document on screen -- is one **step** here, with every segment's target, status and origin
+before and after.  Edit ▸ "Undo Replace all (40 segments)" puts the "before" of the newest step
+back (statuses included); redo puts its "after" back.  Qt-free: the window applies the states.
+
+**A step never writes over newer work.**  Not every change of a segment can be a step of this
+stack: typing is the box's own undo, auto-propagation fills identical segments on confirm, and
+the command line (``verso doc pretranslate``) or another editor of the same project writes the
+store directly.  So a step is applied as a compare-and-set, segment by segment
+(:func:`plan`): its undo writes a segment's "before" only where the segment is still exactly
+its "after" (text, status, origin and score, as stored), its redo the "after" only where the
+segment is still its "before"; every other segment is left as it is and counted, and the
+window says how many it left alone.  This is how version control reverts a commit whose lines
+were edited since -- the rest is applied, the conflicting part is not -- and it keeps the
+stack linear and simple: nothing has to know every writer of a segment.  A split or join
+step has the same rule in the store (``engine/store/splitjoin.py`` refuses a piece changed since).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,24 @@ class Step:
     label: str               # "Insert match 1", "Replace all", ...
     edits: tuple[Edit, ...]
     change: object = None    # a split or join (engine.store.splitjoin.Restructure) instead of edits
+    #: Ctrl+Z / Ctrl+Y in a segment reach it once the box has nothing of its own left (a
+    #: pre-translation: it changes only unconfirmed segments, and its undo gives drafts back)
+    from_segment: bool = False
+
+
+def plan(step: Step, now: Mapping[int, TargetState], redo: bool = False
+         ) -> tuple[list[tuple[int, TargetState]], list[int]]:
+    """Undoing (or redoing) ``step`` over the segments' present states ``now`` (segment id ->
+    state; a segment missing is gone): ``(segment id, state to write)`` for each segment still
+    as the step left it, and the ids of the others, left alone (see the module doc)."""
+    writes, left = [], []
+    for e in step.edits:
+        expected, wanted = (e.before, e.after) if redo else (e.after, e.before)
+        if now.get(e.segment_id) == expected:
+            writes.append((e.segment_id, wanted))
+        else:
+            left.append(e.segment_id)
+    return writes, left
 
 
 class EditHistory:
@@ -49,11 +79,11 @@ class EditHistory:
         self._undo: list[Step] = []
         self._redo: list[Step] = []
 
-    def push(self, label: str, edits: Sequence[Edit]) -> None:
+    def push(self, label: str, edits: Sequence[Edit], *, from_segment: bool = False) -> None:
         edits = tuple(e for e in edits if e.before != e.after)
         if not edits:
             return
-        self._undo.append(Step(label, edits))
+        self._undo.append(Step(label, edits, from_segment=from_segment))
         del self._undo[:-self.limit]
         self._redo.clear()
 

@@ -14,11 +14,19 @@
   :class:`~app.history.EditHistory` and undone or redone only by the Edit menu's named
   entries, "Undo Replace all (3 segments)", and the status bar says what was undone.  A split
   or join ("Undo Split (segment 3)") is a step too; Ctrl+Z / Ctrl+Y on one of its segments
-  takes it back or repeats it once the box has nothing of its own left to undo.
+  takes it back or repeats it once the box has nothing of its own left to undo.  So is a
+  pre-translation of the document on screen ("Undo Pre-translate (12 segments)"), which Ctrl+Z /
+  Ctrl+Y reach from any segment once its box has nothing left: it changed only unconfirmed
+  segments, and its undo gives the translator's drafts back rather than taking work away.
+* **No step writes over newer work**: undo and redo change only the segments still as the step
+  left them; one changed since (typed in, propagated to, written by the command line) is left
+  alone, and the status bar says how many were (:func:`app.history.plan`).
 """
 from __future__ import annotations
 
-from app.history import TargetState
+from engine.errors import VersoError
+
+from app.history import TargetState, plan
 
 
 class SegmentStates:
@@ -68,8 +76,8 @@ def undo_in_segment(win, redo: bool = False) -> None:
             settle(win, row, ed)
             return
     step = win.editing.history.peek_redo() if redo else win.editing.history.peek_undo()
-    if step is not None and step.change is not None and _about_row(win, step, row, redo):
-        undo_step(win, redo)  # a split or join of this segment: Ctrl+Z takes it back
+    if step is not None and (step.from_segment or step.change is not None and _about_row(win, step, row, redo)):
+        undo_step(win, redo)  # a pre-translation, or a split or join of this segment: Ctrl+Z takes it back
         return
     word = "redo" if redo else "undo"
     msg = f"Nothing more to {word} in this segment." if ed is not None else f"Nothing to {word} here."
@@ -143,13 +151,43 @@ def undo_step(win, redo: bool = False) -> None:
         return
     from app.replace import write_states
 
-    rows = win.model.rows_by_id()
-    changes = [(rows[e.segment_id], e.after if redo else e.before) for e in step.edits if e.segment_id in rows]
+    model = win.model
+    rows = model.rows_by_id()
+    now = _stored(win.project, [e.segment_id for e in step.edits if e.segment_id in rows])
+    writes, left = plan(step, now, redo)  # a segment changed since the step is left alone
+    stale = [rows[sid] for sid in left if sid in rows and TargetState.of(model.segment(rows[sid])) != now.get(sid)]
+    for row in stale:  # written outside the window (the command line): the grid shows the store
+        model.reload_row(row)
+    changes = [(rows[sid], st) for sid, st in writes if sid in rows]
     touched = write_states(win, changes)
     if len(touched) == 1 and touched[0] != win.current_row():
         win.nav.go_to(touched[0])
-    document_changed(win, touched)
-    win.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}.", 8000)
+    document_changed(win, touched + stale)
+    win.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}."
+                                + _left_alone(len(left), len(changes) - len(touched)), 10000)
+
+
+def _stored(project, ids: list[int]) -> dict[int, TargetState]:
+    """The segments' states as stored, by id (one read each: 2,000 took 49 ms here, where the
+    whole 20,000-segment document took 369 ms -- /tmp script, this 2-core machine)."""
+    out = {}
+    for sid in ids:
+        try:
+            out[sid] = TargetState.of(project.segment(sid))
+        except VersoError:  # gone from the store since (left alone)
+            continue
+    return out
+
+
+def _left_alone(changed: int, locked: int) -> str:
+    """The status line's tail: how many segments the step left alone, changed since or locked."""
+    out = ""
+    if changed:
+        out += f" {changed} segment{'s' if changed != 1 else ''} changed since {'were' if changed != 1 else 'was'} " \
+               "left alone."
+    if locked:
+        out += f" {locked} locked segment{'s' if locked != 1 else ''} left as {'they are' if locked != 1 else 'it is'}."
+    return out
 
 
 def document_changed(win, rows: list[int]) -> None:

@@ -2,16 +2,25 @@
 :func:`engine.pretranslate.pretranslate`, as ``verso doc pretranslate`` does, on the TM thread
 (it searches the TMs the editor has open there), with progress per batch; the grid's rows are
 reloaded as they are filled; Cancel stops after the batch running (batches of a few segments
-when a model translates, so within a second) and keeps what was filled.  Pre-translation is not
-an edit-history step: with *Overwrite drafts* the drafts it replaces are not taken back by Undo
-(the dialog says so)."""
+when a model translates, so within a second) and keeps what was filled.
+
+What it changes in the document on screen is one step of the edit history (:mod:`app.history`),
+"Undo Pre-translate (12 segments)": every batch's segments with their target, status and origin
+before and after, a cancelled run's as far as it went; Ctrl+Z takes it back (with *Overwrite
+drafts*, the translator's drafts come back) and Ctrl+Y fills again.  The states before are read
+from the grid when Start is pressed (the dialog is window-modal: nothing else edits meanwhile),
+the states after from the store once the job is over.  Other documents are not covered: the
+history holds the document on screen and starts afresh when another is shown, so a step for
+them would be gone at the first switch; the summary says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from engine.pretranslate import BATCH, PretranslateResult, pretranslate, to_fill
 
+from app import undo as undoing
 from app.controllers.base import Controller
+from app.history import Edit, TargetState
 
 #: segments per model call while the editor waits on Cancel (the command line batches 16)
 MT_BATCH = 4
@@ -35,6 +44,7 @@ class PretranslateReport:
     machine: bool = False         # machine translation was asked for
     documents: list[DocumentDone] = field(default_factory=list)
     stopped: bool = False         # cancelled: segments after the last batch not tried
+    undoable: int = 0             # segments of the document on screen changed: the Undo step's
 
     def summary(self) -> str:
         tm = sum(d.result.tm for d in self.documents)
@@ -46,7 +56,7 @@ class PretranslateReport:
         if self.overwrite:
             replaced = sum(d.result.replaced or 0 for d in self.documents)
             lines.append(f"Replaced {replaced} of {self.drafts} draft{'s' if self.drafts != 1 else ''}; the rest "
-                         "kept (no 100 % match or translation, or the same text). Undo does not take them back.")
+                         "kept (no 100 % match or translation, or the same text).")
         if empty:
             why = ("no model translates this pair" if self.note else "machine translation was off"
                    if not self.machine else "the model gave no translation")
@@ -56,7 +66,18 @@ class PretranslateReport:
         left = self.total - self.done
         if self.stopped and left:
             lines.append(f"Cancelled: {left} segments not tried; what was filled stays.")
-        return "\n".join(lines)
+        return "\n".join(lines + self._undo_line(tm + mt))
+
+    def _undo_line(self, filled: int) -> list[str]:
+        """What Undo takes back: the document on screen only."""
+        elsewhere = filled > self.undoable
+        if self.undoable:
+            n = self.undoable
+            return [f"Edit ▸ Undo Pre-translate (Ctrl+Z) takes back the {n} segment{'s' if n != 1 else ''} filled in "
+                    "this document." + (" Undo covers only this document: the others keep what was filled."
+                                        if elsewhere else "")]
+        return ["Undo covers only the document open in the editor: the others keep what was filled."] if elsewhere \
+            else []
 
 
 def no_model_note(why: str) -> str:
@@ -166,6 +187,7 @@ class PretranslateController(Controller):
             report.note = no_model_note(why)
         shown = win.model.document_id if win.model is not None else None
         rows = todo_rows(win.model, opts.overwrite_drafts) if shown in opts.documents else []
+        before = [TargetState.of(win.model.segment(r)) for r in rows]  # the Undo step's "before"
         state = {"reloaded": 0}
 
         def progress(ev: dict) -> None:
@@ -181,6 +203,7 @@ class PretranslateController(Controller):
             if win.model is not None and win.model.document_id == shown:
                 for r in rows[state["reloaded"]:]:
                     win.model.reload_row(r)
+                self._push_step(rows, before, report)
                 win.documents.update_counts()
             text = f"Pre-translation stopped: {failed}" if failed else report.summary()
             dlg.finish(text)
@@ -191,6 +214,19 @@ class PretranslateController(Controller):
                               int(preferences().beam), report, on_result=lambda _: over(),
                               on_error=lambda msg: over(msg.splitlines()[0] if msg else msg), on_progress=progress)
         self.job.signals.cancelled.connect(lambda: (setattr(report, "stopped", True), over()))
+
+    def _push_step(self, rows: list[int], before: list[TargetState], report: PretranslateReport) -> None:
+        """The segments of the document on screen that the run changed: one step of Edit ▸ Undo."""
+        win = self.win
+        segs = [win.model.segment(r) for r in rows]
+        edits = [Edit(s.id, b, TargetState.of(s)) for s, b in zip(segs, before) if TargetState.of(s) != b]
+        report.undoable = n = len(edits)
+        win.editing.history.push(f"Pre-translate ({n} segment{'s' if n != 1 else ''})", edits, from_segment=True)
+        for r in rows:
+            win.nav.refresh_editor(r)  # an open box shows its new target (its own undo starts afresh)
+        if win.model.rowCount():
+            win.editing.seg_states.enter(win.model.segment(win.current_row()), force=True)
+        undoing.steps_changed(win)
 
     def cancel(self) -> None:
         if self.job is not None:

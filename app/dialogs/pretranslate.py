@@ -106,8 +106,8 @@ class PretranslateDialog(QDialog):
         self.start_button.setFocus()
 
     def _say_rule(self) -> None:
-        kept = ("Drafts (unconfirmed, yours too) are filled again, and cannot be taken back with Undo; "
-                "confirmed and locked segments are kept." if self.overwrite.isChecked()
+        kept = ("Drafts (unconfirmed, yours too) are filled again (Edit ▸ Undo Pre-translate gives the open "
+                "document's back); confirmed and locked segments are kept." if self.overwrite.isChecked()
                 else "Segments with a target, drafts included, are kept.")
         self.rule.setText("Empty targets are filled as drafts: a 100 % match of the project's TMs gives its "
                           f"translation, otherwise the model's. {kept}{self._no_model}")

@@ -50,7 +50,8 @@ def test_ctrl_shift_p_fills_empty_segments_from_the_tm_and_says_why_the_rest_sta
     qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=20_000)
     assert dlg.summary.text().splitlines() == [
         "Filled 2 of 3 empty segments as drafts: 2 from the TM (100 % matches), 0 by machine translation.",
-        "1 left empty: no 100 % TM match, and machine translation was off."]
+        "1 left empty: no 100 % TM match, and machine translation was off.",
+        "Edit ▸ Undo Pre-translate (Ctrl+Z) takes back the 2 segments filled in this document."]
     assert dlg.progress.value() == dlg.progress.maximum() == 3
     seg = win.model.segment(0)                                 # the grid shows them at once
     assert (seg.target.text, seg.status, seg.origin) == ("Öffnen Sie die Datei.", "draft", "tm")

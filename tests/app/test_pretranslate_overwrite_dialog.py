@@ -1,6 +1,6 @@
 """Tools ▸ Pre-translate ▸ Overwrite drafts (off by default): ticked with Alt+O, the translator's
 own draft takes the 100 % TM match, a confirmed segment is kept, and the summary says how many
-drafts were replaced and that Undo does not take them back."""
+drafts were replaced and that Edit ▸ Undo Pre-translate takes them back."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -26,14 +26,14 @@ def test_overwrite_drafts_replaces_my_draft_keeps_the_confirmed_segment_and_says
     qtbot.keyClick(dlg, Qt.Key_M, Qt.AltModifier)              # TM only
     qtbot.keyClick(dlg, Qt.Key_O, Qt.AltModifier)
     qtbot.waitUntil(lambda: dlg.overwrite.isChecked() and not dlg.machine.isChecked(), timeout=2_000)
-    assert "cannot be taken back with Undo" in dlg.rule.text()
+    assert "Edit ▸ Undo Pre-translate gives the open document's back" in dlg.rule.text()
     assert dlg.options().overwrite_drafts
     qtbot.keyClick(dlg, Qt.Key_Return)
     qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=20_000)
     assert dlg.summary.text().splitlines() == [
         "Filled 2 of 2 segments (empty or drafts) as drafts: 2 from the TM (100 % matches), 0 by machine translation.",
-        "Replaced 1 of 1 draft; the rest kept (no 100 % match or translation, or the same text). "
-        "Undo does not take them back."]
+        "Replaced 1 of 1 draft; the rest kept (no 100 % match or translation, or the same text).",
+        "Edit ▸ Undo Pre-translate (Ctrl+Z) takes back the 2 segments filled in this document."]
     assert [(win.model.segment(r).target.text, win.model.segment(r).status) for r in range(3)] == [
         ("Öffnen Sie die Datei.", "draft"), ("Schließen Sie das Fenster.", "draft"), ("Seite drucken!", "confirmed")]
     assert win.model.segment(1).origin == "tm"                 # the grid shows the replacement at once
