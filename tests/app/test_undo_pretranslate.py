@@ -170,3 +170,17 @@ def test_all_documents_undo_covers_the_open_one_and_the_summary_says_so(qtbot, t
     assert states(win) == before
     with Project.open(folder) as p:
         assert p.segments(p.documents()[1].id)[0].target.text == "Öffnen Sie die Datei."
+
+
+def test_ctrl_z_after_confirming_a_pretranslated_segment_leaves_it_confirmed(qtbot, tmp_path):
+    folder = seeded(make_project(tmp_path / "p", SOURCES))
+    win = open_window(qtbot, folder)
+    pretranslate(qtbot, win)
+    win.nav.go_to(0)
+    qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)     # the TM's draft, confirmed
+    assert win.model.segment(0).status == "confirmed"
+    click_row(qtbot, win, 2)
+    keys(qtbot, Qt.Key_Z)                                               # Undo Pre-translate
+    assert states(win)[0][:2] == ("Öffnen Sie die Datei.", "confirmed")
+    assert states(win)[1][:2] == ("", "new")
+    assert "1 segment changed since was left alone." in win.statusBar().currentMessage()
