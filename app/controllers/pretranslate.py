@@ -76,8 +76,7 @@ class PretranslateReport:
             return [f"Edit ▸ Undo Pre-translate (Ctrl+Z) takes back the {n} segment{'s' if n != 1 else ''} filled in "
                     "this document." + (" Undo covers only this document: the others keep what was filled."
                                         if elsewhere else "")]
-        return ["Undo covers only the document open in the editor: the others keep what was filled."] if elsewhere \
-            else []
+        return ["Undo does not take back what was filled in documents not open in the editor."] if elsewhere else []
 
 
 def no_model_note(why: str) -> str:
