@@ -24,6 +24,7 @@ from engine.nmt.longsplit import terms_of_pieces
 from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
+from engine.nmt.repeats import WordKeys
 from engine.nmt.results import Term, TranslationRequest, TranslationResult, aggregate, join_parts, piece_text
 from engine.nmt.search import Hypothesis, beam_search, forced_decode, greedy
 from engine.nmt.threads import use as use_threads
@@ -366,20 +367,17 @@ class Translator:
             spans.append(self._source_span(text, src_ids, t.span) if t.span else None)
         return alts, spans
 
-    def _word_starts(self) -> tuple[frozenset[int], frozenset[int], dict[int, tuple[int, ...]]]:
+    def _word_starts(self) -> tuple[frozenset[int], frozenset[int], WordKeys]:
         """The target pieces that begin a word ("▁..."), the *glue*: the tag symbols and the lone
-        "▁" (a term is proposed as ``▁Datei``, right after glue as ``Datei``), and each piece's ids
-        in every case where it has more than one (the search's repeat rule); built once."""
+        "▁" (a term is proposed as ``▁Datei``, right after glue as ``Datei``), and the pieces as
+        text (:class:`WordKeys`: the search's repeat rule, a word cut two ways included); built once."""
         if self._starts is None:
             sp = self.loaded.tgt_vocab.sp
             pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
-            cases: dict[str, list[int]] = {}
-            for i, p in enumerate(pieces):
-                cases.setdefault(p.casefold(), []).append(i)
             self._starts = (frozenset(i for i, p in enumerate(pieces) if p.startswith(WORD_START)),
                             frozenset(i for i, p in enumerate(pieces) if p == WORD_START
                                       or len(p) == 1 and is_tag_char(p)),
-                            {i: tuple(ids) for ids in cases.values() if len(ids) > 1 for i in ids})
+                            WordKeys(pieces, WORD_START))
         return self._starts
 
     def _source_span(self, text: str, src_ids: list[int], span: tuple[int, int]) -> tuple[int, int] | None:

@@ -8,11 +8,13 @@ place at every step: it stutters, as a decoder that has lost its place does.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 
 import pytest
 import torch
 
+from engine.inline import tag_char
 from engine.nmt.data import pad_sources
 from engine.nmt.repeats import WordKeys, repeat_ban, source_runs, word_repeat_ban
 from engine.nmt.search import beam_search, greedy, reference_beam
@@ -112,6 +114,17 @@ def test_the_rule_stops_the_stutter(very_model, stuck, beam, as_text):
     search = greedy if beam == 1 else beam_search
     h = search(stuck, src, mask, word_starts=starts, same_word=same, **({} if beam == 1 else {"beam": beam}))[0]
     assert not repeats(_text(very_model, h)), _text(very_model, h)
+
+
+def test_a_word_written_after_a_tag_is_not_written_again_after_a_space(very_model, stuck):
+    """"<guimenuitem>Ebene Ebene erstellen": the word after a tag is cut into other pieces than after
+    a space ("s e h r" / "▁ s e h r" here), and the suggestion still must not write it twice where
+    the source says it once (without the text check: "<b>sehr sehr groß Hund ...")."""
+    tr = copy.copy(very_model)  # the translator's own search and word tables, on the stuck decoder
+    tr.loaded = dataclasses.replace(very_model.loaded, model=stuck)
+    out = tr.translate(["The very big dog sees a cat."], beam=3, prefixes=[tag_char(1) + "sehr"])[0].text
+    assert out.startswith(tag_char(1) + "sehr"), out
+    assert not repeats(out.replace(tag_char(1), " ")), out
 
 
 def test_a_word_the_source_repeats_is_kept(very_model):
