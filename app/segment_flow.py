@@ -56,6 +56,7 @@ class SegmentFlow(QObject):
         self.row: int | None = None
         self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
         self._ahead: dict[int, list] = {}  # row -> its TM matches, looked up ahead (until the TM changes)
+        self._asked: tuple | None = None   # (row, pairs) of the suggestion asked for since the row was entered
         self._last_hits: tuple = (None, [])
 
     # -- the services ------------------------------------------------------------------
@@ -124,7 +125,7 @@ class SegmentFlow(QObject):
     def enter(self, row: int) -> None:
         if self.model is None or not (0 <= row < self.model.rowCount()):
             return
-        self.row = row
+        self.row, self._asked = row, None
         seg = self.model.segment(row)
         self.look_up_terms(row)
         if self.nmt is not None and self.nmt.translator is not None:
@@ -132,6 +133,8 @@ class SegmentFlow(QObject):
         if self.tm is not None and self.tm.infos:
             self.searching.emit(row)
             self.tm.lookup(self._key(row), seg.source, k=preferences().tm_matches)
+            if row in self._ahead:  # looked up ahead, the TM unchanged since: its suggestion need not wait
+                self._request_suggestion(row, self._ahead[row])
         else:
             self._request_suggestion(row, [])
         self.score_own_target()
@@ -141,7 +144,12 @@ class SegmentFlow(QObject):
             return
         row = key[1]
         self.matchesReady.emit(row, self.model.segment(row).source, found)
-        self._request_suggestion(row, found)
+        if self._asked != (row, self._pairs(self.memory_reads(found))):  # not asked with these on entering
+            self._request_suggestion(row, found)  # (a shared TM changes without telling)
+
+    @staticmethod
+    def _pairs(memories) -> list:
+        return [(m.match.source.text, m.match.target.text, m.match.score) for m in memories or ()]
 
     @staticmethod
     def memory_reads(found: list) -> list:
@@ -161,6 +169,7 @@ class SegmentFlow(QObject):
         seg = self.model.segment(row)
         memories = self.memory_reads(found)
         self.found[row] = memories
+        self._asked = (row, self._pairs(memories))
         self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row), self.suggestion_terms(row))
         for ahead in range(row + 1, min(row + 1 + LOOKAHEAD, self.model.rowCount())):
             self._prefetch(ahead)
