@@ -15,6 +15,10 @@ from PySide6.QtWidgets import (
 
 from app import keymap
 from app.preferences import preferences
+from engine.glossary.model import TERMS_MODES
+
+#: What the dialog calls each of the engine's glossary modes (:data:`engine.glossary.model.TERMS_MODES`).
+TERMS_MODE_LABELS = {"off": "No", "prefer": "Prefer them (a hint)", "enforce": "Always (every term)"}
 
 
 class SettingsDialog(QDialog):
@@ -55,8 +59,8 @@ class SettingsDialog(QDialog):
         self.quantize = QCheckBox("Quantise the model to int8 on the CPU (about 2-3x faster suggestions)", self)
         self.quantize.setChecked(p.quantize)
         self.glossary_terms = QComboBox(self)
-        for mode, label in (("off", "No"), ("prefer", "Prefer them (a hint)"), ("enforce", "Always (every term)")):
-            self.glossary_terms.addItem(label, mode)
+        for mode in TERMS_MODES:
+            self.glossary_terms.addItem(TERMS_MODE_LABELS.get(mode, mode), mode)
         self.glossary_terms.setCurrentIndex(max(0, self.glossary_terms.findData(p.glossary_terms)))
         self.glossary_terms.setToolTip("The target terms of the project's glossaries found in a source: in its "
                                        "machine suggestion always, as a preference, or not at all")
