@@ -107,10 +107,8 @@ def test_a_stuck_decoder_writes_a_word_again_and_again_without_the_rule(very_mod
 @pytest.mark.parametrize("beam,as_text", [(1, False), (3, False), (3, True)])
 def test_the_rule_stops_the_stutter(very_model, stuck, beam, as_text):
     src, mask = pad_sources([_ids(very_model, "The small dog sees a cat.")])
-    starts, _, same = very_model._word_starts()
-    if as_text:  # the pieces as text (WordKeys): the same rule, and words cut two ways too
-        sp = very_model.loaded.tgt_vocab.sp
-        same = WordKeys([sp.id_to_piece(i) for i in range(sp.get_piece_size())])
+    starts, _, words = very_model._word_starts()  # the pieces as text (WordKeys), as the translator uses them
+    same = words if as_text else words.same      # or the token ids up to case only: the same rule
     search = greedy if beam == 1 else beam_search
     h = search(stuck, src, mask, word_starts=starts, same_word=same, **({} if beam == 1 else {"beam": beam}))[0]
     assert not repeats(_text(very_model, h)), _text(very_model, h)
