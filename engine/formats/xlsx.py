@@ -11,7 +11,8 @@ technical data) are not read.  Rich text runs are paired tags as in DOCX.
 A sheet's drawings (text boxes, alt text) and the charts and SmartArt they
 show come after its comments (see :mod:`engine.formats.drawingml`).
 Segment keys: ``<sheet part>:<cell>.s<k>``, ``xl/workbook.xml:sheet<n>.s<k>``,
-``<comments part>:<cell>.s<k>``.
+``<comments part>:<cell>.s<k>``.  Threaded comments (Excel 365's, with replies) follow the
+sheet's comments, in place of their legacy copy (see :mod:`engine.formats.xlsx_threaded`).
 
 A shared string is read once per cell that shows it, so each cell can be
 translated in its own context.  The export rewrites ``sharedStrings.xml`` only
@@ -44,6 +45,7 @@ from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.glossary_hint import glossary_hint
 from engine.formats.opc import rels, sniff_ooxml
 from engine.formats.xlsx_text import rebuild_rich, rich
+from engine.formats.xlsx_threaded import Threads
 from engine.formats.xlsxnames import check_name, rename_refs
 from engine.formats.xlsxtables import rename_tables
 from engine.formats.package import (
@@ -234,6 +236,7 @@ class XlsxFormat:
 
         with Package(path) as pkg:
             book = _Book(pkg, src_lang)
+            people = Threads(pkg, book.main, src_lang, _xml)
             for n, (el, part) in enumerate(book.sheets, 1):
                 name = el.get("name", "")
                 if el.get("state") == "veryHidden":
@@ -241,12 +244,16 @@ class XlsxFormat:
                 add(f"{book.main}:sheet{n}", book.name_para(el), f"name of sheet {n}")
                 for prefix, para, _, _ in book.text_cells(part, book.sheet(part)):
                     add(prefix, para, f"{name}!{prefix.rsplit(':', 1)[1]}")
-                found = book.comments(part)
+                found, threads = book.comments(part), people.sheet(part)
                 for prefix, para, ref, author in (found[2] if found else []):
-                    add(prefix, para, f"comment, {name}!{ref}", note=f"comment by {author}" if author else "")
+                    if ref not in threads.refs:
+                        add(prefix, para, f"comment, {name}!{ref}", note=f"comment by {author}" if author else "")
+                for prefix, para, ref, note, _ in threads.items:
+                    add(prefix, para, f"comment, {name}!{ref}", note=note)
                 for kind, dpart, _ in book.drawings(part):
                     doc.segments.extend(ParsedSegment(key=key, source=src, context=f"{kind}, {name}")
                                         for key, src in drawingml.read_part(pkg, dpart, src_lang))
+        doc.problems.extend(people.problems)
         if not doc.segments:
             doc.problems.append("no translatable text found")
         elif hint := glossary_hint(doc.segments):
@@ -260,6 +267,7 @@ class XlsxFormat:
         known: set[str] = set()
         with Package(original) as pkg:
             book = _Book(pkg, src_lang)
+            people = Threads(pkg, book.main, src_lang, _xml)
             renames: dict[str, str] = {}
             trees = {}
             for n, (el, part) in enumerate(book.sheets, 1):
@@ -291,15 +299,16 @@ class XlsxFormat:
                     elif text is not None:
                         rebuild_rich(c.find(s("is")), para, text, book.fmts)
                         changed.add(part)
-                found = book.comments(part)
+                found, threads = book.comments(part), people.sheet(part)
                 if found:
                     cpart, ctree, items = found
-                    for prefix, para, _, _ in items:
+                    for prefix, para, ref, _ in items:
                         known.update(segment_keys(prefix, para))
-                        text = apply_translations(para, prefix, translations)
+                        text = None if ref in threads.refs else apply_translations(para, prefix, translations)
                         if text is not None:
                             rebuild_rich(para.element, para, text, book.fmts)
                             replaced[cpart] = xml_bytes(ctree)
+                people.write(threads, found, translations, known, replaced)
                 for kind, dpart, owner in book.drawings(part):
                     drawingml.write_part(pkg, dpart, src_lang, translations, known, replaced,
                                          smartart_owner=owner if kind == "SmartArt" else None)
