@@ -5,7 +5,8 @@ reaches neither SmartArt nor chart text).  Order: the slides as
 ``p:sldIdLst`` lists them, each slide's own text, then its charts and
 SmartArt in the order the slide refers to them, then its speaker notes; after
 the slides, each slide master followed by its layouts.  A hidden slide is read
-(its context says so).  In every part each
+(its context says so).  After its notes come the slide's reviewer comments
+(see :mod:`engine.formats.pptx_comments`).  In every part each
 DrawingML paragraph (``a:p``: text boxes, placeholders, table cells, chart
 titles, SmartArt nodes) and each shape's alt text (``descr`` of ``cNvPr``)
 is read, in document order; see :mod:`engine.formats.drawingml` for the
@@ -26,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.formats import drawingml
+from engine.formats import drawingml, pptx_comments
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.opc import rels, sniff_ooxml
 from engine.formats.package import Package, unknown_keys
@@ -64,6 +65,7 @@ def parts(pkg: Package) -> list[tuple[str, str]]:
         out.extend((f"{kind}, slide {n}", target) for kind, target in drawingml.referenced(pkg, slide))
         notes = [t for typ, t in rels(pkg, slide).values() if typ == "notesSlide" and pkg.has(t)]
         out.extend((f"notes, slide {n}", t) for t in notes[:1])
+        out.extend((f"comment, slide {n}", t) for t in pptx_comments.slide_parts(pkg, slide))
     for m, rid in enumerate(ids("sldMasterIdLst"), 1):
         master = by_id.get(rid, ("", ""))[1]
         if not pkg.has(master):
@@ -88,7 +90,12 @@ class PptxFormat:
         path = Path(path)
         doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang)
         with Package(path) as pkg:
+            people = pptx_comments.authors(pkg, _main_part(pkg))
             for context, part in parts(pkg):
+                if context.startswith("comment, "):
+                    doc.segments.extend(ParsedSegment(key=key, source=src, context=context, note=note)
+                                        for key, src, note in pptx_comments.read_part(pkg, part, src_lang, people))
+                    continue
                 for key, src in drawingml.read_part(pkg, part, src_lang):
                     doc.segments.append(ParsedSegment(key=key, source=src, context=context))
         if not doc.segments:
@@ -103,6 +110,9 @@ class PptxFormat:
         owner = ""
         with Package(original) as pkg:
             for context, part in parts(pkg):
+                if context.startswith("comment, "):
+                    pptx_comments.write_part(pkg, part, src_lang, translations, known, replaced)
+                    continue
                 if context.startswith(("slide ", "master ", "layout ")):
                     owner = part
                 drawingml.write_part(pkg, part, src_lang, translations, known, replaced,
