@@ -110,8 +110,8 @@ class Threads:
             return
         cpart, ctree, items = legacy
         copied = False
-        for _, para, ref, author in items:
-            if ref in done and author.startswith("tc=") and any(s != t for _, s, t in done[ref]):
+        for _, para, ref, _ in items:
+            if ref in done and any(s != t for _, s, t in done[ref]):
                 copied |= _replace_in_copy(para.element, done[ref])
         if copied:
             replaced[cpart] = xml_bytes(ctree)
