@@ -139,3 +139,10 @@ def test_a_real_workbook_with_threads_reads_and_exports_unchanged(path, tmp_path
     write_document(tmp_path / "real.xlsx", tmp_path / "out.xlsx", {}, format="xlsx")
     a, b = zipfile.ZipFile(path), zipfile.ZipFile(tmp_path / "out.xlsx")
     assert all(a.read(n) == b.read(n) for n in a.namelist())
+
+
+def test_a_mention_the_translation_drops_is_removed(tmp_path):
+    out = _export(BOOK, tmp_path / "fr.xlsx", {"@Bob Thanks, closing it.": "Merci, je ferme."})
+    root = etree.fromstring(zipfile.ZipFile(out).read(TC_PART))
+    assert root.find(f".//{TC}mentions") is None
+    assert _threaded(out)[2] == ("A1", "Merci, je ferme.")
