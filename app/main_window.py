@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QTool
 
 from engine.store import Project
 
-from app import keymap
+from app import keymap, torch_preload
 from app.actions import MATCH_ACTIONS, MENUS, SEPARATOR, TERM_ACTIONS, ActionSpec, Placeholder, specs
 from app.controllers.comments import CommentsController
 from app.controllers.delivery import DeliveryController
@@ -43,6 +43,7 @@ from app.panels.suggestion import SuggestionPanel
 from app.preferences import MEMORY_PAIRS, preferences, settings  # noqa: F401  (settings, MEMORY_PAIRS: for tests and scripts)
 from app.segment_flow import SegmentFlow
 from app.filters import SegmentFilter
+from app.opening import Opening
 from app.segment_model import SegmentTableModel
 from app.suggest import NMTService
 from app.tmservice import TMService
@@ -85,6 +86,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.counts_label)
         self._build_panels()
 
+        self.opening = Opening(self)  # what a project's opening starts only once its first matches show
+        torch_preload.install()       # the suggestion engine's import torch: libtorch loaded without the GIL
         # the controllers: each owns one job and the actions that name it (app/controllers/)
         self.nav = NavigationController(self)
         self.flow = SegmentFlow(self.nav.typed_now, self)   # enter row → TM → suggestion → completion

@@ -75,8 +75,12 @@ class DocumentsController(Controller):
         win.setWindowTitle(f"{project.name} [{project.src_lang} → {project.tgt_lang}] — Verso")
         self._remember_recent(project.folder)
         win.memory.project_opened(project)     # the TM thread first: it resends what a crash left owed
-        win.delivery.project_opened(project)   # the spelling dictionary, off the UI thread
         win.machine.project_opened(project)    # the training notice, the suggestion engine
+        # The spelling dictionary (and the QA marks, app/controllers/qa_marks.py) once the first
+        # segment's TM matches are on screen: app/opening.py says why.
+        win.delivery.spell, win.delivery.spell_ready = None, False  # not the last project's meanwhile
+        win.opening.begin()
+        win.opening.after_matches(lambda: win.project is project and win.delivery.project_opened(project))
         combo = win.doc_combo
         combo.blockSignals(True)
         combo.clear()

@@ -1,5 +1,6 @@
 """The grid's QA marks: the project's QA check runs over the document shown, off the UI thread,
-a moment after the document is shown (2,000 segments: about half a second) and after each
+a moment after the document is shown (2,000 segments: about half a second; when a project
+opens, once its first TM matches are on screen: :mod:`app.opening`) and after each
 confirm or edit (then only the segments that changed are checked again, and the consistency
 check over all: a few milliseconds, so the check holds the interpreter lock only briefly while
 the translator types); the Status column of a segment with findings says so (" · QA", the findings'
@@ -101,7 +102,11 @@ class QAMarks(QObject):
         self._runs.invalidate()  # a run for the document shown before is not shown
         if model is not None:
             model.segmentChanged.connect(lambda _row, model=model: model is self._model and self._timer.start())
-            self._timer.start()  # after the document's first paint, not competing with it
+            opening = getattr(self.win, "opening", None)
+            if opening is not None:  # a project opens: once its first matches are on screen (app/opening.py)
+                opening.after_matches(self._timer.start)
+            else:
+                self._timer.start()  # after the document's first paint, not competing with it
 
     def refresh(self) -> None:
         """Check the document shown again, off the UI thread (the newest run wins)."""

@@ -1,0 +1,126 @@
+"""What a project's opening starts at once, and what waits for the first TM matches.
+
+When a project opens, the TM thread opens the TMs and looks the first segment up, and the
+suggestion engine loads its model (torch).  Each is Python work on its own thread, and the UI
+thread must win the interpreter lock from all of them for every paint and every key.  With the
+spelling dictionary (hunspell read in Python: ~3 s for German) and the QA marks (~0.5 s for 2,000
+segments) started at the same moment, the UI thread stood waiting for the lock 100-760 ms at a
+time and the first TM match came 4.1-6.0 s after ``show()`` (``benchmarks/ui_latency.py``'s
+opening, 100k-unit TM being re-indexed, demo model, 2,000 segments, 2-core machine); with those
+two started once the first segment's matches are on screen, 111-168 ms and 2.4-3.6 s.
+
+:meth:`Opening.after_matches` runs its callables once the first segment's TM matches are on
+screen (or there is no TM, or it failed); :meth:`Opening.later` once the model has loaded too
+(or there is none, or it failed); both run anyway :data:`FALLBACK_MS` after the opening.
+Until the dictionary has loaded nothing is underlined; until the check has run no segment has
+a QA mark.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+#: the latest the deferred work starts after a project opens (a TM or a model that takes longer)
+FALLBACK_MS = 15_000
+
+
+class Opening(QObject):
+    """The window's project opening, in two steps: :meth:`after_matches` runs its callables once
+    the first segment's TM matches are on screen, :meth:`later` once the model has loaded too."""
+
+    matched = Signal()
+    settled = Signal()
+
+    def __init__(self, win):
+        super().__init__(win)
+        self.win = win
+        self.done = True                   # no opening under way: later() runs at once
+        self.matched_done = True
+        self._after_matches: list[Callable[[], None]] = []
+        self._waiting: list[Callable[[], None]] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(FALLBACK_MS)
+        self._timer.timeout.connect(self._settle)
+        win.panelUpdated.connect(self._panel_updated)
+
+    def begin(self) -> None:
+        """A project opened (its TM service and suggestion engine started): what :meth:`later` and
+        :meth:`after_matches` are given from now on waits; what waited for the project before
+        is dropped."""
+        self.done = self.matched_done = False
+        self._after_matches, self._waiting = [], []
+        self._timer.start()
+        tm = self.win.tm
+        if tm is not None:
+            tm.failed.connect(self._tm_answered)
+            tm.lookups.failed.connect(self._tm_answered)
+        self._watch_model()
+        QTimer.singleShot(0, self, self._check)  # no TM, no model, no document: settled at once
+
+    def after_matches(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once the first segment's TM matches are on screen (at once when they are)."""
+        if self.matched_done:
+            fn()
+        else:
+            self._after_matches.append(fn)
+
+    def later(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once the opening has settled (at once when it has)."""
+        if self.done:
+            fn()
+        else:
+            self._waiting.append(fn)
+
+    def _watch_model(self) -> None:
+        nmt = self.win.nmt
+        if nmt is not None:
+            nmt.loaded.connect(self._check)
+            nmt.unavailable.connect(self._check)
+            nmt.failed.connect(self._check)
+
+    def _panel_updated(self, _row: int, what: str) -> None:
+        if what == "matches" and not self.done:
+            self._tm_answered()
+
+    def _tm_answered(self, *_args) -> None:  # an error is an answer too: the panel says it
+        if not self.matched_done:
+            self._matches_shown()
+        self._check()
+
+    def _matches_shown(self) -> None:
+        nmt = self.win.nmt
+        self.matched_done = True
+        todo, self._after_matches = self._after_matches, []
+        for fn in todo:
+            fn()
+        if self.win.nmt is not nmt:  # one of them started the suggestion engine
+            self._watch_model()
+        self.matched.emit()
+
+    def _check(self, *_args) -> None:
+        if self.done:
+            return
+        win = self.win
+        if not self.matched_done:
+            tm, model = win.tm, win.model
+            if tm is None or not tm.infos or model is None or model.rowCount() == 0:
+                self._matches_shown()
+            else:
+                return
+        nmt = win.nmt
+        if nmt is None or nmt.translator is not None or nmt.error is not None:
+            self._settle()
+
+    def _settle(self) -> None:
+        if self.done:
+            return
+        self._timer.stop()
+        if not self.matched_done:  # the fallback: whatever happened
+            self._matches_shown()
+        self.done = True
+        waiting, self._waiting = self._waiting, []
+        for fn in waiting:
+            fn()
+        self.settled.emit()
