@@ -6,8 +6,9 @@ thread must win the interpreter lock from all of them for every paint and every 
 spelling dictionary (hunspell read in Python: ~3 s for German) and the QA marks (~0.5 s for 2,000
 segments) started at the same moment, the first TM match came 2.6-3.3 s after ``show()`` and the
 UI thread's longest wait was 171-200 ms; with those two started once the first segment's matches
-are on screen, 1.45-1.57 s and 120-139 ms (``python -m benchmarks.opening_gaps``: 100k-unit TM
-being re-indexed, demo model, 2,000 segments, 2-core machine).
+are on screen (and libtorch loaded as :mod:`app.torch_preload` does), 1.45-1.57 s and 120-139 ms
+(``python -m benchmarks.opening_gaps``: 100k-unit TM being re-indexed, demo model, 2,000
+segments, 2-core machine).
 
 :meth:`Opening.after_matches` runs its callables once the first segment's TM matches are on
 screen (or there is no TM, or it failed); :meth:`Opening.later` once the model has loaded too
