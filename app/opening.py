@@ -15,15 +15,28 @@ screen (or there is no TM, or it failed); :meth:`Opening.later` once the model h
 (or there is none, or it failed); both run anyway :data:`FALLBACK_MS` after the opening.
 Until the dictionary has loaded nothing is underlined; until the check has run no segment has
 a QA mark.
+
+While a project opens, and until its dictionary has loaded, the heap is frozen every
+:data:`FREEZE_MS` (``gc.freeze``, as :func:`app.controllers.documents.freeze_heap` does once):
+the threads loading the model and the dictionary make millions of objects, and each time the
+heap had grown by a quarter a full collection walked all of them with the interpreter lock held
+-- 5-7 collections of 55-215 ms, growing, in the 2 s after the first match; frozen every 200 ms,
+none over 50 ms (``benchmarks.opening_gaps``, 3 runs each).  Objects frozen then are still freed
+by reference counting; only cycles among them wait for the next document's ``freeze_heap``.
 """
 from __future__ import annotations
 
+import gc
 from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 #: the latest the deferred work starts after a project opens (a TM or a model that takes longer)
 FALLBACK_MS = 15_000
+#: how often the heap is frozen while the opening's loads run
+FREEZE_MS = 200
+#: the longest the heap is frozen for (a dictionary that never answers)
+FREEZE_FOR_MS = 2 * FALLBACK_MS
 
 
 class Opening(QObject):
@@ -45,6 +58,10 @@ class Opening(QObject):
         self._timer.setInterval(FALLBACK_MS)
         self._timer.timeout.connect(self._settle)
         win.panelUpdated.connect(self._panel_updated)
+        self._freezer = QTimer(self)
+        self._freezer.setInterval(FREEZE_MS)
+        self._freezer.timeout.connect(self._freeze)
+        self._freezes_left = 0
 
     def begin(self) -> None:
         """A project opened (its TM service and suggestion engine started): what :meth:`later` and
@@ -53,6 +70,8 @@ class Opening(QObject):
         self.done = self.matched_done = False
         self._after_matches, self._waiting = [], []
         self._timer.start()
+        self._freezes_left = FREEZE_FOR_MS // FREEZE_MS
+        self._freezer.start()
         tm = self.win.tm
         if tm is not None:
             tm.failed.connect(self._tm_answered)
@@ -73,6 +92,17 @@ class Opening(QObject):
             fn()
         else:
             self._waiting.append(fn)
+
+    @property
+    def freezing(self) -> bool:
+        """The heap is being frozen as the opening's loads run."""
+        return self._freezer.isActive()
+
+    def _freeze(self) -> None:
+        gc.freeze()
+        self._freezes_left -= 1
+        if self._freezes_left <= 0 or (self.done and getattr(self.win.delivery, "spell_ready", True)):
+            self._freezer.stop()
 
     def _watch_model(self) -> None:
         nmt = self.win.nmt

@@ -49,6 +49,22 @@ def test_the_qa_marks_come_after_the_first_matches(qtbot, tmp_path):
     assert matches_then[0] == 0 and win.opening.matched_done
 
 
+def test_the_heap_is_frozen_while_the_opening_loads_and_no_longer_after(qtbot, tmp_path, monkeypatch):
+    import gc
+
+    freezes: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: freezes.append(True))
+    win = MainWindow(Project.open(make_project(tmp_path / "p", ["The house is big."])), nmt=False)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.opening.done and win.delivery.spell_ready, timeout=30_000)
+    qtbot.waitUntil(lambda: not win.opening.freezing, timeout=2_000)
+    n = len(freezes)
+    assert n > 0
+    qtbot.wait(600)
+    assert len(freezes) == n
+
+
 def test_an_opening_without_tm_or_model_settles_at_once(qtbot, tmp_path):
     win = MainWindow(Project.open(make_project(tmp_path / "p", ["Open the file."], tm=False)), nmt=False)
     qtbot.addWidget(win)
