@@ -209,12 +209,11 @@ class NMTService(QObject):
         return self._latest.dropped
 
     def _load(self, control):
-        import torch
+        from engine.nmt.remote import RemoteTranslator
 
-        from engine.nmt.translator import Translator
-
-        self.translator = Translator.load(self.model_dir, quantize=self.quantize and not torch.cuda.is_available(),
-                                          threads=self.threads)  # 0: engine/nmt/threads.py decides
+        # the engine in a process of its own (engine/nmt/server.py: decoding off this process's
+        # interpreter lock); threads 0: engine/nmt/threads.py decides there
+        self.translator = RemoteTranslator(self.model_dir, quantize=self.quantize, threads=self.threads)
         # (assigned at once: jobs queued behind the load see it)
         return self.translator
 
@@ -367,6 +366,11 @@ class NMTService(QObject):
         self._forced.request(key, job)
 
     def close(self) -> None:
+        """Stop what runs, and end the engine process."""
         self._latest.invalidate()
         self._forced.invalidate()
+        if self.translator is not None:
+            self.translator.cancel()
         self.pool.waitForDone(10_000)
+        if self.translator is not None:  # (loaded meanwhile, too)
+            self.translator.close()
