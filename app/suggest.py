@@ -109,7 +109,7 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     document when the model reads them, the glossary's target ``terms`` (``terms_mode``: off,
     prefer or enforce; of the hits, those :func:`~engine.glossary.suggest_terms.suggestion_terms` keeps).
     ``stop``: asked before every decoding step; True ends the search (engine ``Stopped``)."""
-    from engine.nmt.translator import TranslationRequest
+    from engine.nmt.results import TranslationRequest
 
     exact = None if prefix else exact_match(memories)
     if exact is not None:  # the translator's own translation of this very source, not a machine guess
@@ -308,7 +308,7 @@ class NMTService(QObject):
 
     def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = "",
                    terms: tuple = (), wanted=None):
-        from engine.nmt.search import Stopped
+        from engine.nmt.results import Stopped
 
         control.check()
         if self.translator is None:  # loading failed after the request was queued

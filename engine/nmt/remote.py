@@ -90,7 +90,7 @@ class RemoteTranslator:
                                 "the next suggestion starts it again") from None
 
     def _call(self, msg: dict, stop=None):
-        from engine.nmt.search import Stopped
+        from engine.nmt.results import Stopped
 
         with self._lock:
             if not self._alive():

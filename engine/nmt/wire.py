@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 
-from engine.nmt.copyreport import CopiedWord
-from engine.nmt.results import Term, TranslationRequest, TranslationResult
+from engine.nmt.results import CopiedWord, Term, TranslationRequest, TranslationResult
 
 
 def encode(msg: dict) -> bytes:

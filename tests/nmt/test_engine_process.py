@@ -105,3 +105,25 @@ def test_a_folder_that_is_no_model_is_a_one_line_load_error(tmp_path):
     with pytest.raises(ModelError) as e:
         RemoteTranslator(tmp_path, threads=1)
     assert str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_editors_side_of_the_engine_never_loads_torch(trained_model):
+    """Asking for a suggestion (and the alignment of the translator's own target) through the engine
+    process leaves torch out of the editor's process: its import would hold the interpreter lock."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys
+        from engine.nmt.remote import RemoteTranslator
+        from engine.nmt.results import TranslationRequest
+        r = RemoteTranslator(sys.argv[1], threads=1)
+        assert r.suggest(TranslationRequest("The red dog sees a small cat.")).words
+        assert r.forced(["A dog."], ["Ein Hund."])[0].alignment
+        r.close()
+        print("torch" in sys.modules)
+    """
+    out = subprocess.run([sys.executable, "-c", code, str(trained_model)], capture_output=True, text=True,
+                         timeout=120, cwd=os.getcwd())
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False"]
