@@ -369,8 +369,8 @@ class NMTService(QObject):
         """Stop what runs, and end the engine process."""
         self._latest.invalidate()
         self._forced.invalidate()
-        if self.translator is not None:
-            self.translator.cancel()
+        if self.translator is not None:  # what runs stops at its next step, what waits is refused
+            self.translator.close()
         self.pool.waitForDone(10_000)
-        if self.translator is not None:  # (loaded meanwhile, too)
+        if self.translator is not None:  # loaded meanwhile
             self.translator.close()

@@ -41,6 +41,7 @@ class RemoteTranslator:
         self._last = 0
         self._lock = threading.Lock()
         self.proc = self.conn = None
+        self._closed = False
         self.quantized = False
         self._memory: dict[str, str] = {}
         self.starts = 0  # engine processes started (the first and each restart)
@@ -93,6 +94,8 @@ class RemoteTranslator:
         from engine.nmt.results import Stopped
 
         with self._lock:
+            if self._closed:  # a request queued before the editor closed the engine
+                raise Stopped()
             if not self._alive():
                 self._shut()
                 self._start()
@@ -135,11 +138,19 @@ class RemoteTranslator:
     def info(self) -> dict:
         return self._call({"op": "info"})
 
+    def restart(self) -> None:
+        """End the engine process and start a new one (which reads the environment anew)."""
+        with self._lock:
+            self._shut()
+            self._start()
+
     def cancel(self) -> None:
         """Stop the request under way (its search ends at its next step)."""
         self._cancel.value = max(self._cancel.value, self._last)
 
     def close(self) -> None:
+        """End the engine process; the request under way stops, later ones are refused (``Stopped``)."""
+        self._closed = True
         self.cancel()
         if self._lock.acquire(timeout=QUIT_WAIT_S):
             try:

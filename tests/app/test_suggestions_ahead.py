@@ -66,8 +66,7 @@ def slow_translator(win, log: list, monkeypatch):
     always; ``log``: each translation asked, and whether it was stopped (and on which thread) or finished."""
     monkeypatch.setenv(SLOW_STEP_ENV, "100")
     tr = win.nmt.translator
-    tr.close()
-    tr.info()  # a new engine process, with the slow steps
+    tr.restart()  # a new engine process, with the slow steps
     real = tr.suggest
 
     def logged(req, **kw):

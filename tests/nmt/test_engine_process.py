@@ -101,6 +101,46 @@ def test_closing_ends_the_engine_process(trained_model):
     assert not proc.is_alive() and proc.exitcode == 0
 
 
+def test_a_request_after_closing_is_refused_without_starting_an_engine(trained_model):
+    r = RemoteTranslator(trained_model, threads=1)
+    r.close()
+    with pytest.raises(Stopped):
+        r.suggest(TranslationRequest(SRC))
+    assert r.proc is None and r.starts == 1
+
+
+def test_the_engine_process_ends_when_the_editor_is_killed(trained_model):
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys, time
+        from engine.nmt.remote import RemoteTranslator
+        r = RemoteTranslator(sys.argv[1], threads=1)
+        print(r.proc.pid, flush=True)
+        time.sleep(600)
+    """
+    editor = subprocess.Popen([sys.executable, "-c", code, str(trained_model)], stdout=subprocess.PIPE, text=True,
+                              cwd=os.getcwd())
+    try:
+        child = int(editor.stdout.readline())
+    finally:
+        editor.kill()
+        editor.wait()
+    end = time.monotonic() + 10
+    while time.monotonic() < end and _running(child):
+        time.sleep(0.1)
+    assert not _running(child)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
 def test_a_folder_that_is_no_model_is_a_one_line_load_error(tmp_path):
     with pytest.raises(ModelError) as e:
         RemoteTranslator(tmp_path, threads=1)
