@@ -3,11 +3,12 @@
 ``multiprocessing`` pipe, each message a JSON object (:mod:`engine.nmt.wire`).
 
 Why a process: in the editor the translator shared the interpreter lock with the UI thread and
-the TM thread.  Every torch operation releases the lock and must take it back behind a thread
-busy in Python (5 ms switch interval): a beam search of 529 ms thread CPU took 1,447 ms of wall
-time in the editor (about 290 ms alone), and the UI thread stalled 400-900 ms at times
-(benchmarks/ui_latency.py, demo model, 100k TM, 2-core VM).  Here decoding holds a lock nobody
-else wants, and the editor's thread waiting for it blocks on the pipe without the lock.
+the TM thread, and every torch operation releases the lock and must take it back behind a thread
+busy in Python.  benchmarks/ui_latency.py (demo model, 100k TM, 2,000 segments, 40 steps, dwell 0,
+2-core VM at load 0.2-1.3): a suggestion took 389 ms of wall time for 145 ms of thread CPU in the
+editor's process, 88 ms for 74 ms here; suggestion on screen p50 290-318 -> 77-79 ms, p95 982-1,142
+-> 133-166 ms, the UI thread's longest stall 162-281 -> 102-157 ms.  Here decoding holds a lock
+nobody else wants, and the editor's thread waiting for it blocks on the pipe without the lock.
 
 Requests (``op``): ``suggest`` (a :class:`~engine.nmt.results.TranslationRequest` as a dict, ``beam``,
 ``memory_mode``, ``terms_mode``), ``forced`` (``srcs``, ``tgts``), ``memory_in_effect`` (``mode``),
