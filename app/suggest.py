@@ -109,7 +109,7 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     document when the model reads them, the glossary's target ``terms`` (``terms_mode``: off,
     prefer or enforce; of the hits, those :func:`~engine.glossary.suggest_terms.suggestion_terms` keeps).
     ``stop``: asked before every decoding step; True ends the search (engine ``Stopped``)."""
-    from engine.nmt.translator import TranslationRequest
+    from engine.nmt.results import TranslationRequest
 
     exact = None if prefix else exact_match(memories)
     if exact is not None:  # the translator's own translation of this very source, not a machine guess
@@ -209,12 +209,11 @@ class NMTService(QObject):
         return self._latest.dropped
 
     def _load(self, control):
-        import torch
+        from engine.nmt.remote import RemoteTranslator
 
-        from engine.nmt.translator import Translator
-
-        self.translator = Translator.load(self.model_dir, quantize=self.quantize and not torch.cuda.is_available(),
-                                          threads=self.threads)  # 0: engine/nmt/threads.py decides
+        # the engine in a process of its own (engine/nmt/server.py: decoding off this process's
+        # interpreter lock); threads 0: engine/nmt/threads.py decides there
+        self.translator = RemoteTranslator(self.model_dir, quantize=self.quantize, threads=self.threads)
         # (assigned at once: jobs queued behind the load see it)
         return self.translator
 
@@ -309,7 +308,7 @@ class NMTService(QObject):
 
     def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = "",
                    terms: tuple = (), wanted=None):
-        from engine.nmt.search import Stopped
+        from engine.nmt.results import Stopped
 
         control.check()
         if self.translator is None:  # loading failed after the request was queued
@@ -367,6 +366,11 @@ class NMTService(QObject):
         self._forced.request(key, job)
 
     def close(self) -> None:
+        """Stop what runs, and end the engine process."""
         self._latest.invalidate()
         self._forced.invalidate()
+        if self.translator is not None:  # what runs stops at its next step, what waits is refused
+            self.translator.close()
         self.pool.waitForDone(10_000)
+        if self.translator is not None:  # loaded meanwhile
+            self.translator.close()

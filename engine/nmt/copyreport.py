@@ -16,31 +16,8 @@ import torch
 from torch import Tensor, nn
 
 from engine.nmt.pairs import PairIds
+from engine.nmt.results import CopiedWord
 from engine.nmt.vocab import BOS, PAD, word_spans
-
-
-@dataclass(frozen=True)
-class CopiedWord:
-    """A target word copied from a retrieved pair: ``weight`` its copy mass (mean over its
-    subwords), ``entry_index`` the pair (index among those the sentence read), ``token_index``
-    and ``word`` the word of that pair's target, and the TM unit ``uid`` / corpus ``line`` of the
-    pair when known."""
-
-    weight: float
-    entry_index: int
-    token_index: int
-    word: str
-    uid: int | None = None
-    line: int | None = None
-
-    def to_json(self) -> dict:
-        d = {"weight": self.weight, "entry_index": self.entry_index, "token_index": self.token_index,
-             "word": self.word}
-        if self.uid is not None:
-            d["id"] = self.uid
-        if self.line is not None:
-            d["line"] = self.line
-        return d
 
 
 @dataclass

@@ -1,19 +1,52 @@
 """What a translation is, as the CLI and the editor receive it: :class:`TranslationResult` (words,
 their alignment to the source words and context-gate values, the subword detail, what was copied
 from the memory), :class:`TranslationRequest` (one editor suggestion's inputs) and :class:`Term` (a
-glossary term a translation must hold); how a split sentence's pieces join back into one result,
+glossary term a translation must hold), :class:`CopiedWord` (a word that came from the memory) and
+:class:`Stopped` (a translation told to stop); how a split sentence's pieces join back into one result,
 and how subword attention becomes word alignment.
+
+Importing it does not import torch (only joining and aggregating do): the editor's process reads
+results from its engine process (:mod:`engine.nmt.remote`) without loading torch.
 
     A[i, j] = mean_{t in word_i} sum_{s in word_j} attn[t, s]     (aggregate: (words_t, words_s))
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import torch
-
-from engine.nmt.copyreport import CopiedWord
 from engine.nmt.vocab import WORD_START
+
+if TYPE_CHECKING:
+    import torch
+
+
+class Stopped(Exception):
+    """The search was told to stop (its ``stop`` function said so) before it finished."""
+
+
+@dataclass(frozen=True)
+class CopiedWord:
+    """A target word copied from a retrieved pair: ``weight`` its copy mass (mean over its
+    subwords), ``entry_index`` the pair (index among those the sentence read), ``token_index``
+    and ``word`` the word of that pair's target, and the TM unit ``uid`` / corpus ``line`` of the
+    pair when known."""
+
+    weight: float
+    entry_index: int
+    token_index: int
+    word: str
+    uid: int | None = None
+    line: int | None = None
+
+    def to_json(self) -> dict:
+        d = {"weight": self.weight, "entry_index": self.entry_index, "token_index": self.token_index,
+             "word": self.word}
+        if self.uid is not None:
+            d["id"] = self.uid
+        if self.line is not None:
+            d["line"] = self.line
+        return d
 
 
 @dataclass
@@ -119,6 +152,8 @@ def join_parts(parts: list[TranslationResult], gaps: list[str]) -> TranslationRe
     """One result from the results of a sentence's pieces, in order: words
     and tokens follow each other, attention is block-diagonal (a piece's
     words align only to its own source words), scores add up."""
+    import torch
+
     def block(rows_of, cols_of) -> tuple[list[list[float]], list[int]]:
         width = sum(len(cols_of(p)) for p in parts)
         out, offs, off = [], [], 0
@@ -160,6 +195,8 @@ def piece_text(p: str) -> str:
 def aggregate(matrix: torch.Tensor, tgt_spans: list[tuple[int, int]], src_spans: list[tuple[int, int]]) -> torch.Tensor:
     """Subword attention (T, S) -> word attention (words_t, words_s):
     sum over a source word's pieces, mean over a target word's pieces."""
+    import torch
+
     if not tgt_spans or not src_spans:
         return torch.zeros(len(tgt_spans), len(src_spans))
     # one mean per target word, then one column sum per source word for all target words at once

@@ -51,13 +51,10 @@ from engine.nmt.constraints import (OWN, ConstraintState, constrain_terms, term_
                                     with_constraint_candidates)
 from engine.nmt.model import RNNSearch
 from engine.nmt.repeats import TAIL, SameWord, WordKeys, repeat_bans, source_runs
+from engine.nmt.results import Stopped
 from engine.nmt.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
-
-
-class Stopped(Exception):
-    """The search was told to stop (its ``stop`` function said so) before it finished."""
 
 
 def _check(stop) -> None:

@@ -66,16 +66,19 @@ def test_glossary_terms_can_be_kept_out_of_the_suggestion(qtbot, glossary_projec
 def test_the_suggestion_gets_each_term_with_its_place_in_the_source(qtbot, glossary_project, monkeypatch):
     """The editor hands the search the source span of each term (so it is written where the attention is
     on it) and every accepted target of its entry, not a bare target string."""
-    from engine.nmt.translator import Term, Translator
+    from engine.nmt.remote import RemoteTranslator
+    from engine.nmt.translator import Term
+    from engine.nmt.wire import request_from_dict
 
     seen = []
-    real = Translator.suggest
+    real = RemoteTranslator._call
 
-    def spy(self, req, **kw):
-        seen.append(req)
-        return real(self, req, **kw)
+    def spy(self, msg, stop=None):  # each request as the engine process receives it
+        if msg["op"] == "suggest":
+            seen.append(request_from_dict(msg["req"]))
+        return real(self, msg, stop)
 
-    monkeypatch.setattr(Translator, "suggest", spy)
+    monkeypatch.setattr(RemoteTranslator, "_call", spy)
     folder, target = glossary_project
     _suggestion_for_row_0(qtbot, folder, "enforce")
     # (a request made before the glossary's index was loaded has no terms: the one after it has)

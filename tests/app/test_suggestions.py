@@ -101,16 +101,16 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
     import time
 
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
-    tr = win.nmt.translator
-    calls, started, real = [], threading.Event(), tr.translate
+    tr = win.nmt.translator  # the engine process's proxy: each call here is one translation there
+    calls, started, real = [], threading.Event(), tr.suggest
 
-    def slow(texts, **kw):
-        calls.append(texts[0])
+    def slow(req, **kw):
+        calls.append(req.source)
         started.set()
         time.sleep(0.3)
-        return real(texts, **kw)
+        return real(req, **kw)
 
-    tr.translate = slow
+    tr.suggest = slow
     win.nmt.cache.clear()
     try:
         win.nmt.prefetch(SENTENCES[2], [], win.flow.context(2))
@@ -118,7 +118,7 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
         win.nav.go_to(2)
         wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
     finally:
-        tr.translate = real
+        tr.suggest = real
     assert win.suggestion.current.source == SENTENCES[2]
     assert calls.count(SENTENCES[2]) == 1
 

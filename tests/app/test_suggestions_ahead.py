@@ -10,6 +10,7 @@ import pytest
 from app.main_window import MainWindow
 from app.segment_flow import LOOKAHEAD
 from engine.nmt.search import Stopped
+from engine.nmt.server import SLOW_STEP_ENV
 from engine.store import Project
 
 from editor_helpers import make_project
@@ -47,8 +48,9 @@ def test_the_next_rows_are_translated_ahead_and_no_further(qtbot, win):
     assert not any(cached(win, s) for s in SENTENCES[1 + LOOKAHEAD:])
     # entering the next row shows its suggestion from what was translated ahead
     calls = []
-    real = win.nmt.translator.translate
-    win.nmt.translator.translate = lambda texts, **kw: calls.append(texts[0]) or real(texts, **kw)
+    tr = win.nmt.translator  # the engine process's proxy: each call here is one translation there
+    real = tr.suggest
+    tr.suggest = lambda req, **kw: calls.append(req.source) or real(req, **kw)
     try:
         win.nav.go_to(1)
         wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
@@ -56,32 +58,35 @@ def test_the_next_rows_are_translated_ahead_and_no_further(qtbot, win):
         # and the row that came into the window is translated ahead in turn
         qtbot.waitUntil(lambda: cached(win, SENTENCES[1 + LOOKAHEAD]), timeout=60_000)
     finally:
-        win.nmt.translator.translate = real
+        tr.suggest = real
 
 
-def slow_translator(win, log: list):
-    """The model's translate, made slow (0.5 s a "step") but stoppable as the real search is."""
-    real = win.nmt.translator.translate
+def slow_translator(win, log: list, monkeypatch):
+    """The engine process started again with every search step made slow (0.1 s), stoppable as
+    always; ``log``: each translation asked, and whether it was stopped (and on which thread) or finished."""
+    monkeypatch.setenv(SLOW_STEP_ENV, "100")
+    tr = win.nmt.translator
+    tr.restart()  # a new engine process, with the slow steps
+    real = tr.suggest
 
-    def slow(texts, **kw):
-        stop = kw.get("stop")
-        for _ in range(40):  # 20 s unless stopped
-            if stop is not None and stop():
-                log.append(("stopped", texts[0], threading.current_thread() is threading.main_thread()))
-                raise Stopped()
-            time.sleep(0.05)
-        log.append(("finished", texts[0]))
-        return real(texts, **kw)
+    def logged(req, **kw):
+        try:
+            out = real(req, **kw)
+        except Stopped:
+            log.append(("stopped", req.source, threading.current_thread() is threading.main_thread()))
+            raise
+        log.append(("finished", req.source))
+        return out
 
-    win.nmt.translator.translate = slow
+    tr.suggest = logged
     return real
 
 
-def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win):
+def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win, monkeypatch):
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
     log: list = []
-    real = slow_translator(win, log)
+    real = slow_translator(win, log, monkeypatch)
     try:
         win.nav.go_to(5)                   # not translated ahead: a slow search starts
         qtbot.wait(300)
@@ -89,29 +94,50 @@ def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win):
         win.nav.go_to(1)                   # translated ahead: shown at once, the search for row 5 stops
         wait_panel(qtbot, win, 1, "suggestion", timeout=5_000)
         qtbot.waitUntil(lambda: ("stopped", SENTENCES[5], False) in log, timeout=5_000)
-        assert time.perf_counter() - t < 3  # not the 20 s the slow search would take
+        assert time.perf_counter() - t < 3  # not the seconds the slow search would take
     finally:
-        win.nmt.translator.translate = real
+        win.nmt.translator.suggest = real
     assert ("finished", SENTENCES[5]) not in log
 
 
-def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win):
+def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win, monkeypatch):
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
     qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
     log: list = []
-    real = slow_translator(win, log)
+    real = slow_translator(win, log, monkeypatch)
     try:
         win.nmt.cache.clear()
         win.nav.go_to(1)  # rows 2-4 go ahead, slowly
         qtbot.waitUntil(lambda: win.nmt._running is not None, timeout=20_000)
         running = win.nmt._running
-        win.nmt.translator.translate = real
         win.nav.go_to(6)  # far away: the running prefetch stops, row 6 is translated now
         wait_panel(qtbot, win, 6, "suggestion", timeout=20_000)
         assert win.suggestion.current.source == SENTENCES[6]
         assert running[1].cancelled
     finally:
-        win.nmt.translator.translate = real
+        win.nmt.translator.suggest = real
     ahead = running[0].split("\x00")[0]  # the sentence that was being translated ahead
     assert ahead in SENTENCES[2:2 + LOOKAHEAD]
     assert ("stopped", ahead, False) in log and ("finished", ahead) not in log
+
+
+def test_an_engine_process_that_dies_says_so_in_one_line_and_the_next_suggestion_comes(qtbot, win, monkeypatch):
+    import os
+    import signal
+
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    real = slow_translator(win, [], monkeypatch)
+    monkeypatch.delenv(SLOW_STEP_ENV)  # the engine process started next translates at full speed
+    try:
+        win.nav.go_to(5)  # not translated ahead: a slow search under way in the engine process
+        qtbot.wait(300)
+        os.kill(win.nmt.translator.proc.pid, signal.SIGKILL)
+        qtbot.waitUntil(lambda: "engine stopped" in win.suggestion.status.text(), timeout=5_000)
+        msg = win.suggestion.status.text()
+        assert msg.startswith("Translation failed: the suggestion engine stopped") and "\n" not in msg
+        win.nav.go_to(6)
+        wait_panel(qtbot, win, 6, "suggestion", timeout=30_000)
+        assert win.suggestion.current.source == SENTENCES[6] and win.nmt.translator.starts == 3
+    finally:
+        win.nmt.translator.suggest = real
