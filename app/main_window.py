@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         self._build_panels()
 
         self.opening = Opening(self)  # what a project's opening starts only once its first matches show
-        torch_preload.install()       # the suggestion engine's import torch: libtorch loaded without the GIL
+        torch_preload.install()       # an import torch here (pre-translation): libtorch loaded without the GIL
         # the controllers: each owns one job and the actions that name it (app/controllers/)
         self.nav = NavigationController(self)
         self.flow = SegmentFlow(self.nav.typed_now, self)   # enter row → TM → suggestion → completion
