@@ -16,7 +16,6 @@ import contextlib
 import json
 import re
 import sqlite3
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -29,6 +28,7 @@ from engine.inline import TaggedText, strip_tags
 from engine.langs import normalize_lang, same_language
 from engine.tm import store
 from engine.tm.candidates import CandidateStage, MemoryLeaf
+from engine.tm.index_process import BackgroundBuild, counted
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
 from engine.tm.rerank import Verified, verify
 from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_many
@@ -36,7 +36,7 @@ from engine.tm.scan import ScanSearch
 from engine.tm.seal import Seal, Untrusted
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
-from engine.tm.whoosh_index import BuildCancelled, SourceIndex, build_new, new_index_id, pair_term, split_pair_term
+from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
 
 #: Most candidates scored per search (in batches; fewer when the top k is proven
 #: exact sooner): one per ``VERIFY_PER`` units of the TM, within VERIFY_LIMIT
@@ -125,7 +125,7 @@ class TranslationMemory:
         self._index_id = ""
         self._stages: dict[tuple[str, str, str], CandidateStage] = {}
         self._pairs: set[tuple[str, str]] | None = None
-        self._bg: _BackgroundBuild | None = None
+        self._bg: BackgroundBuild | None = None
         self._scans: dict[tuple[str, str], ScanSearch] = {}
         self._open_index()
 
@@ -206,7 +206,7 @@ class TranslationMemory:
         self.index.close()
         self._reset_overlay(0)
         self._scans = {}
-        self._bg = _BackgroundBuild(self.folder / self.DB_NAME, self.index.dir, self._progress)
+        self._bg = BackgroundBuild(self.folder / self.DB_NAME, self.index.dir, self._progress)
         self._bg.start()
 
     @property
@@ -244,7 +244,7 @@ class TranslationMemory:
         cur = self.conn.cursor()
         docs = cur.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
                            "FROM units ORDER BY id")
-        self.index.rebuild(_counted(docs, total, self._progress), index_id, seq)
+        self.index.rebuild(counted(docs, total, self._progress), index_id, seq)
         self._adopt_index(index_id, seq)
 
     def _adopt_index(self, index_id: str, seq: int) -> None:
@@ -797,68 +797,6 @@ def _pair_filter(src: str, tgt: str):
         return ((not src or not us or same_language(us, src))
                 and (not tgt or not ut or same_language(ut, tgt)))
     return accept
-
-
-class _BackgroundBuild(threading.Thread):
-    """Builds a TM's index from a snapshot of its SQLite on its own connections
-    (``done``: units indexed, units; ``result``: index id and journal seq of the
-    snapshot once built); the TM's owner thread swaps it in."""
-
-    def __init__(self, db_path: Path, index_dir: Path, progress: Callable[[int, int], None] | None):
-        super().__init__(name="verso-tm-index", daemon=True)
-        self.db_path, self.index_dir, self.progress = db_path, index_dir, progress
-        self.stop = threading.Event()
-        self.done = (0, 0)
-        self.result: tuple[str, int] | None = None
-        self.error: BaseException | None = None
-
-    def _count(self, done: int, total: int) -> None:
-        self.done = (done, total)
-        if self.progress is not None:
-            self.progress(done, total)
-
-    def run(self) -> None:
-        rconn = store.connect(self.db_path)
-        wconn = store.connect(self.db_path)
-        try:
-            rconn.execute("BEGIN")  # one snapshot: the units and the journal seq they reflect
-            seq = rconn.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0
-            total = rconn.execute("SELECT count(*) FROM units").fetchone()[0]
-            docs = rconn.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
-                                 "FROM units ORDER BY id")
-            index_id = new_index_id()
-            build_new(self.index_dir, _counted(docs, total, self._count), index_id, seq,
-                      Seal(lambda: wconn), stop=self.stop)
-            self.result = (index_id, seq)
-        except BuildCancelled:
-            self.error = TMError(f"{self.index_dir}: the index rebuild was cancelled")
-        except BaseException as e:  # noqa: BLE001 - handed to the owner thread
-            self.error = e
-        finally:
-            with contextlib.suppress(Exception):
-                rconn.execute("ROLLBACK")
-            rconn.close()
-            wconn.close()
-
-    def cancel(self) -> None:
-        self.stop.set()
-        self.join()
-
-
-def _counted(rows: Iterable, total: int, progress: Callable[[int, int], None] | None,
-             every: int = 5000) -> Iterator:
-    """``rows`` as they are, calling ``progress(done, total)`` every ``every`` rows."""
-    if progress is None:
-        yield from rows
-        return
-    progress(0, total)
-    done = 0
-    for row in rows:
-        yield row
-        done += 1
-        if done % every == 0:
-            progress(done, total)
-    progress(done, total)
 
 
 def _chunks(seq: list, n: int):
