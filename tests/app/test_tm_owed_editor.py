@@ -45,6 +45,7 @@ def test_confirms_queued_behind_a_busy_tm_thread_reach_the_tm_after_a_crash(qtbo
 def test_the_editor_says_while_a_tm_index_is_rebuilt_and_matches_meanwhile(qtbot, tmp_path, monkeypatch):
     import shutil
 
+    from engine.tm import index_process
     from engine.tm import memory as memory_mod
 
     folder = make_project(tmp_path / "p", ["Sentence number 7 about layer 7.", "Other."])
@@ -52,9 +53,9 @@ def test_the_editor_says_while_a_tm_index_is_rebuilt_and_matches_meanwhile(qtbot
         tm.add_many([(f"Sentence number {i} about layer {i}.", f"Satz {i} zu Ebene {i}.") for i in range(200)])
     shutil.rmtree(folder / "tm" / "index")             # a crash mid-indexing
     gate = threading.Event()
-    real = memory_mod.build_new
+    real = index_process.BackgroundBuild.run  # the build process starts once the gate opens
     monkeypatch.setattr(memory_mod, "BACKGROUND_MIN", 100)
-    monkeypatch.setattr(memory_mod, "build_new", lambda *a, **k: (gate.wait(30), real(*a, **k)))
+    monkeypatch.setattr(index_process.BackgroundBuild, "run", lambda self: (gate.wait(30), real(self)))
     win = open_window(qtbot, folder)
     try:
         qtbot.waitUntil(lambda: "Rebuilding the search index of TM" in win.statusBar().currentMessage(),
