@@ -118,13 +118,13 @@ _SCRIPT = textwrap.dedent("""
                 time.sleep(1.5)  # a checkpoint half written when the signal comes
                 (out / "b").write_text("2")
             time.sleep(60)  # then a phase that never looks at cancel
-        else:  # one native call of ~15 s holding the main thread (the handler waits for its end)
+        else:  # one native call holding the main thread well past the grace (60,000 lines: ~4 s here, a race)
             import random
             from engine.nmt.vocab import train_vocab
             rng = random.Random(1)
             words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 12)))
                      for _ in range(30000)]
-            lines = [" ".join(rng.choice(words) for _ in range(15)) for _ in range(60000)]
+            lines = [" ".join(rng.choice(words) for _ in range(15)) for _ in range(180000)]
             print("inside", flush=True)
             train_vocab(lines, name="x.model", vocab_size=8000, tag_symbols=True, character_coverage=1.0, sample=0)
             print("vocab finished", flush=True)
