@@ -203,7 +203,7 @@ class SegmentFlow(QObject):
             translate(self._ahead[row])
         else:
             k, tm = preferences().tm_matches, self.tm
-            tm.run(lambda c: tm.search_now(c, src, k) if wanted() else None, on_result=translate)
+            tm.run(lambda c: tm.search_now(c, src, k) if wanted() else None, on_result=translate, priority=-1)
 
     def _on_suggestion(self, key, view) -> None:
         if not self._current(key):

@@ -117,8 +117,9 @@ class TMService(SharedTMs, QObject):
             ReplicaStatus.attach(parent, self)
 
     # -- running on the TM thread --------------------------------------------------
-    def run(self, fn: Callable, *args, on_result=None, on_error=None, on_progress=None) -> Worker:
-        """Queue ``fn(control, *args)`` on the TM thread (never dropped)."""
+    def run(self, fn: Callable, *args, on_result=None, on_error=None, on_progress=None, priority: int = 0) -> Worker:
+        """Queue ``fn(control, *args)`` on the TM thread (never dropped; of the jobs waiting, those of higher
+        ``priority`` start first: the rows looked up ahead wait behind the row entered)."""
         w = Worker(fn, *args)
         if on_result:
             w.signals.result.connect(on_result)
@@ -127,7 +128,7 @@ class TMService(SharedTMs, QObject):
             w.signals.progress.connect(on_progress)
         self._jobs.add(w)
         w.signals.finished.connect(lambda w=w: self._jobs.discard(w))
-        return start(w, self.pool)
+        return start(w, self.pool, priority)
 
     def busy(self) -> bool:
         return bool(self._jobs) or self.pool.activeThreadCount() > 0
