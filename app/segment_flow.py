@@ -26,11 +26,12 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.nmt.retrieval import readable
 from app.preferences import preferences
+from app.suggest import memory_pairs
 
 CONTEXT_SENTENCES = 8  # previous sources a document-context model may read
 # Rows translated ahead of the one entered.  Entering a row costs a TM lookup and, unless its
 # suggestion is ready, a beam search: 130-290 ms of CPU for a 37-75-word sentence on this 2-core
-# VM alone, 0.6-1.9 s of wall time beside the editor (benchmarks/RESULTS.md, issue 37).  A
+# VM (benchmarks/RESULTS.md, issue 37; browsing without a pause, p95 258-345 ms even so).  A
 # translator who spends a few seconds on a segment finds the next ones translated; three keep
 # ahead of a fast pace without spending the CPU on rows a jump leaves behind (those stop).
 LOOKAHEAD = 3
@@ -144,12 +145,8 @@ class SegmentFlow(QObject):
             return
         row = key[1]
         self.matchesReady.emit(row, self.model.segment(row).source, found)
-        if self._asked != (row, self._pairs(self.memory_reads(found))):  # not asked with these on entering
+        if self._asked != (row, memory_pairs(self.memory_reads(found))):  # not asked with these on entering
             self._request_suggestion(row, found)  # (a shared TM changes without telling)
-
-    @staticmethod
-    def _pairs(memories) -> list:
-        return [(m.match.source.text, m.match.target.text, m.match.score) for m in memories or ()]
 
     @staticmethod
     def memory_reads(found: list) -> list:
@@ -169,7 +166,7 @@ class SegmentFlow(QObject):
         seg = self.model.segment(row)
         memories = self.memory_reads(found)
         self.found[row] = memories
-        self._asked = (row, self._pairs(memories))
+        self._asked = (row, memory_pairs(memories))
         self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row), self.suggestion_terms(row))
         for ahead in range(row + 1, min(row + 1 + LOOKAHEAD, self.model.rowCount())):
             self._prefetch(ahead)

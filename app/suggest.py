@@ -121,9 +121,14 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
         from engine.glossary.suggest_terms import suggestion_terms
 
         terms = suggestion_terms(text, terms)
-    pairs = tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
-    req = TranslationRequest(text, prefix, pairs, tuple(context) if context is not None else None, tuple(terms))
+    req = TranslationRequest(text, prefix, memory_pairs(memories), tuple(context) if context is not None else None, tuple(terms))
     return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode, stop=stop)
+
+
+def memory_pairs(memories: Sequence | None) -> tuple:
+    """The (source, target, score) of each TM match (:class:`~app.tmservice.FoundMatch`) a memory reads:
+    what the engine is sent, and what tells two suggestion requests apart."""
+    return tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
 
 
 def exact_match(memories: Sequence | None) -> int | None:
