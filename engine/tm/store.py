@@ -22,6 +22,7 @@ from pathlib import Path
 import sqlite_utils
 
 from engine.errors import TMError
+from engine.sqlguard import check_schema
 
 SCHEMA_VERSION = 1
 #: Query tokens absent from the vocabulary are encoded downwards from here.
@@ -64,15 +65,31 @@ def dup_key(source: str, target: str, src_lang: str, tgt_lang: str) -> str:
 
 
 def connect(path: Path) -> sqlite3.Connection:
+    """The TM database ``path``, once its schema is one Verso makes (:mod:`engine.sqlguard`:
+    every open of a TM passes here, so a received TM's triggers and views never run)."""
+    conn = None
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
                                timeout=30.0)
+        check_schema(conn, path, tm_schema, TMError)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
-    except sqlite3.DatabaseError as e:
+    except (sqlite3.DatabaseError, TMError) as e:
+        if conn is not None:
+            conn.close()
+        if isinstance(e, TMError):
+            raise
         raise TMError(f"{path}: not a readable TM database ({e})") from None
     return conn
+
+
+def tm_schema(conn: sqlite3.Connection) -> None:
+    """Every table and index Verso makes in a TM database (what :func:`connect` compares with)."""
+    from engine.tm.seal import create_table
+
+    create_schema(conn)
+    create_table(conn)
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
