@@ -5,7 +5,7 @@ stacks.  A shared TM is written on its server under the user's role: a refusal (
 role, the server out of reach) is one line under the table and changes nothing."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
@@ -59,6 +59,9 @@ class TMEditorController(QObject):
         self.flt = UnitFilter()
         self.undo_stack: list[Undoable] = []
         self.redo_stack: list[Redoable] = []
+        #: (TM, old id) -> the id a deleted unit came back under (written on the TM thread, read
+        #: there before each write: a step queued before the undo that moved it still finds it)
+        self._moved: dict[tuple[int, int], int] = {}
         dialog.searchChanged.connect(self.search)
         dialog.tmChosen.connect(self.choose_tm)
         dialog.deleteRequested.connect(self.delete)
@@ -85,6 +88,14 @@ class TMEditorController(QObject):
         """``fn(the TM's handle)`` on the TM thread, for the TM shown (or TM ``tm``)."""
         i = self.tm if tm is None else tm
         self.svc.run(lambda control: fn(self._handle(i)), on_result=on_result, on_error=on_error or self._failed)
+
+    def _now(self, tm: int, uid: int) -> int:
+        """The id unit ``uid`` of TM ``tm`` has now (an undone delete brings a unit back under a new id)."""
+        seen = {uid}
+        while (tm, uid) in self._moved and self._moved[tm, uid] not in seen:
+            uid = self._moved[tm, uid]
+            seen.add(uid)
+        return uid
 
     def _failed(self, msg: str) -> None:
         self.model.stop_loading()
@@ -131,7 +142,7 @@ class TMEditorController(QObject):
         editor = self.editor  # read here: the job runs on the TM thread
 
         def job(handle) -> tuple[UnitChange | None, TMEntry | None]:
-            change = edit_unit(handle, uid, editor=editor, **texts)
+            change = edit_unit(handle, self._now(tm, uid), editor=editor, **texts)
             return change, handle.get(change.after_id) if change else None
 
         def done(result) -> None:
@@ -139,7 +150,7 @@ class TMEditorController(QObject):
             if change is None:
                 return
             if tm == self.tm:
-                if change.after_id != uid:  # now the duplicate of another unit: that one holds it
+                if change.after_id != uid:  # another unit holds it now (a duplicate of it), or a new id
                     self.model.drop(uid)
                 self.model.put(entry, row)
             self._did(Undoable(tm, [(change, row)], entry), redoing)
@@ -151,25 +162,24 @@ class TMEditorController(QObject):
         self._delete(self.tm, uids, [self.model.row_of(uid) for uid in uids])
 
     def _delete(self, tm: int, uids: list[int], rows: list[int], redoing: bool = False) -> None:
-        row_of = dict(zip(uids, rows))
-
-        def job(handle) -> list[UnitChange]:
+        def job(handle) -> list[tuple[UnitChange, int, int]]:
             out = []
-            for uid in uids:
+            for uid, row in zip(uids, rows):
                 try:
-                    out.append(delete_unit(handle, uid))
+                    out.append((delete_unit(handle, self._now(tm, uid)), row, uid))
                 except TMError:
                     if out:  # the ones deleted so far stay undoable
                         break
                     raise
             return out
 
-        def done(changes: list[UnitChange]) -> None:
+        def done(deleted: list[tuple[UnitChange, int, int]]) -> None:
             if tm == self.tm:
-                for c in changes:
+                for c, _, asked in deleted:
+                    self.model.drop(asked)
                     self.model.drop(c.before.id)
-            self._did(Undoable(tm, [(c, row_of[c.before.id]) for c in changes]), redoing)
-            n = len(changes)
+            self._did(Undoable(tm, [(c, row) for c, row, _ in deleted]), redoing)
+            n = len(deleted)
             self.dlg.say(f"{n} unit{'s' if n != 1 else ''} deleted; Ctrl+Z brings {'them' if n != 1 else 'it'} "
                          "back.")
         self._run(job, done, tm)
@@ -188,7 +198,17 @@ class TMEditorController(QObject):
         step = self.undo_stack.pop()
 
         def job(handle) -> list[tuple[TMEntry, UnitChange, int]]:
-            return [(undo(handle, c), c, row) for c, row in reversed(step.changes)]
+            out = []
+            for c, row in reversed(step.changes):
+                was = c.before.id
+                c = replace(c, before=replace(c.before, id=self._now(step.tm, was)),
+                            after_id=None if c.after_id is None else self._now(step.tm, c.after_id))
+                entry = undo(handle, c)
+                self._moved.pop((step.tm, entry.id), None)  # a live unit's id names that unit
+                if entry.id != was:  # back under a new id (or merged into another unit)
+                    self._moved[step.tm, was] = entry.id
+                out.append((entry, c, row))
+            return out
 
         def done(restored) -> None:
             restored = restored[::-1]  # in the order the rows were shown
