@@ -116,6 +116,7 @@ def _plural_group(x: XmlText, el, name: str) -> Group | None:
 
 class AndroidFormat(PluralGaps, StringsFormat):
     name = "android"
+    UNITS = re.compile(rb"<(?:string|item)[\s>]")
     extensions = (".xml",)
 
     def sniff(self, path: Path, head: bytes) -> bool:

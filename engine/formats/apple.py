@@ -56,6 +56,7 @@ def quote(value: str) -> str:
 
 class StringsFileFormat(StringsFormat):
     name = "apple-strings"
+    UNITS = re.compile(rb'=\s*"')
     extensions = (".strings",)
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -111,6 +112,7 @@ class StringsFileFormat(StringsFormat):
 
 class StringsDictFormat(PluralGaps, StringsFormat):
     name = "apple-stringsdict"
+    UNITS = b"<string>"
     extensions = (".stringsdict",)
 
     def sniff(self, path: Path, head: bytes) -> bool:

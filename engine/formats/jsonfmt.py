@@ -172,6 +172,8 @@ def _plural_groups(text: str, units: list[Unit]) -> list[Group]:
 
 class JsonFormat(PluralGaps, StringsFormat):
     name = "json"
+    #: a string token; one followed by ``:`` (group 1: a key) is not counted
+    UNITS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?')
     extensions = (".json",)
     markup = True
 

@@ -106,6 +106,8 @@ def _split_entry(text: str, a: int, b: int) -> tuple[int, int, int]:
 
 class PropertiesFormat(StringsFormat):
     name = "properties"
+    #: a logical line (continuations joined) that is not blank or a comment
+    UNITS = re.compile(rb"(?m)^[ \t\f]*[^ \t\f\r\n#!][^\\\r\n]*(?:\\(?:\r\n|[\s\S])[^\\\r\n]*)*")
     extensions = (".properties",)
     markup = True
 

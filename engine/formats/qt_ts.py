@@ -43,6 +43,7 @@ def escape_ts(s: str) -> str:
 
 class TsFormat(StringsFormat):
     name = "qt-ts"
+    UNITS = b"<message"
     extensions = (".ts",)
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -20,6 +20,7 @@ XML_NS = "{http://www.w3.org/XML/1998/namespace}"
 
 class ResxFormat(StringsFormat):
     name = "resx"
+    UNITS = b"<data "
     extensions = (".resx",)
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -13,11 +13,12 @@ an export without translations is the same file byte for byte.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.formats import textutil
+from engine.formats import precount, textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.placeholders import protect_software, protect_target
 from engine.formats.textutil import Decoded, codes_checked, render
@@ -88,6 +89,8 @@ class StringsFormat:
     name = ""
     extensions: tuple[str, ...] = ()
     markup = True  # HTML tags in values are codes
+    #: what finds one string in the raw bytes, counted before parsing (:mod:`engine.formats.precount`)
+    UNITS: bytes | re.Pattern | None = None
 
     def sniff(self, path: Path, head: bytes) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -134,6 +137,8 @@ class StringsFormat:
 
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
         path = Path(path)
+        if self.UNITS is not None:
+            precount.refuse_over(path, precount.read_counted(path), self.UNITS, "strings")
         parsed = self.parse(path)
         doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang,
                              meta={"encoding": parsed.decoded.encoding, "bom": bool(parsed.decoded.bom),

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.formats import textutil
+from engine.formats import precount, textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import Decoded, codes_checked, newline_style, render
 from engine.fsutil import atomic_write
@@ -125,11 +125,9 @@ class SubtitleFormat:
         return head.lstrip(b"\xef\xbb\xbf").startswith(b"WEBVTT")
 
     def _decode(self, path: Path, problems: list[str]) -> Decoded:
+        raw = precount.read_counted(path)
+        precount.refuse_over(path, raw, b"-->", "cues")  # counted before the lines are split: 1 s a million
         textutil.check_lines(path)
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as e:
-            raise FormatError(path, f"cannot read: {e.strerror or e}") from None
         try:
             return textutil.decode_bytes(path, raw)
         except FormatError as e:

@@ -45,6 +45,8 @@ def _loader():
 
 class YamlFormat(StringsFormat):
     name = "yaml"
+    #: ``key: value`` with the value on its line
+    UNITS = re.compile(rb"[^\s]:[ \t]+[^\s#|>&*!\[{]")
     extensions = (".yml", ".yaml")
 
     def sniff(self, path: Path, head: bytes) -> bool:
