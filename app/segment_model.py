@@ -159,8 +159,7 @@ class SegmentTableModel(QAbstractTableModel):
         text = str(value) if role == ROLE_RAW else from_display(str(value), seg.source.tags)
         if text == seg.target.text or seg.locked:
             return False  # looking at a segment changes nothing; a locked one cannot change
-        # an edit accepts the segment's tracked changes (as memoQ and Trados do)
-        self.set_target(index.row(), accept_revisions(text, seg.target.tags))
+        self.set_target(index.row(), self.edited_target(row=index.row(), text=text))
         return True
 
     # -- helpers -------------------------------------------------------------
@@ -196,7 +195,13 @@ class SegmentTableModel(QAbstractTableModel):
     def confirm_target(self, row: int, text: str | None = None) -> TaggedText:
         """The target :meth:`confirm` would store for ``row`` with ``text`` typed."""
         seg = self._rows[row]
-        return seg.target if text is None or text == seg.target.text else seg.source.with_text(text)
+        return seg.target if text is None or text == seg.target.text else self.edited_target(row, text)
+
+    def edited_target(self, row: int, text: str) -> TaggedText:
+        """``text`` typed in ``row``'s box as the target it stores: an edit accepts the segment's
+        tracked changes, as memoQ and Trados do (deleted text goes, inserted text stays plain)."""
+        seg = self._rows[row]
+        return seg.source.with_text(accept_revisions(text, seg.target.tags))
 
     def confirm(self, row: int, text: str | None = None, tm_meta: dict | None = None,
                 tm_replaces: TaggedText | None = None) -> Segment:
@@ -210,7 +215,7 @@ class SegmentTableModel(QAbstractTableModel):
         """
         seg = self._rows[row]
         if text is not None and text != seg.target.text:
-            target, origin, score = seg.source.with_text(text), "human", None
+            target, origin, score = self.edited_target(row, text), "human", None
         else:
             target, origin, score = seg.target, seg.origin or "human", seg.origin_score
         self._replace(row, self.project.confirm(seg.id, target, origin=origin, origin_score=score,
