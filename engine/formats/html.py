@@ -22,147 +22,29 @@ from __future__ import annotations
 import bisect
 import html
 import re
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import FormatError
+from engine.formats import html_scan, precount
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.html_scan import Block, Scanner, TooDeep
 from engine.formats.textutil import check_lines, decode_bytes, renumber, text_codec
 from engine.fsutil import atomic_write
 from engine.inline import TAG_MAX, TaggedText, TaggedTextBuilder, tag_number
 from engine.segmentation import segment_text
 
-INLINE = {"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "data", "dfn", "em", "font", "i", "kbd",
-          "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
-          "del", "ins", "label", "nobr"}
-VOID_INLINE = {"br", "img", "wbr", "input"}
-#: their content is never translated
-OPAQUE = {"script", "style", "pre", "code", "textarea", "svg", "math", "template", "noscript"}
-TRANSLATABLE_ATTRS = ("alt", "title")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
 NL = b"\n"
 _PUA = re.compile("[\ue001-\uf8ff]")
 _SNIFF = re.compile(rb"<!doctype\s+html|<html[\s>]|<body[\s>]|<head[\s>]", re.I)
-
-
-@dataclass
-class _Block:
-    items: list = field(default_factory=list)  # ("text", start, end, raw) / ("tag", start, end, raw, kind, name)
-
-
-class _Scanner(HTMLParser):
-    """Collects blocks and translatable attributes with their offsets in the source."""
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=False)
-        self.src = text
-        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
-        self.blocks: list[_Block] = []
-        self.attrs: list[tuple[int, int, str]] = []  # value span, attribute name
-        self.cur = _Block()
-        self.opaque: list[str] = []   # names of the opaque elements we are inside
-        self.opaque_start = 0
-        self.events: list[tuple] = []
-
-    def _pos(self) -> int:
-        line, col = self.getpos()
-        return self.line_starts[line - 1] + col
-
-    def flush(self) -> None:
-        if any(it[0] == "text" and it[3].strip() for it in self.cur.items):
-            self.blocks.append(self.cur)
-        self.cur = _Block()
-
-    # the end of each event is the start of the next: record starts, resolve later
-    def _event(self, kind: str, *data) -> None:
-        self.events.append((self._pos(), kind, *data))
-
-    def handle_starttag(self, tag, attrs):
-        self._event("start", tag, self.get_starttag_text())
-
-    def handle_startendtag(self, tag, attrs):
-        self._event("startend", tag, self.get_starttag_text())
-
-    def handle_endtag(self, tag):
-        self._event("end", tag)
-
-    def handle_data(self, data):
-        self._event("text")
-
-    def handle_entityref(self, name):
-        self._event("text")
-
-    def handle_charref(self, name):
-        self._event("text")
-
-    def handle_comment(self, data):
-        self._event("other")
-
-    def handle_decl(self, decl):
-        self._event("other")
-
-    def handle_pi(self, data):
-        self._event("other")
-
-    def unknown_decl(self, data):
-        self._event("other")
-
-    def run(self) -> None:
-        self.feed(self.src)
-        self.close()
-        evs = self.events + [(len(self.src), "eof")]
-        for (start, kind, *data), (end, *_) in zip(evs, evs[1:]):
-            raw = self.src[start:end]
-            if kind == "start" or kind == "startend":
-                name = data[0].lower()
-                self._attrs(start, data[1] or raw)
-                if self.opaque:
-                    if name == self.opaque[-1] and kind == "start":
-                        self.opaque.append(name)
-                    continue
-                if name in OPAQUE and kind == "start":
-                    self.opaque.append(name)
-                    self.opaque_start = start
-                    if name != "code":
-                        self.flush()
-                    continue
-                if name in INLINE and kind == "start":
-                    self.cur.items.append(("tag", start, end, raw, "open", name))
-                elif name in INLINE or name in VOID_INLINE:
-                    self.cur.items.append(("tag", start, end, raw, "ph", name))
-                else:
-                    self.flush()
-            elif kind == "end":
-                name = data[0].lower()
-                if self.opaque:
-                    if name == self.opaque[-1]:
-                        self.opaque.pop()
-                        if not self.opaque and name == "code":
-                            self.cur.items.append(("tag", self.opaque_start, end,
-                                                   self.src[self.opaque_start:end], "ph", "code"))
-                    continue
-                if name in INLINE:
-                    self.cur.items.append(("tag", start, end, raw, "close", name))
-                elif name not in VOID_INLINE:
-                    self.flush()
-            elif kind == "text":
-                if not self.opaque:
-                    self.cur.items.append(("text", start, end, raw))
-            elif not self.opaque:  # a comment inside a paragraph: a code
-                self.cur.items.append(("tag", start, end, raw, "ph", "!--"))
-        self.flush()
-
-    def _attrs(self, start: int, raw: str) -> None:
-        for m in re.finditer(r"""\s(alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)')""", raw, re.I):
-            g = 2 if m.group(2) is not None else 3
-            if m.group(g).strip():
-                self.attrs.append((start + m.start(g), start + m.end(g), m.group(1).lower()))
-
+#: tags (counted as ``<``) in one document: the tokenizer keeps about 350 bytes and 22 us a tag
+#: (400,000 tags: 8.8 s, 420 MiB), so a million stays near the 1 GB every document is held to
+MAX_TAGS = 1_000_000
 
 @dataclass
 class _Seg:
-    block: _Block
+    block: Block
     text: TaggedText
     lead: str
     tail: str
@@ -172,7 +54,7 @@ class _Seg:
     end: int
 
 
-def _block_text(block: _Block, lang: str) -> _Seg | None:
+def _block_text(block: Block, lang: str) -> _Seg | None:
     items = block.items
     # codes at the block's ends stay out of it; a pair only when both ends are there
     lo, hi = 0, len(items)
@@ -222,20 +104,20 @@ def _block_text(block: _Block, lang: str) -> _Seg | None:
 PIECE_CODES = 3000
 
 
-def _pieces(block: _Block) -> list[_Block]:
+def _pieces(block: Block) -> list[Block]:
     """``block``, or its pieces when it holds more codes than one segment can number."""
     items = block.items
     codes = [1 if it[0] == "tag" else len(_PUA.findall(html.unescape(it[3]) if "&" in it[3] else it[3]))
              for it in items]
     if sum(codes) <= PIECE_CODES:
         return [block]
-    pieces: list[_Block] = []
+    pieces: list[Block] = []
     open_names: list[str] = []
     cur: list = []
     n = 0
     for it, c in zip(items, codes):
         if cur and n + c > TAG_MAX - 1:
-            pieces.append(_Block(cur))
+            pieces.append(Block(cur))
             cur, n, open_names = [], 0, []
         cur.append(it)
         n += c
@@ -245,10 +127,10 @@ def _pieces(block: _Block) -> list[_Block]:
             elif it[4] == "close" and it[5] in open_names:
                 del open_names[len(open_names) - 1 - open_names[::-1].index(it[5])]
         if n >= PIECE_CODES and not open_names:
-            pieces.append(_Block(cur))
+            pieces.append(Block(cur))
             cur, n = [], 0
     if cur:
-        pieces.append(_Block(cur))
+        pieces.append(Block(cur))
     return pieces
 
 
@@ -309,11 +191,9 @@ def _render(tt: TaggedText, src: TaggedText, attr_repl: dict) -> str:
 
 
 def _load(path: Path):
+    raw = precount.read_counted(path)
+    precount.refuse_over(path, raw, b"<", "tags", MAX_TAGS)
     check_lines(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise FormatError(path, f"cannot read: {e.strerror or e}") from None
     m = _CHARSET.search(raw[:4096])
     declared = m.group(1).decode("ascii", "ignore") if m else None
     if declared:
@@ -329,8 +209,13 @@ def _load(path: Path):
         if declared is None:
             raise
         dec = decode_bytes(path, raw, None)  # a wrong declaration: the bytes are UTF-8
-    sc = _Scanner(dec.text)
-    sc.run()
+    sc = Scanner(dec.text)
+    try:
+        sc.run()
+    except TooDeep as e:
+        raise FormatError(path, f"inline elements nested more than {html_scan.MAX_INLINE_DEPTH} deep in one "
+                                "paragraph: not a page Verso translates",
+                          f"line {bisect.bisect_right(sc.line_starts, e.args[0])}") from None
     return dec, sc
 
 

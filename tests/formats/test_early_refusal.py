@@ -101,3 +101,41 @@ def test_doc_import_of_a_huge_subtitle_file_is_one_error_line(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "film.srt, line 162" in err
     assert "1,000 cues: more than the 40" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------------ HTML
+def test_a_paragraph_of_deeply_nested_inline_tags_is_refused_at_its_line(tmp_path, monkeypatch):
+    from engine.formats import html_scan
+
+    monkeypatch.setattr(html_scan, "MAX_INLINE_DEPTH", 30)
+    p = tmp_path / "nest.html"
+    p.write_text("<html><body>\n<p>Fine <b><i>words</i></b>.</p>\n<p>" + "<span>" * 31 + "deep"
+                 + "</span>" * 31 + "</p>\n</body></html>\n", "utf-8")
+    with pytest.raises(FormatError) as e:
+        read_document(p, src_lang="en")
+    assert str(e.value) == (f"{p}, line 3: inline elements nested more than 30 deep in one paragraph: "
+                            "not a page Verso translates")
+
+
+def test_inline_tags_closed_before_the_next_paragraph_do_not_add_up(tmp_path, monkeypatch):
+    from engine.formats import html_scan
+
+    monkeypatch.setattr(html_scan, "MAX_INLINE_DEPTH", 30)
+    p = tmp_path / "ok.html"
+    paras = "".join("<p>" + "<span>" * 20 + f"Para {i}." + "</span>" * 20 + "</p>\n" for i in range(5))
+    unclosed = "".join(f"<p><font>Old {i}.</p>\n" for i in range(40))  # never closed: each block starts afresh
+    p.write_text("<html><body>\n" + paras + unclosed + "</body></html>\n", "utf-8")
+    assert len(read_document(p, src_lang="en").segments) == 45
+
+
+def test_an_html_file_of_more_tags_than_the_limit_is_refused_before_it_is_tokenized(tmp_path, monkeypatch):
+    from engine.formats import html, html_scan
+
+    monkeypatch.setattr(html, "MAX_TAGS", 200)
+    monkeypatch.setattr(html_scan.Scanner, "feed", lambda *a: pytest.fail("tokenized"))
+    p = tmp_path / "tags.html"
+    p.write_text("<html><body>\n" + "".join(f"<p>Item <b>{i}</b>.</p>\n" for i in range(60)) + "</body></html>\n",
+                 "utf-8")
+    with pytest.raises(FormatError) as e:
+        read_document(p, src_lang="en")
+    assert str(e.value) == f"{p}, line 51: 244 tags: more than the 200 Verso imports as one document; split it"

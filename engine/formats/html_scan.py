@@ -1,0 +1,157 @@
+"""The HTML tokenizer of :mod:`engine.formats.html`: blocks of text and inline tags, and the
+translatable attributes, each with its offsets in the source.
+
+Parsed with the standard library's :class:`html.parser.HTMLParser` (a real, tolerant HTML
+tokenizer) because it reports where each token starts in the source, which the export's
+splicing needs.
+
+Inline elements nested more than :data:`MAX_INLINE_DEPTH` deep in one block are refused while
+tokenizing: a paragraph of 100,000 nested ``<span>`` (0.7 MB) took 71 s to read (issue 45), each
+open code's pair looked for across the block; real pages nest inline elements a few deep.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+INLINE = {"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "data", "dfn", "em", "font", "i", "kbd",
+          "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+          "del", "ins", "label", "nobr"}
+VOID_INLINE = {"br", "img", "wbr", "input"}
+#: their content is never translated
+OPAQUE = {"script", "style", "pre", "code", "textarea", "svg", "math", "template", "noscript"}
+TRANSLATABLE_ATTRS = ("alt", "title")
+#: inline elements open at once in one block (see the module's docstring)
+MAX_INLINE_DEPTH = 100
+
+
+class TooDeep(Exception):
+    """Inline elements nested past :data:`MAX_INLINE_DEPTH`; ``args[0]``: the offset of the tag."""
+
+
+@dataclass
+class Block:
+    items: list = field(default_factory=list)  # ("text", start, end, raw) / ("tag", start, end, raw, kind, name)
+
+
+class Scanner(HTMLParser):
+    """Collects blocks and translatable attributes with their offsets in the source."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=False)
+        self.src = text
+        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.blocks: list[Block] = []
+        self.attrs: list[tuple[int, int, str]] = []  # value span, attribute name
+        self.cur = Block()
+        self.opaque: list[str] = []   # names of the opaque elements we are inside
+        self.opaque_start = 0
+        self.events: list[tuple] = []
+        self.depth = 0  # inline elements open in the current block (tokenizer's view)
+
+    def _pos(self) -> int:
+        line, col = self.getpos()
+        return self.line_starts[line - 1] + col
+
+    def flush(self) -> None:
+        if any(it[0] == "text" and it[3].strip() for it in self.cur.items):
+            self.blocks.append(self.cur)
+        self.cur = Block()
+
+    # the end of each event is the start of the next: record starts, resolve later
+    def _event(self, kind: str, *data) -> None:
+        self.events.append((self._pos(), kind, *data))
+
+    def handle_starttag(self, tag, attrs):
+        self._event("start", tag, self.get_starttag_text())
+        if tag in INLINE:
+            self.depth += 1
+            if self.depth > MAX_INLINE_DEPTH:
+                raise TooDeep(self._pos())
+        elif tag not in VOID_INLINE:
+            self.depth = 0  # a block starts: what the last one left open is closed
+
+    def handle_startendtag(self, tag, attrs):
+        self._event("startend", tag, self.get_starttag_text())
+
+    def handle_endtag(self, tag):
+        self._event("end", tag)
+        if tag in INLINE:
+            self.depth = max(0, self.depth - 1)
+        elif tag not in VOID_INLINE:
+            self.depth = 0
+
+    def handle_data(self, data):
+        self._event("text")
+
+    def handle_entityref(self, name):
+        self._event("text")
+
+    def handle_charref(self, name):
+        self._event("text")
+
+    def handle_comment(self, data):
+        self._event("other")
+
+    def handle_decl(self, decl):
+        self._event("other")
+
+    def handle_pi(self, data):
+        self._event("other")
+
+    def unknown_decl(self, data):
+        self._event("other")
+
+    def run(self) -> None:
+        self.feed(self.src)
+        self.close()
+        evs = self.events + [(len(self.src), "eof")]
+        for (start, kind, *data), (end, *_) in zip(evs, evs[1:]):
+            raw = self.src[start:end]
+            if kind == "start" or kind == "startend":
+                name = data[0].lower()
+                self._attrs(start, data[1] or raw)
+                if self.opaque:
+                    if name == self.opaque[-1] and kind == "start":
+                        self.opaque.append(name)
+                    continue
+                if name in OPAQUE and kind == "start":
+                    self.opaque.append(name)
+                    self.opaque_start = start
+                    if name != "code":
+                        self.flush()
+                    continue
+                if name in INLINE and kind == "start":
+                    self.cur.items.append(("tag", start, end, raw, "open", name))
+                elif name in INLINE or name in VOID_INLINE:
+                    self.cur.items.append(("tag", start, end, raw, "ph", name))
+                else:
+                    self.flush()
+            elif kind == "end":
+                name = data[0].lower()
+                if self.opaque:
+                    if name == self.opaque[-1]:
+                        self.opaque.pop()
+                        if not self.opaque and name == "code":
+                            self.cur.items.append(("tag", self.opaque_start, end,
+                                                   self.src[self.opaque_start:end], "ph", "code"))
+                    continue
+                if name in INLINE:
+                    self.cur.items.append(("tag", start, end, raw, "close", name))
+                elif name not in VOID_INLINE:
+                    self.flush()
+            elif kind == "text":
+                if not self.opaque:
+                    self.cur.items.append(("text", start, end, raw))
+            elif not self.opaque:  # a comment inside a paragraph: a code
+                self.cur.items.append(("tag", start, end, raw, "ph", "!--"))
+        self.flush()
+
+    def _attrs(self, start: int, raw: str) -> None:
+        for m in re.finditer(r"""\s(alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)')""", raw, re.I):
+            g = 2 if m.group(2) is not None else 3
+            if m.group(g).strip():
+                self.attrs.append((start + m.start(g), start + m.end(g), m.group(1).lower()))
+
+
