@@ -24,6 +24,7 @@ from engine.errors import VersoError
 from engine.glossary.model import STATUSES, GlossaryEntry, ImportResult
 from engine.glossary.recognise import TermIndex
 from engine.langs import normalize_lang, same_language
+from engine.sqlguard import check_schema
 
 SCHEMA_VERSION = 2
 
@@ -80,6 +81,18 @@ def _row_entry(row) -> GlossaryEntry:
                          concept=concept, origin=origin, inflect=bool(inflect), id=id_)
 
 
+def _tables(c: sqlite3.Connection) -> None:
+    """The tables of a glossary database (what a received one is compared with)."""
+    c.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    c.execute("""CREATE TABLE IF NOT EXISTS entries (
+        id INTEGER PRIMARY KEY, dkey TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
+        targets TEXT NOT NULL, src_lang TEXT NOT NULL, tgt_lang TEXT NOT NULL,
+        pos TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '',
+        forbidden TEXT NOT NULL DEFAULT '[]', status TEXT NOT NULL DEFAULT 'preferred',
+        concept TEXT NOT NULL DEFAULT '', origin TEXT NOT NULL DEFAULT '',
+        created TEXT NOT NULL, changed TEXT NOT NULL, inflect INTEGER NOT NULL DEFAULT 0)""")
+
+
 class Glossary:
     """A glossary folder.  ``Glossary(folder, create=True)`` makes it when missing.
 
@@ -126,14 +139,9 @@ class Glossary:
 
     def _create_schema(self) -> None:
         c = self.conn
-        c.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        c.execute("""CREATE TABLE IF NOT EXISTS entries (
-            id INTEGER PRIMARY KEY, dkey TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
-            targets TEXT NOT NULL, src_lang TEXT NOT NULL, tgt_lang TEXT NOT NULL,
-            pos TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '',
-            forbidden TEXT NOT NULL DEFAULT '[]', status TEXT NOT NULL DEFAULT 'preferred',
-            concept TEXT NOT NULL DEFAULT '', origin TEXT NOT NULL DEFAULT '',
-            created TEXT NOT NULL, changed TEXT NOT NULL, inflect INTEGER NOT NULL DEFAULT 0)""")
+        # a received glossary's triggers and views never run (engine.sqlguard); schema 1 lacked a column
+        check_schema(c, self.path, _tables, GlossaryError, exact=False)
+        _tables(c)
         c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         version = int(self._meta("schema", "0") or 0)
         if version > SCHEMA_VERSION:

@@ -159,6 +159,17 @@ def current_version(db: sqlite3.Connection) -> int:
     return int(v or 0)
 
 
+def checked_version(db: sqlite3.Connection, path) -> int:
+    """:func:`current_version`, once the database ``path`` holds nothing these migrations do not
+    make (:mod:`engine.sqlguard`: a received project's triggers and views never run; an older
+    version lacks some columns)."""
+    from engine.errors import ProjectError
+    from engine.sqlguard import check_schema
+
+    check_schema(db, path, migrate, ProjectError, exact=False)
+    return current_version(db)
+
+
 def migrate(db: sqlite3.Connection) -> list[int]:
     """Apply every pending migration; return the versions applied.
 

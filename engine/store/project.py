@@ -151,7 +151,7 @@ class Project:
                 raise ProjectError(f"{self.path}: cannot use write-ahead logging (journal mode {mode})")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-            version = migrations.current_version(conn)
+            version = migrations.checked_version(conn, self.path)
             if version > migrations.LATEST:
                 conn.close()
                 raise ProjectError(f"{self.path}: made by a newer Verso (schema {version} > "
