@@ -117,12 +117,31 @@ def _import(a) -> int:
         languages: dict = {}  # the pair a bilingual document declares
         units = read_tm_file(a.file, src_lang=src, tgt_lang=tgt, problems=problems, target_file=a.target_file,
                              languages=languages)
+        units = with_progress(units, a.file.name)
         if a.target_file is None:
             _tmx_pair_refused(a.file, src, tgt)
         res = tm.import_units(units, src_lang=languages.get("src", src), tgt_lang=languages.get("tgt", tgt),
                               origin=a.file.name, problems=problems)
     print_json(res.to_json())
     return 0
+
+
+#: seconds between two progress lines of a long import (a 2-million-unit TMX read for minutes in silence)
+PROGRESS_EVERY_S = 5.0
+
+
+def with_progress(units, name: str):
+    """``units`` as they are, with a line on stderr every :data:`PROGRESS_EVERY_S` seconds: how
+    many units were read and how many a second (the clock is looked at every 256 units)."""
+    t0 = last = time.monotonic()
+    n = 0
+    for u in units:
+        n += 1
+        yield u
+        if n % 256 == 0 and (now := time.monotonic()) - last >= PROGRESS_EVERY_S:
+            last = now
+            print(f"verso: {name}: {n:,} units read ({n / max(now - t0, 1e-9):,.0f} a second)",
+                  file=sys.stderr, flush=True)
 
 
 def _tmx_pair_refused(path: Path, src: str, tgt: str) -> None:

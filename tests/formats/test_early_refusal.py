@@ -139,3 +139,36 @@ def test_an_html_file_of_more_tags_than_the_limit_is_refused_before_it_is_tokeni
     with pytest.raises(FormatError) as e:
         read_document(p, src_lang="en")
     assert str(e.value) == f"{p}, line 51: 244 tags: more than the 200 Verso imports as one document; split it"
+
+
+# ------------------------------------------------------------------ TM import
+def _tmx_file(path, n: int) -> None:
+    tus = "".join(f'<tu><tuv xml:lang="en"><seg>Unit {i}</seg></tuv><tuv xml:lang="de"><seg>Einheit {i}</seg>'
+                  "</tuv></tu>\n" for i in range(n))
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header srclang="en" '
+                    'creationtool="t" creationtoolversion="1" segtype="sentence" o-tmf="t" adminlang="en" '
+                    f'datatype="plaintext"/><body>\n{tus}</body></tmx>\n', "utf-8")
+
+
+def test_a_long_tm_import_prints_units_read_and_their_rate_on_stderr(tmp_path, capsys, monkeypatch):
+    import re
+
+    from engine.cli import tm as tm_cli
+
+    _tmx_file(tmp_path / "big.tmx", 600)
+    monkeypatch.setattr(tm_cli, "PROGRESS_EVERY_S", 0.0)
+    rc = main(["tm", "import", str(tmp_path / "big.tmx"), "--tm", str(tmp_path / "tm"),
+               "--src-lang", "en", "--tgt-lang", "de"])
+    out = capsys.readouterr()
+    assert rc == 0 and '"added": 600' in out.out
+    lines = [ln for ln in out.err.splitlines() if "units read" in ln]
+    assert [re.sub(r"\(.*\)", "()", ln) for ln in lines] == ["verso: big.tmx: 256 units read ()",
+                                                             "verso: big.tmx: 512 units read ()"]
+    assert all(re.search(r"\([\d,]+ a second\)$", ln) for ln in lines)
+
+
+def test_a_short_tm_import_prints_no_progress(tmp_path, capsys):
+    _tmx_file(tmp_path / "small.tmx", 600)
+    assert main(["tm", "import", str(tmp_path / "small.tmx"), "--tm", str(tmp_path / "tm"),
+                 "--src-lang", "en", "--tgt-lang", "de"]) == 0
+    assert "units read" not in capsys.readouterr().err
