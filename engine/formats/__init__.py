@@ -54,10 +54,10 @@ def detect(path: str | Path) -> DocumentFormat:
         head = prolog[:4096]
     except OSError as e:
         raise FormatError(path, f"cannot read: {e.strerror or e}") from None
-    not_a_document = _memory_or_glossary(path, head)
+    root = xml_root(path, prolog)
+    not_a_document = _memory_or_glossary(path, head, root)
     if not_a_document:
         raise UnsupportedFormatError(path, not_a_document)
-    root = xml_root(path, prolog)
     if root is not None and root[0].lower() not in _document_roots():
         raise UnsupportedFormatError(path, _other_xml(root))
     for f in formats():
@@ -76,10 +76,13 @@ _TMX = re.compile(rb"<tmx[\s>]", re.I)
 _TBX = re.compile(rb"<(martif|tbx)[\s>]", re.I)
 
 
-def _memory_or_glossary(path: Path, head: bytes) -> str:
+def _memory_or_glossary(path: Path, head: bytes, root: tuple[str, str, str] | None) -> str:
     """Why a TM or glossary file is not a document ("" for anything else): a TMX's
-    ``<body>`` made it read as HTML, one segment of markup."""
+    ``<body>`` made it read as HTML, one segment of markup.  An XLIFF file is a document
+    even when it embeds a TBX ``<martif>`` (XLIFF 2.0 allows it as an extension)."""
     suffix = path.suffix.lower()
+    if root is not None and root[0].lower() == "xliff":
+        return ""
     if suffix == ".tmx" or _TMX.search(head):
         return ("a TMX translation memory, not a document: add it to a TM with `verso tm import FILE --tm DIR` "
                 "(in the editor: File ▸ Import TMX)")

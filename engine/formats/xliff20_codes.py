@@ -17,9 +17,10 @@ from lxml import etree
 from engine.formats.xliff20_rules import _SHARED, CODES, _fail, _local, q
 
 
-def codes(chk, els, part_ids, side: str) -> None:
+def codes(chk, els, part_ids, side: str, complete: bool = True) -> None:
     """Ids, pairing and references of the inline codes ``els`` of a unit's source or
-    target (``chk``: the unit's ``data_ids``, the file's ``unit_ids``)."""
+    target (``chk``: the unit's ``data_ids``, the file's ``unit_ids``; ``complete``: every
+    part has this side, so a marker's end is not in a part still untranslated)."""
     ids: dict[str, object] = {}
     starts: dict[str, object] = {}
     ended: set[str] = set()
@@ -60,6 +61,10 @@ def codes(chk, els, part_ids, side: str) -> None:
     for ident, sc in starts.items():
         if _local(sc) == "sc" and sc.get("isolated") != "yes" and ident not in ended:
             _fail(sc, f"<sc id={ident!r}> has no <ec> in its unit (and is not isolated)")
+        if _local(sc) == "sm" and complete and ident not in ended:
+            # an <sm> has no isolated form: its <em> is in the same unit (the OASIS TC's answer
+            # on the XLIFF2 object model's issue 7, a lone <sm> wrongly accepted)
+            _fail(sc, f"<sm id={ident!r}> has no <em> in its unit")
     for c in els:
         name = _local(c)
         for k in ("dataRef", "dataRefStart", "dataRefEnd"):
@@ -149,3 +154,35 @@ def reorder(sources, targets, parts, unit) -> None:
         if tkeys[i:i + len(seq)] != seq:
             _fail(unit, f"the codes from {seq[0][1]!r} (canReorder=\"firstNo\") are "
                         "reordered in the target")
+
+
+#: what a code stands for, by id (spec 4.7.1: a target code with a source code's id is that
+#: code): a <pc> is both the start and the end of its id, <sc>/<ec> one each (an <ec> by its
+#: startRef, or its id when isolated), likewise <mrk> and <sm>/<em>
+_ROLES = {"ph": ("ph",), "cp": ("ph",), "pc": ("start", "end"), "sc": ("start",), "ec": ("end",),
+          "mrk": ("mstart", "mend"), "sm": ("mstart",), "em": ("mend",)}
+
+
+def _roles(els) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for c in els:
+        name = _local(c)
+        ident = c.get("startRef") if name in ("ec", "em") and c.get("startRef") is not None \
+            else c.get("id")
+        if ident is not None and name in _ROLES:
+            out.setdefault(ident, set()).update(_ROLES[name])
+    return out
+
+
+def correspond(src_els, trg_els) -> None:
+    """A target code with the id of a source code is the same kind of code (a ``<ph>`` for
+    a ``<ph>``, a start or end for a ``<pc>``/``<sc>``/``<ec>``): the check Okapi's XLIFF 2
+    toolkit settled on (tag type only; data and subType may change with the translation)."""
+    src = _roles(src_els)
+    for c in trg_els:
+        name = _local(c)
+        ident = c.get("startRef") if name in ("ec", "em") and c.get("startRef") is not None \
+            else c.get("id")
+        if ident in src and name in _ROLES and not set(_ROLES[name]) <= src[ident]:
+            _fail(c, f"<{name}> {ident!r} of the target is another kind of code than the "
+                     f"source's {ident!r}")

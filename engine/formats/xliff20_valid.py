@@ -248,7 +248,8 @@ class _Checker:
         xliff20_codes.codes(self, src, part_ids, "source")
         tgt_els = [t for _, t in sorted(orders.items())]
         trg = [c for t in tgt_els for c in self._inline(t)]
-        xliff20_codes.codes(self, trg, part_ids, "target")
+        xliff20_codes.codes(self, trg, part_ids, "target", complete=len(tgt_els) >= len(parts))
+        xliff20_codes.correspond(src, trg)
         xliff20_codes.comments(self, src + trg, u)
         xliff20_codes.reorder([p.find(q("source")) for p in parts], tgt_els, parts, u)
 

@@ -13,6 +13,7 @@ from lxml import etree
 
 from datafiles import SHARED_DATA
 from engine.errors import FormatError
+from engine.formats import read_document
 from engine.formats.base import Translation
 from engine.formats.xliff20 import FORMAT
 
@@ -104,7 +105,7 @@ def _files(d: str) -> list[Path]:
 
 def _refused(path: Path) -> str:
     try:
-        FORMAT.read(path)
+        read_document(path)  # as File ▸ Import Document reads it: detection first
     except FormatError as e:
         assert path.name in str(e) and "\n" not in str(e)
         return str(e)
