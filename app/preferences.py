@@ -4,10 +4,14 @@ unreadable); assigning stores it.  Booleans are kept as "true"/"false", as they 
 so settings files of earlier versions read the same.
 
 Project settings (TMs, model, QA checks) live in the project (:class:`engine.store.Project`);
-these are the translator's own, for every project.
+these are the translator's own, for every project: in ``$VERSO_HOME/settings.ini`` when
+``VERSO_HOME`` is set (two users or test runs with their own home never share Open Recent),
+else where Qt keeps an application's settings (``~/.config/Verso/Verso.conf``).
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings
@@ -24,8 +28,15 @@ from engine.nmt.retrieval import MEMORY_MIN_SCORE
 MEMORY_PAIRS = 4
 
 
+#: the settings file under ``$VERSO_HOME``
+SETTINGS_FILE = "settings.ini"
+
+
 def settings() -> QSettings:
-    """The raw QSettings store (tests set keys through it)."""
+    """The raw QSettings store (tests set keys through it): under ``$VERSO_HOME`` when set."""
+    home = os.environ.get("VERSO_HOME", "").strip()
+    if home:
+        return QSettings(str(Path(home).expanduser() / SETTINGS_FILE), QSettings.Format.IniFormat)
     return QSettings("Verso", "Verso")
 
 
@@ -64,6 +75,7 @@ class Pref:
         if self.kind is bool:
             value = "true" if value else "false"
         obj.store.setValue(self.key, value)
+        obj.store.sync()  # on disk now: another window or a crash after this still sees it
 
 
 class NamePref(Pref):

@@ -32,7 +32,10 @@ def _isolated_settings(tmp_path_factory):
 def _fresh_settings():
     from PySide6.QtCore import QSettings
 
+    from app.preferences import settings
+
     QSettings("Verso", "Verso").clear()
+    settings().clear()  # the editor's own, under VERSO_HOME
     yield
 
 
