@@ -8,6 +8,11 @@ The opening phase of :mod:`benchmarks.ui_latency` (same project, same 2 ms heart
 the first matches came and when the model had loaded (seconds from ``show()``), each gap over
 50 ms as (start s, ms), and each cyclic garbage collection over 30 ms as (start s, ms,
 generation, thread; negative: while the window was built) -- a collection holds the interpreter lock, whichever thread runs it.
+
+``--tm-state new|trusted``: the TM folder new to this installation (its index rebuilt as it opens: a TM
+received from someone) or opened before in another process.
+``--tree OTHER [--rounds N]``: the same run on this checkout and OTHER, interleaved, each run a fresh
+process (benchmarks/compare.py): medians per checkout and their ratio.
 """
 from __future__ import annotations
 
@@ -29,11 +34,19 @@ def main() -> None:
     ap.add_argument("--tm", type=Path, required=True)
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--segments", type=int, default=2000)
+    ap.add_argument("--tm-state", choices=("new", "trusted"), default="new",
+                    help="new: the TM folder is new to this installation (index rebuilt); trusted: opened before")
+    from benchmarks import compare
+
+    if compare.run_if_asked("opening_gaps"):  # --tree OTHER [--rounds N]: both checkouts, interleaved
+        return
     a = ap.parse_args()
+    if a.tm:  # another checkout (--tree) reads a copy whose index it built itself
+        a.tm = compare.tree_tm(a.tm.resolve())
 
     from PySide6.QtWidgets import QApplication
 
-    from benchmarks.ui_latency import Heartbeat, build_project, wait
+    from benchmarks.ui_latency import Heartbeat, build_project, seal_tm, wait
 
     app = QApplication.instance() or QApplication([])
     work = Path(tempfile.mkdtemp(prefix="verso-opening-"))
@@ -42,6 +55,8 @@ def main() -> None:
     from engine.store import Project
 
     folder = build_project(work / "proj", a.segments, a.tm)
+    if a.tm_state == "trusted":
+        seal_tm(folder / "tm")
     if a.model:
         with Project.open(folder) as p:
             p.set_setting("model", str(a.model.resolve()))
@@ -74,7 +89,8 @@ def main() -> None:
     wait(app, lambda: win.shown_for.get("matches") == win.current_row() or not (win.tm and win.tm.infos), 60)
     first_match = time.perf_counter() - t0
     wait(app, lambda: False, 0.5)
-    out = {"window_settle": hb.stop(), "first_match_s": round(first_match, 2), "gaps (s, ms)": gaps}
+    out = {"tm_state": a.tm_state, "window_settle": hb.stop(), "first_match_s": round(first_match, 2),
+           "gaps (s, ms)": gaps}
     if a.model:
         wait(app, lambda: win.nmt is not None and win.nmt.translator is not None, 120)
         out["model_loaded_s"] = round(time.perf_counter() - t0, 2)

@@ -23,6 +23,10 @@ rapidfuzz), two ways, each for the true top 5 with score > 0 ("all"), >= 0.3
 ``--pause-pids`` stops the given processes (SIGSTOP) for the query loops
 only and always resumes them (SIGCONT), so latency is measured without
 them; the load average before each loop is recorded.
+
+``--skip-adds`` leaves a kept TM (``--reuse``) unchanged; the exhaustive ground truth is kept beside it.
+``--tree OTHER [--rounds N]``: the same run on this checkout and OTHER, interleaved, each run a fresh
+process (benchmarks/compare.py): medians per checkout and their ratio.
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ import time
 import zlib
 from pathlib import Path
 
+from benchmarks import compare
 from benchmarks.paths import SHARED_DATA
 
 DATA = SHARED_DATA
@@ -118,6 +123,18 @@ def pick_queries(held, n: int, seed: int = 1) -> list[str]:
             out.append(s)
             got += 1
     return out
+
+
+def best_match_recall(found: list[tuple[float, int]], true: list[tuple[float, int]]) -> float | None:
+    """1 when the search's best match scores as the true best match (a tie is as good), else 0."""
+    if not true:
+        return None
+    return float(bool(found) and found[0][0] >= true[0][0] - 1e-6)
+
+
+def best_recall(found, truth) -> float | None:
+    vals = [r for r in (best_match_recall(f, t) for f, t in zip(found, truth)) if r is not None]
+    return sum(vals) / len(vals) if vals else None
 
 
 def rss_mb() -> float:
@@ -223,10 +240,10 @@ def pct(xs, p):
 
 
 def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
-             reuse: bool = False) -> dict:
+             reuse: bool = False, add_test: bool = True) -> dict:
     from engine.tm import TranslationMemory
     from engine.tm.memory import ImportResult
-    folder = work / f"tm-{size}"
+    folder = compare.tree_tm(work / f"tm-{size}") if reuse else work / f"tm-{size}"
     build_s = index_s = None
     if reuse and (folder / "tm.sqlite").exists():  # built earlier from the same pool
         t0 = time.perf_counter()
@@ -259,17 +276,23 @@ def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
             cpu.append((time.thread_time() - c) * 1000)
             lat.append((time.perf_counter() - t) * 1000)
             found.append([(m.score, m.entry.id) for m in ms])
-            info.append(dict(tm.last_search))
+            info.append(dict(getattr(tm, "last_search", None) or {"verified": 0, "exact": False}))
         load_after = os.getloadavg()
     rss1 = current_rss_mb()
-    # exhaustive ground truth
-    rows = tm.conn.execute("SELECT enc, senc, penc, id FROM units ORDER BY id").fetchall()
-    encs, sencs, pencs, uids = (list(c) for c in zip(*rows))
-    del rows
-    t0 = time.perf_counter()
-    truth = [exhaustive_top(tm, q, encs, sencs, pencs, uids) for q in queries]
-    exh_ms = (time.perf_counter() - t0) * 1000 / len(queries)
-    del encs, sencs, pencs, uids
+    # exhaustive ground truth (kept beside the TM folder for the next run on it: --reuse)
+    truth_file = work / f"truth-{size}-{len(queries)}-{zlib.crc32(json.dumps(queries).encode())}.json"
+    exh_ms = None
+    if reuse and truth_file.exists():
+        truth = [[tuple(x) for x in t] for t in json.loads(truth_file.read_text("utf-8"))]
+    else:
+        rows = tm.conn.execute("SELECT enc, senc, penc, id FROM units ORDER BY id").fetchall()
+        encs, sencs, pencs, uids = (list(c) for c in zip(*rows))
+        del rows
+        t0 = time.perf_counter()
+        truth = [exhaustive_top(tm, q, encs, sencs, pencs, uids) for q in queries]
+        exh_ms = (time.perf_counter() - t0) * 1000 / len(queries)
+        del encs, sencs, pencs, uids
+        truth_file.write_text(json.dumps(truth), "utf-8")
     recalls = {}
     for name, fn in (("", recall), ("ties_", recall_ties)):
         for th in (0.0, 0.3, 0.5):
@@ -277,7 +300,7 @@ def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
             recalls[name + str(th)] = (sum(vals) / len(vals) if vals else None, len(vals))
     # incremental add: one pair, then the very next search must find it
     adds, after, first_hits = [], [], 0
-    for s, t, _ in held[:50]:
+    for s, t, _ in held[:50] if add_test else ():
         s2 = s + " (rev. 2)"
         t0 = time.perf_counter()
         uid = tm.add(s2, t)
@@ -310,6 +333,7 @@ def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
         "exhaustive_ms_per_query": exh_ms,
         "add_ms_p50": pct(adds, 50), "add_ms_p95": pct(adds, 95),
         "added_found_by_next_search": f"{first_hits}/{len(adds)}",
+        "best_match_recall": best_recall(found, truth),
         "search_after_add_ms_p50": pct(after, 50), "search_after_add_ms_p95": pct(after, 95),
     }
 
@@ -325,6 +349,10 @@ def main() -> None:
                          "(no build time then)")
     ap.add_argument("--pause-pids", type=int, nargs="*", default=[],
                     help="processes to SIGSTOP during the query loops only (always resumed)")
+    ap.add_argument("--skip-adds", action="store_true",
+                    help="leave the TM as it is (no incremental-add test): for runs on a kept TM")
+    if compare.run_if_asked("tm_search"):  # --tree OTHER [--rounds N]: both checkouts, interleaved
+        return
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}")
@@ -336,7 +364,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     for size in args.sizes:
         r = run_size(min(size, len(pool)), pool, queries, args.work, held, args.pause_pids,
-                     reuse=size in args.reuse)
+                     reuse=size in args.reuse, add_test=not args.skip_adds)
         r["requested_size"] = size
         print(json.dumps(r), flush=True)
         if args.json:

@@ -20,6 +20,11 @@ the writable TM, opens the real main window (offscreen) and drives it like a tra
 A 2 ms heartbeat timer on the UI thread records the gaps between its ticks: a gap is how long the UI
 thread was busy (could not paint or take a key).  Reported: max and p99 gap per phase (goal: <= 50 ms).
 With ``--model``: time from entering a segment to its suggestion on screen (goal: p95 <= 100 ms, issue 37).
+
+``--tm-state new|trusted``: the TM folder new to this installation (its index rebuilt as it opens: a TM
+received from someone) or opened before in another process.
+``--tree OTHER [--rounds N]``: the same run on this checkout and OTHER, interleaved, each run a fresh
+process (benchmarks/compare.py): medians per checkout and their ratio.
 """
 from __future__ import annotations
 
@@ -35,8 +40,19 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ.get("SWITCH"): sys.setswitchinterval(float(os.environ["SWITCH"]))
+from benchmarks import compare
 from benchmarks.paths import SHARED_DATA
 DATA = SHARED_DATA
+
+
+def seal_tm(folder: Path) -> None:
+    """Open the TM ``folder`` once in a process of its own, so that its index is this installation's
+    (``--tm-state trusted``: a TM this user has opened before); the editor then opens it in a cold process."""
+    import subprocess
+
+    code = ("import sys; from engine.tm import TranslationMemory as T; t = T(sys.argv[1], create=False); "
+            "getattr(t, 'wait_for_index', lambda: None)(); t.close()")
+    subprocess.run([sys.executable, "-c", code, str(folder)], check=True, env=os.environ.copy())
 
 
 def build_project(folder: Path, n: int, tm: Path | None, dup_rows: range = range(0), copies: int = 0) -> Path:
@@ -167,7 +183,14 @@ def main() -> None:
                     help="repeat each segment the confirm phase confirms this many times further down "
                          "(every confirm then auto-propagates to that many segments)")
     ap.add_argument("--trace", action="store_true", help="report the UI handlers slower than 15 ms (diagnosis)")
+    ap.add_argument("--tm-state", choices=("new", "trusted"), default="new",
+                    help="new: the TM folder is new to this installation (its index is rebuilt as the editor "
+                         "opens it); trusted: opened once before, in another process")
+    if compare.run_if_asked("ui_latency"):  # --tree OTHER [--rounds N]: both checkouts, interleaved
+        return
     a = ap.parse_args()
+    if a.tm:  # another checkout (--tree) reads a copy whose index it built itself
+        a.tm = compare.tree_tm(a.tm.resolve())
 
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
@@ -187,6 +210,8 @@ def main() -> None:
 
     t0 = time.perf_counter()
     folder = build_project(work / "proj", a.segments, a.tm, range(a.steps, a.steps + a.confirms), a.duplicates)
+    if a.tm and a.tm_state == "trusted":
+        seal_tm(folder / "tm")
     if a.model:
         with Project.open(folder) as p:
             p.set_setting("model", str(a.model))
@@ -197,7 +222,8 @@ def main() -> None:
     win.show()
     open_s = time.perf_counter() - t0
     hb = Heartbeat()
-    out = {"segments": a.segments, "tm": str(a.tm), "model": str(a.model), "build_s": round(build_s, 1),
+    out = {"segments": a.segments, "tm": str(a.tm), "tm_state": a.tm_state, "model": str(a.model),
+           "build_s": round(build_s, 1),
            "open_window_s": round(open_s, 2)}
     # --- the window's first layout and paint, the TMs opening (on the TM thread) and the
     # first segment's matches: measured on their own, so that navigation starts from a
