@@ -30,6 +30,8 @@ def register(sub) -> None:
                         "each line); repeat for several")
     p.add_argument("--src-lang", default="")
     p.add_argument("--tgt-lang", default="")
+    p.add_argument("--compare", default="", metavar="MODEL_DIR",
+                   help="the model in use now: scored beside the new one, which is called worse when below it")
     p.add_argument("--time-budget", type=float, default=0.0, metavar="SECONDS",
                    help="training time (the recipe's steps are sized to it; time spent before a resume counts)")
     p.add_argument("--device", default="auto", help="auto (a GPU when present), cpu, cuda, cuda:N")
@@ -90,7 +92,8 @@ def _train_pair(args) -> int:
 
     req = TrainRequest.from_dict({
         "out": args.out, "src_lang": args.src_lang, "tgt_lang": args.tgt_lang, "tms": list(args.tm),
-        "corpora": [list(c) for c in args.corpus], "config": args.config or "", "recipe": args.recipe,
+        "current_model": args.compare, "corpora": [list(c) for c in args.corpus], "config": args.config or "",
+        "recipe": args.recipe,
         "time_budget_s": args.time_budget, "max_steps": args.max_steps, "epochs": args.epochs,
         "device": args.device, "threads": args.threads, "seed": args.seed, "beam": args.beam}, where="verso train")
     return _run_flow(req, args.events, quiet=args.quiet)

@@ -68,7 +68,8 @@ class TrainRequest:
     ``tms``: TM folders or ``postgresql://`` URLs.  ``corpora``: each ``[FILE]`` (TMX or bilingual
     file), ``[SRC, TGT]`` or ``[SRC, TGT, DOCS]`` (line-aligned).  ``base_model``: fine-tune it
     (else a new model).  ``config``: a full experiment config instead of the chosen recipe.
-    ``time_budget_s`` / ``max_steps`` / ``epochs``: the budget (0: the recipe's).
+    ``time_budget_s`` / ``max_steps`` / ``epochs``: the budget (0: the recipe's).  ``current_model``:
+    the model in use now, scored beside the new one (fine-tuning: the base model).
     """
 
     out: str
@@ -77,6 +78,7 @@ class TrainRequest:
     tms: list[str] = field(default_factory=list)
     corpora: list[list[str]] = field(default_factory=list)
     base_model: str = ""
+    current_model: str = ""
     config: str = ""
     recipe: str = ""
     time_budget_s: float = 0.0
@@ -131,6 +133,7 @@ def _shown(req: TrainRequest) -> dict:
 
     return {**dataclasses.asdict(req), "out": Path(req.out).resolve().name,
             "base_model": Path(req.base_model).resolve().name if req.base_model else "",
+            "current_model": Path(req.current_model).resolve().name if req.current_model else "",
             "config": Path(req.config).name if req.config else "",
             "tms": [name(t) for t in req.tms], "corpora": [[name(x) for x in c] for c in req.corpora]}
 
@@ -253,13 +256,14 @@ def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threa
     if "before" not in rec:
         emit({"event": "progress", "phase": "before", "system": "tm_copy", "done": 0, "total": len(split.test)})
         memories, best = retrieved_pairs(out, files, split.train, split.test, src_lang, tgt_lang)
+        current = base or (Path(req.current_model) if req.current_model else None)  # what the new one replaces
         try:
-            table = score_model(base, split.test, memories, best, beam=req.beam, device=device,
+            table = score_model(current, split.test, memories, best, beam=req.beam, device=device,
                                 progress=lambda ev: emit({"event": "progress", "phase": "before", **ev}),
                                 cancel=cancel)
         except Cancelled:
             return _cancelled(emit, out, rec)
-        key = "model_memory" if "model_memory" in table["overall"]["bleu"] else "model" if base else "tm_copy"
+        key = "model_memory" if "model_memory" in table["overall"]["bleu"] else "model" if current else "tm_copy"
         rec["before"] = {"system": key, "bleu": table["overall"]["bleu"][key], "table": table}
         _write_record(out, rec)
     emit({"event": "before", "bleu": rec["before"]["bleu"], "system": rec["before"]["system"],
@@ -308,8 +312,12 @@ def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threa
     rec["after"] = {"system": key, "bleu": table["overall"]["bleu"][key], "table": table}
     emit({"event": "after", "bleu": rec["after"]["bleu"], "system": key, "held_aside": len(split.test),
           "table": table})
+    from engine.training.scoring import verdict
+
+    now = rec["before"]["bleu"] if rec["before"]["system"] != "tm_copy" else None  # the current model's
+    tm_copy = table["overall"]["bleu"]["tm_copy"]
     final = {"event": "finished", "before": rec["before"]["bleu"], "after": rec["after"]["bleu"],
-             "better": rec["after"]["bleu"] >= rec["before"]["bleu"], "model": str(out),
+             "current": now, "tm_copy": tm_copy, **verdict(rec["after"]["bleu"], tm_copy, now), "model": str(out),
              "base_model": str(base) if base else "", "steps": rec.get("steps"),
              "held_aside": len(split.test), "train_pairs": len(split.train),
              "elapsed_s": round(time.time() - t0, 1), "training_s": round(rec.get("spent_s", 0.0), 1)}

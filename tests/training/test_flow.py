@@ -255,3 +255,17 @@ def test_the_run_file_keeps_no_password_of_the_command(tmp_path):
     assert st.state == "failed"
     assert "hunter2" not in (out / "events.jsonl").read_text(encoding="utf-8")
     _no_running_record(out)
+
+
+def test_a_new_model_worse_than_the_current_one_is_called_worse_with_both_scores(pair_model, pair_corpus, tmp_path):
+    """Two steps of training cannot match the model in use: the result says so, with the TM copy's score."""
+    final = run(TrainRequest(out=str(tmp_path / "m"), src_lang="de", tgt_lang="en", max_steps=2, threads=1, beam=1,
+                             device="cpu", current_model=str(pair_model),
+                             corpora=[[str(pair_corpus["train_de"]), str(pair_corpus["train_en"]),
+                                       str(pair_corpus["train_doc"])]]))
+    assert final["event"] == "finished"
+    assert final["current"] is not None and final["after"] < final["current"]
+    assert final["better"] is False and final["verdict"] == "worse_than_current"
+    assert "keep the current model" in final["message"] and f"{final['current']:.1f}" in final["message"]
+    assert final["tm_copy"] == read_record(tmp_path / "m")["after"]["table"]["overall"]["bleu"]["tm_copy"]
+    assert read_record(tmp_path / "m")["request"]["current_model"] == pair_model.name  # a name, no folder
