@@ -51,6 +51,7 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats import po_plurals
+from engine.formats.po_lines import check_msgstr, flag_list, line_end, msgstr_lines
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import (Decoded, check_lines, decode_bytes, protect_like, protect_text, render,
                                      sniff_bom, text_codec, codes_checked)
@@ -191,6 +192,7 @@ def _parse(path: Path) -> _Parsed:
     except (ValueError, IndexError, KeyError, TypeError, AttributeError) as e:
         raise FormatError(path, f"PO syntax error ({type(e).__name__}: {e}) near {_near(state)!r}",
                           f"line {state.lineno}") from None
+    check_msgstr(path, dec.text)  # after the parser's own syntax errors, which name their line
     units = list(store.units)
     if not units:
         raise FormatError(path, "no PO entry found (is this a PO file?)")
@@ -341,6 +343,8 @@ class PoFormat:
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for entries the file does not "
                                         f"have (first: {unknown[0]!r})")
+        if parsed.header is None and not any(_changes(e, translations) for e in parsed.entries if e.keys):
+            parsed.plural_rule = ""  # nothing edited: the file as it came, byte for byte (no header added)
         repl: dict[int, str] = {}
         for e in parsed.entries:
             if any(k in translations for k in e.keys) or (parsed.plural_rule and e.keys and e.unit.hasplural()):
@@ -373,9 +377,9 @@ def _new_forms(e: _Entry, translations: dict[str, Translation]) -> tuple[list[st
     return before, forms, was_fuzzy, fuzzy
 
 
-def _line_end(line: str, default: str) -> str:
-    body = line.rstrip("\r\n")
-    return line[len(body):] or default
+def _changes(e: _Entry, translations: dict[str, Translation]) -> bool:
+    before, forms, was_fuzzy, fuzzy = _new_forms(e, translations)
+    return forms != before or fuzzy != was_fuzzy
 
 
 def _splice_entry(parsed: _Parsed, e: _Entry, translations: dict[str, Translation],
@@ -430,15 +434,15 @@ def _splice_entry(parsed: _Parsed, e: _Entry, translations: dict[str, Translatio
             first, last = max(blocks.values(), key=lambda ab: ab[1])
             last -= 1
             indent = re.match(r"\s*", lines[first]).group(0)
-            text = _msgstr_lines(indent, name, quoteforpo(new, PoWrapper()), _line_end(lines[first], nl))
+            text = msgstr_lines(indent, name, quoteforpo(new, PoWrapper()), line_end(lines[first], nl))
             if not lines[last].endswith(("\n", "\r")):  # the file's last line
-                text = _line_end(lines[first], nl) + text.rstrip("\r\n")
+                text = line_end(lines[first], nl) + text.rstrip("\r\n")
             repl[last] = repl.get(last, lines[last]) + text
             continue
         a, b = span
-        end = _line_end(lines[a], nl)
+        end = line_end(lines[a], nl)
         indent = re.match(r"\s*", lines[a]).group(0)
-        text = _msgstr_lines(indent, name, quoteforpo(new, PoWrapper()), end)
+        text = msgstr_lines(indent, name, quoteforpo(new, PoWrapper()), end)
         if not lines[b - 1].endswith(("\n", "\r")):  # the file's last line
             text = text.rstrip("\r\n")
         repl[a] = text
@@ -448,29 +452,19 @@ def _splice_entry(parsed: _Parsed, e: _Entry, translations: dict[str, Translatio
     if fuzzy and not was_fuzzy:
         if flag_lines:
             k = flag_lines[0]
-            flags = _flag_list(lines[k])
-            repl[k] = "#, " + ", ".join(["fuzzy"] + flags) + _line_end(lines[k], nl)
+            flags = flag_list(lines[k])
+            repl[k] = "#, " + ", ".join(["fuzzy"] + flags) + line_end(lines[k], nl)
         else:
             at = prev_lines[0] if prev_lines else first_keyword
-            repl[at] = "#, fuzzy" + _line_end(lines[at], nl) + repl.get(at, lines[at])
+            repl[at] = "#, fuzzy" + line_end(lines[at], nl) + repl.get(at, lines[at])
     elif was_fuzzy and not fuzzy:
         for k in flag_lines:
-            flags = _flag_list(lines[k])
+            flags = flag_list(lines[k])
             if "fuzzy" in flags:
                 rest = [f for f in flags if f != "fuzzy"]
-                repl[k] = "#, " + ", ".join(rest) + _line_end(lines[k], nl) if rest else ""
+                repl[k] = "#, " + ", ".join(rest) + line_end(lines[k], nl) if rest else ""
         for k in prev_lines:  # "#| previous msgid" only means something on a fuzzy entry
             repl[k] = ""
-
-
-def _flag_list(line: str) -> list[str]:
-    return [f.strip() for f in line.strip().lstrip("#,").split(",") if f.strip()]
-
-
-def _msgstr_lines(indent: str, name: str, quoted: list[str], end: str) -> str:
-    """``name`` and its quoted string lines (``quoteforpo`` wraps as gettext does)."""
-    quoted = quoted or ['""']
-    return indent + name + " " + quoted[0] + end + "".join(q + end for q in quoted[1:])
 
 
 def _encode(parsed: _Parsed, repl: dict[int, str]) -> bytes:

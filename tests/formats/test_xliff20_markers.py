@@ -50,9 +50,6 @@ def test_a_marker_across_segments_with_only_the_first_translated_is_valid(tmp_pa
 @pytest.mark.parametrize("body, message", [
     ('<segment><source>Press <sm id="m1" type="term"/>Enter.</source></segment>',
      "<sm id='m1'> has no <em> in its unit"),
-    ('<segment><source>Press <sm id="m1" type="term"/>Enter<em startRef="m1"/>.</source>'
-     '<target>Drücke <sm id="m1" type="term"/>Enter.</target></segment>',
-     "<sm id='m1'> has no <em> in its unit"),
     ('<segment><source>Press <pc id="1">Enter</pc>.</source><target>Drücke <ph id="1"/>Enter.</target>'
      '</segment>', "<ph> '1' of the target is another kind of code than the source's '1'"),
     ('<segment><source>Press <ph id="1"/>Enter.</source><target>Drücke <pc id="1">Enter</pc>.</target>'
