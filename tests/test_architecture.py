@@ -121,7 +121,7 @@ MAX_MODULE_LINES = 400
 #: Engine modules longer than MAX_MODULE_LINES, each with the most lines it may have: a
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
 LONG_MODULES = {
-    "engine/formats/docx.py": 495,
+    "engine/formats/docx.py": 420,
     "engine/formats/odf.py": 536,
     "engine/formats/package.py": 490,
     "engine/formats/po.py": 495,

@@ -44,12 +44,13 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
+from engine.formats.docx_build import rebuild, w
 from engine.formats.package import (
-    Package, Paragraph, Token, apply_translations, events, is_zip, paragraph_text, segment_keys,
-    unknown_keys, xml_bytes,
+    Package, Paragraph, Token, apply_translations, is_zip, paragraph_text, segment_keys,
+    unknown_keys,
 )
+from engine.formats.partsplice import PartSplice, part_keys
 
-W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
@@ -57,12 +58,6 @@ MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 MC_FALLBACK = f"{{{MC}}}Fallback"
 MC_CHOICE = f"{{{MC}}}Choice"
 MC_ALTERNATE = f"{{{MC}}}AlternateContent"
-XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
-
-
-def w(name: str) -> str:
-    return f"{{{W}}}{name}"
-
 
 _SUB_PARTS = re.compile(r"(header\d*|footer\d*|footnotes|endnotes)\.xml$")
 #: rPr children that change nothing visible
@@ -231,84 +226,6 @@ class _Extractor:
             self.tokens.append(Token("ph", payload=payload, label="field"))
 
 
-# ----------------------------------------------------------------- building
-def _new_run(rpr, text_or_els) -> etree._Element:
-    r = etree.Element(w("r"))
-    if rpr is not None:
-        r.append(copy.deepcopy(rpr))
-    if isinstance(text_or_els, str):
-        for piece in re.split(r"(\t|\n)", text_or_els):
-            if piece == "\t":
-                etree.SubElement(r, w("tab"))
-            elif piece == "\n":
-                etree.SubElement(r, w("br"))
-            elif piece:
-                t = etree.SubElement(r, w("t"))
-                t.text = piece
-                if piece != piece.strip() or "  " in piece:
-                    t.set(XML_SPACE, "preserve")
-    else:
-        for el in text_or_els:
-            c = copy.deepcopy(el)
-            c.tail = None
-            r.append(c)
-    return r
-
-
-def _payload_elements(payload) -> list:
-    kind = payload[0]
-    if kind == "run":
-        return [_new_run(payload[1], payload[2])]
-    if kind == "text":
-        return [_new_run(payload[2], payload[1])]
-    if kind == "para":
-        c = copy.deepcopy(payload[1])
-        c.tail = None
-        return [c]
-    if kind == "multi":
-        out = []
-        for p in payload[1]:
-            out.extend(_payload_elements(p))
-        return out
-    return []
-
-
-def rebuild(para: Paragraph, text: str, fmts: dict) -> None:
-    """Replace the content of ``para.element`` (its ``w:pPr`` kept) by ``text``."""
-    p = para.element
-    new_children: list = []
-    stack: list = []  # open containers
-
-    def add(el) -> None:
-        (stack[-1].append if stack else new_children.append)(el)
-
-    for ev in events(para, text):
-        if ev[0] == "text":
-            add(_new_run(fmts.get(ev[2]), ev[1]))
-            continue
-        tok = ev[1]
-        if ev[0] == "open" and tok.payload and tok.payload[0] == "container":
-            src = tok.payload[1]
-            c = etree.Element(src.tag, dict(src.attrib), nsmap=None)
-            for child in src:
-                if isinstance(child.tag, str) and child.tag.endswith("Pr"):
-                    c.append(copy.deepcopy(child))
-            add(c)
-            stack.append(c)
-        elif ev[0] == "close" and tok.payload and tok.payload[0] == "end":
-            if stack:
-                stack.pop()
-        elif tok.payload:
-            for el in _payload_elements(tok.payload):
-                add(el)
-    ppr = p.find(w("pPr"))
-    for child in list(p):
-        if child is not ppr:
-            p.remove(child)
-    for el in new_children:
-        p.append(el)
-
-
 # ------------------------------------------------------------------ format
 def _main_part(pkg: Package) -> str:
     if pkg.has("_rels/.rels"):
@@ -355,11 +272,11 @@ def _own_paragraphs(branch) -> list:
     return out
 
 
-def _twins(root, ex: "_Extractor", lang: str) -> dict:
+def _twins(root, ex: "_Extractor", lang: str, wanted) -> dict:
     """A text box's text is there twice: for Word (``mc:Choice``, the copy that is read and
-    translated) and for older readers (``mc:Fallback``, VML).  Maps each Choice paragraph to
-    its Fallback copy, paired in order, when both copies have the same paragraphs with the
-    same text and codes; the export writes the translation into both."""
+    translated) and for older readers (``mc:Fallback``, VML).  Maps each Choice paragraph of
+    ``wanted`` to its Fallback copy, paired in order, when both copies have the same paragraphs
+    with the same text and codes; the export writes the translation into both."""
     twins = {}
     for ac in root.iter(MC_ALTERNATE):
         choice, fallback = ac.find(MC_CHOICE), ac.find(MC_FALLBACK)
@@ -369,9 +286,10 @@ def _twins(root, ex: "_Extractor", lang: str) -> dict:
         if len(cps) != len(fps):
             continue
         for cp, fp in zip(cps, fps):
-            twin = ex.paragraph(fp)
-            paragraph_text(twin, lang)
-            twins[cp] = twin
+            if cp in wanted:
+                twin = ex.paragraph(fp)
+                paragraph_text(twin, lang)
+                twins[cp] = twin
     return twins
 
 
@@ -380,8 +298,10 @@ def _same_codes(a: Paragraph, b: Paragraph) -> bool:
         (t.kind, t.label) for t in b.text.tags]
 
 
-def _extract(pkg: Package, part: str, reject: bool, lang: str, twins: bool = False):
-    tree = pkg.xml(part)
+def _extract(tree, part: str, reject: bool, lang: str, wanted: set[str] | None = None):
+    """``(paragraphs as (key prefix, Paragraph), formattings)`` of a part; ``wanted``: the key
+    prefixes whose sentences are needed (an export reads only the paragraphs it translates: the
+    sentence splitting was 91 % of a 30,000-paragraph DOCX's untouched export)."""
     ex = _Extractor(reject)
     paras = []
     # a drawing's text is there twice: for Word (mc:Choice) and for older readers
@@ -390,11 +310,11 @@ def _extract(pkg: Package, part: str, reject: bool, lang: str, twins: bool = Fal
           if not any(a.tag == MC_FALLBACK for a in p.iterancestors())]
     for i, p in enumerate(ps, 1):
         para = ex.paragraph(p)
-        paragraph_text(para, lang)
-        paras.append((f"{part}:p{i}", para))
-    if twins:
-        return tree, paras, ex.fmts, _twins(tree.getroot(), ex, lang)
-    return tree, paras, ex.fmts
+        prefix = f"{part}:p{i}"
+        if wanted is None or prefix in wanted:
+            paragraph_text(para, lang)
+        paras.append((prefix, para))
+    return paras, ex
 
 
 _CHANGE_BYTES = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(?:ins|del|moveFrom|moveTo)[\s/>]")
@@ -447,7 +367,7 @@ class DocxFormat:
             parts = _parts(pkg)
             comments = _comments(pkg, parts[0])
             for part in parts:
-                _, paras, _ = _extract(pkg, part, self.reject, src_lang)
+                paras, _ = _extract(pkg.xml(part), part, self.reject, src_lang)
                 for prefix, para in paras:
                     note = "\n".join(comments[c] for c in para.note.split("\x00") if c in comments)
                     for key, src in zip(segment_keys(prefix, para), para.sentences):
@@ -462,21 +382,26 @@ class DocxFormat:
         original = Path(original)
         replaced: dict[str, bytes] = {}
         known: set[str] = set()
+        wanted = {k.rpartition(".s")[0] for k in translations}
         with Package(original) as pkg:
-            for part in _parts(pkg):
-                tree, paras, fmts, twins = _extract(pkg, part, self.reject, src_lang, twins=True)
-                changed = False
+            for part in set(_parts(pkg)) & part_keys(translations):  # untouched parts are copied
+                splice = PartSplice(pkg, part)
+                paras, ex = _extract(splice.tree, part, self.reject, src_lang, wanted)
+                twins = _twins(splice.tree.getroot(), ex, src_lang, {p.element for k, p in paras if k in wanted})
                 for prefix, para in reversed(paras):  # text boxes (inner paragraphs) before their paragraph
+                    if prefix not in wanted:
+                        continue
                     known.update(segment_keys(prefix, para))
                     text = apply_translations(para, prefix, translations)
                     if text is not None:
                         twin = twins.get(para.element)
                         if twin is not None and _same_codes(para, twin):
-                            rebuild(twin, text, fmts)  # the text box's copy for older readers
-                        rebuild(para, text, fmts)
-                        changed = True
-                if changed:
-                    replaced[part] = xml_bytes(tree)
+                            splice.edit(twin.element)
+                            rebuild(twin, text, ex.fmts)  # the text box's copy for older readers
+                        splice.edit(para.element)
+                        rebuild(para, text, ex.fmts)
+                if splice.changed:
+                    replaced[part] = splice.data()
             unknown_keys(original, translations, known)
             pkg.write(out, replaced)
 

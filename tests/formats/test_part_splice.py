@@ -1,0 +1,117 @@
+"""Issue 45 items 7 and 10: an edit changes the bytes of its paragraph only, and an export reads
+only the paragraphs it translates."""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from datafiles import SHARED_DATA
+from engine.formats import write_document
+from engine.formats.base import Translation
+from engine.formats.docx import FORMAT
+from engine.formats.xmlsplice import _decode, _tokenize
+from engine.inline import TaggedText
+from formats.docfiles import W_NS, make_docx
+
+MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+SAMPLES = sorted((SHARED_DATA / "format-samples").rglob("*.docx")) if (SHARED_DATA / "format-samples").is_dir() else []
+
+
+def _paragraph_span(data: bytes, n: int) -> tuple[int, int]:
+    """Byte offsets of the start and end of the n-th paragraph (as DOCX keys count them) of a part."""
+    root = etree.fromstring(data)
+    order = {e: i for i, e in enumerate(root.iter(etree.Element))}
+    ps = [p for p in root.iter(f"{{{W_NS}}}p") if not any(a.tag == MC_FALLBACK for a in p.iterancestors())]
+    bom, codec, text = _decode(data, "utf-8")
+    sp = _tokenize(text)[order[ps[n - 1]]]
+    return (len(bom) + len(text[:sp.start].encode(codec)), len(bom) + len(text[:sp.end].encode(codec)))
+
+
+def _first_plain_segment(doc):
+    """The first segment of a paragraph that is not in a text box (whose copy for older readers
+    is written too)."""
+    for seg in doc.segments:
+        part = seg.key.rpartition(":")[0]
+        if part.endswith("document.xml"):
+            return seg
+    return doc.segments[0] if doc.segments else None
+
+
+def _edit_one(path: Path, out: Path):
+    doc = FORMAT.read(path, src_lang="en")
+    seg = _first_plain_segment(doc)
+    if seg is None:
+        return None
+    write_document(path, out, {seg.key: Translation(TaggedText("Übersetzt <&> " + seg.source.text, seg.source.tags))},
+                   format="docx", src_lang="en")
+    return seg
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_an_edit_changes_only_the_bytes_of_its_paragraph(path, tmp_path):
+    seg = _edit_one(path, tmp_path / "out.docx")
+    if seg is None:
+        pytest.skip("no segment")
+    part, _, where = seg.key.rpartition(":")
+    n = int(where.split(".")[0][1:])
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(tmp_path / "out.docx") as zout:
+        assert zout.testzip() is None
+        assert zin.namelist() == zout.namelist()
+        for name in zin.namelist():
+            if name != part:
+                assert zin.read(name) == zout.read(name), name
+        before, after = zin.read(part), zout.read(part)
+    start, end = _paragraph_span(before, n)
+    tail = len(before) - end
+    assert after[:start] == before[:start]
+    assert after[len(after) - tail:] == before[end:]
+    assert after != before
+    root = etree.fromstring(after)  # still well-formed, the translation in its paragraph
+    assert "Übersetzt <&> " in "".join(root.itertext())
+
+
+def test_declaration_and_character_references_outside_the_edit_are_kept(tmp_path):
+    """An edit used to rewrite the part: ``'`` quotes, CRLF and ``&#xA;`` elsewhere changed."""
+    body = ('<w:p><w:r><w:t>Edit me.</w:t></w:r></w:p>'
+            '<w:p><w:r><w:t xml:space="preserve">Keep&#xA;me &quot;as&quot; I am.</w:t></w:r></w:p>')
+    path = make_docx(tmp_path / "in.docx", body)
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members["word/document.xml"] = ("\ufeff<?xml version='1.0' encoding='utf-8' standalone='yes'?>\r\n"
+                                    + members["word/document.xml"].decode().split("?>", 1)[1]).encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in members.items():
+            z.writestr(n, data)
+    seg = FORMAT.read(path, src_lang="en").segments[0]
+    write_document(path, tmp_path / "out.docx", {seg.key: Translation(TaggedText("Edited."))},
+                   format="docx", src_lang="en")
+    out = zipfile.ZipFile(tmp_path / "out.docx").read("word/document.xml").decode("utf-8")
+    assert out.startswith("\ufeff<?xml version='1.0' encoding='utf-8' standalone='yes'?>\r\n")
+    assert "Keep&#xA;me &quot;as&quot; I am." in out
+    assert "Edited." in out and "Edit me." not in out
+
+
+def test_an_untouched_export_splits_no_paragraph_into_sentences(tmp_path, monkeypatch):
+    """A large DOCX's untouched export took as long as its import: every paragraph was cut into
+    sentences again.  An export reads only the paragraphs it translates."""
+    from engine.formats import package
+
+    body = "".join(f"<w:p><w:r><w:t>Paragraph {i}. It has two sentences.</w:t></w:r></w:p>" for i in range(50))
+    path = make_docx(tmp_path / "in.docx", body)
+    doc = FORMAT.read(path, src_lang="en")
+    calls = []
+    real = package.segment_text
+    monkeypatch.setattr(package, "segment_text", lambda *a, **k: calls.append(1) or real(*a, **k))
+    FORMAT.write(path, tmp_path / "same.docx", {}, src_lang="en")
+    assert calls == []
+    with zipfile.ZipFile(path) as a, zipfile.ZipFile(tmp_path / "same.docx") as b:
+        assert all(a.read(n) == b.read(n) for n in a.namelist())
+    seg = doc.segments[41]
+    FORMAT.write(path, tmp_path / "one.docx", {seg.key: Translation(TaggedText("Eins."))}, src_lang="en")
+    assert len(calls) == 1
+    texts = ["".join(t.itertext()) for t in etree.fromstring(
+        zipfile.ZipFile(tmp_path / "one.docx").read("word/document.xml")).iter(f"{{{W_NS}}}p")]
+    assert texts[20] == "Paragraph 20. Eins."
