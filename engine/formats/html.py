@@ -209,14 +209,76 @@ def _load(path: Path):
         if declared is None:
             raise
         dec = decode_bytes(path, raw, None)  # a wrong declaration: the bytes are UTF-8
-    sc = Scanner(dec.text)
+    return dec, scan(path, dec.text)
+
+
+def html_segments(sc: Scanner, lang: str, path: Path, where: str | None = None) -> tuple[list, list]:
+    """The blocks of a scanned text as ``(prefix, _Seg)`` and its attributes as ``(key, start, end)``;
+    an error names ``where`` (else the line of the block)."""
+    segs = []
+    for block in sc.blocks:
+        for piece in _pieces(block):
+            try:
+                s = _block_text(piece, lang)
+            except ValueError as e:  # one run of text holding more private-use characters than codes
+                raise FormatError(path, f"a block with more inline codes than one segment holds ({e})",
+                                  where or f"line {bisect.bisect_right(sc.line_starts, piece.items[0][1])}") from None
+            if s is not None:
+                segs.append((f"b{len(segs) + 1}", s))
+    attrs = [(f"a{i}.{name}", a, b) for i, (a, b, name) in enumerate(sc.attrs, 1)]
+    return segs, attrs
+
+
+def html_sources(sc: Scanner, segs: list, attrs: list) -> list[tuple[str, TaggedText, str]]:
+    """``(key, source, context)`` of each sentence (``b<n>.s<j>``) and attribute (``a<n>.alt``)."""
+    out = [(f"{prefix}.s{j}", sent, "") for prefix, s in segs for j, sent in enumerate(s.sentences, 1)]
+    out += [(key, TaggedText(html.unescape(sc.src[a:b])), key.split(".", 1)[1]) for key, a, b in attrs]
+    return out
+
+
+def html_spliced(text: str, segs: list, attrs: list, translations: dict[str, Translation]) -> tuple[str, list[str]]:
+    """``text`` with the translated sentences and attributes in place, and the keys of
+    ``translations`` it does not have.  A block is rewritten only when one of its sentences changed."""
+    known = {k for k, _, _ in attrs}
+    attr_repl: dict[int, tuple[int, str]] = {}
+    for key, a, b in attrs:
+        tr = translations.get(key)
+        if tr is not None and tr.target.plain() != html.unescape(text[a:b]):
+            attr_repl[a] = (b, html.escape(tr.target.plain(), quote=True))
+    repl: list[tuple[int, int, str]] = []
+    for prefix, s in segs:
+        keys = [f"{prefix}.s{j}" for j in range(1, len(s.sentences) + 1)]
+        known.update(keys)
+        if not any(k in translations and translations[k].target.text != src.text
+                   for k, src in zip(keys, s.sentences)):
+            continue
+        parts = [s.gaps[0]]
+        for k, src, gap in zip(keys, s.sentences, s.gaps[1:]):
+            tr = translations.get(k)
+            parts.append(_render(tr.target if tr else src, src, attr_repl))
+            parts.append(_escape(gap))
+        repl.append((s.start, s.end, "".join(parts)))
+    for a, (b, new) in attr_repl.items():
+        if not any(s <= a < e for s, e, _ in repl):
+            repl.append((a, b, new))
+    out, pos = [], 0
+    for a, b, new in sorted(repl):
+        out += [text[pos:a], new]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out), [k for k in translations if k not in known]
+
+
+def scan(path: Path, text: str) -> Scanner:
+    """``text`` tokenized; inline elements nested too deep are refused naming the line."""
+    sc = Scanner(text)
     try:
         sc.run()
     except TooDeep as e:
         raise FormatError(path, f"inline elements nested more than {html_scan.MAX_INLINE_DEPTH} deep in one "
                                 "paragraph: not a page Verso translates",
                           f"line {bisect.bisect_right(sc.line_starts, e.args[0])}") from None
-    return dec, sc
+    return sc
 
 
 class HtmlFormat:
@@ -228,68 +290,24 @@ class HtmlFormat:
             return True
         return bool(_SNIFF.search(head[:1024]))
 
-    def _segments(self, path: Path, lang: str):
-        dec, sc = _load(path)
-        segs = []
-        for block in sc.blocks:
-            for piece in _pieces(block):
-                try:
-                    s = _block_text(piece, lang)
-                except ValueError as e:  # one run of text holding more private-use characters than codes
-                    raise FormatError(path, f"a block with more inline codes than one segment holds ({e})",
-                                      f"line {bisect.bisect_right(sc.line_starts, piece.items[0][1])}") from None
-                if s is not None:
-                    segs.append((f"b{len(segs) + 1}", s))
-        attrs = [(f"a{i}.{name}", a, b) for i, (a, b, name) in enumerate(sc.attrs, 1)]
-        return dec, sc, segs, attrs
-
     def read(self, path: Path, *, src_lang: str = "", tgt_lang: str = "") -> ParsedDocument:
         path = Path(path)
-        dec, sc, segs, attrs = self._segments(path, src_lang)
+        dec, sc = _load(path)
+        segs, attrs = html_segments(sc, src_lang, path)
         doc = ParsedDocument(path=str(path), format=self.name, src_lang=src_lang, tgt_lang=tgt_lang,
                              meta={"encoding": dec.encoding})
-        text = dec.text
-        for prefix, s in segs:
-            for j, sent in enumerate(s.sentences, 1):
-                doc.segments.append(ParsedSegment(key=f"{prefix}.s{j}", source=sent))
-        for key, a, b in attrs:
-            doc.segments.append(ParsedSegment(key=key, source=TaggedText(html.unescape(text[a:b])),
-                                              context=key.split(".", 1)[1]))
+        doc.segments = [ParsedSegment(key=k, source=src, context=ctx) for k, src, ctx in html_sources(sc, segs, attrs)]
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
               tgt_lang: str = "", src_lang: str = "") -> None:
         original = Path(original)
-        dec, sc, segs, attrs = self._segments(original, src_lang)
-        text = dec.text
-        known = {k for k, _, _ in attrs}
-        attr_repl: dict[int, tuple[int, str]] = {}
-        for key, a, b in attrs:
-            tr = translations.get(key)
-            if tr is not None and tr.target.plain() != html.unescape(text[a:b]):
-                attr_repl[a] = (b, html.escape(tr.target.plain(), quote=True))
-        repl: list[tuple[int, int, str]] = []
-        for prefix, s in segs:
-            keys = [f"{prefix}.s{j}" for j in range(1, len(s.sentences) + 1)]
-            known.update(keys)
-            if not any(k in translations and translations[k].target.text != src.text
-                       for k, src in zip(keys, s.sentences)):
-                continue
-            parts = [s.gaps[0]]
-            for k, src, gap in zip(keys, s.sentences, s.gaps[1:]):
-                tr = translations.get(k)
-                parts.append(_render(tr.target if tr else src, src, attr_repl))
-                parts.append(_escape(gap))
-            repl.append((s.start, s.end, "".join(parts)))
-        for a, (b, new) in attr_repl.items():
-            if not any(s <= a < e for s, e, _ in repl):
-                repl.append((a, b, new))
-        unknown = [k for k in translations if k not in known]
+        dec, sc = _load(original)
+        segs, attrs = html_segments(sc, src_lang, original)
+        text, unknown = html_spliced(dec.text, segs, attrs, translations)
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for segments the file does not have "
                                         f"(first: {unknown[0]!r})")
-        for a, b, new in sorted(repl, reverse=True):
-            text = text[:a] + new + text[b:]
         data = dec.bom + text.encode(dec.encoding, errors="xmlcharrefreplace")
         with atomic_write(out, "wb") as fh:
             fh.write(data)

@@ -179,10 +179,11 @@ class PluralGaps:
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
-              tgt_lang: str = "") -> None:
+              tgt_lang: str = "", src_lang: str = "") -> None:
         original = Path(original)
         parsed = self.parse(original)
         by_key = {u.key: u for u in parsed.units}
+        translations, in_html = self.html_translations(translations, by_key)
         new: dict[str, tuple[Group, str]] = {}
         for g in parsed.meta.get("plural_groups", []):
             for c in CATEGORIES:
@@ -211,6 +212,7 @@ class PluralGaps:
             s = self.written(tr.target, self.source(src_unit, original), blank, parsed)
             if s is not None:
                 edits.append((g.at, g.at, 1 + CATEGORIES.index(c), self.plural_item(g, c, s, parsed)))
+        edits += [(a, b, 0, t) for a, b, t in self.html_edits(in_html, by_key, parsed, original, src_lang)]
         edits.sort(key=lambda e: e[:3])
         parts, pos = [], 0
         for a, b, _, s in edits:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.formats import precount, textutil
+from engine.formats import htmlsub, precount, textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.placeholders import protect_software, protect_target
 from engine.formats.textutil import Decoded, codes_checked, render
@@ -131,6 +131,31 @@ class StringsFormat:
             raise FormatError(path, f"the translation holds {text[e.start:e.end]!r}, which the file's "
                                     f"encoding {parsed.decoded.encoding} cannot hold") from None
 
+    def html_translations(self, translations: dict[str, Translation], by_key: dict[str, Unit]):
+        """``translations`` less those of sentences of HTML values (:mod:`engine.formats.htmlsub`), and
+        those by string key, then sentence key."""
+        rest: dict[str, Translation] = {}
+        in_html: dict[str, dict[str, Translation]] = {}
+        for k, tr in translations.items():
+            split = None if k in by_key or not self.markup else htmlsub.split_key(k)
+            if split and split[0] in by_key and htmlsub.is_html(by_key[split[0]].value):
+                in_html.setdefault(split[0], {})[split[1]] = tr
+            else:
+                rest[k] = tr
+        return rest, in_html
+
+    def html_edits(self, in_html: dict[str, dict[str, Translation]], by_key: dict[str, Unit], parsed: Parsed,
+                   path: Path, lang: str) -> list[tuple[int, int, str]]:
+        """The edits of the HTML values with translated sentences: each value with its sentences
+        spliced in, escaped as the file writes the string; none for a value that comes out the same."""
+        edits = []
+        for key, trs in in_html.items():
+            u = by_key[key]
+            value = htmlsub.spliced(u.value, trs, lang, path, f"line {u.line}")
+            if value != u.value:
+                edits.append((u.start, u.end, self.escape(value, u, parsed)))
+        return edits
+
     def source(self, unit: Unit, path: Path) -> TaggedText:
         with codes_checked(path, f"line {unit.line}"):
             return protect_software(unit.value, markup=self.markup)
@@ -153,6 +178,9 @@ class StringsFormat:
             if max(len(u.value), len(u.target or "")) > textutil.MAX_STRING_CHARS:
                 raise FormatError(path, f"a string longer than {textutil.size_label(textutil.MAX_STRING_CHARS)}: "
                                         "not a message Verso translates", f"line {u.line}")
+            if self.markup and htmlsub.is_html(u.value):  # an article: its sentences, read as HTML
+                doc.segments.extend(htmlsub.segments(u, src_lang, path))
+                continue
             src = self.source(u, path)
             target = None
             if u.target:
@@ -164,10 +192,11 @@ class StringsFormat:
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
-              tgt_lang: str = "") -> None:
+              tgt_lang: str = "", src_lang: str = "") -> None:
         original = Path(original)
         parsed = self.parse(original)
         by_key = {u.key: u for u in parsed.units}
+        translations, in_html = self.html_translations(translations, by_key)
         unknown = [k for k in translations if k not in by_key]
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for strings the file does not have "
@@ -179,6 +208,7 @@ class StringsFormat:
             new = self.written(tr.target, self.source(u, original), u, parsed) if tr.target else None
             if new is not None:
                 edits.append((u.start, u.end, new))
+        edits += self.html_edits(in_html, by_key, parsed, original, src_lang)
         edits.sort()
         parts, pos = [], 0
         for a, b, s in edits:
