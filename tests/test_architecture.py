@@ -122,7 +122,6 @@ MAX_MODULE_LINES = 400
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
 LONG_MODULES = {
     "engine/formats/docx.py": 420,
-    "engine/formats/odf.py": 536,
     "engine/formats/package.py": 490,
     "engine/formats/po.py": 495,
     "engine/formats/tabular.py": 406,

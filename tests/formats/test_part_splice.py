@@ -11,48 +11,46 @@ from lxml import etree
 from datafiles import SHARED_DATA
 from engine.formats import write_document
 from engine.formats.base import Translation
+from engine.formats import odf
 from engine.formats.docx import FORMAT
+from engine.formats.odf import FORMAT as ODF
 from engine.formats.xmlsplice import _decode, _tokenize
 from engine.inline import TaggedText
 from formats.docfiles import W_NS, make_docx
 
 MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
-SAMPLES = sorted((SHARED_DATA / "format-samples").rglob("*.docx")) if (SHARED_DATA / "format-samples").is_dir() else []
+_SAMPLES = SHARED_DATA / "format-samples"
+SAMPLES = sorted(p for ext in ("docx", "odt") for p in _SAMPLES.rglob(f"*.{ext}")) if _SAMPLES.is_dir() else []
 
 
-def _paragraph_span(data: bytes, n: int) -> tuple[int, int]:
-    """Byte offsets of the start and end of the n-th paragraph (as DOCX keys count them) of a part."""
+def _docx_paragraphs(root, part: str) -> list:
+    return [p for p in root.iter(f"{{{W_NS}}}p") if not any(a.tag == MC_FALLBACK for a in p.iterancestors())]
+
+
+def _paragraph_span(data: bytes, part: str, n: int, paragraphs=_docx_paragraphs) -> tuple[int, int]:
+    """Byte offsets of the start and end of the n-th paragraph (as the format's keys count them) of a part."""
     root = etree.fromstring(data)
     order = {e: i for i, e in enumerate(root.iter(etree.Element))}
-    ps = [p for p in root.iter(f"{{{W_NS}}}p") if not any(a.tag == MC_FALLBACK for a in p.iterancestors())]
+    ps = list(paragraphs(root, part))
     bom, codec, text = _decode(data, "utf-8")
     sp = _tokenize(text)[order[ps[n - 1]]]
     return (len(bom) + len(text[:sp.start].encode(codec)), len(bom) + len(text[:sp.end].encode(codec)))
 
 
-def _first_plain_segment(doc):
-    """The first segment of a paragraph that is not in a text box (whose copy for older readers
-    is written too)."""
-    for seg in doc.segments:
-        part = seg.key.rpartition(":")[0]
-        if part.endswith("document.xml"):
-            return seg
-    return doc.segments[0] if doc.segments else None
-
-
-def _edit_one(path: Path, out: Path):
-    doc = FORMAT.read(path, src_lang="en")
-    seg = _first_plain_segment(doc)
-    if seg is None:
+def _edit_one(path: Path, out: Path, fmt):
+    doc = fmt.read(path, src_lang="en")
+    if not doc.segments:
         return None
+    seg = doc.segments[0]
     write_document(path, out, {seg.key: Translation(TaggedText("Übersetzt <&> " + seg.source.text, seg.source.tags))},
-                   format="docx", src_lang="en")
+                   format=fmt.name, src_lang="en")
     return seg
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_an_edit_changes_only_the_bytes_of_its_paragraph(path, tmp_path):
-    seg = _edit_one(path, tmp_path / "out.docx")
+    fmt, paragraphs = (FORMAT, _docx_paragraphs) if path.suffix == ".docx" else (ODF, odf._paragraphs)
+    seg = _edit_one(path, tmp_path / "out.docx", fmt)
     if seg is None:
         pytest.skip("no segment")
     part, _, where = seg.key.rpartition(":")
@@ -64,7 +62,7 @@ def test_an_edit_changes_only_the_bytes_of_its_paragraph(path, tmp_path):
             if name != part:
                 assert zin.read(name) == zout.read(name), name
         before, after = zin.read(part), zout.read(part)
-    start, end = _paragraph_span(before, n)
+    start, end = _paragraph_span(before, part, n, paragraphs)
     tail = len(before) - end
     assert after[:start] == before[:start]
     assert after[len(after) - tail:] == before[end:]
