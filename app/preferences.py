@@ -106,6 +106,9 @@ class Preferences:
     refuse_tag_errors = Pref("qa/refuse_tag_errors", False, bool,
                              "refuse (instead of asking) to confirm a segment with tag errors")
     recent = Pref("recent", [], list, "recently opened project folders")
+    training_mode = Pref("training/mode", "", str,
+                         "Train a Model opens on: new (a new model) or finetune (the current one); '': finetune "
+                         "when the current model serves the pair")
     user_name = NamePref("user/name", identity.user_name, str,
                          "the name TM units, TM edits and comments are signed with (OmegaT's User ID)")
 

@@ -36,6 +36,7 @@ class TrainingChoice:
     src_lang: str = ""
     tgt_lang: str = ""
     base: Path | None = None          # fine-tune this model (None: a new model)
+    current: Path | None = None       # a new model: the model in use now, scored beside it
     minutes: int = 0                  # time budget (0: the recipe's)
     device: str = "auto"
     threads: int = 0
@@ -56,6 +57,8 @@ class TrainingChoice:
                 args += ["--corpus", s]
             for c in self.corpora:
                 args += ["--corpus", *c]
+            if self.current is not None:
+                args += ["--compare", str(self.current)]
         args += ["--src-lang", self.src_lang, "--tgt-lang", self.tgt_lang, "--device", self.device, "--events"]
         if self.minutes:
             args += ["--time-budget", str(self.minutes * 60)]

@@ -27,32 +27,15 @@ from PySide6.QtWidgets import (
     QRadioButton,
     QSpinBox,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from app.preferences import preferences
+from app.dialogs.training_result import SYSTEMS, detect_device, fill_table, fmt_eta, system_name, verdict_of
 from app.training import TrainingChoice, TrainingRun
 from app.workers import Worker, start
 from engine.tm import project_tms
-
-SYSTEMS = (("tm_copy", "TM copy"), ("model", "Model"), ("model_memory", "Model + memory"))
-
-
-def detect_device(control) -> str:
-    import torch
-
-    if torch.cuda.is_available():
-        return f"cuda ({torch.cuda.get_device_name(0)})"
-    return "cpu"
-
-
-def fmt_eta(s) -> str:
-    if s is None:
-        return "–"
-    s = int(s)
-    return f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
-
 
 class TrainingDialog(QDialog):
     modelChosen = Signal(str)
@@ -67,6 +50,7 @@ class TrainingDialog(QDialog):
         self.project = project
         self.threads = threads
         self.current_model = current_model
+        self.current_pair = current_pair
         self.run: TrainingRun | None = None
         self.final: dict | None = None
         self.max_steps = 0  # tests: a short run
@@ -77,10 +61,13 @@ class TrainingDialog(QDialog):
             f"Fine-tune the current model ({current_model.name})" if current_model else "Fine-tune the current model",
             self)
         self.fine_tune.setEnabled(current_model is not None and current_pair)
-        (self.fine_tune if self.fine_tune.isEnabled() else self.new_model).setChecked(True)
+        # reopened in the mode it was left in (fine-tuning first when the current model serves the pair)
+        fine = self.fine_tune.isEnabled() and preferences().training_mode != "new"
+        (self.fine_tune if fine else self.new_model).setChecked(True)
         self._mode = QButtonGroup(self)
         for b in (self.new_model, self.fine_tune):
             self._mode.addButton(b)
+        self.fine_tune.toggled.connect(self._mode_chosen)
         self.sources = QListWidget(self)
         self.corpora: list[list[str]] = []
         for listed in project_tms(project):
@@ -224,8 +211,12 @@ class TrainingDialog(QDialog):
                               files=self.chosen_sources(False),
                               corpora=list(self.corpora), src_lang=self.project.src_lang,
                               tgt_lang=self.project.tgt_lang, base=self.current_model if fine else None,
+                              current=self.current_model if not fine and self.current_pair else None,
                               minutes=self.minutes.value(), device=str(self.device.currentData() or "auto"),
                               threads=self.threads, max_steps=self.max_steps)
+
+    def _mode_chosen(self, fine: bool) -> None:
+        preferences().training_mode = "finetune" if fine else "new"
 
     # -- running ------------------------------------------------------------------
     def _buttons(self, state: str) -> None:
@@ -296,7 +287,7 @@ class TrainingDialog(QDialog):
             self.status.setText(f"{ev['train']:,} pairs to train on; {ev['test']:,} held aside to score, "
                                 f"{ev['dev']:,} to watch training (whole documents).")
         elif kind == "before":
-            self.scores.setText(f"Before: BLEU {ev['bleu']:.1f} ({_system_name(ev['system'])}) on the "
+            self.scores.setText(f"Before: BLEU {ev['bleu']:.1f} ({system_name(ev['system'])}) on the "
                                 f"held-aside documents")
         elif kind == "recipe":
             self.status.setText(f"Recipe {ev['name']}: {ev.get('reason', '')}. Training…")
@@ -323,21 +314,23 @@ class TrainingDialog(QDialog):
             self.progress.setRange(0, 1)
             self.progress.setValue(1)
             self.scores.setText(f"Held-aside BLEU: before {ev['before']:.1f} → after {ev['after']:.1f}")
-            self.status.setText("Done. Use the new model, or keep the current one?")
+            said = verdict_of(ev)
             self._buttons("finished")
-            self.use_new.setDefault(bool(ev.get("better")))
+            if said["better"]:
+                self.status.setStyleSheet("")
+                self.status.setText(f"{said['message']} Use the new model, or keep the current one?")
+            else:  # never a worse model without a word: Keep is what Enter does
+                self.status.setStyleSheet("color: #b00020; font-weight: bold")
+                self.status.setText(f"⚠ {said['message']}")
+            self.use_new.setDefault(bool(said["better"]))
+            self.use_new.setAutoDefault(bool(said["better"]))
+            self.keep_old.setDefault(not said["better"])
+            (self.use_new if said["better"] else self.keep_old).setFocus()
         elif kind == "cancelled":
             self.final = ev
 
     def show_table(self, table: dict) -> None:
-        rows = table.get("bands", []) + [{"band": "all", **table["overall"]}]
-        self.table.setRowCount(len(rows))
-        for r, b in enumerate(rows):
-            cells = [b["band"], str(b["sentences"])] + [
-                f"{b['bleu'][k]:.1f}" if k in b["bleu"] else "–" for k, _ in SYSTEMS]
-            for c, text in enumerate(cells):
-                self.table.setItem(r, c, QTableWidgetItem(text))
-        self.table.resizeColumnsToContents()
+        fill_table(self.table, table)
 
     def _stopped(self, st) -> None:
         if st.state == "finished":
@@ -379,7 +372,3 @@ class TrainingDialog(QDialog):
         if self.run is not None:
             self.run.stop_watching()
         super().closeEvent(e)
-
-
-def _system_name(key: str) -> str:
-    return dict(SYSTEMS).get(key, key)
