@@ -18,6 +18,7 @@ DATA = [
     ("resources/demo", "resources/demo"),
     ("resources/models/demo", "resources/models/demo"),
     ("resources/models/README.md", "resources/models"),
+    ("engine/segmentation/default.srx", "engine/segmentation"),  # the default sentence rules
 ]
 
 # Packages imported by name at run time (engine.cli loads its command groups

@@ -37,9 +37,9 @@ def test_empty_and_blank_text():
     assert seg.sentences == () and seg.join() == "  \n "
 
 
-def test_unknown_language_falls_back_to_english_rules():
-    assert segmenter_language("tlh") == "en"
-    assert segmenter_language("") == "en"
+def test_unknown_language_uses_the_rules_every_language_shares():
+    assert segmenter_language("tlh") == "Default"
+    assert segmenter_language("") == "Default"
     assert split_sentences("Dr. Who paid $3.50. Then he left.", "tlh") == \
         split_sentences("Dr. Who paid $3.50. Then he left.", "en")
 

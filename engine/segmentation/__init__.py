@@ -1,9 +1,12 @@
-"""Sentence segmentation with per-language rules, loss-free.
+"""Sentence segmentation with SRX rules per language, loss-free.
 
-The rules come from pysbd (the Golden Rules segmenter: abbreviations such as
-``Dr.`` or ``z. B.``, numbers such as ``3.50`` or ``3. Mai``, quotations such
-as ``« ... »``); a language pysbd does not know is segmented with its English
-rules.
+The rules are SRX (the CAT tools' standard, :mod:`engine.segmentation.srx`): Verso's own
+``default.srx`` (abbreviations such as ``Dr.``, ``z. B.``, ``Lic.``, ``M.``; ``No. 5``; ``3. Mai``;
+list numbers; quotations in ``« ... »``), or a translator's SRX file for a project
+(:func:`using_rules`, ``verso seg import-srx``).  A language no map names gets the rules the maps
+give every language (``Default``).  The rules are compiled to a few regular expressions per
+language: about 100 times faster than pysbd on real prose, which this module used before
+(``benchmarks/segmentation.py``).
 
 Segmentation never loses a character.  :func:`segment_text` returns the
 sentences *and* the whitespace around them, so that::
@@ -13,17 +16,16 @@ sentences *and* the whitespace around them, so that::
 
 and a writer that replaces sentences by their translations keeps the original
 spacing.  Protected inline codes (one private-use character each, see
-:mod:`engine.inline`) are never lost; a code right after a sentence end
-(``two.</b> Next``) stays with the sentence it closes, and when the tag table
+:mod:`engine.inline`) are never lost; the rules read the text without them; a code right after
+a sentence end (``two.</b> Next``) stays with the sentence it closes, and when the tag table
 is given, a closing code never starts a sentence (``two. </b> Next``) and no
 break falls between an opening code and its closing code.
 
 A very long paragraph (over :data:`LONG_TEXT` characters: a whole file on
 one line) is first cut at safe points -- a sentence end, else white space,
 else anywhere -- into pieces of at most :data:`PIECE` characters, and each
-piece is segmented on its own: pysbd's time grows with the square of its
-input, so this keeps segmentation linear in the length of the text.  A
-break always falls at such a cut.
+piece is segmented on its own, so that a rule's look-behind never reads further
+than a piece.  A break always falls at such a cut.
 
 This module is pure Python (no torch, no Qt).
 """
@@ -31,22 +33,43 @@ from __future__ import annotations
 
 import bisect
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from engine.inline import Tag, tag_number
-from engine.langs import primary
+from engine.segmentation.srx import SRX, Segmenter, default_rules
 
-__all__ = ["Segmentation", "safe_cuts", "segment_text", "split_sentences", "segmenter_language"]
+__all__ = ["Segmentation", "safe_cuts", "segment_text", "split_sentences", "segmenter_language", "using_rules",
+           "active_rules"]
 
-#: A text longer than this (characters) is cut into pieces before pysbd sees it.
+#: A text longer than this (characters) is cut into pieces before the rules see it.
 LONG_TEXT = 10_000
-#: The longest piece pysbd is given when a text is cut.
+#: The longest piece the rules are given when a text is cut.
 PIECE = 4_000
 
 _SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u00bb\u201d\u2019)\]]*\s+|[\u3002\uff01\uff1f][\u300d\u300f\u201d\u2019\uff09]*\s*")
 _SPACE = re.compile(r"\s+")
+_CODE = re.compile("[\ue001-\uf8ff]")
+_RUNS = re.compile("[\ue001-\uf8ff]+|[^\ue001-\uf8ff]+")
+_RULES: ContextVar[SRX | None] = ContextVar("verso_segmentation_rules", default=None)
+
+
+def active_rules() -> SRX:
+    """The rules in force: those :func:`using_rules` set, else Verso's default rules."""
+    return _RULES.get() or default_rules()
+
+
+@contextmanager
+def using_rules(rules: SRX | None) -> Iterator[None]:
+    """Segment with ``rules`` (a parsed SRX file; None: the default rules) inside the block --
+    a project's own rules while its documents are read and written."""
+    token = _RULES.set(rules)
+    try:
+        yield
+    finally:
+        _RULES.reset(token)
 
 
 @dataclass(frozen=True)
@@ -76,18 +99,8 @@ class Segmentation:
 
 
 def segmenter_language(lang: str | None) -> str:
-    """The pysbd rule set used for ``lang`` (its primary subtag, or ``en``)."""
-    from pysbd.languages import LANGUAGE_CODES
-
-    code = primary(lang)
-    return code if code in LANGUAGE_CODES else "en"
-
-
-@lru_cache(maxsize=32)
-def _segmenter(code: str):
-    import pysbd
-
-    return pysbd.Segmenter(language=code, clean=False)
+    """The names of the SRX rule sets used for ``lang``, joined by ``+`` (``English+Default``)."""
+    return "+".join(active_rules().names_for(lang or "")) or "none"
 
 
 def split_sentences(text: str, lang: str, tags: Sequence[Tag] = ()) -> list[str]:
@@ -104,11 +117,12 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
     """Split ``text`` into sentences with the rules of ``lang``; loss-free."""
     if not text or text.isspace():
         return Segmentation((), (text,))
-    code = segmenter_language(lang)
+    seg = active_rules().segmenter(lang or "")
+    spaces = "".join(t.char for t in tags if t.label == "br" or (t.original and t.original.isspace()))
     cuts: list[int] = []
     start = 0
     for end in safe_cuts(text) + [len(text)]:
-        cuts += [start + c for c in _pysbd_cuts(text[start:end], code)]
+        cuts += [start + c for c in _rule_cuts(text[start:end], seg, spaces)]
         if end < len(text):
             cuts.append(end)
         start = end
@@ -145,133 +159,50 @@ def _last_end(pattern: re.Pattern, text: str, lo: int, hi: int) -> int:
     return end
 
 
-def _pysbd_cuts(text: str, code: str) -> list[int]:
-    """Offsets in ``text`` where pysbd starts a new sentence (first excluded).
+def _rule_cuts(text: str, seg: Segmenter, spaces: str = "") -> list[int]:
+    """Offsets in ``text`` where the SRX rules start a new sentence (first excluded).
 
-    pysbd treats a line break as a sentence end; inside a paragraph a line
-    break is only layout (hard-wrapped text), so it sees spaces instead.  The
-    probe has the same length as ``text``, so offsets carry over.
-
-    pysbd costs about 13 s a megabyte (issue 35: a 10 MB text file took 134 s;
-    half of it recompiling the patterns it builds per abbreviation, which
-    overflow ``re``'s cache), so it only sees what needs its rules: the text is
-    first cut at the breaks every rule set agrees on (:func:`_sure_breaks`),
-    and a piece without any other sentence mark (:data:`_NEEDS_RULES`) is one
-    sentence without asking pysbd.
-    """
+    A line break inside a paragraph is only layout (hard-wrapped text), so the rules see a space
+    there; the rules read the text without its inline codes, as OmegaT's do (``word.</b> Next``
+    ends a sentence as ``word. Next`` does).  A cut is moved past the white space it falls
+    before, onto the next sentence's first character (a code there goes with it, or, when it
+    closes, back with the sentence it closes: :func:`_after_trailing_codes`).  ``spaces``: the codes
+    that stand for a line break (``<br/>``, a subtitle's line end), white space to the rules."""
     if not text.strip():
         return []
     probe = text.replace("\r", " ").replace("\n", " ")
-    cuts: list[int] = []
-    start = 0
-    for end in _sure_breaks(probe, code) + [len(probe)]:
-        piece = probe[start:end].rstrip()
-        if piece[-1:] in _END_MARKS:
-            piece = piece[:-1]
-        if _NEEDS_RULES.search(piece) or piece[-1:].isdigit():
-            cuts += [start + c for c in _rule_cuts(probe[start:end], code)]
-        if end < len(probe):
-            cuts.append(end)
-        start = end
-    return cuts
-
-
-_END_MARKS = (".", "!", "?")
-#: Marks that may end a sentence, number a list or open a quotation: a piece holding one
-#: (apart from its final punctuation) goes to pysbd.
-#: A digit alone needs no rules: every rule of pysbd that reads digits also reads a full stop or
-#: a bracket next to them (lists ``1.`` ``2)``, numbers ``3.5``, references ``end.12``), so only
-#: a digit before the final mark sends a piece to pysbd.
-_NEEDS_RULES = re.compile(r"[.!?\u2026\u3002\uff01\uff1f\u203c\u2047-\u2049:;()\[\]{}<>\"\u00ab\u00bb"
-                          r"\u201c-\u201f\u2018\u2039\u203a\u2022*\u2013\u2014\u00b7\u30fb|/\\@#%&=+~^`_]|\s'|'\s")
-#: ``word. Next``: a lower-case word of two letters or more after white space, one full stop,
-#: question or exclamation mark, spaces, a capital letter (after inline codes: ``word. <b>Next``,
-#: where pysbd breaks as before a bare capital).
-_SURE = re.compile(r"(?:(?<=\s)|^)([a-z]{2,})[.!?] +(?=[\ue001-\uf8ff]*[A-Z][a-z])")
-#: ``1.``, ``2)``, ``a)``, ``iv.``, bullets: list items, whose rules in pysbd read the whole text.
-_LIST_MARK = re.compile(r"\d[.)]|(?:^|\s)(?:[A-Za-z]|[ivxIVX]{1,4})[.)](?=\s|$)|[\u2022\u25cf\u25aa*]|(?:^|\s)[-\u2013]\s")
-_OPENERS = re.compile(r"[(\[{\"\u00ab\u201c\u201e\u2018\u2039<]|(?:^|\s)'")
-
-
-@lru_cache(maxsize=32)
-def _abbreviations(code: str) -> frozenset[str]:
-    from pysbd.languages import Language
-
-    lang = Language.get_language_code(code)
-    words = set(lang.Abbreviation.ABBREVIATIONS)
-    for extra in ("PREPOSITIVE_ABBREVIATIONS", "NUMBER_ABBREVIATIONS"):
-        words.update(getattr(lang.Abbreviation, extra, ()))
-    return frozenset(w.lower().rstrip(".") for w in words)
-
-
-def _sure_breaks(probe: str, code: str) -> list[int]:
-    """Starts of sentences that pysbd starts whatever the rules around them: after
-    ``word. Next`` where the word is no abbreviation of the language and nothing since the
-    previous such break opened a bracket or a quotation (pysbd keeps a quotation whole)."""
-    if _LIST_MARK.search(probe):  # pysbd numbers list items across the whole text: no cut before it
-        return []
-    abbreviations = _abbreviations(code)
-    breaks: list[int] = []
-    last = 0
-    for m in _SURE.finditer(probe):
-        if m.group(1) in abbreviations:
-            continue
-        if _OPENERS.search(probe, last, m.start()):
-            continue
-        last = m.end()
-        breaks.append(last)
-    return breaks
-
-
-def _rule_cuts(text: str, code: str) -> list[int]:
-    """pysbd's sentence starts in ``text`` (line breaks already spaces)."""
-    pieces = _pysbd_segment(_segmenter(code), text)
-    cuts: list[int] = []
-    pos = 0
-    for piece in pieces:
-        core = piece.strip()
-        if not core:
-            continue
-        at = text.find(core, pos)
-        if at < 0:  # pysbd changed the text: keep the rest as one sentence
-            break
-        if at > 0:
-            cuts.append(at)
-        pos = at + len(core)
-    return sorted(set(cuts))
-
-
-def _pysbd_segment(seg, text: str) -> list[str]:
-    """``seg.segment(text)`` (``clean=False``): pysbd's sentences with the white space after each.
-
-    pysbd finds each sentence in the text again with a regular expression built from the
-    sentence (``re.escape(sent) + r"\\s*"``): one compile per sentence, and those unique
-    patterns push pysbd's own abbreviation patterns out of ``re``'s cache of 512, so they are
-    compiled again for every paragraph (30,000 HTML paragraphs under the profiler: 76,650
-    compiles, 22 s of 48 s).  The same search with ``str.find``: the first occurrence that ends (with the white
-    space after it) past the previous sentence's end."""
-    sents = seg.processor(text).process()
-    if not all(sents):  # an empty sentence matches everywhere: leave it to pysbd's own search
-        seg.original_text = text
-        return [span.sent for span in seg.sentences_with_char_spans(sents)]
-    out: list[str] = []
-    prior = 0
+    for ch in spaces:
+        probe = probe.replace(ch, " ")
+    if _CODE.search(probe) is None:
+        cuts = seg.cuts(probe)
+    else:
+        kept, plain = _without_codes(probe)
+        cuts = [kept[c] for c in seg.cuts(plain) if c < len(kept)]
+    out = []
     n = len(text)
-    for sent in sents:
-        pos = 0
-        while True:
-            at = text.find(sent, pos)
-            if at < 0:
-                break
-            end = at + len(sent)
-            while end < n and text[end].isspace():  # ``\s`` is ``str.isspace`` in ``re``
-                end += 1
-            if end > prior:
-                out.append(text[at:end])
-                prior = end
-                break
-            pos = end
+    for c in cuts:
+        while c < n and text[c].isspace():
+            c += 1
+        out.append(c)
     return out
+
+
+def _without_codes(probe: str) -> tuple[list[int], str]:
+    """``probe`` as the rules read it, and the offset in ``probe`` of each of its characters: a run
+    of codes inside or at a word is left out (``word.</b> Next``, ``<b>Next``), a run that stands
+    alone between white space is a word the rules cannot read, an ``X`` (``Done. {0} files``)."""
+    kept: list[int] = []
+    parts: list[str] = []
+    n = len(probe)
+    for m in _RUNS.finditer(probe):
+        a, b = m.span()
+        if tag_number(probe[a]) is None:
+            kept.extend(range(a, b))
+            parts.append(m.group())
+        elif (a == 0 or probe[a - 1].isspace()) and (b == n or probe[b].isspace()):
+            kept.append(a)
+            parts.append("X")
+    return kept, "".join(parts)
 
 
 def _after_trailing_codes(text: str, cut: int, closing: frozenset[int] = frozenset()) -> int:

@@ -1,0 +1,132 @@
+"""Sentence rules as SRX: the default rules keep abbreviations whole, a translator's SRX file decides
+where segments break, a malformed one is refused in one line, and segmentation stays loss-free on
+real prose."""
+from __future__ import annotations
+
+import pytest
+from datafiles import data_file
+
+from engine.errors import FormatError
+from engine.segmentation import segment_text, segmenter_language, split_sentences, using_rules
+from engine.segmentation.srx import default_rules, parse_srx
+
+SRX_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<srx xmlns="http://www.lisa.org/srx20" version="2.0">\n'
+
+
+def srx_file(tmp_path, rules: str, maps: str = '<languagemap languagepattern=".*" languagerulename="Mine"/>',
+             name: str = "mine.srx"):
+    p = tmp_path / name
+    p.write_text(f'{SRX_HEAD}<header cascade="no" segmentsubflows="yes"/>\n<body>\n<languagerules>\n'
+                 f'<languagerule languagerulename="Mine">\n{rules}\n</languagerule>\n</languagerules>\n'
+                 f"<maprules>{maps}</maprules>\n</body>\n</srx>\n", "utf-8")
+    return p
+
+
+@pytest.mark.parametrize("lang, text, want", [
+    ("es", "La reunión con el Lic. García y la Sra. López terminó. Después salimos.",
+     ["La reunión con el Lic. García y la Sra. López terminó.", "Después salimos."]),
+    ("es", "El Sr. Pérez firmó el contrato. El Dr. Ruiz no vino.",
+     ["El Sr. Pérez firmó el contrato.", "El Dr. Ruiz no vino."]),
+    ("de", "Wir brauchen z. B. Papier und Nr. 5 der Liste. Das ist alles.",
+     ["Wir brauchen z. B. Papier und Nr. 5 der Liste.", "Das ist alles."]),
+    ("de", "Er kam z. B. Montags. Dann ging er.", ["Er kam z. B. Montags.", "Dann ging er."]),
+    ("fr", "M. Dupont viendra, p. ex. avec Mme Durand. Elle est prête.",
+     ["M. Dupont viendra, p. ex. avec Mme Durand.", "Elle est prête."]),
+    ("en", "Bring e.g. Dr. Brown and read No. 5 first. Then stop.",
+     ["Bring e.g. Dr. Brown and read No. 5 first.", "Then stop."]),
+])
+def test_abbreviations_of_each_language_do_not_end_a_sentence(lang, text, want):
+    assert split_sentences(text, lang) == want
+
+
+def test_a_word_that_is_no_abbreviation_still_ends_its_sentence():
+    assert split_sentences("He met García. Lic was there.", "es") == ["He met García.", "Lic was there."]
+    # "Lic." is a Spanish abbreviation, not an English one
+    assert len(split_sentences("Ask the Lic. García knows.", "en")) == 2
+
+
+def test_the_default_rules_are_an_srx_file_with_a_rule_set_per_language():
+    rules = default_rules()
+    assert rules.source.endswith("default.srx")
+    assert {"English", "German", "French", "Spanish", "Default"} <= set(rules.languagerules)
+    assert segmenter_language("es-MX") == "Spanish+Default"
+    assert segmenter_language("tlh") == "Default"
+
+
+def test_a_translators_srx_file_changes_where_segments_break(tmp_path):
+    text = "Step one; step two. Call Acme Intl. Now."
+    assert split_sentences(text, "en") == ["Step one; step two.", "Call Acme Intl.", "Now."]
+    mine = parse_srx(srx_file(tmp_path, r"""
+<rule break="no"><beforebreak>\bIntl\.</beforebreak><afterbreak>\s</afterbreak></rule>
+<rule break="yes"><beforebreak>[;.]</beforebreak><afterbreak>\s</afterbreak></rule>"""))
+    with using_rules(mine):
+        assert split_sentences(text, "en") == ["Step one;", "step two.", "Call Acme Intl. Now."]
+        seg = segment_text("  " + text + "\n", "en")
+        assert seg.join() == "  " + text + "\n"
+        assert segmenter_language("en") == "Mine"
+    assert split_sentences(text, "en") == ["Step one; step two.", "Call Acme Intl.", "Now."]
+
+
+def test_cascading_srx_applies_every_matching_map_in_order(tmp_path):
+    p = tmp_path / "c.srx"
+    p.write_text(SRX_HEAD + """<header cascade="yes"/><body><languagerules>
+<languagerule languagerulename="Es"><rule break="no"><beforebreak>\\bLic\\.</beforebreak><afterbreak>\\s</afterbreak></rule></languagerule>
+<languagerule languagerulename="All"><rule><beforebreak>\\.</beforebreak><afterbreak>\\s</afterbreak></rule></languagerule>
+</languagerules><maprules>
+<languagemap languagepattern="es.*" languagerulename="Es"/><languagemap languagepattern=".*" languagerulename="All"/>
+</maprules></body></srx>""", "utf-8")
+    with using_rules(parse_srx(p)):
+        assert split_sentences("Vino el Lic. García. Bien.", "es-AR") == ["Vino el Lic. García.", "Bien."]
+        assert split_sentences("Vino el Lic. García. Bien.", "pt") == ["Vino el Lic.", "García.", "Bien."]
+
+
+@pytest.mark.parametrize("body, line, words", [
+    ('<rule break="yes"><beforebreak>[.</beforebreak><afterbreak>\\s</afterbreak></rule>', 7, "does not compile"),
+    ('<rule break="maybe"><beforebreak>\\.</beforebreak></rule>', 7, "break='maybe'"),
+    ('<rule><beforebreak>\\.</beforebreak><oops/></rule>', 7, "<oops>"),
+    ('<rule><beforebreak>\\.</beforebreak>\n</rule', 9, "not well-formed"),
+])
+def test_a_malformed_srx_file_is_refused_in_one_line_naming_file_and_line(tmp_path, body, line, words):
+    p = srx_file(tmp_path, body)
+    with pytest.raises(FormatError) as e:
+        parse_srx(p)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(f"{p}, line {line}: ") and words in msg
+
+
+def test_an_srx_map_to_a_missing_rule_set_or_another_xml_file_is_refused(tmp_path):
+    p = srx_file(tmp_path, "", maps='<languagemap languagepattern=".*" languagerulename="Nope"/>')
+    with pytest.raises(FormatError, match="'Nope', which the file does not hold"):
+        parse_srx(p)
+    other = tmp_path / "x.srx"
+    other.write_text("<xliff/>", "utf-8")
+    with pytest.raises(FormatError, match="not an SRX file"):
+        parse_srx(other)
+
+
+def test_an_srx_file_with_entities_is_refused_before_expansion(tmp_path):
+    p = tmp_path / "bomb.srx"
+    p.write_text('<?xml version="1.0"?><!DOCTYPE srx [<!ENTITY a "aaaa">]><srx><header/><body/></srx>', "utf-8")
+    with pytest.raises(FormatError):
+        parse_srx(p)
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("folder, name, lang", [
+    ("jrc-acquis-endefr", "common.en", "en"), ("jrc-acquis-endefr", "common.de", "de"),
+    ("jrc-acquis-endefr", "common.fr", "fr"), ("kde4-l10n-de", "docs.en", "en"),
+    ("python-docs-fr", "docs.fr", "fr"),
+])
+def test_segmentation_is_loss_free_on_real_prose(folder, name, lang):
+    """Paragraphs of four consecutive real lines: the sentences and gaps give each paragraph back,
+    and most known sentence ends (line ends followed by a capital) are breaks."""
+    lines = data_file(folder, name).read_text("utf-8").splitlines()[:2000]
+    found = known = 0
+    for i in range(0, len(lines), 4):
+        para = " ".join(lines[i:i + 4])
+        seg = segment_text(para, lang)
+        assert seg.join() == para
+        assert all(s and s == s.strip() for s in seg.sentences)
+        found += len(seg.sentences)
+        known += sum(1 for s in lines[i:i + 4] if s.strip())
+    assert 0 < found <= known * 1.5
