@@ -186,6 +186,12 @@ class AndroidFormat(PluralGaps, StringsFormat):
     def escape(self, value: str, unit: Unit, parsed: Parsed) -> str:
         return value  # written() escapes the text between codes itself
 
+    def html_value(self, unit: Unit) -> bool:  # HTML as child elements is markup of the file: its codes
+        return bool(unit.meta.get("cdata")) and super().html_value(unit)
+
+    def escape_html(self, value: str, unit: Unit, parsed: Parsed) -> str:
+        return escape(value, first=True, cdata=True)
+
     def encode(self, parsed: Parsed, text: str, path: Path) -> bytes:
         return encode_xml(parsed.decoded, text)
 

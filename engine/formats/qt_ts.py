@@ -108,10 +108,11 @@ class TsFormat(StringsFormat):
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
-              tgt_lang: str = "") -> None:
+              tgt_lang: str = "", src_lang: str = "") -> None:
         original = Path(original)
         parsed = self.parse(original)
         by_key = {u.key: u for u in parsed.units}
+        translations = self.html_as_values(translations, by_key, original, src_lang)
         added = _added_forms(parsed.units)
         may_add = {k for keys in added.values() for k in keys}
         unknown = [k for k in translations if k not in by_key and k not in may_add]

@@ -138,7 +138,7 @@ class StringsFormat:
         in_html: dict[str, dict[str, Translation]] = {}
         for k, tr in translations.items():
             split = None if k in by_key or not self.markup else htmlsub.split_key(k)
-            if split and split[0] in by_key and htmlsub.is_html(by_key[split[0]].value):
+            if split and split[0] in by_key and self.html_value(by_key[split[0]]):
                 in_html.setdefault(split[0], {})[split[1]] = tr
             else:
                 rest[k] = tr
@@ -153,8 +153,31 @@ class StringsFormat:
             u = by_key[key]
             value = htmlsub.spliced(u.value, trs, lang, path, f"line {u.line}")
             if value != u.value:
-                edits.append((u.start, u.end, self.escape(value, u, parsed)))
+                edits.append((u.start, u.end, self.escape_html(value, u, parsed)))
         return edits
+
+    def html_as_values(self, translations: dict[str, Translation], by_key: dict[str, Unit], path: Path,
+                       lang: str) -> dict[str, Translation]:
+        """``translations`` with those of an HTML value's sentences made one translation of the whole
+        value (its sentences spliced into the source's HTML; confirmed when they all are): for a
+        bilingual format (Qt TS) whose target is written whole."""
+        rest, in_html = self.html_translations(translations, by_key)
+        for key, trs in in_html.items():
+            u = by_key[key]
+            value = htmlsub.spliced(u.value, trs, lang, path, f"line {u.line}")
+            keys = [k for k, _, _ in htmlsub.sources(u.value, lang, path, f"line {u.line}")]
+            draft = any(k not in trs or trs[k].status != "confirmed" for k in keys)
+            rest[key] = Translation(TaggedText(value), "draft" if draft else "confirmed")
+        return rest
+
+    def html_value(self, unit: Unit) -> bool:
+        """True when ``unit``'s value is an article read as HTML (:func:`htmlsub.is_html`)."""
+        return self.markup and htmlsub.is_html(unit.value)
+
+    def escape_html(self, value: str, unit: Unit, parsed: Parsed) -> str:
+        """An HTML value written as the file writes the unit's string: as any value, where the HTML
+        is the string's text (escaped in XML formats, quoted in JSON)."""
+        return self.escape(value, unit, parsed)
 
     def source(self, unit: Unit, path: Path) -> TaggedText:
         with codes_checked(path, f"line {unit.line}"):
@@ -178,7 +201,7 @@ class StringsFormat:
             if max(len(u.value), len(u.target or "")) > textutil.MAX_STRING_CHARS:
                 raise FormatError(path, f"a string longer than {textutil.size_label(textutil.MAX_STRING_CHARS)}: "
                                         "not a message Verso translates", f"line {u.line}")
-            if self.markup and htmlsub.is_html(u.value):  # an article: its sentences, read as HTML
+            if self.html_value(u):  # an article: its sentences, read as HTML
                 doc.segments.extend(htmlsub.segments(u, src_lang, path))
                 continue
             src = self.source(u, path)

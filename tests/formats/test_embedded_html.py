@@ -108,3 +108,49 @@ def test_a_value_of_inline_markup_only_is_not_taken_for_an_article():
     assert not is_html("Use <p> for paragraphs")  # a tag named, never closed
     assert is_html("<p>One.</p><p>Two.</p>")
     assert is_html("Intro<ul><li>One</li></ul>")
+
+
+ANDROID = ('<?xml version="1.0" encoding="utf-8"?>\n<resources>\n'
+           '    <string name="title">Click <b>Save</b></string>\n'
+           "    <string name=\"body\"><![CDATA[<p>Open the app. It\\'s free &amp; fun.</p>]]></string>\n"
+           '</resources>\n')
+
+
+def test_an_android_cdata_article_is_read_as_html_and_written_with_android_escapes(tmp_path):
+    p = tmp_path / "strings.xml"
+    p.write_text(ANDROID, "utf-8")
+    doc = _read(p)
+    body = [s for s in doc.segments if s.context == "body"]
+    assert [s.source.display() for s in body] == ["Open the app.", "It's free & fun."]
+    write_document(p, tmp_path / "same.xml", {}, format=doc.format)
+    assert (tmp_path / "same.xml").read_text("utf-8") == ANDROID
+    write_document(p, tmp_path / "de.xml", {body[0].key: Translation(TaggedText("Öffne die 'App'."))},
+                   format=doc.format, src_lang="en")
+    assert ("<![CDATA[<p>Öffne die \\'App\\'. It\\'s free &amp; fun.</p>]]>"
+            in (tmp_path / "de.xml").read_text("utf-8"))
+
+
+TS = ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n<TS version="2.1" language="de">\n'
+      '<context><name>Main</name>\n<message><source>&lt;p&gt;Open the app. It&apos;s free.&lt;/p&gt;</source>'
+      '<translation type="unfinished"></translation></message>\n</context>\n</TS>\n')
+
+
+def test_a_qt_ts_article_is_translated_sentence_by_sentence_and_finished_when_all_are(tmp_path):
+    p = tmp_path / "app.ts"
+    p.write_text(TS, "utf-8")
+    doc = _read(p)
+    assert [s.source.display() for s in doc.segments] == ["Open the app.", "It's free."]
+    write_document(p, tmp_path / "same.ts", {}, format=doc.format)
+    assert (tmp_path / "same.ts").read_text("utf-8") == TS
+    first, second = doc.segments
+    one = {first.key: Translation(TaggedText("Öffne die App."))}
+    write_document(p, tmp_path / "half.ts", one, format=doc.format, src_lang="en")
+    half = (tmp_path / "half.ts").read_text("utf-8")
+    assert ('<translation type="unfinished">&lt;p&gt;Öffne die App. It&apos;s free.&lt;/p&gt;</translation>'
+            in half)
+    both = {**one, second.key: Translation(TaggedText("Sie ist gratis."))}
+    write_document(p, tmp_path / "de.ts", both, format=doc.format, src_lang="en")
+    again = _read(tmp_path / "de.ts")
+    assert [(s.target.display(), s.status) for s in again.segments] == [("Öffne die App.", "confirmed"),
+                                                                        ("Sie ist gratis.", "confirmed")]
+    assert 'type="unfinished"' not in (tmp_path / "de.ts").read_text("utf-8")
