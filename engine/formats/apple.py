@@ -46,7 +46,20 @@ def unquote(lit: str) -> str:
             continue
         out.append(c)
         i += 1
-    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+    try:
+        return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:
+        # Foundation keeps the lone UTF-16 unit in the NSString, but no UTF-8 text (the project,
+        # the TM, the exported file) can hold it: refused, named
+        half = next(f"{ord(c):04X}" for c in "".join(out) if "\ud800" <= c <= "\udfff")
+        raise ValueError(f"\\U{half} is half of a UTF-16 surrogate pair without its other half") from None
+
+
+def _unquote(path: Path, tok: str, line: int) -> str:
+    try:
+        return unquote(tok)
+    except ValueError as e:
+        raise FormatError(path, str(e), f"line {line}") from None
 
 
 def quote(value: str) -> str:
@@ -83,11 +96,11 @@ class StringsFileFormat(StringsFormat):
                 line += tok.count("\n")
                 continue
             if state == "key" and tok not in "=;":
-                key, key_line, state = unquote(tok), line, "eq"
+                key, key_line, state = _unquote(path, tok, line), line, "eq"
             elif state == "eq" and tok == "=":
                 state = "value"
             elif state == "value" and tok.startswith('"'):
-                units.append(Unit(key=key, value=unquote(tok), start=m.start(), end=m.end(), line=key_line,
+                units.append(Unit(key=key, value=_unquote(path, tok, line), start=m.start(), end=m.end(), line=key_line,
                                   note=note, context=key))
                 state, note = "semi", ""
             elif state == "semi" and tok == ";":

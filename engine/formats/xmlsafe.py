@@ -138,12 +138,22 @@ def check_file_prolog(path: str | Path) -> None:
             pos = nxt
 
 
+def refuse_entities(path: str | Path, el) -> None:
+    """Refuse an entity reference under ``el``: one that an external DTD (never loaded) would
+    define is kept by lxml as an entity node, whose text a reader would silently drop."""
+    for ent in el.iter(etree.Entity):
+        raise UnsafeXMLError(path, f"refused: the document uses the entity {ent.text} "
+                                   "(entities are never expanded)", f"line {ent.sourceline}")
+
+
 def parse_file(path: str | Path) -> etree._ElementTree:
-    """Parse a whole (small or medium) XML file safely."""
+    """Parse a whole (small or medium) XML file safely; an entity reference is refused."""
     path = Path(path)
     check_file_prolog(path)
     try:
-        return etree.parse(str(path), safe_parser())
+        tree = etree.parse(str(path), safe_parser())
+        refuse_entities(path, tree.getroot())
+        return tree
     except etree.XMLSyntaxError as e:
         line = getattr(e, "lineno", None)
         raise FormatError(path, f"not well-formed XML: {e.msg}", f"line {line}" if line else None) from None
