@@ -247,6 +247,27 @@ class CandidateStage:
                 out[p] = u[d]
         return out
 
+    def units_with_all(self, words: Sequence[str]) -> list[int]:
+        """Unit ids of the documents holding the rarest three of ``words`` (the concordance's
+        candidates), by leaf and document order."""
+        terms = sorted(set(words), key=self.doc_frequency)
+        if not terms or self.doc_frequency(terms[0]) == 0:
+            return []
+        uids: list[int] = []
+        for leaf in self.leaves:
+            docs = set(leaf.postings(self.field, terms[0]).tolist())
+            for t in terms[1:3]:
+                if not docs:
+                    break
+                docs &= set(leaf.postings(self.field, t).tolist())
+            for d in sorted(docs):
+                if d in leaf.deleted or not self.accepts(leaf, d):
+                    continue
+                uid = leaf.uids[d]
+                if leaf.overlay or uid not in self.dead:
+                    uids.append(uid)
+        return uids
+
     # ------------------------------------------------------------ retrieval
     def retrieve(self, core: Sequence[str], limit: int = 4000, budget: int = 4_000_000,
                  min_bound: float = 0.0) -> Retrieval:

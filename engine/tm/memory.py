@@ -32,7 +32,7 @@ from engine.tm.index_process import BackgroundBuild, counted
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
 from engine.tm.rerank import Verified, verify
 from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_many
-from engine.tm.scan import ScanSearch
+from engine.tm.scan import ScanProcess
 from engine.tm.seal import Seal, Untrusted
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
@@ -126,7 +126,7 @@ class TranslationMemory:
         self._stages: dict[tuple[str, str, str], CandidateStage] = {}
         self._pairs: set[tuple[str, str]] | None = None
         self._bg: BackgroundBuild | None = None
-        self._scans: dict[tuple[str, str], ScanSearch] = {}
+        self._scan: ScanProcess | None = None  # the search while the index is rebuilt (its own process)
         self._open_index()
 
     # ------------------------------------------------------------ basics
@@ -157,6 +157,7 @@ class TranslationMemory:
                 if self._bg.result is not None:
                     self._finish_background()
             self._bg = None
+        self._end_scan()
         with contextlib.suppress(Exception):
             self.flush()
         self.index.close()
@@ -205,7 +206,8 @@ class TranslationMemory:
         self.rebuilt_because = why
         self.index.close()
         self._reset_overlay(0)
-        self._scans = {}
+        self._end_scan()
+        self._scan = ScanProcess(self.folder / self.DB_NAME, self.search_pair())
         self._bg = BackgroundBuild(self.folder / self.DB_NAME, self.index.dir, self._progress)
         self._bg.start()
 
@@ -225,12 +227,17 @@ class TranslationMemory:
 
     def _finish_background(self) -> None:
         bg, self._bg = self._bg, None
-        self._scans = {}
+        self._end_scan()
         if bg.error is not None:
             raise bg.error
         index_id, seq = bg.result
         self.index.swap_in_new()
         self._adopt_index(index_id, seq)
+
+    def _end_scan(self) -> None:
+        scan, self._scan = self._scan, None
+        if scan is not None:
+            scan.close()
 
     def rebuild_index(self, why: str = "") -> None:
         """Build the search index again from SQLite (used when it is missing,
@@ -325,9 +332,8 @@ class TranslationMemory:
         rows = self.conn.execute("SELECT seq, uid FROM journal WHERE seq > ? ORDER BY seq",
                                  (self._seen_seq,)).fetchall()
         if rows:
-            uids = list(dict.fromkeys(uid for _, uid in rows))
-            for scan in self._scans.values():
-                scan.update(self.conn, uids)
+            if self._scan is not None:
+                self._scan.changed(list(dict.fromkeys(uid for _, uid in rows)))
             self._seen_seq = rows[-1][0]
 
     def flush(self) -> bool:
@@ -682,13 +688,10 @@ class TranslationMemory:
 
     def _scan_search(self, text: str, qa, qe: Encoded, k: int, min_score: float, coverage: bool,
                      pair: tuple[str, str]) -> list[Match]:
-        """The search while the index is rebuilt: every unit of the pair, from SQLite."""
-        scan = self._scans.get(pair)
-        if scan is None:
-            scan = self._scans[pair] = ScanSearch(self.conn, _pair_filter(*pair))
-        ranked = scan.best(qe, max(k, COVERAGE_POOL) if coverage else k, min_score)
-        self.last_search = {"candidates": len(scan.ids), "verified": len(ranked), "postings": 0,
-                            "exact": False, "scan": True}
+        """The search while the index is rebuilt: the units of the pair, from SQLite, in the scan's process."""
+        ranked, info = self._scan.best(qe, max(k, COVERAGE_POOL) if coverage else k, min_score, pair)
+        self.last_search = {"candidates": info["scanned"], "verified": info["scanned"], "postings": 0,
+                            "exact": info["exact"], "scan": True, "scan_pid": info["pid"]}
         return self._matches(text, qa, ranked if coverage else ranked[:k], coverage)
 
     def _full_scores(self, qe: Encoded, stage: CandidateStage, v: Verified, need: int,
@@ -741,24 +744,7 @@ class TranslationMemory:
             return phrase_hits(entries, side, words, limit)
         stage = self._stage("src" if side == "source" else "tgt",
                             self.search_pair(src_lang, tgt_lang))
-        terms = sorted(set(words), key=stage.doc_frequency)
-        if stage.doc_frequency(terms[0]) == 0:
-            return []
-        uids: list[int] = []
-        for leaf in stage.leaves:
-            docs = set(leaf.postings(stage.field, terms[0]).tolist())
-            for t in terms[1:3]:
-                if not docs:
-                    break
-                docs &= set(leaf.postings(stage.field, t).tolist())
-            for d in sorted(docs):
-                if d in leaf.deleted or not stage.accepts(leaf, d):
-                    continue
-                uid = leaf.uids[d]
-                if not leaf.overlay and uid in self._dead:
-                    continue
-                uids.append(uid)
-        uids = uids[:max_checked]
+        uids = stage.units_with_all(words)[:max_checked]
         entries = (e for chunk in _chunks(uids, 500) for e in self._entries(chunk).values())
         return phrase_hits(entries, side, words, limit)
 

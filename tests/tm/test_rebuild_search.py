@@ -1,0 +1,99 @@
+"""While a TM's index is rebuilt (a TM folder new to this installation), its searches are answered
+by a scan in a process of its own: the editor's process only sends the query and reads the answer,
+so its UI thread keeps the interpreter."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import threading
+import time
+
+import pytest
+
+from engine.tm import index_process
+from engine.tm import memory as memory_mod
+from engine.tm.memory import TranslationMemory
+from engine.tm.scan import ScanSearch
+from engine.tm.scoring import Encoded
+
+PAIRS = [(f"Sentence number {i} about layer {i % 13} and colour {i % 7}.",
+          f"Satz Nummer {i} über Ebene {i % 13} und Farbe {i % 7}.") for i in range(600)]
+
+
+@pytest.fixture
+def rebuilding(tmp_path, monkeypatch):
+    """A TM whose index must be rebuilt on opening, in the background, held before its build starts."""
+    gate = threading.Event()
+    real = index_process.BackgroundBuild.run
+
+    def run(self):
+        gate.wait(30)
+        return real(self)
+
+    monkeypatch.setattr(memory_mod, "BACKGROUND_MIN", 100)
+    monkeypatch.setattr(index_process.BackgroundBuild, "run", run)
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as t:
+        t.add_many(PAIRS)
+    shutil.rmtree(tmp_path / "tm" / "index")
+    t = TranslationMemory(tmp_path / "tm")
+    try:
+        yield t
+    finally:
+        gate.set()
+        t.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie has ended
+        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_during_a_rebuild_the_best_match_comes_from_a_scan_in_another_process(rebuilding):
+    t = rebuilding
+    assert t.rebuilding is not None
+    hit = t.search("Sentence number 42 about layer 3 and colour 0 !")[0]
+    assert hit.target.text.startswith("Satz Nummer 42 ") and hit.score > 0.8
+    assert t.last_search["scan"] and t.last_search["scan_pid"] != os.getpid()
+    fuzzy = t.search("Sentence number 43 about the layer 4")[0]
+    assert fuzzy.source.text.startswith("Sentence number 43 about layer 4 ")
+
+
+def test_a_unit_confirmed_during_the_rebuild_is_found_by_the_next_search(rebuilding):
+    t = rebuilding
+    t.search("Sentence number 1 about layer 1")                 # the scan has loaded its units
+    uid = t.add("Rename the selected layer", "Ausgewählte Ebene umbenennen")
+    assert t.search("Rename the selected layer")[0].entry.id == uid
+    t.update(uid, target="Die ausgewählte Ebene umbenennen")
+    assert t.search("Rename the selected layer")[0].target.text == "Die ausgewählte Ebene umbenennen"
+
+
+def test_the_scan_process_ends_with_the_tm_and_a_killed_one_is_started_again(rebuilding):
+    t = rebuilding
+    t.search("Sentence number 7 about layer 7")
+    pid = t.last_search["scan_pid"]
+    os.kill(pid, signal.SIGKILL)
+    hit = t.search("Sentence number 8 about layer 8 and colour 1.")[0]
+    assert hit.score == 1.0 and t.last_search["scan_pid"] not in (pid, os.getpid())
+    new = t.last_search["scan_pid"]
+    t.close()
+    deadline = time.monotonic() + 10
+    while _alive(new) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(new)
+
+
+def test_the_scan_of_the_nearest_lengths_finds_the_best_match_without_reading_every_unit(tmp_path):
+    """Bounded per query: units far longer or shorter than the query cannot beat a close match."""
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as t:
+        t.add_many(PAIRS + [(" ".join(["word"] * n) + f" long {n}", f"lang {n}") for n in range(30, 400)])
+        scan = ScanSearch(t.conn, None)
+        qa = memory_mod.analyse("Sentence number 42 about layer 3 and colour 0.")
+        q = Encoded(*(t.vocab.encode_known(x) for x in (qa.core, qa.surface, qa.punct)))
+    ranked, info = scan.best(q, 1, 0.0)
+    assert ranked[0][0] == 1.0 and info["exact"]
+    assert info["scanned"] <= len(PAIRS) < len(scan.ids)      # none of the long units was read
