@@ -24,7 +24,9 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from engine.inline import TaggedText
 from engine.tm.adapt import adapt_tags
-from engine.tm import Match, TMOffline, TMReadOnly, TMRefused, TranslationMemory, is_tm_url, open_tm, project_tms
+from engine.store import trusted
+from engine.tm import (Match, TMOffline, TMReadOnly, TMRefused, TranslationMemory, is_tm_url, open_tm,
+                       project_tms, tm_exists)
 from engine.tmsync import replace_in_tm
 from app.tm_shared import POLL_MS, RETRY_MS, SharedTMs
 from app.workers import Cancelled, LatestOnly, Worker, start
@@ -54,8 +56,10 @@ class TMInfo:
 
 
 def project_tm_infos(project) -> list[TMInfo]:
-    """The project's TMs (setting ``tms``): folders as the project resolves them, URLs as written."""
-    return [TMInfo(r.ref, r.writable, r.name) for r in project_tms(project)]
+    """The project's TMs (setting ``tms``): folders as the project resolves them, URLs as written; a
+    folder outside the project only once confirmed, and only when it holds a TM (never created there)."""
+    return [TMInfo(r.ref, r.writable, r.name) for r in project_tms(project, outside="skip")
+            if r.shared or trusted.inside(project.folder, Path(r.ref)) or tm_exists(r.ref)]
 
 
 @dataclass
@@ -133,8 +137,11 @@ class TMService(SharedTMs, QObject):
     def busy(self) -> bool:
         return bool(self._jobs) or self.pool.activeThreadCount() > 0
 
-    def _open(self, info: TMInfo):
-        return open_tm(info.path, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
+    def _open(self, info: TMInfo, create: bool | None = None):
+        """``info``'s TM; a folder is created only inside the project (or when the user names it here)."""
+        if create is None:
+            create = info.shared or trusted.inside(self.project_folder, Path(info.path))
+        return open_tm(info.path, create=create, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
 
     def _open_all(self, control) -> int:
         for info in self.infos:
@@ -178,7 +185,7 @@ class TMService(SharedTMs, QObject):
 
         def job(control):
             try:
-                tm = self._open(info)
+                tm = self._open(info, create=True)  # the user's own choice
             except TMOffline:
                 if not info.shared:
                     raise

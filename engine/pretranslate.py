@@ -191,11 +191,12 @@ def _changed(res: PretranslateResult, by_id: dict[int, Segment], rows: list) -> 
     return out
 
 
-def open_tms(project: Project, extra: Sequence[str | Path] = ()) -> list[TranslationMemory]:
+def open_tms(project: Project, extra: Sequence[str | Path] = (), *, outside: str = "refuse") -> list[TranslationMemory]:
     """The project's TMs (folders that exist, and shared TMs' URLs) and ``extra`` TMs
     (folders or ``postgresql://`` URLs), opened for the project's language pair with
-    :func:`engine.tm.open_tm`.  The caller closes them."""
-    refs = [r.ref for r in project_tms(project) if r.shared or Path(r.ref).is_dir()]
+    :func:`engine.tm.open_tm`.  The caller closes them.  A folder the project lists outside
+    itself: see :func:`engine.tm.project_tms` (``outside``)."""
+    refs = [r.ref for r in project_tms(project, outside=outside) if r.shared or Path(r.ref).is_dir()]
     refs += [tm_ref(p) for p in extra]
     out = []
     try:

@@ -12,6 +12,8 @@ from datafiles import ROOT, SHARED_DATA, data_file  # noqa: F401  (re-exported f
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # The installation key that seals TM indexes (engine.tm.seal): the tests' own, never the user's.
 os.environ.setdefault("VERSO_INDEX_KEY", str(Path(tempfile.mkdtemp(prefix="verso-key-")) / "index.key"))
+# The folders outside a project its user confirmed (engine.store.trusted): the tests' own record.
+os.environ.setdefault("VERSO_TRUST_FILE", str(Path(tempfile.mkdtemp(prefix="verso-trust-")) / "trusted.json"))
 
 
 @pytest.fixture(scope="session")

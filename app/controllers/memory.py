@@ -35,6 +35,7 @@ class MemoryController(Controller):
     # --------------------------------------------------------- the TM thread
     def project_opened(self, project: Project) -> None:
         win = self.win
+        self.confirm_outside_tms(project)
         tm = win.tm = TMService(project, win)
         win.flow.set_tm(tm)
         win.flow.set_terms(None)  # the last project's terms go; this one's load below
@@ -51,6 +52,26 @@ class MemoryController(Controller):
         if not tm.infos:
             win.matches.show_message("No TM attached to this project (File ▸ Import TMX adds one).")
         self.load_terms(project)
+
+    def confirm_outside_tms(self, project: Project) -> None:
+        """Asked once when the project lists TM folders outside itself that no one here confirmed (a
+        received project decides nothing outside itself): yes records it, no leaves them out."""
+        from engine.store import trusted
+        from engine.tm.open import unconfirmed_tms
+
+        strange = unconfirmed_tms(project)
+        if not strange:
+            return
+        names = "\n".join(f"  {t.ref}" for t in strange)
+        answer = QMessageBox.question(
+            self.win, "TMs outside the project",
+            f"This project lists translation memories outside its own folder:\n\n{names}\n\nA project from "
+            "someone else could read or fill another client's TM this way. Use them in this project?",
+            QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        if answer == QMessageBox.Yes:
+            trusted.confirm(project.folder, [Path(t.ref) for t in strange])
+        else:
+            self.say(f"{len(strange)} TM(s) outside the project left out.", 8000)
 
     def close_tm(self) -> None:
         if self.tm_editor is not None:  # it reads and writes this project's TMs

@@ -70,7 +70,7 @@ class TrainingDialog(QDialog):
         self.fine_tune.toggled.connect(self._mode_chosen)
         self.sources = QListWidget(self)
         self.corpora: list[list[str]] = []
-        for listed in project_tms(project):
+        for listed in project_tms(project, outside="skip"):
             self._add_source(str(listed.ref), f"Project TM: {listed.name}", tm=True)
         add = QPushButton("Add TMX / bilingual file…", self)
         add.clicked.connect(self._browse_data)

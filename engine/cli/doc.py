@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tm", action="append", default=[], metavar="TM",
                    help="another TM to search: a folder or a shared TM's URL postgresql://host:port/db?tm=NAME "
                         "(repeatable; the project's TMs are always searched)")
+    p.add_argument("--trust-project-tms", action="store_true",
+                   help="search the TM folders the project lists outside its own folder too, unconfirmed "
+                        "(a received project's are refused: it decides nothing outside itself)")
     p.add_argument("--model", type=Path, default=None, metavar="DIR",
                    help="model folder (default: the project's model, else $VERSO_MODEL, else the demo model -- only one of the project's pair; with none, TM matches only and stderr says why); "
                         "--model none: TM matches only")
@@ -207,9 +210,12 @@ def _pretranslate(a) -> int:
     from engine.cli import print_json
     from engine.pretranslate import open_tms, pretranslate, wrong_pair_note
     from engine.resources import model_choice, model_pair, pair_served
+    from engine.tm import project_tms
 
     with _open(a.project) as p:
         info = p.document(a.document)
+        outside = "allow" if a.trust_project_tms else "refuse"
+        project_tms(p, outside=outside)  # refused before a model loads
         translator = None
         note = ""  # why no model translates (a model of another pair is never loaded)
         if a.model is not None and str(a.model) == "none":
@@ -229,7 +235,7 @@ def _pretranslate(a) -> int:
             from engine.nmt.translator import Translator
 
             translator = Translator.load(model)
-        tms = open_tms(p, a.tm)
+        tms = open_tms(p, a.tm, outside=outside)
         try:
             def progress(done: int, total: int) -> None:
                 print(f"pretranslate: {done}/{total}", file=sys.stderr, flush=True)

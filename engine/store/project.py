@@ -30,7 +30,7 @@ from engine.errors import ProjectError, TagErrorsError
 from engine.formats.base import ParsedDocument, SegmentStatus, Translation
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
-from engine.store import migrations
+from engine.store import migrations, trusted
 from engine.store.locks import refusal
 
 DB_NAME = "project.verso"
@@ -310,7 +310,7 @@ class Project:
             from engine.urls import strip_credentials
 
             path = strip_credentials(path)
-        return self._add_ref(TMS_SETTING, path, writable)
+        return trusted.added(self.folder, path, self._add_ref(TMS_SETTING, path, writable))
 
     @property
     def name(self) -> str:

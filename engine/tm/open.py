@@ -111,10 +111,25 @@ class ListedTM:
         return is_tm_url(str(self.ref))
 
 
-def project_tms(project) -> list[ListedTM]:
+class OutsideProject(TMError):
+    """A project lists a TM folder outside itself that its user never confirmed (``entries``)."""
+
+    def __init__(self, message: str, entries: list[ListedTM]):
+        super().__init__(message)
+        self.entries = entries
+
+
+def project_tms(project, *, outside: str = "refuse") -> list[ListedTM]:
     """The TMs of ``project`` in the order they are searched: folders as
-    :meth:`Project.tm_refs` resolves them, URLs as written (a URL is no path)."""
+    :meth:`Project.tm_refs` resolves them, URLs as written (a URL is no path).
+
+    A folder outside the project that its user has not confirmed
+    (:mod:`engine.store.trusted`: a received project decides nothing outside itself)
+    is, by ``outside``: ``"refuse"``d (:class:`OutsideProject`, one line naming the
+    project file and the entry), ``"skip"``ped, or ``"allow"``ed (a user's flag)."""
     import json
+
+    from engine.store import trusted
 
     try:
         raw = json.loads(project.setting("tms", "") or "[]")
@@ -123,12 +138,27 @@ def project_tms(project) -> list[ListedTM]:
     # tm_refs() has one ref per valid item of the setting, URLs too (mangled as paths)
     items = [i for i in (raw if isinstance(raw, list) else [])
              if isinstance(i, dict) and isinstance(i.get("path"), str) and i["path"]]
-    out = []
+    out, strange = [], []
     for i, r in zip(items, project.tm_refs()):
         if is_tm_url(i["path"]):
             from engine.tm.pg import split_url
 
             out.append(ListedTM(i["path"], r.writable, split_url(i["path"])[1]))
-        else:
+        elif outside == "allow" or trusted.confirmed(project.folder, r.path):
             out.append(ListedTM(r.path, r.writable, r.name))
+        else:
+            strange.append((i["path"], ListedTM(r.path, r.writable, r.name)))
+    if strange and outside == "refuse":
+        raise OutsideProject(f"{Path(project.folder) / 'project.verso'}: setting 'tms' lists {strange[0][0]!r}, "
+                             "a folder outside the project no one here confirmed; not used (confirm it in "
+                             "the editor, or pass --trust-project-tms)", [s for _, s in strange])
     return out
+
+
+def unconfirmed_tms(project) -> list[ListedTM]:
+    """The folders ``project`` lists outside itself that its user has not confirmed."""
+    try:
+        project_tms(project)
+    except OutsideProject as e:
+        return e.entries
+    return []

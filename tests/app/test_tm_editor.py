@@ -174,8 +174,8 @@ def test_every_tm_of_the_project_is_listed_and_the_chosen_one_is_shown(qtbot, tm
     with TranslationMemory(tmp_path / "reference", src_lang="en", tgt_lang="de") as tm:
         tm.add("Save the document", "Dokument speichern", creator="eva")
     with Project.open(folder) as p:
-        p.set_setting("tms", json.dumps([{"path": "tm", "writable": True},
-                                         {"path": str(tmp_path / "reference"), "writable": False}]))
+        p.set_setting("tms", json.dumps([{"path": "tm", "writable": True}]))
+        p.add_tm_ref(tmp_path / "reference")  # added here: a folder outside the project the user chose
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
     assert [dlg.tm_combo.itemText(i) for i in range(dlg.tm_combo.count())] == ["tm", "reference"]

@@ -64,8 +64,8 @@ def test_pretranslate_reads_the_projects_shared_tm_and_a_url_given_with_tm(tmp_p
     (tmp_path / "guide.xlf").write_text(XLF, "utf-8")
     with Project.create(tmp_path / "proj", src_lang="en", tgt_lang="de") as p:
         p.import_document(tmp_path / "guide.xlf")
-        p.set_setting("tms", json.dumps([{"path": listed, "writable": True},
-                                         {"path": str(tmp_path / "proj-tm"), "writable": False}]))
+        p.set_setting("tms", json.dumps([{"path": listed, "writable": True}]))
+        p.add_tm_ref(tmp_path / "proj-tm")  # the user's own: a folder outside the project needs their word
     folder = str(tmp_path / "proj")
     assert main(["doc", "pretranslate", "guide.xlf", "--project", folder, "--model", "none",
                  "--tm", extra]) == 0

@@ -1,0 +1,90 @@
+"""What a project may refer to outside its own folder: the user's word, kept outside every project.
+
+A received project's settings are a stranger's: a ``tms`` entry ``../../tmA`` or ``/abs/X`` would
+have Verso read another client's TM into this project's pre-translation, or create a TM folder
+wherever the sender chose.  So a folder a project lists counts only when it lies inside the
+project folder (symlinks followed), or when this installation's user confirmed it: by adding it
+in Verso (:meth:`Project.add_tm_ref`), by answering the editor's question, or by a command-line
+flag for one run.  The confirmations are kept in ``$VERSO_TRUST_FILE``, else ``trusted.json`` in
+the user data folder -- never in the project, which could otherwise vouch for itself.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Iterable
+
+#: bytes of the trust file read at most (a few hundred bytes per confirmed folder)
+LIMIT = 4 << 20
+_lock = threading.Lock()
+
+
+def trust_file() -> Path:
+    env = os.environ.get("VERSO_TRUST_FILE")
+    if env:
+        return Path(env)
+    from engine.resources import user_data_dir
+
+    return user_data_dir() / "trusted.json"
+
+
+def _key(path: Path) -> str:
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):  # a link loop: never equal to a confirmed folder
+        return str(Path(path).absolute())
+
+
+def inside(folder: Path, path: Path) -> bool:
+    """True when ``path`` (resolved, links followed) lies inside ``folder``."""
+    try:
+        Path(_key(path)).relative_to(_key(folder))
+        return True
+    except ValueError:
+        return False
+
+
+def _read() -> dict[str, list[str]]:
+    try:
+        with open(trust_file(), "rb") as fh:
+            data = json.loads(fh.read(LIMIT).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def confirmed(project_folder: Path, path: Path) -> bool:
+    """True when ``path`` is inside the project folder or its user confirmed it for this project."""
+    if inside(project_folder, path):
+        return True
+    listed = _read().get(_key(project_folder))
+    return isinstance(listed, list) and _key(path) in listed
+
+
+def confirm(project_folder: Path, paths: Iterable[Path]) -> None:
+    """Record that the user lets the project ``project_folder`` use the folders ``paths``."""
+    from engine.fsutil import atomic_write
+
+    new = [_key(p) for p in paths if not inside(project_folder, p)]
+    if not new:
+        return
+    with _lock:
+        data = _read()
+        have = data.get(_key(project_folder))
+        have = have if isinstance(have, list) else []
+        data[_key(project_folder)] = have + [p for p in new if p not in have]
+        with atomic_write(trust_file(), "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+
+
+def added(project_folder: Path, path, ref):
+    """``ref``, the folder ``path`` the user just listed in the project, recorded as confirmed
+    (a URL is no folder: nothing to record)."""
+    if not (isinstance(path, str) and "://" in path):
+        confirm(project_folder, [ref.path])
+    return ref
+
+
+__all__ = ["trust_file", "inside", "confirmed", "confirm", "added"]

@@ -1,0 +1,55 @@
+"""The editor asks once before a project uses TM folders outside itself (issue 45, item 2), and a
+project's settings never create a TM folder outside the project."""
+from __future__ import annotations
+
+import json
+
+from PySide6.QtWidgets import QMessageBox
+
+from engine.store import Project
+from engine.tm import TranslationMemory
+
+from editor_helpers import make_project
+from test_editor import open_window
+
+
+def _listing(tmp_path, entries):
+    folder = make_project(tmp_path / "p", ["The secret plan of client A.", "Other."], tm=False)
+    with Project(folder) as p:
+        p.set_setting("tms", json.dumps([{"path": e, "writable": True} for e in entries]))
+    return folder
+
+
+def _client_a(tmp_path):
+    with TranslationMemory(tmp_path / "tmA", src_lang="en", tgt_lang="de") as tm:
+        tm.add("The secret plan of client A.", "Der geheime Plan von Kunde A.")
+
+
+def test_declined_outside_tms_are_left_out_and_no_folder_is_created(qtbot, tmp_path, monkeypatch):
+    _client_a(tmp_path)
+    far = tmp_path / "elsewhere" / "X"
+    folder = _listing(tmp_path, ["../tmA", str(far)])
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.No)
+    win = open_window(qtbot, folder)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    assert len(asked) == 1 and "tmA" in asked[0] and str(far) in asked[0]
+    assert win.tm.infos == [] and not far.exists() and not far.parent.exists()
+    win.close()
+
+
+def test_confirmed_once_the_outside_tm_is_searched_and_not_asked_again(qtbot, tmp_path, monkeypatch):
+    _client_a(tmp_path)
+    far = tmp_path / "elsewhere" / "X"
+    folder = _listing(tmp_path, ["../tmA", str(far)])
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.Yes)
+    win = open_window(qtbot, folder)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    assert [i.name for i in win.tm.infos] == ["tmA"]  # X holds no TM: never created from the settings
+    assert not far.exists()
+    win.close()
+    win2 = open_window(qtbot, folder)
+    qtbot.waitUntil(lambda: not win2.tm.busy(), timeout=10_000)
+    assert len(asked) == 1 and [i.name for i in win2.tm.infos] == ["tmA"]
+    win2.close()
