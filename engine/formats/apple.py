@@ -49,8 +49,8 @@ def unquote(lit: str) -> str:
     try:
         return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
     except UnicodeDecodeError:
-        # Foundation keeps the lone UTF-16 unit in the NSString, but no UTF-8 text (the project,
-        # the TM, the exported file) can hold it: refused, named
+        # a lone UTF-16 unit is no character: UTF-8 text (the project, the TM, the exported
+        # file) cannot hold it, so it is refused, named
         half = next(f"{ord(c):04X}" for c in "".join(out) if "\ud800" <= c <= "\udfff")
         raise ValueError(f"\\U{half} is half of a UTF-16 surrogate pair without its other half") from None
 

@@ -30,6 +30,8 @@ from engine.fsutil import atomic_write
 from engine.langs import normalize_lang
 
 _TYPE = re.compile(r"""\s+type\s*=\s*(["'])[^"']*\1""")
+#: what lupdate writes before a message's <translation> (Qt Linguist's ts.cpp, in this order)
+_BEFORE_TRANSLATION = ("source", "oldsource", "comment", "oldcomment", "extracomment", "translatorcomment")
 
 
 def _text(el) -> str:
@@ -70,10 +72,14 @@ class TsFormat(StringsFormat):
                 source, comment = _text(msg.find("source")), msg.findtext("comment") or ""
                 note = "\n".join(t for t in (comment, msg.findtext("extracomment") or "",
                                              msg.findtext("translatorcomment") or "") if t.strip())
-                if tr is None:
-                    raise FormatError(path, "a <message> without <translation>", f"line {msg.sourceline}")
+                if tr is None:  # Qt's DTD makes it optional: untranslated; lupdate's place for it
+                    after = [c for c in msg if c.tag in _BEFORE_TRANSLATION]
+                    if msg.find("source") is None:
+                        raise FormatError(path, "a <message> without <source>", f"line {msg.sourceline}")
+                    a = b = x.outer(after[-1])[1]
+                    tr = msg.makeelement("translation")
                 unfinished = tr.get("type") == "unfinished"
-                a, b = x.outer(tr)
+                a, b = x.outer(tr) if tr.getparent() is not None else (a, b)
                 meta = {"message_line": msg.sourceline, "unfinished": unfinished}
                 base = [cname, source, comment]
                 if msg.get("numerus") == "yes":
@@ -150,11 +156,13 @@ class TsFormat(StringsFormat):
             if forms == old and draft == units[0].meta["unfinished"]:
                 continue
             end = units[0].end
-            tag = text[start:end]
+            tag = text[start:end] or "<translation>"  # none in the file: one where lupdate puts it
             stag = _TYPE.sub("", re.match(r"<translation\b[^>]*?(?=/?>)", tag).group(0))
             stag += ' type="unfinished">' if draft else ">"
+            if start == end:
+                stag = nl + _indent(text, text.rfind("<", 0, start)) + stag
             if "plural_index" in units[0].meta:
-                indent = _indent(text, start)
+                indent = _indent(text, text.rfind("<", 0, start)) if start == end else _indent(text, start)
                 inner = "".join(f"{nl}{indent}    <numerusform>{escape_ts(f)}</numerusform>" for f in forms)
                 body = inner + nl + indent
             else:

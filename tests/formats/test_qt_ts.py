@@ -78,11 +78,11 @@ def test_typescript_file_is_not_taken_for_a_ts_file(tmp_path):
     assert detect(FIX / "app_de.ts").name == "qt-ts"
 
 
-def test_message_without_translation_is_refused_with_its_line(tmp_path):
+def test_message_without_source_is_refused_with_its_line(tmp_path):
     p = tmp_path / "bad.ts"
     p.write_text('<?xml version="1.0"?>\n<TS version="2.1"><context><name>C</name>\n'
-                 '<message><source>x</source></message></context></TS>\n')
-    with pytest.raises(FormatError, match=r"bad\.ts, line 3: a <message> without <translation>"):
+                 '<message><comment>x</comment></message></context></TS>\n')
+    with pytest.raises(FormatError, match=r"bad\.ts, line 3: a <message> without <source>"):
         FORMAT.read(p)
 
 
