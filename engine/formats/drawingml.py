@@ -27,8 +27,9 @@ from lxml import etree
 
 from engine.formats.opc import rels
 from engine.formats.package import (
-    Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys, xml_bytes,
+    Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys,
 )
+from engine.formats.partsplice import PartSplice, part_keys
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 _P, _R, _BR, _FLD = f"{{{A}}}p", f"{{{A}}}r", f"{{{A}}}br", f"{{{A}}}fld"
@@ -188,28 +189,42 @@ def _drawing_of(pkg: Package, data_part: str, owner: str) -> str | None:
     return None
 
 
+def _edit(splice: PartSplice, para: Paragraph) -> None:
+    el = para.element
+    if isinstance(el, AltText):
+        splice.edit_attrs(el.element)
+    else:
+        splice.edit(el)
+
+
 def write_part(pkg: Package, part: str, lang: str, translations: dict, known: set, replaced: dict,
                smartart_owner: str | None = None) -> None:
-    """Translate ``part`` into ``replaced`` (its new bytes, when a paragraph changed); ``known`` gets
-    its keys.  ``smartart_owner``: for a SmartArt's data, the part showing it (its drawing follows)."""
-    tree = pkg.xml(part)
+    """Translate ``part`` into ``replaced`` (its new bytes, when a paragraph changed: each edited
+    paragraph spliced into the original bytes); ``known`` gets its keys.  ``smartart_owner``: for a
+    SmartArt's data, the part showing it (its drawing follows)."""
+    if part not in part_keys(translations):
+        return
+    splice = PartSplice(pkg, part)
     done: dict[tuple, str] = {}
-    for prefix, para, rebuild_unit in _units(tree, lang, part):
+    for prefix, para, rebuild_unit in _units(splice.tree, lang, part):
         known.update(segment_keys(prefix, para))
         text = apply_translations(para, prefix, translations)
         if text is not None:
             done.setdefault(signature(para), text)
+            _edit(splice, para)
             rebuild_unit(para, text)
     if not done:
         return
-    for _, para, rebuild_unit in _units(tree, lang, part, fallback=True):  # the copies for older readers
+    for _, para, rebuild_unit in _units(splice.tree, lang, part, fallback=True):  # the copies for older readers
         if signature(para) in done:
+            _edit(splice, para)
             rebuild_unit(para, done[signature(para)])
-    replaced[part] = xml_bytes(tree)
+    replaced[part] = splice.data()
     drawing = _drawing_of(pkg, part, smartart_owner) if smartart_owner else None
     if drawing:
-        dtree = pkg.xml(drawing)
-        for _, para, rebuild_unit in _units(dtree, lang, drawing):
+        dsplice = PartSplice(pkg, drawing)
+        for _, para, rebuild_unit in _units(dsplice.tree, lang, drawing):
             if signature(para) in done:
+                _edit(dsplice, para)
                 rebuild_unit(para, done[signature(para)])
-        replaced[drawing] = xml_bytes(dtree)
+        replaced[drawing] = dsplice.data()

@@ -23,7 +23,7 @@ from __future__ import annotations
 from lxml import etree
 
 from engine.formats.package import Package, xml_bytes
-from engine.formats.xmlsplice import SpliceError, _decode, _localname, _tokenize, inner_xml
+from engine.formats.xmlsplice import SpliceError, _decode, _localname, _tokenize, attr_edits, inner_xml
 
 
 class PartSplice:
@@ -35,20 +35,29 @@ class PartSplice:
         self.tree = tree if tree is not None else pkg.xml(name)
         self._order: dict | None = None    # element -> its number in document order, before any edit
         self._edited: dict = {}            # the edited elements, in the order named
+        self._attrs: dict = {}             # element -> its attributes before the first change
 
     @property
     def changed(self) -> bool:
-        return bool(self._edited)
+        return bool(self._edited or self._attrs)
+
+    def _number(self) -> None:
+        if self._order is None:
+            self._order = {e: i for i, e in enumerate(self.tree.getroot().iter(etree.Element))}
 
     def edit(self, el) -> None:
         """``el``'s content is about to be rewritten (call before changing the tree)."""
-        if self._order is None:
-            self._order = {e: i for i, e in enumerate(self.tree.getroot().iter(etree.Element))}
+        self._number()
         self._edited[el] = True  # one the writer made (not in the order): the tree is serialised
+
+    def edit_attrs(self, el) -> None:
+        """``el``'s attributes are about to change (call before changing them)."""
+        self._number()
+        self._attrs.setdefault(el, dict(el.attrib))
 
     def data(self) -> bytes:
         """The part's bytes with the edits spliced in (its original bytes when nothing was edited)."""
-        if not self._edited:
+        if not self.changed:
             return self.raw
         try:
             return self._spliced()
@@ -64,13 +73,19 @@ class PartSplice:
         crlf = text.count("\r\n")
         newline = "\r\n" if crlf and crlf == text.count("\n") else "\n"
         edits: list[tuple[int, int, str]] = []
-        for el in self._edited:
-            i = order.get(el)
-            if i is None:
+
+        def span(el):
+            if order.get(el) is None:
                 raise SpliceError("an edited element was not in the original")
-            sp = spans[i]
+            sp = spans[order[el]]
             if sp.name.rsplit(":", 1)[-1] != _localname(el):
                 raise SpliceError(f"element {_localname(el)!r} not found where expected")
+            return sp
+
+        for el, before in self._attrs.items():
+            edits.extend(attr_edits(text, el, span(el), before))
+        for el in self._edited:
+            sp = span(el)
             inner = inner_xml(el)
             if newline != "\n":
                 inner = inner.replace("\n", newline)
@@ -79,7 +94,7 @@ class PartSplice:
             elif inner:
                 slash = text.rindex("/", sp.start, sp.stag_end)
                 edits.append((slash, sp.stag_end, f">{inner}</{sp.name}>"))
-        edits.sort(key=lambda e: (e[0], -e[1]))
+        edits.sort(key=lambda e: (e[0], -e[1]))  # an attribute edit is in a start tag: never nested
         parts: list[str] = []
         pos = 0
         for a, b, s in edits:

@@ -20,8 +20,9 @@ from __future__ import annotations
 from engine.formats import drawingml
 from engine.formats.opc import rels
 from engine.formats.package import (
-    Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys, xml_bytes,
+    Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys,
 )
+from engine.formats.partsplice import PartSplice, part_keys
 
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"
 P188 = "http://schemas.microsoft.com/office/powerpoint/2018/8/main"
@@ -90,13 +91,14 @@ def read_part(pkg: Package, part: str, lang: str, people: dict[str, str]):
 
 def write_part(pkg: Package, part: str, lang: str, translations: dict, known: set, replaced: dict) -> None:
     """Translate the comments part into ``replaced`` (when a text changed); ``known`` gets its keys."""
-    tree = pkg.xml(part)
-    changed = False
-    for prefix, para, _, rebuild in _units(tree, part, lang, {}):
+    if part not in part_keys(translations):
+        return
+    splice = PartSplice(pkg, part)
+    for prefix, para, _, rebuild in _units(splice.tree, part, lang, {}):
         known.update(segment_keys(prefix, para))
         text = apply_translations(para, prefix, translations)
         if text is not None:
+            splice.edit(para.element)
             rebuild(para, text)
-            changed = True
-    if changed:
-        replaced[part] = xml_bytes(tree)
+    if splice.changed:
+        replaced[part] = splice.data()

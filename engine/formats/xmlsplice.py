@@ -322,7 +322,7 @@ class Splice:
         for el, before in self._attrs.items():
             sp = live(el)
             if sp is not None:
-                edits.extend(self._attr_edits(el, sp, before))
+                edits.extend(attr_edits(text, el, sp, before))
         edits.sort(key=lambda e: (e[0], e[1]), reverse=True)
         parts: list[str] = []
         tail_from = len(text)
@@ -336,32 +336,35 @@ class Splice:
         out = "".join(reversed(parts))
         return self.bom + out.encode(self.codec, errors="xmlcharrefreplace")
 
-    def _attr_edits(self, el, sp: _Span, before: dict) -> list[tuple[int, int, str]]:
-        tag = self.text[sp.start:sp.stag_end]
-        raw: dict[str, re.Match] = {}
-        last = sp.start + 1 + len(sp.name)
-        for m in _ATTR.finditer(tag, 1 + len(sp.name)):
-            raw[m.group(2)] = m
-            last = sp.start + m.end()
-        edits = []
-        added: list[str] = []
-        now = dict(el.attrib)
-        for name in list(before) + [n for n in now if n not in before]:
-            old, new = before.get(name), now.get(name)
-            if old == new:
-                continue
-            qn = qname(el, name, strict=True)
-            m = raw.get(qn)
-            if m is None and old is not None:
-                raise SpliceError(f"attribute {qn!r} not found in the start tag")
-            if new is None:
-                edits.append((sp.start + m.start(), sp.start + m.end(), ""))
-            elif m is not None:
-                edits.append((sp.start + m.start(5), sp.start + m.end(5),
-                              _esc_attr(new, m.group(4))))
-            else:
-                quote = next(iter(raw.values())).group(4) if raw else '"'
-                added.append(f" {qn}={quote}{_esc_attr(new, quote)}{quote}")
-        if added:
-            edits.append((last, last, "".join(added)))
-        return edits
+
+def attr_edits(text: str, el, sp: _Span, before: dict) -> list[tuple[int, int, str]]:
+    """The edits of ``el``'s start tag (at ``sp`` in ``text``) that give it its attributes
+    now, from ``before``: changed values in their quotes, removed ones cut, new ones added."""
+    tag = text[sp.start:sp.stag_end]
+    raw: dict[str, re.Match] = {}
+    last = sp.start + 1 + len(sp.name)
+    for m in _ATTR.finditer(tag, 1 + len(sp.name)):
+        raw[m.group(2)] = m
+        last = sp.start + m.end()
+    edits = []
+    added: list[str] = []
+    now = dict(el.attrib)
+    for name in list(before) + [n for n in now if n not in before]:
+        old, new = before.get(name), now.get(name)
+        if old == new:
+            continue
+        qn = qname(el, name, strict=True)
+        m = raw.get(qn)
+        if m is None and old is not None:
+            raise SpliceError(f"attribute {qn!r} not found in the start tag")
+        if new is None:
+            edits.append((sp.start + m.start(), sp.start + m.end(), ""))
+        elif m is not None:
+            edits.append((sp.start + m.start(5), sp.start + m.end(5),
+                          _esc_attr(new, m.group(4))))
+        else:
+            quote = next(iter(raw.values())).group(4) if raw else '"'
+            added.append(f" {qn}={quote}{_esc_attr(new, quote)}{quote}")
+    if added:
+        edits.append((last, last, "".join(added)))
+    return edits

@@ -113,3 +113,51 @@ def test_an_untouched_export_splits_no_paragraph_into_sentences(tmp_path, monkey
     texts = ["".join(t.itertext()) for t in etree.fromstring(
         zipfile.ZipFile(tmp_path / "one.docx").read("word/document.xml")).iter(f"{{{W_NS}}}p")]
     assert texts[20] == "Paragraph 20. Eins."
+
+
+OFFICE = Path(__file__).parent / "fixtures" / "office"
+#: what an edit of one segment may change, by format: a paragraph's content (``a:p`` of DrawingML, a
+#: comment's ``p:text``), an alt text's start tag (``p:cNvPr``)
+_UNITS = {"pptx": {"p", "text", "cNvPr"}}
+
+
+def _changed_within(before: bytes, after: bytes) -> set[str]:
+    """The local names of the elements of ``before`` that hold every byte ``after`` changed."""
+    pre = 0
+    while pre < min(len(before), len(after)) and before[pre] == after[pre]:
+        pre += 1
+    suf = 0
+    while suf < min(len(before), len(after)) - pre and before[-1 - suf] == after[-1 - suf]:
+        suf += 1
+    a, b = pre, len(before) - suf
+    bom, codec, text = _decode(before, "utf-8")
+    a = len(before[len(bom):a].decode(codec, errors="ignore"))  # as offsets in the text
+    b = len(text) - len(before[b:].decode(codec, errors="ignore"))
+    return {sp.name.rsplit(":", 1)[-1] for sp in _tokenize(text) if sp.start <= a and b <= sp.end}
+
+
+@pytest.mark.parametrize("fmt,name", [("pptx", "deck.pptx"), ("pptx", "deck_lo.pptx"), ("pptx", "deck_comments.pptx"),
+                                      ("pptx", "deck_comments_lo.pptx")])
+def test_an_edit_of_each_segment_changes_only_its_paragraph(fmt, name, tmp_path):
+    from engine.formats import read_document
+
+    src = OFFICE / name
+    doc = read_document(src, format=fmt, src_lang="en")
+    assert doc.segments
+    kinds = {}  # the first segment of each kind of unit of each part (paragraph, alt text, comment)
+    for seg in doc.segments:
+        part, _, where = seg.key.rpartition(":")
+        kinds.setdefault((part, where.rstrip("0123456789.s")[:3]), seg)
+    for seg in kinds.values():
+        out = tmp_path / f"out.{fmt}"
+        write_document(src, out, {seg.key: Translation(TaggedText("Übersetzt & " + seg.source.text, seg.source.tags))},
+                       format=fmt, src_lang="en")
+        part = seg.key.rpartition(":")[0]
+        with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out) as zout:
+            changed = {n for n in zin.namelist() if zin.read(n) != zout.read(n)}
+            assert part in changed, seg.key
+            for n in changed:  # the part, and the copies of a shape for older readers or a SmartArt's drawing
+                assert _changed_within(zin.read(n), zout.read(n)) & _UNITS[fmt], (seg.key, n)
+                etree.fromstring(zout.read(n))
+            assert "Übersetzt &" in "".join(etree.fromstring(zout.read(part)).itertext()) + "".join(
+                v for el in etree.fromstring(zout.read(part)).iter() for v in el.attrib.values())
