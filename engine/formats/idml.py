@@ -34,8 +34,9 @@ from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.idml_story import Extractor, local, normalise, paragraphs, rebuild, split, story_psrs
 from engine.formats.package import (
-    Package, apply_translations, is_zip, paragraph_text, segment_keys, unknown_keys, xml_bytes,
+    Package, apply_translations, is_zip, paragraph_text, segment_keys, unknown_keys,
 )
+from engine.formats.partsplice import PartSplice, part_keys
 
 MIMETYPE = b"application/vnd.adobe.indesign-idml-package"
 
@@ -94,7 +95,10 @@ class IdmlFormat:
         known: set[str] = set()
         with Package(original) as pkg:
             for _, part in stories(pkg):
-                tree = pkg.xml(part)
+                if part not in part_keys(translations):
+                    continue  # untouched: copied
+                splice = PartSplice(pkg, part)
+                tree = splice.tree
                 ex = Extractor()
                 todo: dict = {}  # psr -> {paragraph index in its psr: translated text}, in reading order
                 index_in_psr: dict = {}
@@ -107,19 +111,18 @@ class IdmlFormat:
                     todo.setdefault(psr, {})
                     if text is not None:
                         todo[psr][i] = text
-                changed = False
                 for psr, texts in reversed(list(todo.items())):  # table cells before the paragraph holding them
                     if not texts:
                         continue
+                    splice.edit(psr)
                     normalise(psr)
                     ex2 = Extractor()
                     paras = [ex2.paragraph(raw) for raw in split(psr)]
                     for i, text in texts.items():
                         paragraph_text(paras[i], src_lang)
                         rebuild(paras[i], text, ex2.fmts)
-                    changed = True
-                if changed:
-                    replaced[part] = xml_bytes(tree)
+                if splice.changed:
+                    replaced[part] = splice.data()
             unknown_keys(original, translations, known)
             pkg.write(out, replaced)
 

@@ -117,8 +117,8 @@ def test_an_untouched_export_splits_no_paragraph_into_sentences(tmp_path, monkey
 
 OFFICE = Path(__file__).parent / "fixtures" / "office"
 #: what an edit of one segment may change, by format: a paragraph's content (``a:p`` of DrawingML, a
-#: comment's ``p:text``), an alt text's start tag (``p:cNvPr``)
-_UNITS = {"pptx": {"p", "text", "cNvPr"}}
+#: comment's ``p:text``), an alt text's start tag (``p:cNvPr``), IDML's paragraph style range
+_UNITS = {"pptx": {"p", "text", "cNvPr"}, "idml": {"ParagraphStyleRange"}}
 
 
 def _changed_within(before: bytes, after: bytes) -> set[str]:
@@ -137,7 +137,7 @@ def _changed_within(before: bytes, after: bytes) -> set[str]:
 
 
 @pytest.mark.parametrize("fmt,name", [("pptx", "deck.pptx"), ("pptx", "deck_lo.pptx"), ("pptx", "deck_comments.pptx"),
-                                      ("pptx", "deck_comments_lo.pptx")])
+                                      ("pptx", "deck_comments_lo.pptx"), ("idml", "story.idml")])
 def test_an_edit_of_each_segment_changes_only_its_paragraph(fmt, name, tmp_path):
     from engine.formats import read_document
 
