@@ -162,6 +162,9 @@ class TrainConfig:
     min_lr: float = 1e-6
     log_every: int = 20
     checkpoint_every: int = 500  # steps between resumable "last" checkpoints
+    # seconds of training between them too, whichever comes first (0: by steps only): a kill loses at
+    # most this much work (500 steps of a CPU recipe took over 400 s on the 2-core VM)
+    checkpoint_every_s: float = 60.0
     keep_checkpoints: int = 1    # best checkpoints kept besides "last"
     device: str = "auto"         # auto | cpu | cuda | cuda:N
     amp: bool = True             # bf16 autocast on CUDA (ignored on CPU)
@@ -214,6 +217,8 @@ class ExperimentConfig:
             raise ConfigError(f"{where}: {e}") from None
         if cfg.train.accumulate < 1:
             raise ConfigError(f"{where}: train.accumulate must be at least 1")
+        if cfg.train.checkpoint_every < 0 or not 0.0 <= cfg.train.checkpoint_every_s < float("inf"):
+            raise ConfigError(f"{where}: train.checkpoint_every and train.checkpoint_every_s cannot be negative")
         if not 0.0 <= cfg.train.memory_exact_rate <= 1.0:
             raise ConfigError(f"{where}: train.memory_exact_rate must be in [0, 1]")
         if cfg.train.memory_exact_rate > 0 and cfg.model.memory == "none":

@@ -3,6 +3,7 @@ in safetensors, the loop's counters in ``state.json`` (:func:`engine.nmt.train.t
 regularly and on cancel, and reads it to go on)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import torch
@@ -10,6 +11,21 @@ import torch
 from engine.errors import ModelError
 from engine.nmt import checkpoint as ckpt
 from engine.training.stopping import writing
+
+
+class SaveClock:
+    """When the next resumable checkpoint is due: every ``steps`` steps or ``seconds`` of training,
+    whichever comes first (0: not by that)."""
+
+    def __init__(self, steps: int, seconds: float):
+        self.steps, self.seconds, self.at = steps, seconds, time.monotonic()
+
+    def due(self, step: int) -> bool:
+        return bool((self.steps and step % self.steps == 0)
+                    or (self.seconds and time.monotonic() - self.at >= self.seconds))
+
+    def saved(self) -> None:
+        self.at = time.monotonic()
 
 
 def save_last(folder: Path, model, opt, state: dict) -> None:

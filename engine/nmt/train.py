@@ -48,13 +48,13 @@ import torch.nn.functional as F
 from engine.errors import ConfigError
 from engine.nmt import checkpoint as ckpt
 from engine.nmt.config import ExperimentConfig, portable_paths
-from engine.nmt.data import collate, encode_corpus, make_batches, pad_sources, read_parallel
+from engine.nmt.data import collate, encode_corpus, make_batches, read_parallel
 from engine.nmt.documents import parallel_layout
 from engine.nmt.evaluate import bleu
 from engine.nmt.build import build_model
-from engine.nmt.laststate import load_last, save_last
-from engine.nmt.model import RNNSearch, count_parameters
-from engine.nmt.search import beam_search, greedy
+from engine.nmt.laststate import SaveClock, load_last, save_last
+from engine.nmt.model import count_parameters
+from engine.nmt.devtranslate import Stopped, translate_ids
 from engine.nmt.vocab import EOS, SubwordVocab, train_vocab
 from engine.training.stopping import writing
 
@@ -99,32 +99,6 @@ def build_vocabs(cfg: ExperimentConfig, folder: Path, src_lines: list[str],
     if tv is not sv:
         tv.save(folder / tv_name)
     return sv, tv
-
-
-class Stopped(Exception):
-    """A dev evaluation given up because the run was cancelled."""
-
-
-def translate_ids(model: RNNSearch, src_ids: list[list[int]], *, beam: int, device: torch.device,
-                  batch_size: int = 64, inputs_fn: Callable[[list[int]], dict] | None = None,
-                  cancel: threading.Event | None = None) -> list[list[int]]:
-    """Target ids (no ``</s>``) for source id lists (each ending in ``</s>``), input order.
-    ``inputs_fn(indices)``: extra model inputs of a chunk of sentences (e.g. document context).
-    :class:`Stopped` before the next batch once ``cancel`` is set."""
-    order = sorted(range(len(src_ids)), key=lambda i: len(src_ids[i]))
-    out: list[list[int]] = [[] for _ in src_ids]
-    for k in range(0, len(order), batch_size):
-        if cancel is not None and cancel.is_set():
-            raise Stopped
-        chunk = order[k:k + batch_size]
-        src, mask = pad_sources([src_ids[i] for i in chunk])
-        src, mask = src.to(device), mask.to(device)
-        extra = {k: v.to(device) for k, v in inputs_fn(chunk).items()} if inputs_fn else {}
-        hyps = (greedy(model, src, mask, **extra) if beam <= 1
-                else beam_search(model, src, mask, beam=beam, **extra))
-        for i, h in zip(chunk, hyps):
-            out[i] = [t for t in h.tokens if t != EOS]
-    return out
 
 
 def _append_history(folder: Path, ev: dict) -> None:
@@ -337,9 +311,13 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
                 g["lr"] = float(flag[1])
         return stop
 
+    clock = SaveClock(tc.checkpoint_every, tc.checkpoint_every_s)  # by steps or by time, whichever first
+
     def save_resumable() -> None:
         if is_main:
             save_last(folder, model, opt, st)
+            emit({"event": "checkpoint", "step": st["step"], "epoch": st["epoch"]})
+        clock.saved()
 
     # -- 5. the loop
     model.train()
@@ -436,7 +414,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             if tc.eval_every and st["step"] % tc.eval_every == 0 and st["step"] != evaluated_at:
                 stop = checkpoint_and_eval()
                 save_resumable()
-            elif tc.checkpoint_every and st["step"] % tc.checkpoint_every == 0:
+            elif clock.due(st["step"]):
                 save_resumable()
             if stop:
                 reason = stop
