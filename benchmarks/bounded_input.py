@@ -13,6 +13,11 @@ a fresh subprocess: ``verso doc import`` into a new project, ``verso glossary im
 lines, 100,000 PO entries, long paragraphs, CSV, TSV, HTML, Markdown, XLIFF) the same way;
 ``--root OLD --root NEW`` measures two checkouts' engines on the same files, back to back.
 
+``--issue 45`` (refused before parsing, in a fresh subprocess each): a SubRip file of 1,000,000
+cues, a properties file of 1,000,000 lines, a JSON of 300,000 strings, one HTML paragraph of
+100,000 nested ``<b>``, 64 MiB of such paragraphs; and ``verso tm import`` of a 200,000-unit TMX
+(its progress lines counted).
+
 ``--issue 23`` (the default, as before):
 
 For 100 KB, 1 MB and 10 MB of prose on ONE line it measures, each in a fresh
@@ -29,6 +34,7 @@ in how much memory.  Usage::
     python -m benchmarks.bounded_input [--sizes 100000,1000000,10000000]
     python -m benchmarks.bounded_input --issue 35
     python -m benchmarks.bounded_input --issue 35 --formats [--root ../old --root .]
+    python -m benchmarks.bounded_input --issue 45
 """
 from __future__ import annotations
 
@@ -315,10 +321,80 @@ def issue35(tmp: Path) -> None:
               flush=True)
 
 
+def issue45_files(tmp: Path) -> list[tuple[str, str, Path]]:
+    """Issue 45's huge inputs: (label, kind, file); each is to be refused (or read, a TMX) fast."""
+    out = []
+    p = tmp / "million.srt"
+    with open(p, "w", encoding="utf-8") as fh:
+        for start in range(1, 1_000_001, 10_000):
+            fh.write("".join(f"{i}\n00:{i // 60 % 60:02d}:{i % 60:02d},000 --> 00:{i // 60 % 60:02d}:{i % 60:02d},"
+                             f"900\nLine number {i}.\n\n" for i in range(start, start + 10_000)))
+    out.append(("SubRip, 1,000,000 cues", "doc", p))
+    p = tmp / "million.properties"
+    with open(p, "w", encoding="utf-8") as fh:
+        for start in range(0, 1_000_000, 10_000):
+            fh.write("".join(f"key.{i} = Value number {i}\n" for i in range(start, start + 10_000)))
+    out.append(("properties, 1,000,000 lines", "doc", p))
+    p = tmp / "strings.json"
+    with open(p, "w", encoding="utf-8") as fh:
+        fh.write("{\n" + ",\n".join(f'  "k{i}": "Value number {i}"' for i in range(300_000)) + "\n}\n")
+    out.append(("JSON, 300,000 strings", "doc", p))
+    p = tmp / "nested.html"
+    p.write_text("<html><body><p>" + "<b>" * 100_000 + "deep" + "</b>" * 100_000 + "</p></body></html>\n", "utf-8")
+    out.append(("HTML, 100,000 nested <b> in one paragraph", "doc", p))
+    p = tmp / "nested64.html"
+    para = "<p>" + "<span>" * 20_000 + "deep" + "</span>" * 20_000 + "</p>\n"
+    with open(p, "w", encoding="utf-8") as fh:
+        fh.write("<html><body>\n")
+        for _ in range((64 << 20) // len(para) - 1):
+            fh.write(para)
+        fh.write("</body></html>\n")
+    out.append(("HTML, 64 MiB of nested <span> paragraphs", "doc", p))
+    p = tmp / "units.tmx"
+    with open(p, "w", encoding="utf-8") as fh:
+        fh.write('<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header srclang="en" creationtool="t" '
+                 'creationtoolversion="1" segtype="sentence" o-tmf="t" adminlang="en" datatype="plaintext"/><body>\n')
+        for start in range(0, 200_000, 10_000):
+            fh.write("".join(f'<tu><tuv xml:lang="en"><seg>Unit number {i} of the memory.</seg></tuv><tuv xml:lang='
+                             f'"de"><seg>Einheit Nummer {i} des Speichers.</seg></tuv></tu>\n'
+                             for i in range(start, start + 10_000)))
+        fh.write("</body></tmx>\n")
+    out.append(("TMX, 200,000 units (verso tm import)", "tm", p))
+    return out
+
+
+def issue45(tmp: Path) -> None:
+    print("| input | file size | time (s) | peak RSS (MiB) | outcome |")
+    print("|---|---:|---:|---:|---|")
+    for label, kind, f in issue45_files(tmp):
+        store = tmp / f"store-{f.stem}"
+        if kind == "tm":
+            cmd = [sys.executable, "-m", "engine", "tm", "import", str(f), "--tm", str(store),
+                   "--src-lang", "en", "--tgt-lang", "de"]
+            wrap = ("import resource, subprocess, sys, time, json; t=time.perf_counter(); "
+                    "r=subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+                    "print(json.dumps({'s': time.perf_counter()-t, 'maxrss_mb': resource.getrusage("
+                    "resource.RUSAGE_CHILDREN).ru_maxrss/1024, 'outcome': 'imported, %d progress lines' % "
+                    "r.stderr.count('units read') if r.returncode == 0 else r.stderr.strip()}))")
+            out = subprocess.run([sys.executable, "-c", wrap, *cmd], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=1800)
+        else:
+            out = subprocess.run([sys.executable, "-c", CHILD, "doc", str(f), str(store)], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=1800)
+        size = f.stat().st_size
+        f.unlink()
+        if out.returncode != 0:
+            r = {"s": float("nan"), "maxrss_mb": float("nan"), "outcome": out.stderr.strip().splitlines()[-1]}
+        else:
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+        outcome = r["outcome"].replace(str(tmp) + "/", "")
+        print(f"| {label} | {size / 1e6:.1f} MB | {r['s']:.2f} | {r['maxrss_mb']:.0f} | {outcome} |", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="100000,1000000,10000000")
-    ap.add_argument("--issue", type=int, choices=(23, 35), default=23)
+    ap.add_argument("--issue", type=int, choices=(23, 35, 45), default=23)
     ap.add_argument("--formats", action="store_true",
                     help="with --issue 35: each document format under the limits (speed of import)")
     ap.add_argument("--root", type=Path, action="append",
@@ -332,6 +408,10 @@ def main() -> int:
     if a.issue == 35:
         with tempfile.TemporaryDirectory() as d:
             issue35(Path(d))
+        return 0
+    if a.issue == 45:
+        with tempfile.TemporaryDirectory() as d:
+            issue45(Path(d))
         return 0
     sizes = [int(x) for x in a.sizes.split(",")]
     print("| input | one line of | time (s) | peak RSS (MiB) | outcome |")
