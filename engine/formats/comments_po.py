@@ -19,7 +19,8 @@ _TRANSLATOR = re.compile(r"#(?:[ \t]|$)")
 
 def write_po_comments(out: Path, comments: dict[str, list[ExportComment]]) -> None:
     """Add ``comments`` (by segment key) to the PO file ``out`` as translator comments."""
-    from engine.formats.po import _assign_keys, _encode, _line_end, _parse
+    from engine.formats.po import _assign_keys, _encode, _parse
+    from engine.formats.po_lines import line_end as _line_end
 
     parsed = _parse(out)
     _assign_keys(parsed)

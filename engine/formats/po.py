@@ -47,15 +47,17 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats import po_plurals
-from engine.formats.po_lines import check_msgstr, flag_list, line_end, msgstr_lines
+from engine.formats.po_lines import check_msgstr, flag_list, line_end, msgstr_lines, stamp_header
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.textutil import (Decoded, check_lines, decode_bytes, protect_like, protect_text, render,
                                      sniff_bom, text_codec, codes_checked)
 from engine.fsutil import atomic_write
+from engine.identity import user_name
 from engine.inline import TaggedText
 
 _CHARSET = re.compile(rb"Content-Type:[^\n\\]*?charset=\s*([-\w.:]+)", re.I)
@@ -343,12 +345,15 @@ class PoFormat:
         if unknown:
             raise FormatError(original, f"{len(unknown)} translation(s) for entries the file does not "
                                         f"have (first: {unknown[0]!r})")
-        if parsed.header is None and not any(_changes(e, translations) for e in parsed.entries if e.keys):
+        edited = any(_changes(e, translations) for e in parsed.entries if e.keys)
+        if parsed.header is None and not edited:
             parsed.plural_rule = ""  # nothing edited: the file as it came, byte for byte (no header added)
         repl: dict[int, str] = {}
         for e in parsed.entries:
             if any(k in translations for k in e.keys) or (parsed.plural_rule and e.keys and e.unit.hasplural()):
                 _splice_entry(parsed, e, translations, repl)
+        if edited:  # the header says when and by whom (an untouched file stays as it came)
+            stamp_header(parsed, repl, user_name(), datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M+0000"))
         po_plurals.write_rule(parsed, repl)
         data = _encode(parsed, repl)
         with atomic_write(out, "wb") as fh:

@@ -47,3 +47,20 @@ def msgstr_lines(indent: str, name: str, quoted: list[str], end: str) -> str:
     """``name`` and its quoted string lines (``quoteforpo`` wraps as gettext does)."""
     quoted = quoted or ['""']
     return indent + name + " " + quoted[0] + end + "".join(q + end for q in quoted[1:])
+
+
+_STAMPED = re.compile(r'((?:PO-Revision-Date|Last-Translator):)[^"\\]*')
+
+
+def stamp_header(parsed, repl: dict[int, str], translator: str, when: str) -> None:
+    """Record in ``repl`` the header's ``PO-Revision-Date`` (``when``, gettext's
+    ``YEAR-MO-DA HO:MI+ZONE``) and ``Last-Translator`` (``translator``) as an edited file says
+    them: only fields the header has are set, so a file without them gains no line."""
+    header = next((e for e in parsed.entries if e.unit is parsed.header), None)
+    if header is None:
+        return
+    value = {"PO-Revision-Date:": when, "Last-Translator:": translator.replace('"', "'").replace("\\", "/")}
+    for i in range(header.first_line, header.end_line):
+        line = repl.get(i, parsed.lines[i])
+        if not line.lstrip().startswith("#") and _STAMPED.search(line):
+            repl[i] = _STAMPED.sub(lambda m: f"{m.group(1)} {value[m.group(1)]}", line)

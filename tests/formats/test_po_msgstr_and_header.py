@@ -3,6 +3,8 @@ one line naming the line, as msgfmt refuses it -- never dropped in silence, neve
 at export; a PO with plurals and no header exports byte for byte while nothing is edited."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.errors import FormatError
@@ -61,3 +63,30 @@ def test_plurals_without_a_header_gain_the_languages_rule_once_edited(tmp_path):
     FORMAT.write(src, out, {segs[0].key: Translation(segs[0].source.with_text("plik"), "confirmed")}, tgt_lang="pl")
     text = out.read_text(encoding="utf-8")
     assert "Plural-Forms: nplurals=3;" in text and 'msgstr[0] "plik"' in text and "msgstr[2]" in text
+
+
+STAMPED = (b'msgid ""\nmsgstr ""\n"Project-Id-Version: app 1.0\\n"\n"PO-Revision-Date: 2019-01-02 03:04+0100\\n"\n'
+           b'"Last-Translator: Old Hand <old@example.com>\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+           b'msgid "Open"\nmsgstr ""\n\nmsgid "Close"\nmsgstr "Schliessen"\n')
+
+
+def test_an_edited_po_says_who_revised_it_and_when_an_untouched_one_does_not(tmp_path, monkeypatch):
+    from engine.identity import ENV
+
+    monkeypatch.setenv(ENV, "Ana Translator")
+    src = tmp_path / "app.po"
+    src.write_bytes(STAMPED)
+    out = tmp_path / "out.po"
+    FORMAT.write(src, out, {})
+    assert out.read_bytes() == STAMPED
+    segs = FORMAT.read(src).segments
+    FORMAT.write(src, out, {segs[1].key: Translation(segs[1].target, "confirmed")})   # nothing changed
+    assert out.read_bytes() == STAMPED
+    FORMAT.write(src, out, {segs[0].key: Translation(segs[0].source.with_text("Öffnen"), "confirmed")})
+    text = out.read_text(encoding="utf-8")
+    assert '"Last-Translator: Ana Translator\\n"' in text and "2019-01-02" not in text
+    assert re.search(r'"PO-Revision-Date: \d{4}-\d\d-\d\d \d\d:\d\d\+0000\\n"', text)
+    assert text.replace(re.search(r"PO-Revision-Date: [^\\]*", text).group(0), "PO-Revision-Date: X") \
+        .replace("Ana Translator", "Old Hand <old@example.com>") \
+        == STAMPED.decode().replace("2019-01-02 03:04+0100", "X").replace('msgstr ""\n\nmsgid "Close"',
+                                                                         'msgstr "Öffnen"\n\nmsgid "Close"')
