@@ -5,7 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.glossary.store import GlossaryError
+# engine.glossary is imported by the handlers: at the top it cost every `verso` command 50-170 ms
+# (numpy, stemmers) before it started (python -X importtime, `verso doc import`).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -99,6 +100,7 @@ def _remove_new(folder: Path, folder_existed: bool) -> None:
 def _export(a) -> int:
     from engine.cli import print_json
     from engine.glossary.formats import write_glossary_file
+    from engine.glossary.store import GlossaryError
 
     with _open(a.glossary) as g:
         entries = g.entries()
