@@ -131,7 +131,6 @@ LONG_MODULES = {
     "engine/glossary/formats.py": 569,
     "engine/nmt/checkpoint.py": 426,
     "engine/nmt/train.py": 461,
-    "engine/nmt/translator.py": 582,
     "engine/spelling.py": 607,
     "engine/store/project.py": 651,
     "engine/tm/memory.py": 926,

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from engine.nmt.vocab import EOS
+from engine.nmt.hooks import Batch, Rule, StepView
+from engine.nmt.vocab import EOS, PAD
 
 NEG_INF = float("-inf")
 
@@ -110,7 +111,11 @@ class ConstraintState:
                 pos = self.pos + 1
                 if any(len(t[a]) == pos for a in alts):  # one alternative complete: the term is met
                     return ConstraintState(met | 1 << self.cur)
-                return ConstraintState(met, self.cur, alts, pos, max(self.how, how))
+                # a term the model began by itself (a lone "▁") goes on where its gate is open: the
+                # toy model's own "▁" before "Kind" left the term "▁ B au m" unpushed, and it was
+                # written later, cutting "hat" ("Der Kind ein Haus ha Baum ein Haus hat.")
+                gate = GATED if self.how == OWN and (may_start is None or may_start[self.cur]) else OWN
+                return ConstraintState(met, self.cur, alts, pos, max(self.how, how, gate))
         for i, t in enumerate(terms):  # a term abandoned half way, or a new one started
             if met >> i & 1:
                 continue
@@ -230,3 +235,105 @@ def with_constraint_candidates(ranked: list[tuple[float, int]], b: int, K: int, 
             for v, i in pool if i % V != EOS and v != NEG_INF]
     chosen = [(v, (row - b * K) * V + tok) for v, row, tok, _ in _bank_allocation(rest, K)]
     return eos + sorted(chosen, key=lambda c: -c[0])
+
+
+class Terms(Rule):
+    """The search's term rule (:mod:`engine.nmt.search`'s module doc).  ``terms``: per sentence its
+    terms, each a list of alternative token sequences; ``spans``: per sentence, per term, the source
+    positions of its source term (None: not known); ``mode``: ``enforce`` or ``prefer``;
+    ``word_starts``, ``glue``: see :meth:`ConstraintState.next_tokens`; ``words``: the target pieces as
+    text (:class:`~engine.nmt.repeats.WordKeys`): a term does not start where the model would go on
+    with the word it is writing."""
+
+    def __init__(self, terms: list[list[list[list[int]]]], spans: list[list[tuple[int, int] | None]] | None,
+                 mode: str = "enforce", word_starts: frozenset[int] | None = None, glue: frozenset[int] = frozenset(),
+                 words=None):
+        self.terms: list[list[list[list[int]]]] = [[] for _ in terms]
+        self.spans: list[list[tuple[int, int] | None]] = [[] for _ in terms]
+        for b, c in enumerate(terms):
+            for j, alts in enumerate(c):
+                if any(alts):
+                    self.terms[b].append([a for a in alts if a])
+                    self.spans[b].append(spans[b][j] if spans and spans[b] else None)
+        self.mode, self.word_starts, self.glue = mode, word_starts, glue
+        # the tokens that go on with a word: letters or digits without a word start (WordKeys.word)
+        self.inner = (frozenset(i for i, w in enumerate(words.word) if w and i not in word_starts and i not in glue)
+                      if words is not None and word_starts is not None else frozenset())
+        self.word = words.word if words is not None else None   # per token: letters or digits
+
+    def start(self, batch: Batch) -> None:
+        super().start(batch)
+        K = batch.K
+        # room for every term (its longest alternative) after the prefix, and for </s>
+        batch.max_lens[:] = [max(m, (len(batch.prefixes[b]) if batch.prefixes else 0)
+                                 + sum(max(map(len, t)) for t in self.terms[b]) + 1)
+                             for b, m in enumerate(batch.max_lens)]
+        self.cstate = [ConstraintState()] * (len(self.terms) * K)
+        self.forced = [OWN] * len(self.cstate)          # per row: OWN, FORCED or TAIL this step
+        # per row, bit i: a word written with term i's gate open (the model's own words for the source
+        # term), and the gate shut since; ``twice``: a term begun after that (the source term said twice)
+        self.spoke, self.said, self.twice = [0] * len(self.cstate), [0] * len(self.cstate), [False] * len(self.cstate)
+        self.gates: list[list[list[bool]] | None] = [None] * len(self.terms)
+        self.glued: list[list[bool]] = [[False] * K for _ in self.terms]
+
+    def adjust(self, lp: Tensor, view: StepView) -> None:
+        bt, K = self.batch, self.batch.K
+        self.forced = [OWN] * len(self.cstate)
+        self.on = [0] * len(self.cstate)
+        self.gates = [None] * len(self.terms)
+        for b, terms in enumerate(self.terms):
+            if not terms or view.done[b] or bt.in_prefix(b, view.step):
+                continue
+            gates = term_gates(view.attn_now[b * K:(b + 1) * K].float(), self.spans[b])
+            for k, g in enumerate(gates):  # where the attention is on the source terms (bit i: term i)
+                self.on[b * K + k] = sum(1 << i for i, o in enumerate(g) if o)
+            wants = lp[b].argmax(-1).tolist()
+            # where the model would write a tag (glue that is no word start) the term waits for it; and
+            # where it would go on with the word it is writing: a term started there cut "hat" in two on
+            # the toy model ("Der Kind ein Haus ha Baum ein Haus hat.")
+            glued = [t in self.glue for t in view.prev[b * K:(b + 1) * K].tolist()] if self.glue else [False] * K
+            gates = [[False] * len(terms) if w in self.glue and not (self.word_starts and w in self.word_starts)
+                      or w in self.inner and not after else g for g, w, after in zip(gates, wants, glued)]
+            self.gates[b], self.glued[b] = gates, glued
+            for k in range(K):
+                self.said[b * K + k] |= self.spoke[b * K + k] & ~self.on[b * K + k]
+            for k in range(K):
+                self.forced[b * K + k] = constrain_terms(lp[b, k], self.cstate[b * K + k], terms, view.step,
+                                                         bt.max_lens[b], self.mode, gates[k], self.word_starts,
+                                                         self.glued[b][k])
+        self.lp = lp
+
+    def candidates(self, b: int, ranked: list[tuple[float, int]], view: StepView) -> list[tuple[float, int]]:
+        if not self.terms[b] or self.gates[b] is None:
+            return ranked
+        return with_constraint_candidates(ranked, b, self.batch.K, self.lp.size(-1), view.scores, self.lp,
+                                          self.cstate, self.terms[b], self.gates[b], self.word_starts, self.glued[b])
+
+    def advance(self, rows: list[int], toks: list[int]) -> None:
+        K = self.batch.K
+        new = [self.cstate[r].advance(t, self.terms[r // K], self.forced[r],
+                                      self.gates[r // K][r % K] if self.gates[r // K] is not None else None)
+               if self.terms[r // K] and t != PAD else self.cstate[r] for r, t in zip(rows, toks)]
+        spoke, said, twice = [], [], []
+        for r, t, st in zip(rows, toks, new):
+            old = self.cstate[r]
+            begun = (st.cur >= 0 and st.cur != old.cur and 1 << st.cur) | (st.met & ~old.met)
+            own_word = self.word is not None and t != PAD and self.word[t] and st.cur < 0 and not st.met & ~old.met
+            spoke.append(self.spoke[r] | (self.on[r] if own_word else 0))
+            said.append(self.said[r])
+            twice.append(self.twice[r] or bool(begun & self.said[r] & ~(1 << old.cur if old.cur >= 0 else 0)))
+        self.cstate, self.spoke, self.said, self.twice = new, spoke, said, twice
+
+    def ended(self, b: int, row: int, step: int) -> tuple:
+        """With terms, a hypothesis cut off at the length limit loses to any that ended by itself: a
+        loop of likely tokens before a forced term scores better per token than the same term forced
+        where the sentence ends (the toy model looped "ein Haus ein Haus ... Baum"); and one with a
+        term forced where the model would have ended loses to any that placed its terms inside the
+        sentence: the tail's likely tokens raised its length-normalised score ("... <guilabel>Neu
+        laden</guilabel>. Deaktivieren Sie dann den Knopf Neu laden." on the KDE client glossary); and
+        one that wrote its own word for the source term, moved on and wrote the term later loses to any
+        that did not: its cheap repeated words raised its normalised score ("Der Kind ein Haus hat Baum
+        hat." over "Der Baum ein Haus hat." on the toy model)."""
+        if not self.terms[b]:
+            return ()
+        return step + 1 < self.batch.max_lens[b], not self.cstate[row].tail, not self.twice[row]

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from torch import Tensor
 
+from engine.nmt.hooks import Batch, Rule, StepView
+
 #: The longest repeated unit looked for, in tokens (three words of up to three pieces each).
 REPEAT_MAX = 9
 #: How far back copies are counted, in tokens (the search hands the rule only this tail).
@@ -159,3 +161,31 @@ def repeat_bans(seq: list[int], word_starts: frozenset[int] | None, runs: list[i
             if not source_repeats(span, m, runs, attn_rows, attn_now):
                 out += toks
     return out
+
+
+class NoStutter(Rule):
+    """The search's repeat rule (the module doc): each step, each live row of a sentence past its
+    prefix may not write the tokens :func:`repeat_bans` names.  ``word_starts``: the target pieces
+    that begin a word; ``words``: a :class:`WordKeys` (or a :data:`SameWord`)."""
+
+    def __init__(self, word_starts: frozenset[int], words: WordKeys | SameWord | None = None):
+        self.word_starts, self.words = word_starts, words
+
+    def start(self, batch: Batch) -> None:
+        super().start(batch)
+        self.runs = [source_runs(ids) for ids in batch.src]
+
+    def adjust(self, lp: Tensor, view: StepView) -> None:
+        if not view.step:
+            return
+        bt, K = self.batch, self.batch.K
+        tails = view.seqs[:, -TAIL:].tolist()
+        for b in range(lp.size(0)):
+            if view.done[b] or bt.in_prefix(b, view.step):
+                continue
+            for k in range(K):
+                r = b * K + k
+                ban = repeat_bans(tails[r], self.word_starts, self.runs[b], view.attn_hist[r], view.attn_now[r],
+                                  self.words)
+                if ban:
+                    lp[b, k, ban] = float("-inf")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine.nmt.vocab import WORD_START
+from engine.nmt.vocab import WORD_START, word_spans
 
 if TYPE_CHECKING:
     import torch
@@ -203,3 +203,25 @@ def aggregate(matrix: torch.Tensor, tgt_spans: list[tuple[int, int]], src_spans:
     # (was one tensor sum per word pair: 12 ms a 60-word sentence, demo model, 2-core VM)
     rows = torch.stack([matrix[a:b].float().mean(0) for a, b in tgt_spans])     # (words_t, S)
     return torch.stack([rows[:, c:d].sum(-1) for c, d in src_spans], 1)          # (words_t, words_s)
+
+
+def words_result(src_pieces, tgt_pieces, text, score, attn, gates) -> TranslationResult:
+    """A :class:`TranslationResult` of target pieces written with ``attn`` (T, S) and ``gates`` (T, H) or
+    None: per word its text, its source alignment (attention summed over the source word's pieces,
+    averaged over the target word's) and gate."""
+    s_spans = word_spans(src_pieces)
+    t_spans = word_spans(tgt_pieces)
+    A = aggregate(attn, t_spans, s_spans)
+    tok_g = gates.float().mean(-1) if gates is not None else None
+    return TranslationResult(
+        text=text, score=float(score),
+        words=["".join(piece_text(p) for p in tgt_pieces[a:b]) for a, b in t_spans],
+        src_words=["".join(piece_text(p) for p in src_pieces[a:b]) for a, b in s_spans],
+        alignment=A.tolist(),
+        links=A.argmax(-1).tolist() if A.numel() else [],
+        gates=[float(tok_g[a:b].mean()) for a, b in t_spans] if tok_g is not None else None,
+        tokens=tgt_pieces, src_tokens=src_pieces,
+        token_attention=attn.float().tolist(),
+        token_gates=tok_g.tolist() if tok_g is not None else None,
+        gate_vectors=gates,
+    )

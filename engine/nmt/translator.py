@@ -10,42 +10,23 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import torch
-from torch.overrides import TorchFunctionMode
-
 from engine.errors import ModelError
-from engine.inline import is_tag_char, tag_char
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
 from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
+from engine.nmt.forcing import forced_results
 from engine.nmt.knn import KNN_FILE, MEMORY_MODES, KnnInput
+from engine.nmt.loading import MetaUninitialised, quantize_dynamic
 from engine.nmt.longsplit import terms_of_pieces
 from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
-from engine.nmt.repeats import WordKeys
-from engine.nmt.results import Term, TranslationRequest, TranslationResult, aggregate, join_parts, piece_text
-from engine.nmt.search import Hypothesis, beam_search, forced_decode, greedy
+from engine.nmt.results import Term, TranslationRequest, TranslationResult, join_parts, words_result
+from engine.nmt.search import Hypothesis, beam_search, greedy
+from engine.nmt.termforms import TermForms
 from engine.nmt.threads import use as use_threads
-from engine.nmt.vocab import BOS, EOS, PAD, WORD_START, word_spans
-
-
-class _MetaUninitialised(TorchFunctionMode):
-    """Initialising a tensor on the ``meta`` device does nothing: the model folder's check builds
-    the model there only for its shapes, and torch's meta kernels of the random initialisers
-    import torch._dynamo on first use -- 1.1 s of CPU in every process that loads a model (2-core
-    VM, time.process_time; the meta build takes 4 ms without them).  Real tensors are untouched."""
-
-    INIT = frozenset({"normal_", "uniform_"})
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if getattr(func, "__name__", "") in self.INIT:
-            t = args[0] if args else kwargs.get("tensor")
-            if isinstance(t, torch.Tensor) and t.is_meta:
-                return t
-        return func(*args, **kwargs)
+from engine.nmt.vocab import EOS
 
 
 class Translator:
@@ -61,8 +42,7 @@ class Translator:
         self.device = next(loaded.model.parameters()).device
         self.knn = loaded.knn     # the nearest-neighbour memory's calibration (None: not calibrated)
         self._doc_cache = None  # sentence summaries of document context (built on first use)
-        self._starts: tuple | None = None  # target pieces that begin a word, glue, cases (see _word_starts)
-        self._forms: dict[str, list[str]] | None = None  # stem -> target-vocabulary words (inflected terms)
+        self.forms = TermForms(loaded)  # glossary terms' token forms, the vocabulary's word starts
 
     @classmethod
     def load(cls, folder: str | Path, *, device: str = "cpu", quantize: bool = False,
@@ -70,7 +50,7 @@ class Translator:
         """``threads``: CPU threads for translating (0: :mod:`engine.nmt.threads` decides; None: as set)."""
         if threads is not None:
             use_threads(threads)
-        with _MetaUninitialised():
+        with MetaUninitialised():
             loaded = load_model(folder, device=device)
         return cls(loaded, quantize=quantize)
 
@@ -306,7 +286,7 @@ class Translator:
         ids = {i: self._src_ids(texts[i]) for i in todo}
         pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) + ([EOS] if close_prefixes else [])
                    if prefixes and prefixes[i] else []) for i in todo}
-        cons = {i: self._constraints(texts[i], ids[i], terms[i], caps[i]) if terms and terms[i] else ([], [])
+        cons = {i: self.forms.constraints(texts[i], ids[i], terms[i], caps[i]) if terms and terms[i] else ([], [])
                 for i in todo}
         todo.sort(key=lambda i: len(ids[i]))
         for k in range(0, len(todo), batch_size):
@@ -321,7 +301,7 @@ class Translator:
                 kw = {"knn": KnnInput(mb, self.knn.with_k(knn_k))} if kind == "knn" else {"memory": mb}
             kw.update(self._doc_inputs(context, chunk))
             con = [cons[i][0] for i in chunk] if any(cons[i][0] for i in chunk) else None
-            starts, glue, same_word = self._word_starts()
+            starts, glue, same_word = self.forms.word_starts()
             if beam <= 1 and con is None:
                 hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx,
                               word_starts=starts, same_word=same_word, stop=stop, **kw)
@@ -351,94 +331,6 @@ class Translator:
                                 for ref in r.memory]
         return results  # type: ignore[return-value]
 
-    def _constraints(self, text: str, src_ids: list[int], items: list, caps: bool
-                     ) -> tuple[list[list[list[int]]], list[tuple[int, int] | None]]:
-        """The search's constraints of one sentence: per term (each once) its alternative token
-        sequences and the source positions of its source term (None: not known)."""
-        alts, spans, seen = [], [], set()
-        for t in map(Term.of, items):
-            forms = [casing.fold(x) if caps else x for x in t.targets if x.strip()]
-            if not forms or tuple(forms) in seen:
-                continue
-            seen.add(tuple(forms))
-            if t.inflect:
-                forms += [f for x in forms for f in self._inflections(x) if f not in forms]
-            alts.append([seq for f in dict.fromkeys(forms) for seq in self._term_variants(f)])
-            spans.append(self._source_span(text, src_ids, t.span) if t.span else None)
-        return alts, spans
-
-    def _word_starts(self) -> tuple[frozenset[int], frozenset[int], WordKeys]:
-        """The target pieces that begin a word ("▁..."), the *glue*: the tag symbols and the lone
-        "▁" (a term is proposed as ``▁Datei``, right after glue as ``Datei``), and the pieces as
-        text (:class:`WordKeys`: the search's repeat rule, a word cut two ways included); built once."""
-        if self._starts is None:
-            sp = self.loaded.tgt_vocab.sp
-            pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
-            self._starts = (frozenset(i for i, p in enumerate(pieces) if p.startswith(WORD_START)),
-                            frozenset(i for i, p in enumerate(pieces) if p == WORD_START
-                                      or len(p) == 1 and is_tag_char(p)),
-                            WordKeys(pieces, WORD_START))
-        return self._starts
-
-    def _source_span(self, text: str, src_ids: list[int], span: tuple[int, int]) -> tuple[int, int] | None:
-        """The source positions (subword pieces) of the words ``text[span[0]:span[1]]`` touches, or
-        None where the pieces do not line up with the text's whitespace-separated words."""
-        start, end = span
-        words = word_spans(self.loaded.src_vocab.pieces(src_ids[:-1]))
-        if len(words) != len(text.split()) or not 0 <= start < end <= len(text):
-            return None
-        first = len(text[:start].split()) - (0 if start == 0 or text[start - 1].isspace() else 1)
-        last = len(text[:end].split()) - 1
-        if not 0 <= first <= last < len(words):
-            return None
-        return words[first][0], words[last][1]
-
-    def _inflections(self, term: str) -> list[str]:
-        """``term`` with its last word in each other form of the target vocabulary that shares its
-        Snowball stem (a whole-word piece, same first letter; at most 8): the forms the search may
-        write for a term whose glossary entry allows inflection."""
-        from engine.glossary import stemmer_for
-
-        stem = stemmer_for(self.loaded.cfg.data.tgt_lang)
-        words = term.split()
-        if stem is None or not words:
-            return []
-        if self._forms is None:  # stem -> whole-word pieces of the target vocabulary, built once
-            self._forms = {}
-            sp = self.loaded.tgt_vocab.sp
-            for i in range(sp.get_piece_size()):
-                p = sp.id_to_piece(i)
-                if p.startswith(WORD_START) and len(p) > 2 and p[1:].isalpha():
-                    self._forms.setdefault(stem(p[1:].casefold()), []).append(p[1:])
-        last = words[-1]
-        out = [f for f in self._forms.get(stem(last.casefold()), []) if f != last and f[0] == last[0]]
-        return [" ".join(words[:-1] + [f]) for f in out[:8]]
-
-    def _term_variants(self, term: str) -> list[list[int]]:
-        """The token sequences a target term may take: as after a space (``▁Datei``) and as after a
-        tag or at a word start without one (``Datei``; the pieces the vocabulary gives the term
-        right after a tag symbol, ``D ar stellung`` for ``▁Darstellung``) -- the model writes both,
-        and a term it wrote one way must count (measured on KDE: without the second form the search
-        kept writing past a term it had already written after a tag)."""
-        v = self.loaded.tgt_vocab
-        ids = v.encode(term)
-        out = [ids]
-        if ids:
-            first = v.sp.id_to_piece(ids[0])
-            if first == WORD_START and len(ids) > 1:
-                out.append(ids[1:])
-            elif first.startswith(WORD_START) and len(first) > 1:
-                pid = v.sp.piece_to_id(first[1:])
-                if pid != v.sp.unk_id():
-                    out.append([pid] + ids[1:])
-            glued = v.encode(tag_char(1) + term)
-            tag = v.sp.piece_to_id(tag_char(1))
-            if tag in glued:
-                bare = glued[glued.index(tag) + 1:]
-                if bare and bare not in out:
-                    out.append(bare)
-        return out
-
     def _doc_inputs(self, context: list[list[str]] | None, rows: list[int]) -> dict:
         """``{"doc": DocBatch}`` of the sentences ``rows`` for a document-context model, else ``{}``."""
         if context is None:
@@ -467,74 +359,15 @@ class Translator:
         src_pieces = sv.pieces(src_ids[:-1]) + ["</s>"]
         tgt_ids = [t for t in h.tokens if t != EOS]
         tgt_pieces = tv.pieces(tgt_ids) + (["</s>"] if h.tokens and h.tokens[-1] == EOS else [])
-        return self._words(src_pieces, tgt_pieces, tv.decode(tgt_ids), h.score, h.attn, h.gates)
-
-    def _words(self, src_pieces, tgt_pieces, text, score, attn, gates) -> TranslationResult:
-        s_spans = word_spans(src_pieces)
-        t_spans = word_spans(tgt_pieces)
-        A = aggregate(attn, t_spans, s_spans)
-        tok_g = gates.float().mean(-1) if gates is not None else None
-        return TranslationResult(
-            text=text, score=float(score),
-            words=["".join(piece_text(p) for p in tgt_pieces[a:b]) for a, b in t_spans],
-            src_words=["".join(piece_text(p) for p in src_pieces[a:b]) for a, b in s_spans],
-            alignment=A.tolist(),
-            links=A.argmax(-1).tolist() if A.numel() else [],
-            gates=[float(tok_g[a:b].mean()) for a, b in t_spans] if tok_g is not None else None,
-            tokens=tgt_pieces, src_tokens=src_pieces,
-            token_attention=attn.float().tolist(),
-            token_gates=tok_g.tolist() if tok_g is not None else None,
-            gate_vectors=gates,
-        )
+        return words_result(src_pieces, tgt_pieces, tv.decode(tgt_ids), h.score, h.attn, h.gates)
 
     # ---------------------------------------------------------------- forced decoding
     def forced(self, srcs: list[str], tgts: list[str], *, batch_size: int = 32,
                context: list[list[str]] | None = None, memories: list | None = None,
                memory_mode: str = "auto") -> list[TranslationResult]:
-        """Teacher-forced "translations" of given targets: attention, gates and
-        total log-probability of each ``tgts[i]`` given ``srcs[i]`` (and, for a
-        document-context model, its previous sentences ``context[i]``; with
-        ``memories``, the retrieved pairs of each sentence read by the memory
-        ``memory_mode`` names, as in ``translate``).  An all-caps source or
-        target is read in sentence case, as in ``translate``."""
-        if len(srcs) != len(tgts):
-            raise ValueError(f"{len(srcs)} sources but {len(tgts)} targets")
-        kind = self.memory_kind(memory_mode) if memories is not None else "none"
-        sv, tv = self.loaded.src_vocab, self.loaded.tgt_vocab
-        out: list[TranslationResult] = []
-        src_caps, tgt_caps = [casing.is_all_caps(s) for s in srcs], [casing.is_all_caps(t) for t in tgts]
-        if context is not None:
-            context = [[casing.fold_if_caps(x) for x in ctx] for ctx in context]
-        for k in range(0, len(srcs), batch_size):
-            S = [self._src_ids(casing.fold(s) if c else s) for s, c in zip(srcs[k:k + batch_size], src_caps[k:])]
-            T = [tv.encode(casing.fold(t) if c else t) + [EOS] for t, c in zip(tgts[k:k + batch_size], tgt_caps[k:])]
-            src, mask = pad_sources(S)
-            tl = max(len(t) for t in T)
-            tgt_out = torch.full((len(T), tl), PAD, dtype=torch.long)
-            tgt_in = torch.full((len(T), tl), PAD, dtype=torch.long)
-            for i, t in enumerate(T):
-                tgt_out[i, :len(t)] = torch.tensor(t)
-                tgt_in[i, :len(t)] = torch.tensor([BOS] + t[:-1])
-            inputs = self._doc_inputs(context, list(range(k, k + len(S))))
-            if kind != "none":
-                ids = [encode_pairs(as_pairs(m), sv, tv) for m in memories[k:k + batch_size]]
-                mb = pack_memory(ids, self.device, with_eos=kind == "knn",
-                                 scores=[[p.score for p in as_pairs(m)] for m in memories[k:k + batch_size]])
-                if mb is not None:
-                    inputs["knn" if kind == "knn" else "memory"] = KnnInput(mb, self.knn) if kind == "knn" else mb
-            res = forced_decode(self.model, src.to(self.device), mask.to(self.device),
-                                tgt_in.to(self.device), tgt_out.to(self.device), **inputs)
-            for i, (s, t) in enumerate(zip(S, T)):
-                att = res["attn"][i, :len(t), :len(s)]
-                g = res["gates"][i, :len(t)] if res["gates"] is not None else None
-                total = float(res["token_logprob"][i].sum())
-                r = self._words(sv.pieces(s[:-1]) + ["</s>"], tv.pieces(t[:-1]) + ["</s>"], tgts[k + i], total, att, g)
-                if src_caps[k + i]:
-                    r.src_words = [casing.restore(w) for w in r.src_words]
-                if tgt_caps[k + i]:
-                    r.words = [casing.restore(w) for w in r.words]
-                out.append(r)
-        return out
+        """Teacher-forced "translations" of given targets (:func:`engine.nmt.forcing.forced_results`)."""
+        return forced_results(self, srcs, tgts, batch_size=batch_size, context=context, memories=memories,
+                              memory_mode=memory_mode)
 
     def score(self, srcs: list[str], tgts: list[str], *, context: list[list[str]] | None = None,
               memories: list | None = None, memory_mode: str = "auto") -> list[float]:
@@ -561,20 +394,3 @@ def _exact_index(pairs) -> int | None:
         if p.score >= 1.0 - 1e-9 and p.target.strip():
             return j
     return None
-
-
-def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
-    """Dynamic int8 quantisation of linear and recurrent layers (CPU inference)."""
-    import copy
-    import warnings
-
-    # torch.ao.quantization is deprecated in favour of torchao, but still works with the
-    # pinned torch; the user cannot act on the warning, so it is not shown.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        # the quantised GRU warns (UserWarning) that quantize_per_tensor is deprecated
-        warnings.filterwarnings("ignore", message=r".*quantize_per_tensor", category=UserWarning)
-        from torch.ao.quantization import quantize_dynamic as qd
-
-        m = copy.deepcopy(model).cpu().eval()
-        return qd(m, {torch.nn.Linear, torch.nn.GRU, torch.nn.GRUCell}, dtype=torch.qint8)

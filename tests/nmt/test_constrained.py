@@ -89,20 +89,32 @@ def _term(src: str, word: str, *targets: str, inflect: bool = False) -> Term:
     return Term(targets, (a, a + len(word)), inflect)
 
 
-def test_a_term_goes_where_the_attention_says(translator):
+@pytest.mark.parametrize("threads", [1, 4])
+def test_a_term_goes_where_the_attention_says(translator, threads):
     """With the source term's span, the term takes the place of the model's own word for it (the
-    subject near the start, not the end), the translation ends once and does not loop."""
-    placed = []
-    for src, word, term in PLACED:
-        plain = _words(translator.translate([src], beam=4)[0].text)
-        r = translator.translate([src], beam=4, terms=[[_term(src, word, term)]])[0]
-        out = _words(r.text)
-        assert term in out, r.text
-        assert r.tokens[-1] == "</s>" and r.tokens.count("</s>") == 1, r.tokens
-        assert len(out) <= len(plain) + 2, r.text  # no loop, no term tacked on after the sentence
-        if LEXICON[word] in plain:  # the place of the model's own word for it (a toy model may not write it)
-            placed.append(out.index(term) == plain.index(LEXICON[word]))
-    assert len(placed) >= len(PLACED) - 1 and sum(placed) >= len(placed) - 1, placed
+    subject near the start, not the end), the translation ends once and does not loop; a term is
+    never cut into a word and nothing is said twice.  With 4 threads the products round otherwise:
+    the search wrote "Der Kind ein Haus ha Baum ein Haus hat." (the machine decided)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        placed = []
+        for src, word, term in PLACED:
+            plain = _words(translator.translate([src], beam=4)[0].text)
+            r = translator.translate([src], beam=4, terms=[[_term(src, word, term)]])[0]
+            out = _words(r.text)
+            assert term in out, r.text
+            assert r.tokens[-1] == "</s>" and r.tokens.count("</s>") == 1, r.tokens
+            assert len(out) <= len(plain) + 2, r.text  # no loop, no term tacked on after the sentence
+            assert set(out) <= set(plain) | {term}, r.text  # no word cut by the term
+            assert all(out.count(w) <= plain.count(w) for w in out if w != term), r.text  # nothing said twice
+            if LEXICON[word] in plain:  # the place of the model's own word for it (a toy model may not write it)
+                placed.append(out.index(term) == plain.index(LEXICON[word]))
+        assert len(placed) >= len(PLACED) - 1 and sum(placed) >= len(placed) - 1, placed
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_a_term_given_as_a_glossary_hit_carries_its_span_and_targets(translator):
@@ -142,8 +154,8 @@ def test_an_entry_that_inflects_is_met_by_another_form_of_its_word(translator, m
     assert "Katze" in plain.split() and "Katzen" not in plain
     strict = translator.translate([src], beam=4, terms=[[_term(src, "cat", "Katzen")]])[0].text
     assert "Katzen" in strict
-    monkeypatch.setattr(translator, "_forms", {"katz": ["Katze", "Katzen"]})
-    assert translator._inflections("Katzen") == ["Katze"]
+    monkeypatch.setattr(translator.forms, "_forms", {"katz": ["Katze", "Katzen"]})
+    assert translator.forms.inflections("Katzen") == ["Katze"]
     r = translator.translate([src], beam=4, terms=[[_term(src, "cat", "Katzen", inflect=True)]])[0]
     assert r.text == plain
 
@@ -161,9 +173,9 @@ def test_the_source_span_of_a_term_is_its_words_pieces(translator):
     src = "The small woman sees the green car."
     ids = translator._src_ids(src)
     pieces = translator.loaded.src_vocab.pieces(ids)
-    a, b = translator._source_span(src, ids, (src.index("woman"), src.index("woman") + 5))
+    a, b = translator.forms.source_span(src, ids, (src.index("woman"), src.index("woman") + 5))
     assert "".join(pieces[a:b]).replace("\u2581", "") == "woman"
-    a, b = translator._source_span(src, ids, (src.index("green"), src.index("car") + 3))
+    a, b = translator.forms.source_span(src, ids, (src.index("green"), src.index("car") + 3))
     assert "".join(pieces[a:b]).replace("\u2581", "") == "greencar."  # whole words, their punctuation too
 
 

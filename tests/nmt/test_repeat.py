@@ -107,7 +107,7 @@ def test_a_stuck_decoder_writes_a_word_again_and_again_without_the_rule(very_mod
 @pytest.mark.parametrize("beam,as_text", [(1, False), (3, False), (3, True)])
 def test_the_rule_stops_the_stutter(very_model, stuck, beam, as_text):
     src, mask = pad_sources([_ids(very_model, "The small dog sees a cat.")])
-    starts, _, words = very_model._word_starts()  # the pieces as text (WordKeys), as the translator uses them
+    starts, _, words = very_model.forms.word_starts()  # the pieces as text (WordKeys), as the translator uses them
     same = words if as_text else words.same      # or the token ids up to case only: the same rule
     search = greedy if beam == 1 else beam_search
     h = search(stuck, src, mask, word_starts=starts, same_word=same, **({} if beam == 1 else {"beam": beam}))[0]
@@ -132,7 +132,7 @@ def test_a_word_the_source_repeats_is_kept(very_model):
 
 
 def test_beam_greedy_and_the_reference_beam_apply_the_same_rule(very_model, stuck):
-    starts, _, same = very_model._word_starts()
+    starts, _, same = very_model.forms.word_starts()
     ids = _ids(very_model, "The small dog sees a cat.")
     src, mask = pad_sources([ids])
     assert greedy(stuck, src, mask, word_starts=starts, same_word=same)[0].tokens == \
