@@ -13,6 +13,8 @@ class FindBar(QWidget):
     findChanged = Signal()
     replaceAllRequested = Signal()
     replaceOneRequested = Signal()
+    #: the bar is about to close (the grid still shows the find's rows) / has closed
+    closing = Signal()
     closed = Signal()
 
     def __init__(self, parent=None):
@@ -74,6 +76,7 @@ class FindBar(QWidget):
         self.find_edit.selectAll()
 
     def _close(self) -> None:
+        self.closing.emit()
         self.find_edit.clear()
         self.hide()
         self.closed.emit()

@@ -163,8 +163,9 @@ def undo_step(win, redo: bool = False) -> None:
     if len(touched) == 1 and touched[0] != win.current_row():
         win.nav.go_to(touched[0])
     document_changed(win, touched + stale)
-    win.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}."
-                                + _left_alone(len(left), len(changes) - len(touched)), 10000)
+    said = f"{'Redone' if redo else 'Undone'}: {step.label}." + _left_alone(len(left), len(changes) - len(touched))
+    win.statusBar().showMessage(said, 10000)
+    win.findbar.result.setText(said)  # not "replaced in N segments" any more
 
 
 def _stored(project, ids: list[int]) -> dict[int, TargetState]:

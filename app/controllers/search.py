@@ -54,7 +54,9 @@ class SearchController(Controller):
         bar.findChanged.connect(self._apply_find)
         bar.replaceAllRequested.connect(lambda: self.replace_all())
         bar.replaceOneRequested.connect(self.replace_current)
-        bar.closed.connect(lambda: win.nav.go_to(win.current_row()))
+        # the segment the translator is on, taken before the find's filter is lifted
+        bar.closing.connect(lambda: setattr(self, "_row_at_close", win.current_row()))
+        bar.closed.connect(lambda: win.nav.go_to(getattr(self, "_row_at_close", win.current_row())))
         for key, label in FILTERS.items():
             win.filter_combo.addItem(label, key)
         win.filter_combo.currentIndexChanged.connect(lambda i: self.set_filter(win.filter_combo.itemData(i)))

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -42,8 +43,11 @@ class ReplacePreviewDialog(QDialog):
             self.table.setItem(i, 1, QTableWidgetItem(seg.target.display()))
             self.table.setItem(i, 2, QTableWidgetItem(TaggedText(new, seg.target.tags or seg.source.tags).display()))
             self.table.setItem(i, 3, QTableWidgetItem(seg.status))
-        self.table.horizontalHeader().setStretchLastSection(False)
-        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()  # Before and After share the width: both always in view
+        for col, mode in enumerate((QHeaderView.ResizeToContents, QHeaderView.Stretch, QHeaderView.Stretch,
+                                    QHeaderView.ResizeToContents)):
+            header.setSectionResizeMode(col, mode)
+        self.table.setWordWrap(True)
         self.keep = QCheckBox(f"Confirmed segments stay confirmed ({confirmed} of them)", self)
         self.keep.setChecked(True)
         self.keep.setEnabled(confirmed > 0)
