@@ -115,7 +115,8 @@ def _import(a) -> int:
     from engine.formats import language_conflict, read_declared
     from engine.formats.tabular import parse_columns
     from engine.langs import pair_text
-    from engine.store import Project
+    from engine.segmentation import using_rules
+    from engine.store import Project, segrules
     from engine.store.project import DB_NAME, ORIGINALS
 
     if not a.file.is_file():
@@ -127,14 +128,19 @@ def _import(a) -> int:
     # `glossary import` do: an empty project left behind looks like a successful one.
     new_project = not (a.project / DB_NAME).exists()
     folder_existed, originals_existed = a.project.exists(), (a.project / ORIGINALS).exists()
+    rules, rules_file = None, ""  # a new project segments with Verso's default rules
     if new_project:
         src, tgt = a.src_lang, a.tgt_lang
     else:
         with Project.open(a.project) as p:
             src, tgt = p.src_lang, p.tgt_lang
+            rules, rules_file = segrules.project_rules(p), segrules.rules_name(p)
     # Read before the project is created: a new project takes the languages the file declares.
-    parsed, declared = read_declared(a.file, src_lang=a.src_lang or src, tgt_lang=a.tgt_lang or tgt,
-                                     format=a.format, columns=columns)
+    with using_rules(rules):
+        parsed, declared = read_declared(a.file, src_lang=a.src_lang or src, tgt_lang=a.tgt_lang or tgt,
+                                         format=a.format, columns=columns)
+    if rules_file:  # the export segments the original again: with these rules
+        parsed.meta[segrules.SETTING] = rules_file
     what = f"the project {a.project}" if not new_project else "--src-lang/--tgt-lang say"
     conflict = language_conflict(declared, src, tgt, what=what)
     if conflict and a.ignore_declared_languages and src and tgt:
@@ -178,12 +184,14 @@ def _export(a) -> int:
     import sys
 
     from engine.errors import TagErrorsError
+    from engine.store.segrules import exporting
 
     with _open(a.project) as p:
         info = p.document(a.document)
         out = a.out or p.default_export_path(info.id)
         try:
-            p.export_document(info.id, out, force=a.force)
+            with exporting(p, info.meta):  # the sentence rules the document was imported with
+                p.export_document(info.id, out, force=a.force)
         except TagErrorsError as e:
             print(f"verso: {e}", file=sys.stderr)
             for i in e.issues[:50]:

@@ -3,6 +3,8 @@ where segments break, a malformed one is refused in one line, and segmentation s
 real prose."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from datafiles import data_file
 
@@ -130,3 +132,58 @@ def test_segmentation_is_loss_free_on_real_prose(folder, name, lang):
         found += len(seg.sentences)
         known += sum(1 for s in lines[i:i + 4] if s.strip())
     assert 0 < found <= known * 1.5
+
+
+# ------------------------------------------------------------------ a project's own rules, command line
+def _cli(capsys, *argv):
+    from engine.cli import main
+
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _sources(project, name):
+    from engine.store import Project
+
+    with Project.open(project) as p:
+        return [s.source.text for s in p.segments(p.document(name).id)]
+
+
+def test_a_projects_srx_file_decides_where_its_documents_break_and_export_keeps_them(tmp_path, capsys):
+    doc = tmp_path / "a.txt"
+    doc.write_text("Call Acme Intl. Now. Step one; step two.\n", "utf-8")
+    project = tmp_path / "p"
+    assert _cli(capsys, "project", "create", project, "--src-lang", "en", "--tgt-lang", "de")[0] == 0
+    assert _cli(capsys, "doc", "import", doc, "--project", project)[0] == 0
+    assert _sources(project, "a.txt") == ["Call Acme Intl.", "Now.", "Step one; step two."]
+    mine = srx_file(tmp_path, r"""
+<rule break="no"><beforebreak>\bIntl\.</beforebreak><afterbreak>\s</afterbreak></rule>
+<rule break="yes"><beforebreak>[;.]</beforebreak><afterbreak>\s</afterbreak></rule>""")
+    rc, out, _ = _cli(capsys, "seg", "import-srx", mine, "--project", project)
+    assert rc == 0 and json.loads(out)["rules"] == ["Mine"]
+    doc2 = tmp_path / "b.txt"
+    doc2.write_bytes(doc.read_bytes())
+    assert _cli(capsys, "doc", "import", doc2, "--project", project)[0] == 0
+    assert _sources(project, "b.txt") == ["Call Acme Intl. Now.", "Step one;", "step two."]
+    assert _sources(project, "a.txt") == ["Call Acme Intl.", "Now.", "Step one; step two."]
+    # the SRX file the translator edits later does not change the project's copy
+    mine.write_text("not srx any more", "utf-8")
+    # an untouched document exports byte for byte with the rules it was imported with
+    for name in ("a.txt", "b.txt"):
+        rc, out, err = _cli(capsys, "doc", "export", name, "--project", project, "--out", tmp_path / f"out-{name}")
+        assert rc == 0, err
+        assert (tmp_path / f"out-{name}").read_bytes() == doc.read_bytes()
+    rc, out, _ = _cli(capsys, "seg", "show", "--project", project, "--lang", "en")
+    assert json.loads(out)["rule_sets"] == ["Mine"] and "segmentation/" in json.loads(out)["source"]
+
+
+def test_a_malformed_srx_is_refused_by_the_command_in_one_line_and_changes_nothing(tmp_path, capsys):
+    project = tmp_path / "p"
+    _cli(capsys, "project", "create", project, "--src-lang", "en", "--tgt-lang", "de")
+    bad = srx_file(tmp_path, '<rule break="yes"><beforebreak>(</beforebreak></rule>', name="bad.srx")
+    rc, out, err = _cli(capsys, "seg", "import-srx", bad, "--project", project)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and f"{bad}, line 7: " in err and "does not compile" in err
+    rc, out, _ = _cli(capsys, "seg", "show", "--project", project, "--lang", "es")
+    assert json.loads(out)["source"].endswith("default.srx")
