@@ -14,16 +14,18 @@ samples (``tests/formats/test_part_splice.py``) outside the edited paragraph.
 Where an element is in the bytes comes from :mod:`engine.formats.xmlsplice`'s tokenizer (the part
 was already parsed by lxml through :mod:`engine.formats.xmlsafe`): the n-th start tag is lxml's
 n-th element.  The numbers are taken, in one pass, before the first edit changes the tree.  When
-the tokenizer and lxml disagree the whole tree is serialised (:func:`package.xml_bytes`) rather
-than splicing at a wrong place.  This module does no parsing of its own: the tokenizer is shared
+the tokenizer and lxml disagree, or the spliced bytes do not read as the edited tree (an edit the
+writer did not name), the whole tree is serialised (:func:`package.xml_bytes`) rather than
+writing a wrong splice.  This module does no parsing of its own: the tokenizer is shared
 with the XLIFF and string writers, as Okapi's filters share one skeleton writer.
 """
 from __future__ import annotations
 
 from lxml import etree
 
+from engine.formats import xmlsafe
 from engine.formats.package import Package, xml_bytes
-from engine.formats.xmlsplice import SpliceError, _decode, _localname, _tokenize, attr_edits, inner_xml
+from engine.formats.xmlsplice import SpliceError, _decode, _localname, _tokenize, attr_edits, inner_xml, outer_xml
 
 
 class PartSplice:
@@ -36,10 +38,11 @@ class PartSplice:
         self._order: dict | None = None    # element -> its number in document order, before any edit
         self._edited: dict = {}            # the edited elements, in the order named
         self._attrs: dict = {}             # element -> its attributes before the first change
+        self._inserted: list = []          # (original element, new element put right after it)
 
     @property
     def changed(self) -> bool:
-        return bool(self._edited or self._attrs)
+        return bool(self._edited or self._attrs or self._inserted)
 
     def _number(self) -> None:
         if self._order is None:
@@ -49,6 +52,11 @@ class PartSplice:
         """``el``'s content is about to be rewritten (call before changing the tree)."""
         self._number()
         self._edited[el] = True  # one the writer made (not in the order): the tree is serialised
+
+    def insert_after(self, ref, new) -> None:
+        """``new`` is about to be put right after ``ref`` (call before inserting it)."""
+        self._number()
+        self._inserted.append((ref, new))
 
     def edit_attrs(self, el) -> None:
         """``el``'s attributes are about to change (call before changing them)."""
@@ -60,8 +68,11 @@ class PartSplice:
         if not self.changed:
             return self.raw
         try:
-            return self._spliced()
-        except SpliceError:
+            out = self._spliced()
+            if _c14n(etree.fromstring(out, xmlsafe.safe_parser())) != _c14n(self.tree.getroot()):
+                raise SpliceError("the spliced part does not read as the edited tree")  # an edit not named
+            return out
+        except (SpliceError, etree.XMLSyntaxError):
             return xml_bytes(self.tree)
 
     def _spliced(self) -> bytes:
@@ -82,6 +93,9 @@ class PartSplice:
                 raise SpliceError(f"element {_localname(el)!r} not found where expected")
             return sp
 
+        for ref, new in self._inserted:
+            sp = span(ref)
+            edits.append((sp.end, sp.end, outer_xml(new, new.getparent()).replace("\n", newline)))
         for el, before in self._attrs.items():
             edits.extend(attr_edits(text, el, span(el), before))
         for el in self._edited:
@@ -105,6 +119,27 @@ class PartSplice:
             pos = b
         parts.append(text[pos:])
         return bom + "".join(parts).encode(codec, errors="xmlcharrefreplace")
+
+
+def _c14n(root) -> bytes:
+    return etree.tostring(root, method="c14n")
+
+
+class Splices(dict):
+    """The :class:`PartSplice` of each part a writer edits, made at its first edit."""
+
+    def __init__(self, pkg: Package):
+        super().__init__()
+        self.pkg = pkg
+
+    def of(self, name: str, tree: etree._ElementTree) -> PartSplice:
+        if name not in self:
+            self[name] = PartSplice(self.pkg, name, tree)
+        return self[name]
+
+    def data(self, name: str, tree: etree._ElementTree) -> bytes:
+        """The part's new bytes: spliced where it was edited through this, else the tree serialised."""
+        return self[name].data() if name in self and self[name].tree is tree else xml_bytes(tree)
 
 
 def part_keys(translations: dict) -> set[str]:

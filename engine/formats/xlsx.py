@@ -52,6 +52,7 @@ from engine.formats.package import (
     Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys,
     unknown_keys, xml_bytes,
 )
+from engine.formats.partsplice import Splices
 
 S = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -267,9 +268,10 @@ class XlsxFormat:
         known: set[str] = set()
         with Package(original) as pkg:
             book = _Book(pkg, src_lang)
+            splices = book.splices = Splices(pkg)
             people = Threads(pkg, book.main, src_lang, _xml)
             renames: dict[str, str] = {}
-            trees = {}
+            trees = book.trees = {}
             for n, (el, part) in enumerate(book.sheets, 1):
                 trees[part] = book.sheet(part)
                 if el.get("state") == "veryHidden":
@@ -297,6 +299,7 @@ class XlsxFormat:
                     if idx is not None:
                         uses.setdefault(idx, []).append((c, text, part))
                     elif text is not None:
+                        splices.of(part, trees[part]).edit(c.find(s("is")))
                         rebuild_rich(c.find(s("is")), para, text, book.fmts)
                         changed.add(part)
                 found, threads = book.comments(part), people.sheet(part)
@@ -306,20 +309,22 @@ class XlsxFormat:
                         known.update(segment_keys(prefix, para))
                         text = None if ref in threads.refs else apply_translations(para, prefix, translations)
                         if text is not None:
+                            splices.of(cpart, ctree).edit(para.element)
                             rebuild_rich(para.element, para, text, book.fmts)
-                            replaced[cpart] = xml_bytes(ctree)
+                            replaced[cpart] = b""  # spliced below, once
                 people.write(threads, found, translations, known, replaced)
                 for kind, dpart, owner in book.drawings(part):
                     drawingml.write_part(pkg, dpart, src_lang, translations, known, replaced,
                                          smartart_owner=owner if kind == "SmartArt" else None)
             unknown_keys(original, translations, known)
             if self._split_shared(book, uses, changed):
-                replaced[book.sst_part] = xml_bytes(book.sst)
-            rename_tables(pkg, [p for _, p in book.sheets], trees, cell_texts, changed, replaced, _xml)
+                replaced[book.sst_part] = splices.data(book.sst_part, book.sst)
+            rename_tables(pkg, [p for _, p in book.sheets], trees, cell_texts, changed, replaced, _xml, splices)
             if renames:
                 self._rename(book, renames, trees, changed, replaced)
             for part in changed:
-                replaced[part] = xml_bytes(trees[part])
+                replaced[part] = splices.data(part, trees[part])
+            replaced.update({part: sp.data() for part, sp in splices.items() if replaced.get(part) == b""})
             pkg.write(out, replaced)
 
     @staticmethod
@@ -335,20 +340,25 @@ class XlsxFormat:
             keep_source = any(t is None for _, t, _ in cells)
             new_index: dict[str, int] = {}
             for text in sorted(texts, key=lambda t: [t2 for _, t2, _ in cells].index(t)):
+                splice = book.splices.of(book.sst_part, book.sst)
                 if not keep_source and not new_index:
+                    splice.edit(book.items[idx])
                     rebuild_rich(book.items[idx], para, text, book.fmts)
                     new_index[text] = idx
                     continue
                 item = copy.deepcopy(book.items[idx])
                 rebuild_rich(item, para, text, book.fmts)
+                splice.insert_after(book.items[-1], item)
                 root.append(item)
                 new_index[text] = len(root.findall(s("si"))) - 1
             added = True
             for c, text, part in cells:
                 if text is not None and new_index[text] != idx:
+                    book.splices.of(part, book.trees[part]).edit(c.find(s("v")))
                     c.find(s("v")).text = str(new_index[text])
                     changed.add(part)
         if added and root.get("uniqueCount") is not None:
+            splice.edit_attrs(root)
             root.set("uniqueCount", str(len(root.findall(s("si")))))
         return added
 

@@ -12,7 +12,8 @@ import re
 
 from engine.errors import FormatError
 from engine.formats.opc import rels
-from engine.formats.package import Package, xml_bytes
+from engine.formats.package import Package
+from engine.formats.partsplice import Splices
 
 S = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 #: a string literal, or a bracketed column name (``@`` for this row); ``'`` escapes ``[ ] # '``
@@ -52,10 +53,11 @@ def _number(letters: str) -> int:
 
 
 def rename_tables(pkg: Package, sheets: list[str], trees: dict, cell_texts: dict[tuple[str, str], str],
-                  changed: set[str], replaced: dict, parse) -> None:
+                  changed: set[str], replaced: dict, parse, splices: Splices) -> None:
     """Rename the columns whose header cell has a new text (``cell_texts``: (sheet part, cell) -> text).
     ``trees``: the sheets' parsed parts (formulas rewritten there, ``changed`` told); ``parse``: how a
-    workbook part is parsed (bounded)."""
+    workbook part is parsed (bounded); ``splices``: where each edit is named, to write it into the
+    part's original bytes."""
     for sheet in sheets:
         for typ, part in rels(pkg, sheet).values():
             if typ != "table" or not pkg.has(part):
@@ -80,13 +82,16 @@ def rename_tables(pkg: Package, sheets: list[str], trees: dict, cell_texts: dict
                     raise FormatError(pkg.path, f"the header {new!r} (translation of {old!r}) is the name of another "
                                                 f"column of the table {root.get('displayName', '')!r}: Excel "
                                                 "refuses two columns of one name", f"member {part!r}")
+            splice = splices.of(part, tree)
             for tc in columns:
                 if tc.get("name") in names:
+                    splice.edit_attrs(tc)
                     tc.set("name", names[tc.get("name")])
             for el in root.iter():
                 if el.tag.rsplit("}", 1)[-1] in _FORMULAS and el.text:
+                    splice.edit(el)
                     el.text = rename_columns(el.text, names)
-            replaced[part] = xml_bytes(tree)
+            replaced[part] = splice.data()
             table = (root.get("displayName") or root.get("name") or "").lower() + "["
             for other, stree in trees.items():
                 for el in stree.getroot().iter():
@@ -95,5 +100,6 @@ def rename_tables(pkg: Package, sheets: list[str], trees: dict, cell_texts: dict
                             and (table in text.lower() or other == sheet)):
                         new_text = rename_columns(text, names)
                         if new_text != text:
+                            splices.of(other, stree).edit(el)
                             el.text = new_text
                             changed.add(other)
