@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.inline import is_tag_char, tag_char
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel
+from engine.nmt.completion import PieceTexts
 from engine.nmt.repeats import WordKeys
 from engine.nmt.results import Term
 from engine.nmt.vocab import WORD_START, word_spans
@@ -18,6 +19,7 @@ class TermForms:
         self.loaded = loaded
         self._starts: tuple | None = None  # target pieces that begin a word, glue, cases (see word_starts)
         self._forms: dict[str, list[str]] | None = None  # stem -> target-vocabulary words (inflected terms)
+        self._texts: PieceTexts | None = None
 
     def constraints(self, text: str, src_ids: list[int], items: list, caps: bool
                      ) -> tuple[list[list[list[int]]], list[tuple[int, int] | None]]:
@@ -34,6 +36,13 @@ class TermForms:
             alts.append([seq for f in dict.fromkeys(forms) for seq in self.term_variants(f)])
             spans.append(self.source_span(text, src_ids, t.span) if t.span else None)
         return alts, spans
+
+    def piece_texts(self) -> PieceTexts:
+        """The target pieces as text, for completing a word typed half way (built once)."""
+        if self._texts is None:
+            sp = self.loaded.tgt_vocab.sp
+            self._texts = PieceTexts([sp.id_to_piece(i) for i in range(sp.get_piece_size())])
+        return self._texts
 
     def word_starts(self) -> tuple[frozenset[int], frozenset[int], WordKeys]:
         """The target pieces that begin a word ("▁..."), the *glue*: the tag symbols and the lone

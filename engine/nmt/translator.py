@@ -13,6 +13,7 @@ from pathlib import Path
 from engine.errors import ModelError
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
+from engine.nmt.completion import TypedWord, complete, split_typed
 from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
 from engine.nmt.forcing import forced_results
@@ -23,7 +24,7 @@ from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
 from engine.nmt.results import Term, TranslationRequest, TranslationResult, join_parts, words_result
-from engine.nmt.search import Hypothesis, beam_search, greedy
+from engine.nmt.search import Hypothesis, beam_search
 from engine.nmt.termforms import TermForms
 from engine.nmt.threads import use as use_threads
 from engine.nmt.vocab import EOS
@@ -128,7 +129,8 @@ class Translator:
                   context: list[list[str]] | None = None,
                   split_long: int | None = None, exact_matches: bool = False,
                   terms: list[list] | None = None, terms_mode: str = "enforce",
-                  memory_mode: str = "auto", knn_k: int | None = None, stop=None) -> list[TranslationResult]:
+                  memory_mode: str = "auto", knn_k: int | None = None, stop=None,
+                  best_of_both: bool = True) -> list[TranslationResult]:
         """Translate sentences.  ``prefixes``: per sentence the start of the
         translation the user typed ("" for none); the result begins with it.
         ``memories`` gives per sentence the retrieved pairs the model's memory
@@ -165,6 +167,8 @@ class Translator:
         cut into pieces only when every term has a span (each piece gets the terms in it).
         ``stop``: a function the searches ask before every step; once it says True they end with
         :class:`~engine.nmt.search.Stopped` (the editor's answer nobody waits for any more)."""
+        if prefixes and any(prefixes) and best_of_both:  # never worse than the suggestion (engine.nmt.completion)
+            return complete(self, texts, **{k: v for k, v in locals().items() if k not in ("self", "texts", "best_of_both")})
         memory = memories
         kind = self.memory_kind(memory_mode) if (memory is not None or tm is not None) else "none"
         if kind == "none":
@@ -284,8 +288,10 @@ class Translator:
             else:
                 results[i] = TranslationResult("", 0.0)
         ids = {i: self._src_ids(texts[i]) for i in todo}
-        pre = {i: (self.loaded.tgt_vocab.encode(prefixes[i]) + ([EOS] if close_prefixes else [])
-                   if prefixes and prefixes[i] else []) for i in todo}
+        typed = {i: ((prefixes[i], "") if close_prefixes else split_typed(prefixes[i])) if prefixes and prefixes[i]
+                 else ("", "") for i in todo}  # (whole words, the word typed half way)
+        pre = {i: (self.loaded.tgt_vocab.encode(typed[i][0]) + ([EOS] if close_prefixes else [])
+                   if typed[i][0] else []) for i in todo}
         cons = {i: self.forms.constraints(texts[i], ids[i], terms[i], caps[i]) if terms and terms[i] else ([], [])
                 for i in todo}
         todo.sort(key=lambda i: len(ids[i]))
@@ -302,15 +308,13 @@ class Translator:
             kw.update(self._doc_inputs(context, chunk))
             con = [cons[i][0] for i in chunk] if any(cons[i][0] for i in chunk) else None
             starts, glue, same_word = self.forms.word_starts()
-            if beam <= 1 and con is None:
-                hyps = greedy(self.model, src, mask, alpha=alpha, max_ratio=max_ratio, prefixes=pfx,
-                              word_starts=starts, same_word=same_word, stop=stop, **kw)
-            else:
-                hyps = beam_search(self.model, src, mask, beam=max(1, beam), alpha=alpha, max_ratio=max_ratio,
-                                   prefixes=pfx, constraints=con, constraint_mode=terms_mode,
-                                   constraint_spans=[cons[i][1] for i in chunk] if con else None,
-                                   word_starts=starts, glue=glue if con else frozenset(), same_word=same_word,
-                                   stop=stop, **kw)
+            parts = [typed[i][1] for i in chunk]
+            hyps = beam_search(self.model, src, mask, beam=max(1, beam), alpha=alpha, max_ratio=max_ratio,
+                               prefixes=pfx, constraints=con, constraint_mode=terms_mode,
+                               constraint_spans=[cons[i][1] for i in chunk] if con else None,
+                               word_starts=starts, glue=glue if con else frozenset(), same_word=same_word,
+                               rules=[TypedWord(parts, self.forms.piece_texts())] if any(parts) else None,
+                               stop=stop, **kw)
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
             if memory is not None:

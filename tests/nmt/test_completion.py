@@ -1,0 +1,49 @@
+"""Completing what the translator typed (issue 47): a word typed half way, never worse than the
+suggestion continued, the term rule kept."""
+from engine.nmt.completion import along_suggestion, split_typed
+from engine.nmt.results import Term
+
+SRC = "The child has a house."
+
+
+def test_a_typed_prefix_splits_into_whole_words_and_the_word_typed_half_way():
+    assert split_typed("Drücken Sie den Kn") == ("Drücken Sie den", " Kn")
+    assert split_typed("Kn") == ("", " Kn")
+    assert split_typed("Drücken ") == ("Drücken ", "")
+    assert split_typed("") == ("", "")
+
+
+def test_the_suggestion_continues_after_the_typed_words_where_they_fit():
+    sug = "Drücken Sie den Knopf OK."
+    assert along_suggestion("Drücken Sie", sug) == sug
+    assert along_suggestion("Klicken Sie den Kn", sug) == "Klicken Sie den Knopf OK."
+    assert along_suggestion("Klicken Sie ", sug) == "Klicken Sie den Knopf OK."
+    assert along_suggestion("Klicken Sie da", sug) is None      # the part does not begin its next word
+    assert along_suggestion("Bitte klicken ", sug) is None       # no typed word in it
+
+
+def test_a_word_typed_half_way_is_completed_not_written_again(translator):
+    plain = translator.translate([SRC], beam=4)[0].text
+    first, second = plain.split()[:2]
+    for cut in range(1, len(second)):
+        typed = f"{first} {second[:cut]}"
+        out = translator.translate([SRC], beam=4, prefixes=[typed])[0].text
+        assert out.startswith(f"{first} {second}"), (typed, out)
+
+
+def test_the_completion_is_never_worse_than_the_suggestion_continued(translator):
+    plain = translator.translate([SRC], beam=4)[0].text
+    words = plain.split()
+    for typed in (f"{words[0]} ", f"Das {words[1]} ", f"Das {words[1]} {words[2][:1]}"):
+        out = translator.translate([SRC], beam=4, prefixes=[typed])[0]
+        assert out.text.startswith(typed.rstrip()), (typed, out.text)
+        other = along_suggestion(typed, plain)
+        if other is not None:
+            mine, theirs = translator.forced([SRC, SRC], [out.text, other])
+            assert mine.score / len(mine.tokens) >= theirs.score / len(theirs.tokens) - 1e-6, (out.text, other)
+
+
+def test_a_completion_keeps_the_glossary_term(translator):
+    a = SRC.index("child")
+    r = translator.translate([SRC], beam=4, prefixes=["Der "], terms=[[Term(("Baum",), (a, a + 5), False)]])[0]
+    assert r.text.startswith("Der ") and "Baum" in r.text.split(), r.text
