@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import os
 import threading
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -103,6 +104,8 @@ def build_in_child(db_path: str, index_dir: str, counts, cancel, conn) -> None:
     def count(done: int, total: int) -> None:
         counts[0], counts[1] = done, total
 
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)  # background work: the editor and the search scan (engine/tm/scan.py) come first
     rconn = store.connect(Path(db_path))
     wconn = store.connect(Path(db_path))
     try:

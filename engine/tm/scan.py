@@ -41,23 +41,19 @@ from engine.tm.scoring import Encoded, score_many
 SCAN_CAP = 60_000
 #: the length bound min(q, L) / max(q, L) of the bands, scanned in this order
 BANDS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
-_SELECT = "SELECT id, src_lang, tgt_lang, enc, senc, penc FROM units"
+_SELECT = "SELECT id, src_lang, tgt_lang, enc FROM units"
 
 
 class ScanSearch:
     """The units of one language-pair filter (None: any pair), as encodings sorted by length."""
 
     def __init__(self, conn: sqlite3.Connection, accept_pair):
-        self.accept_pair = accept_pair
+        self.accept_pair, self.conn = accept_pair, conn
         self._ok: dict[tuple, bool] = {}
-        ids: list[int] = []
-        cores: list[str] = []
-        extra: list[tuple[str, str]] = []
-        self._take(conn.execute(_SELECT + " ORDER BY id"), ids, cores, extra)
-        order = sorted(range(len(cores)), key=lambda i: len(cores[i]))
-        self.ids = [ids[i] for i in order]
-        self.cores = [cores[i] for i in order]
-        self.extra = [extra[i] for i in order]
+        self.ids: list[int] = []
+        self.cores: list[str] = []
+        # sorted by SQLite; surface and punctuation are read for the re-scored pool only (a third of the load)
+        self._take(conn.execute(_SELECT + " ORDER BY length(enc), id"), self.ids, self.cores)
         self.sorted_n = len(self.ids)  # units past this were added during the rebuild: always scanned
         self.lens = np.fromiter((len(c) for c in self.cores), dtype=np.int64, count=self.sorted_n)
         self._pos = {uid: i for i, uid in enumerate(self.ids)}
@@ -68,12 +64,11 @@ class ScanSearch:
             ok = self._ok[(sl, tl)] = self.accept_pair is None or bool(self.accept_pair(pair_term(sl or "", tl or "")))
         return ok
 
-    def _take(self, rows, ids: list, cores: list, extra: list) -> None:
-        for uid, sl, tl, enc, senc, penc in rows:
+    def _take(self, rows, ids: list, cores: list) -> None:
+        for uid, sl, tl, enc in rows:
             if self._accepts(sl, tl):
                 ids.append(uid)
                 cores.append(enc or "")
-                extra.append((senc or "", penc or ""))
 
     def update(self, conn: sqlite3.Connection, uids: list[int]) -> None:
         """Take in units changed since (added, edited or deleted)."""
@@ -85,7 +80,7 @@ class ScanSearch:
             part = uids[i:i + 500]
             start = len(self.ids)
             self._take(conn.execute(_SELECT + " WHERE id IN (%s) ORDER BY id" % ",".join("?" * len(part)), part),
-                       self.ids, self.cores, self.extra)
+                       self.ids, self.cores)
             for j in range(start, len(self.ids)):
                 self._pos[self.ids[j]] = j
 
@@ -132,11 +127,18 @@ class ScanSearch:
         if not found:
             return [], {"scanned": scanned, "exact": exact}
         idx = [i for _, i in found]
-        full = score_many(qe, [self.cores[i] for i in idx], [self.extra[i][0] for i in idx],
-                          [self.extra[i][1] for i in idx])
+        extra = self._extras([self.ids[i] for i in idx])
+        full = score_many(qe, [self.cores[i] for i in idx], [extra.get(self.ids[i], ("", ""))[0] for i in idx],
+                          [extra.get(self.ids[i], ("", ""))[1] for i in idx])
         out = [(float(s), self.ids[i]) for s, i in zip(np.asarray(full).tolist(), idx)
                if s > 0.0 and s >= min_score]
         return sorted(out, key=lambda x: (-x[0], x[1]))[:need], {"scanned": scanned, "exact": exact}
+
+
+    def _extras(self, uids: list[int]) -> dict[int, tuple[str, str]]:
+        """uid -> (surface, punctuation encodings)."""
+        q = "SELECT id, senc, penc FROM units WHERE id IN (%s)" % ",".join("?" * len(uids))
+        return {u: (se or "", pe or "") for u, se, pe in self.conn.execute(q, uids)}
 
 
 class ScanProcess:

@@ -94,6 +94,6 @@ def test_the_scan_of_the_nearest_lengths_finds_the_best_match_without_reading_ev
         scan = ScanSearch(t.conn, None)
         qa = memory_mod.analyse("Sentence number 42 about layer 3 and colour 0.")
         q = Encoded(*(t.vocab.encode_known(x) for x in (qa.core, qa.surface, qa.punct)))
-    ranked, info = scan.best(q, 1, 0.0)
+        ranked, info = scan.best(q, 1, 0.0)
     assert ranked[0][0] == 1.0 and info["exact"]
     assert info["scanned"] <= len(PAIRS) < len(scan.ids)      # none of the long units was read
