@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QGridLayout,
+    QComboBox,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -51,6 +52,9 @@ class QADialog(QDialog):
             grid.addWidget(cb, i // 2, i % 2)
             self.boxes[c.id] = cb
         self.summary = QLabel(self)
+        # which check's findings the list shows (Alt+W from the keyboard): the checks found, filled by run()
+        self.check_filter = QComboBox(self)
+        self.check_filter.currentIndexChanged.connect(lambda _: self._filter_rows())
         self.table = QTableWidget(0, 4, self)
         self.table.setHorizontalHeaderLabels(["Segment", "Severity", "Check", "Message"])
         self.table.verticalHeader().setVisible(False)
@@ -72,6 +76,8 @@ class QADialog(QDialog):
         self.ignore_button.setVisible(self.ignore_list is not None)
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)
+        row.addWidget(QLabel("Sho&w:", self, buddy=self.check_filter))
+        row.addWidget(self.check_filter)
         row.addWidget(self.show_ignored)
         row.addWidget(self.ignore_button)
         buttons = QDialogButtonBox(QDialogButtonBox.Close, self)
@@ -113,7 +119,24 @@ class QADialog(QDialog):
                     item.setForeground(Qt.red)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        self._filter_rows()
         self._update_button()
+
+    def _filter_rows(self) -> None:
+        """Only the findings of the check chosen in *Show* (all: every finding)."""
+        box, chosen = self.check_filter, self.check_filter.currentData() or ""
+        found = sorted({i.check for i in self.issues})
+        if [box.itemData(k) for k in range(box.count())] != ["", *found]:
+            box.blockSignals(True)
+            box.clear()
+            box.addItem(f"All checks ({len(self.issues)})", "")
+            for c in found:
+                box.addItem(f"{c} ({sum(1 for i in self.issues if i.check == c)})", c)
+            box.setCurrentIndex(max(0, box.findData(chosen)))
+            box.blockSignals(False)
+        check = box.currentData()
+        for r, i in enumerate(self.issues):
+            self.table.setRowHidden(r, bool(check) and i.check != check)
 
     def _selected(self) -> list[Issue]:
         rows = sorted({ix.row() for ix in self.table.selectedIndexes()})
