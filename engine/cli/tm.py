@@ -168,12 +168,18 @@ def _tmx_pair_refused(path: Path, src: str, tgt: str) -> None:
 
 
 def _export(a) -> int:
+    import sys
+
     from engine.cli import print_json
     from engine.formats.tmx import write_tmx
+    from engine.tm.limits import MAX_CHARS
 
     with _open(a.tm) as tm:
         n = write_tmx(a.out, tm.tm_units(), src_lang=tm.src_lang or "*all*")
-    print_json({"exported": n, "out": str(a.out)})
+        over = tm.stats().get("oversized") or 0  # units over engine.tm.limits' size: never read
+    if over:
+        print(f"verso: {a.tm}: {over:,} unit(s) over {MAX_CHARS:,} characters a side left out", file=sys.stderr)
+    print_json({"exported": n, "out": str(a.out), **({"oversized_skipped": over} if over else {})})
     return 0
 
 

@@ -25,7 +25,7 @@ from engine.errors import FormatError, TMError
 from engine.formats.base import TMUnit
 from engine.inline import TaggedText, strip_tags
 from engine.langs import normalize_lang, same_language
-from engine.tm import store
+from engine.tm import limits, store
 from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.index_process import BackgroundBuild, counted
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
@@ -246,7 +246,7 @@ class TranslationMemory:
         total = self.conn.execute("SELECT count(*) FROM units").fetchone()[0]
         cur = self.conn.cursor()
         docs = cur.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
-                           "FROM units ORDER BY id")
+                           f"FROM units WHERE {limits.FITS} ORDER BY id")  # a unit over the limit: never indexed
         self.index.rebuild(counted(docs, total, self._progress), index_id, seq)
         self._adopt_index(index_id, seq)
 
@@ -318,7 +318,7 @@ class TranslationMemory:
         texts = {}
         for chunk in _chunks(uids, 500):
             q = ("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc FROM units "
-                 "WHERE id IN (%s)" % ",".join("?" * len(chunk)))
+                 f"WHERE {limits.FITS} AND id IN (%s)" % ",".join("?" * len(chunk)))
             for uid, s, t, sl, tl, enc, senc, penc in self.conn.execute(q, chunk):
                 texts[uid] = (s, t, sl or "", tl or "", enc, senc or "", penc or "")
         return texts
@@ -478,6 +478,8 @@ class TranslationMemory:
         """Insert or merge one unit inside the current transaction."""
         if not source.text.strip() or not target.text.strip():
             raise TMError("a TM unit needs a source and a target text")
+        if why := limits.refusal(source, target):
+            raise TMError(why)
         src_lang, tgt_lang = normalize_lang(src_lang), normalize_lang(tgt_lang)
         key = store.dup_key(source.text, target.text, src_lang, tgt_lang)
         cols = _meta_columns(meta)
@@ -578,7 +580,7 @@ class TranslationMemory:
 
     # ------------------------------------------------------------ reading
     def get(self, uid: int) -> TMEntry:
-        row = self.conn.execute(f"SELECT {_COLS} FROM units WHERE id=?", (uid,)).fetchone()
+        row = self.conn.execute(f"SELECT {_COLS} FROM units WHERE {limits.FITS} AND id=?", (uid,)).fetchone()
         if row is None:
             raise TMError(f"{self.folder}: no unit {uid}")
         return _entry(row)
@@ -596,15 +598,15 @@ class TranslationMemory:
     def _entries(self, uids: list[int]) -> dict[int, TMEntry]:
         out = {}
         for chunk in _chunks(uids, 500):
-            q = f"SELECT {_COLS} FROM units WHERE id IN (%s)" % ",".join("?" * len(chunk))
+            q = f"SELECT {_COLS} FROM units WHERE {limits.FITS} AND id IN (%s)" % ",".join("?" * len(chunk))
             for row in self.conn.execute(q, chunk):
                 out[row[0]] = _entry(row)
         return out
 
     def entries(self) -> Iterator[TMEntry]:
-        """Every unit, oldest first."""
+        """Every unit, oldest first (but those over the size limit: see :meth:`stats`)."""
         cur = self.conn.cursor()
-        for row in cur.execute(f"SELECT {_COLS} FROM units ORDER BY id"):
+        for row in cur.execute(f"SELECT {_COLS} FROM units WHERE {limits.FITS} ORDER BY id"):
             yield _entry(row)
 
     __iter__ = entries
@@ -628,7 +630,7 @@ class TranslationMemory:
             "index_segments": len(self.index.leaves()) if self._bg is None else 0,
             "rebuilding": list(self._bg.done) if self._bg is not None else None,
             "size_bytes": {"database": size, "index": self.index.size_on_disk()},
-            "origins": origins,
+            "origins": origins, "oversized": limits.oversized(self.conn),  # left out of every read
         }
 
     # ------------------------------------------------------------ search
@@ -734,7 +736,7 @@ class TranslationMemory:
         if self._bg is not None:  # the index is being rebuilt: the units from SQLite
             accept = _pair_filter(*self.search_pair(src_lang, tgt_lang))
             uids = [r[0] for r in self.conn.execute(
-                f"SELECT id FROM units WHERE {side} LIKE ? LIMIT ?", (f"%{words[0]}%", max_checked))]
+                f"SELECT id FROM units WHERE {limits.FITS} AND {side} LIKE ? LIMIT ?", (f"%{words[0]}%", max_checked))]
             entries = (e for chunk in _chunks(uids, 500) for e in self._entries(chunk).values()
                        if accept(pair_term(e.src_lang, e.tgt_lang)))
             return phrase_hits(entries, side, words, limit)
@@ -837,4 +839,4 @@ def _pick(unit: TMUnit, want_s: str, want_t: str):
         return f"no target text in {want_t}"
     if not s[1].text.strip() or not t[1].text.strip():
         return "empty source or target"
-    return s, t
+    return limits.refusal(s[1], t[1], unit.meta) or (s, t)

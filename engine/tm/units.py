@@ -23,6 +23,7 @@ from typing import Callable
 from engine.errors import TMError
 from engine.inline import TaggedText
 from engine.tm.memory import _COLS, TranslationMemory, _entry, _export_meta
+from engine.tm.limits import FITS
 from engine.tm.model import TMEntry
 
 SIDES = ("both", "source", "target")
@@ -172,7 +173,8 @@ def _rows(tm, after: int, n: int) -> list[TMEntry]:
 
 
 def _local_rows(tm: TranslationMemory, after: int, n: int) -> list[TMEntry]:
-    rows = tm.conn.execute(f"SELECT {_COLS} FROM units WHERE id > ? ORDER BY id LIMIT ?", (after, n)).fetchall()
+    rows = tm.conn.execute(f"SELECT {_COLS} FROM units WHERE {FITS} AND id > ? ORDER BY id LIMIT ?",
+                           (after, n)).fetchall()  # a unit over the size limit is never read (engine.tm.limits)
     return [_entry(r) for r in rows]
 
 
