@@ -1,5 +1,6 @@
 """Settings: your name (TM units, TM edits and comments are signed with it), keyboard preset, TM matches
-shown, auto-propagation, NMT beam/threads/TM pairs read and their minimum match/int8, the memory that reads them, tag errors at confirm (the translator's own preferences, app/preferences.py)."""
+shown, auto-propagation, NMT beam/threads/TM pairs read and their minimum match/int8, the memory that reads them, tag errors at confirm (the translator's own preferences, app/preferences.py); the sentence rules in use,
+read-only (app/dialogs/seg_rules.py)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import keymap
+from app.dialogs.seg_rules import SentenceRulesView
 from app.preferences import preferences
 from engine.glossary.model import TERMS_MODES
 
@@ -90,6 +92,8 @@ class SettingsDialog(QDialog):
             form.addRow("", self.memory_in_use)
         form.addRow("Use glossary terms in suggestions", self.glossary_terms)
         form.addRow("Tag errors", self.refuse_tags)
+        self.sentence_rules = SentenceRulesView(getattr(parent, "project", None), self)  # read-only
+        form.addRow("Sentence rules", self.sentence_rules)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
