@@ -20,6 +20,8 @@ consistency    inconsistent-target (one source, several targets), same-target (o
 length         length: the target is much shorter or longer than the source
 spelling       spelling (needs a dictionary; see :mod:`engine.spelling`)
 terms          term-not-used, forbidden-term (the project's glossaries; :mod:`engine.qa_terms`)
+omission       possible-omission: a machine-filled target (origin ``mt``) lacks a negation, number,
+               code or menu separator of its source (:mod:`engine.qa_omission`)
 =============  =========================================================================
 """
 from __future__ import annotations
@@ -56,6 +58,7 @@ CHECKS: tuple[CheckInfo, ...] = (
     CheckInfo("repeats", "A word or phrase written twice in a row (\"die die\") where the source does not repeat"),
     CheckInfo("spelling", "Spelling (hunspell dictionary of the target language)"),
     CheckInfo("terms", "Glossary terms: a term not translated as the glossary says, a forbidden term used"),
+    CheckInfo("omission", "Machine drafts that may leave out a negation, number, code or menu separator"),
 )
 CHECK_IDS = tuple(c.id for c in CHECKS)
 
@@ -287,6 +290,10 @@ def check_segments(segments: Iterable, options: QAOptions | None = None, *, spel
         out.extend(_spelling(segments, spelling))
     if "terms" in options.enabled and terms is not None:
         out.extend(_terms(segments, terms, tgt_lang))
+    if "omission" in options.enabled:
+        from engine.qa_omission import omission_issues
+
+        out.extend(omission_issues(segments, tgt_lang=tgt_lang))
     out.sort(key=lambda i: (i.idx, i.severity != "error"))
     return out
 

@@ -11,7 +11,7 @@ GROUP = {
     "end-punctuation": "punctuation", "untranslated": "untranslated", "empty": "untranslated",
     "source-copied": "untranslated", "inconsistent-target": "consistency", "same-target": "consistency",
     "length": "length", "repeated-word": "repeats", "spelling": "spelling", "no-dictionary": "spelling",
-    "term-not-used": "terms", "forbidden-term": "terms",
+    "term-not-used": "terms", "forbidden-term": "terms", "possible-omission": "omission",
 }
 
 
