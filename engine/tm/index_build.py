@@ -3,12 +3,14 @@ background build, a shared TM replica's first sync): :func:`build_new`."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import uuid
 from array import array
 from pathlib import Path
 from typing import Iterable
 
+from engine.errors import TMError
 from engine.fsutil import atomic_write
 from engine.tm import index_schema
 from engine.tm.index_schema import FORMAT, INDEX_NAME, doc_fields, make_schema, source_terms, target_terms
@@ -79,7 +81,7 @@ def build_new(index_dir: Path, docs: Iterable[tuple], index_id: str, seq: int, s
     """Build a complete index from ``docs`` in ``index.new`` beside ``index_dir``
     (sealed with ``seal``; ``stop``: an Event that cancels the build)."""
     new = Path(index_dir).with_name("index.new")
-    shutil.rmtree(new, ignore_errors=True)
+    clear(new)  # a killed build's leftover, or a stranger's file or link
     new.mkdir(parents=True)
     ix = SealedStorage(str(new), seal).create_index(make_schema(), indexname=INDEX_NAME)
     w = ix.writer(limitmb=limitmb, codec=index_schema.writer_codec())
@@ -105,8 +107,22 @@ def build_new(index_dir: Path, docs: Iterable[tuple], index_id: str, seq: int, s
         json.dump({"format": FORMAT, "index_id": index_id, "seq": seq}, fh)
 
 
+def clear(path: Path) -> None:
+    """Remove what lies at ``path``, one of the names a TM folder's index owns (``index``,
+    ``index.new``, ``index.old``): a folder of ours whole; a file, a link or anything else by its
+    name only -- a link is never followed (a received TM's ``index.new`` could point anywhere)."""
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
+        try:
+            path.unlink()
+        except OSError as e:
+            raise TMError(f"{path}: in the way of the search index and cannot be removed ({e.strerror})") from None
+
+
 def new_index_id() -> str:
     return uuid.uuid4().hex
 
 
-__all__ = ["build_new", "BuildCancelled", "new_index_id"]
+__all__ = ["build_new", "BuildCancelled", "new_index_id", "clear"]

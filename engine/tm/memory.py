@@ -204,7 +204,11 @@ class TranslationMemory:
         self._reset_overlay(0)
         self._end_scan()
         self._scan = ScanProcess(self.folder / self.DB_NAME, self.search_pair())
+        self._start_background()
+
+    def _start_background(self, tries: int = 0) -> None:
         self._bg = BackgroundBuild(self.folder / self.DB_NAME, self.index.dir, self._progress)
+        self._bg.tries = tries
         self._bg.start()
 
     @property
@@ -223,6 +227,9 @@ class TranslationMemory:
 
     def _finish_background(self) -> None:
         bg, self._bg = self._bg, None
+        if bg.error is not None and not bg.stop.is_set() and getattr(bg, "tries", 0) < 2:
+            self._start_background(bg.tries + 1)  # its process was killed: built again, the scan meanwhile
+            return
         self._end_scan()
         if bg.error is not None:
             raise bg.error
