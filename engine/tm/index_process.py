@@ -98,6 +98,7 @@ class BackgroundBuild(threading.Thread):
 def build_in_child(db_path: str, index_dir: str, counts, cancel, conn) -> None:
     """The child process: build, then send one JSON answer (result, cancelled or error)."""
     from engine.tm import store
+    from engine.tm.limits import FITS
     from engine.tm.seal import Seal
     from engine.tm.whoosh_index import BuildCancelled, build_new, new_index_id
 
@@ -113,7 +114,7 @@ def build_in_child(db_path: str, index_dir: str, counts, cancel, conn) -> None:
         seq = rconn.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0
         total = rconn.execute("SELECT count(*) FROM units").fetchone()[0]
         docs = rconn.execute("SELECT id, source, target, src_lang, tgt_lang, enc, senc, penc "
-                             "FROM units ORDER BY id")
+                             f"FROM units WHERE {FITS} ORDER BY id")  # engine.tm.limits: none read whole
         index_id = new_index_id()
         build_new(Path(index_dir), counted(docs, total, count), index_id, seq, Seal(lambda: wconn), stop=cancel)
         answer: dict = {"result": [index_id, seq]}

@@ -35,13 +35,14 @@ from rapidfuzz.distance import Levenshtein
 
 from engine.errors import TMError
 from engine.tm.index_schema import pair_term
+from engine.tm.limits import FITS
 from engine.tm.scoring import Encoded, score_many
 
 #: most units one search scores (its nearest lengths first); ~20 ms of rapidfuzz on the 2-core VM
 SCAN_CAP = 60_000
 #: the length bound min(q, L) / max(q, L) of the bands, scanned in this order
 BANDS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
-_SELECT = "SELECT id, src_lang, tgt_lang, enc FROM units"
+_SELECT = "SELECT id, src_lang, tgt_lang, enc FROM units WHERE " + FITS  # engine.tm.limits: none read whole
 
 
 class ScanSearch:
@@ -79,7 +80,7 @@ class ScanSearch:
         for i in range(0, len(uids), 500):
             part = uids[i:i + 500]
             start = len(self.ids)
-            self._take(conn.execute(_SELECT + " WHERE id IN (%s) ORDER BY id" % ",".join("?" * len(part)), part),
+            self._take(conn.execute(_SELECT + " AND id IN (%s) ORDER BY id" % ",".join("?" * len(part)), part),
                        self.ids, self.cores)
             for j in range(start, len(self.ids)):
                 self._pos[self.ids[j]] = j

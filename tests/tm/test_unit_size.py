@@ -75,3 +75,18 @@ def test_adding_a_unit_over_the_limit_is_one_line(tmp_path):
         with pytest.raises(TMError) as e:
             tm.add(TaggedText("y" * (MAX_CHARS + 1)), "Z")
         assert "\n" not in str(e.value) and len(tm) == 0
+
+
+def test_the_background_build_and_the_scan_meanwhile_leave_a_huge_unit_out(tmp_path, monkeypatch):
+    from engine.tm import memory as memory_mod
+
+    monkeypatch.setattr(memory_mod, "BACKGROUND_MIN", 10)  # the large-TM path: build process, scan
+    folder = _received_with_a_huge_unit(tmp_path)
+    with TranslationMemory(folder) as tm:
+        assert tm.rebuilding is not None
+        during = tm.search("word word word word", k=60)
+        assert tm.wait_for_index(60)
+        after = tm.search("word word word word", k=60)
+        assert not tm.last_search.get("scan")
+    assert during and after
+    assert all(len(m.entry.source.text) < 100 for m in during + after)
