@@ -114,7 +114,8 @@ def run_import(tree: Path, path: Path, project: Path) -> tuple[float, float, int
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "engine", "doc", "import", str(path), "--project", str(project),
-                        "--src-lang", "en", "--tgt-lang", "de"], env=env, capture_output=True, text=True)
+                        "--src-lang", "en", "--tgt-lang", "de"], env=env, capture_output=True, text=True,
+                       cwd=str(tree))  # ``-m`` puts the working folder first on sys.path
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode:
