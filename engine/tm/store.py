@@ -167,9 +167,11 @@ class VocabCache:
         known = self.lookup(tokens)
         new = [t for t in dict.fromkeys(tokens) if t not in known]
         if new:
-            if self._next is None:
-                row = self.conn.execute("SELECT max(id) FROM vocab").fetchone()
-                self._next = (row[0] + 1) if row and row[0] is not None else 0
+            # read inside the caller's write transaction, never cached across them: another process
+            # adding to the TM moves it (a cached next id made 31 of 2,416 adds fail on vocab.id);
+            # max() of the unique id is one index look-up
+            row = self.conn.execute("SELECT max(id) FROM vocab").fetchone()
+            self._next = (row[0] + 1) if row and row[0] is not None else 0
             rows = []
             for t in new:
                 known[t] = self._next
