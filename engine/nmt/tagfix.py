@@ -17,6 +17,7 @@ The model's own placement is kept wherever it is already valid.  Pure Python.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from engine.inline import TaggedText, tag_char, tag_number
@@ -167,3 +168,103 @@ def restore_markup(text: str, source: TaggedText, result: TranslationResult | No
     else:
         fixed = repair(text, source, words=result.words, src_words=result.src_words, links=result.links)
     return TaggedText(fixed, source.tags).original()
+
+
+# ------------------------------------------------------------------ menu separators
+_TAGS = "\ue001-\uf8ff"
+_GLUED_SEP = re.compile(rf"(?<=[\w{_TAGS}])[ \t]*(>|→|▸)[ \t]*(?=[\w{_TAGS}])")
+
+
+def _word_starts(text: str, words: list[str]) -> list[int | None]:
+    """Character offset of each target word in ``text`` (in order; None where a word is not found)."""
+    out, pos = [], 0
+    for w in words:
+        k = text.find(w, pos) if w else -1
+        out.append(k if k >= 0 else None)
+        if k >= 0:
+            pos = k + len(w)
+    return out
+
+
+def place_separators(text: str, source: str, *, words: list[str] | None = None,
+                     src_words: list[str] | None = None, links: list[int] | None = None) -> tuple[str, int]:
+    """``text`` with the menu separators of ``source`` (">" between menu items, "File > Open"), and how
+    many it could not place.  A separator glued to its items ("Datei >Öffnen") gets the source's spaces; a
+    missing one goes between the two items that flank it in the source: the tags beside it
+    ("\\ue002 > \\ue003"), or the target words aligned to the source words before and after it when these
+    stand side by side.  Anywhere else it would join the wrong items, so it is left to the reader (counted)."""
+    from engine.qa_omission import separators
+
+    seps = separators(source)
+    if not seps:
+        return text, 0
+    if len(_GLUED_SEP.findall(text)) <= len(seps):
+        text = _GLUED_SEP.sub(lambda m: f" {m.group(1)} ", text)
+    missing = len(seps) - len(separators(text))
+    if missing <= 0:
+        return text, 0
+    for k, at in enumerate(seps):
+        if missing <= 0:
+            break
+        sep = source[at]
+        left, right = source[:at].rstrip(), source[at + 1:].lstrip()
+        a, b = left[-1], right[0]
+        if tag_number(a) is not None and tag_number(b) is not None:
+            m = re.search(re.escape(a) + r"(\s*)" + re.escape(b), text)
+            if m:
+                text = text[:m.start()] + f"{a} {sep} {b}" + text[m.end():]
+                missing -= 1
+                continue
+        placed = _by_alignment(text, sep, k, words or [], src_words or [], links or [])
+        if placed is not None:
+            text, missing = placed, missing - 1
+    return text, max(0, missing)
+
+
+def _by_alignment(text: str, sep: str, k: int, words: list[str], src_words: list[str],
+                  links: list[int]) -> str | None:
+    """``text`` with separator ``sep`` (the ``k``-th of the source) between the target words aligned to the
+    source words on either side of it, when those stand side by side; else None."""
+    at_src = [i for i, w in enumerate(src_words) if w == sep]
+    if k >= len(at_src) or not words or len(links) < len(words):
+        return None
+    s = at_src[k]
+    left = [j for j, link in enumerate(links) if link == s - 1]
+    right = [j for j, link in enumerate(links) if link == s + 1]
+    if not left or not right or right[0] != left[-1] + 1:
+        return None
+    starts = _word_starts(text, words)
+    j = right[0]
+    if starts[j] is None:
+        return None
+    cut = starts[j]
+    head = text[:cut].rstrip()
+    return f"{head} {sep} {text[cut:].lstrip()}"
+
+
+def tags_beside_separators(text: str, source: TaggedText) -> str:
+    """A source tag missing from ``text`` that stands just after (an opening or standalone tag) or just
+    before (a closing tag) the source's n-th menu separator, put at the same side of the target's n-th one
+    ("\\ue002 > Tags" -> "\\ue002 > \\ue003Tags"), where :func:`repair` alone would guess from a word."""
+    from engine.qa_omission import separators
+
+    src_seps, tgt_seps = separators(source.text), separators(text)
+    by_n = {t.n: t for t in source.tags}
+    for k, at in enumerate(src_seps[:len(tgt_seps)]):
+        after = source.text[at + 1:].lstrip()[:1]
+        before = source.text[:at].rstrip()[-1:]
+        for ch, side in ((after, "after"), (before, "before")):
+            n = tag_number(ch) if ch else None
+            if n is None or n not in by_n or ch in text:
+                continue
+            at_t = separators(text)[k]
+            if side == "after":
+                j = at_t + 1
+                while j < len(text) and text[j].isspace():
+                    j += 1
+            else:
+                j = at_t
+                while j > 0 and text[j - 1].isspace():
+                    j -= 1
+            text = text[:j] + ch + text[j:]
+    return text

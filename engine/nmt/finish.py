@@ -1,0 +1,113 @@
+"""A finished suggestion never fails silently: what the search wrote is mended where the alignment says how,
+and marked where it does not.
+
+:func:`finish` takes a finished :class:`~engine.nmt.results.TranslationResult` (or its words, as the editor's
+panels hold them) and the source, and
+
+1. joins glossary terms to their neighbours as the target language writes them, and drops glossary words
+   written after the finished sentence (:mod:`engine.nmt.termjoin`);
+2. puts back the source's menu separators (">" between menu items) and tags: by the tags or words beside
+   them, else by the alignment (:mod:`engine.nmt.tagfix`);
+3. never changes what the translator typed (``prefix``): a mend that would is not made;
+4. names what is still left out -- a negation, number, code, menu separator or tag of the source -- with
+   the source word the attention least covers (:mod:`engine.nmt.omissions`).
+
+Per-word lists (words, alignment, links, gates, copy, memory) follow the mended text: a word split in two
+keeps its row for both halves, a word dropped loses it.  Pure Python, no torch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+from engine.inline import TaggedText, tag_number
+from engine.nmt.omissions import LeftOut, left_out
+from engine.nmt.tagfix import place_separators, repair, tags_beside_separators
+from engine.nmt.termjoin import TermSpan, join_terms, trim_after_end
+
+_PER_WORD = ("alignment", "links", "gates", "copy", "memory")
+
+
+@dataclass
+class Finished:
+    """The mended ``text``, its ``words`` with their per-word lists (``rows``: for each new word the index
+    of the old word it came from), and what it leaves out (``marks``)."""
+
+    text: str
+    words: list[str]
+    rows: list[int]
+    marks: list[LeftOut] = field(default_factory=list)
+    changed: bool = False
+
+
+def mend(text: str, source: TaggedText | str, *, words: Sequence[str] = (), src_words: Sequence[str] = (),
+         links: Sequence[int] = (), terms: Sequence[TermSpan] = (), prefix: str = "") -> str:
+    """Steps 1-3 of the module doc on ``text``."""
+    tt = source if isinstance(source, TaggedText) else TaggedText(source)
+    out = text
+    if terms:
+        out = trim_after_end(join_terms(out, tt.text, terms), tt.text, terms, keep=len(prefix))
+    w, sw, ln = list(words), list(src_words), list(links)
+    out, _ = place_separators(out, tt.text, words=w, src_words=sw, links=ln)
+    if tt.tags:
+        out = repair(tags_beside_separators(out, tt), tt, words=w, src_words=sw, links=ln)
+    if prefix and not out.startswith(prefix):   # the translator's own typing is never rewritten
+        return text
+    return out
+
+
+def follow(old_text: str, words: Sequence[str], new_text: str) -> tuple[list[str], list[int]]:
+    """The words of ``new_text`` and, per word, the index of the word of ``words`` (in ``old_text``) it
+    comes from: a word still found keeps its place, one split by a space becomes its parts, one cut off
+    is gone, a separator put in comes from the word before it."""
+    out_words: list[str] = []
+    rows: list[int] = []
+    pos = 0
+    for k, w in enumerate(words):
+        if not w:
+            continue
+        i = new_text.find(w, pos)
+        if i >= 0 and len(new_text[pos:i].strip()) <= 3:   # kept, maybe with a separator or tag put before it
+            for extra in new_text[pos:i].split():
+                out_words.append(extra)
+                rows.append(max(0, k - 1))
+            out_words.append(w)
+            rows.append(k)
+            pos = i + len(w)
+            continue
+        # split by inserted spaces (or given a tag): consume w's characters, skipping what was put in
+        j, c, start = pos, 0, None
+        while j < len(new_text) and c < len(w):
+            if new_text[j] == w[c]:
+                start = j if start is None else start
+                c += 1
+            elif not (new_text[j].isspace() or tag_number(new_text[j]) is not None) and start is not None:
+                break
+            j += 1
+        if c == len(w) and start is not None:
+            for part in new_text[start:j].split():
+                out_words.append(part)
+                rows.append(k)
+            pos = j
+    return out_words, rows
+
+
+def finish(result, source: TaggedText | str, *, terms: Sequence[TermSpan] = (), prefix: str = "",
+           src_lang: str = "", tgt_lang: str = ""):
+    """``result`` (a TranslationResult) mended and marked: a new result (``result`` is not changed) and the
+    list of :class:`~engine.nmt.omissions.LeftOut` it still leaves out."""
+    tt = source if isinstance(source, TaggedText) else TaggedText(source)
+    text = mend(result.text, tt, words=result.words, src_words=result.src_words, links=result.links,
+                terms=terms, prefix=prefix)
+    out = result
+    if text != result.text:
+        words, rows = follow(result.text, result.words, text)
+        kw = {"text": text, "words": words}
+        for name in _PER_WORD:
+            per = getattr(result, name)
+            if per is not None and len(per) == len(result.words):
+                kw[name] = [per[r] for r in rows]
+        out = replace(result, **kw)
+    marks = left_out(out.text, tt.text, list(out.src_words), list(out.alignment), src_lang=src_lang,
+                     tgt_lang=tgt_lang)
+    return out, marks
