@@ -3,6 +3,7 @@
 :func:`read_tm_file` picks the reader:
 
 * TMX (by extension or content) -> :func:`engine.formats.tmx.read_tmx`;
+* a Trados Studio TM (``.sdltm``) -> :func:`engine.formats.sdltm.read_sdltm`;
 * ``target_file`` given -> two line-aligned plain-text files, line *i* of
   one translating line *i* of the other (languages required);
 * bilingual CSV/TSV, PO, XLIFF 1.2/2.0 -> the document reader
@@ -21,6 +22,7 @@ from typing import Iterator
 from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.base import TMUnit
 from engine.formats.textutil import check_lines, codes_checked, protect_like, protect_text, sniff_bom
+from engine.formats.sdltm import is_sdltm, read_sdltm
 from engine.formats.tmx import read_tmx
 from engine.langs import normalize_lang, pair_text, same_pair
 
@@ -61,6 +63,8 @@ def read_tm_file(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
                                  problems=problems)
     if is_tmx(path):
         return read_tmx(path, src_lang=src_lang, tgt_lang=tgt_lang, problems=problems)
+    if is_sdltm(path):
+        return read_sdltm(path, src_lang=src_lang, tgt_lang=tgt_lang, problems=problems, languages=languages)
     return _read_bilingual_document(path, src_lang, tgt_lang, problems, languages)
 
 

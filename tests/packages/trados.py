@@ -1,0 +1,149 @@
+"""Trados files built for tests and benchmarks: an ``.sdltm`` with Trados Studio's schema (tables,
+columns and indexes as public .sdltm readers document them), an ``.sdlproj`` as Trados writes a
+project package's, and ``.sdlppx`` / memoQ packages zipped from real SDLXLIFF/MQXLIFF samples."""
+from __future__ import annotations
+
+import sqlite3
+import zipfile
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+SDLTM_SCHEMA = """
+CREATE TABLE translation_memories (id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL UNIQUE, source_language TEXT NOT NULL, target_language TEXT NOT NULL, copyright TEXT,
+  description TEXT, settings INT NOT NULL, creation_user TEXT NOT NULL, creation_date DATETIME NOT NULL,
+  expiration_date DATETIME, fuzzy_indexes INT NOT NULL, last_recompute_date DATETIME, last_recompute_size INT,
+  flags INT NOT NULL DEFAULT 0);
+CREATE TABLE attributes (id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+  type INT NOT NULL, tm_id INT NOT NULL REFERENCES translation_memories(id) ON DELETE CASCADE,
+  UNIQUE (name, tm_id));
+CREATE TABLE picklist_values (id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT NOT NULL UNIQUE,
+  attribute_id INT NOT NULL REFERENCES attributes(id) ON DELETE CASCADE, value TEXT NOT NULL,
+  UNIQUE (attribute_id, value));
+CREATE TABLE translation_units (id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT NOT NULL,
+  translation_memory_id INT NOT NULL REFERENCES translation_memories(id) ON DELETE CASCADE,
+  source_hash INT NOT NULL, source_segment TEXT NOT NULL, target_hash INT NOT NULL, target_segment TEXT NOT NULL,
+  creation_date DATETIME NOT NULL, creation_user TEXT NOT NULL, change_date DATETIME NOT NULL,
+  change_user TEXT NOT NULL, last_used_date DATETIME NOT NULL, last_used_user TEXT NOT NULL,
+  usage_counter INT NOT NULL DEFAULT 0, flags INT NOT NULL DEFAULT 0, source_token_data BLOB,
+  target_token_data BLOB, alignment_data BLOB, align_model_date DATETIME, insert_date DATETIME);
+CREATE TABLE string_attributes (translation_unit_id INT NOT NULL REFERENCES translation_units(id) ON DELETE CASCADE,
+  attribute_id INT NOT NULL REFERENCES attributes(id) ON DELETE CASCADE, value TEXT NOT NULL,
+  PRIMARY KEY (translation_unit_id, attribute_id, value));
+CREATE TABLE numeric_attributes (translation_unit_id INT NOT NULL, attribute_id INT NOT NULL, value INT NOT NULL,
+  PRIMARY KEY (translation_unit_id, attribute_id));
+CREATE TABLE date_attributes (translation_unit_id INT NOT NULL, attribute_id INT NOT NULL, value DATETIME NOT NULL,
+  PRIMARY KEY (translation_unit_id, attribute_id));
+CREATE TABLE picklist_attributes (translation_unit_id INT NOT NULL, picklist_value_id INT NOT NULL,
+  PRIMARY KEY (translation_unit_id, picklist_value_id));
+CREATE TABLE fuzzy_data1 (translation_memory_id INT NOT NULL, translation_unit_id INT NOT NULL, fi1 INT NOT NULL);
+CREATE TABLE parameters (translation_memory_id INT, name TEXT NOT NULL, value TEXT);
+CREATE TABLE resources (id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT NOT NULL UNIQUE, type INT NOT NULL,
+  language TEXT, data BLOB);
+CREATE TABLE tm_resources (translation_memory_id INT NOT NULL, resource_id INT NOT NULL,
+  PRIMARY KEY (translation_memory_id, resource_id));
+CREATE INDEX idx_tu_source_hash ON translation_units (translation_memory_id, source_hash);
+CREATE INDEX idx_fuzzy_data1 ON fuzzy_data1 (translation_memory_id, fi1);
+"""
+
+
+def segment_xml(lang: str, *parts) -> str:
+    """A Trados segment: ``parts`` are text or ("Start"|"End"|"Standalone", anchor)."""
+    out = []
+    for p in parts:
+        if isinstance(p, str):
+            out.append(f"<Text><Value>{escape(p)}</Value></Text>")
+        else:
+            out.append(f"<Tag><Type>{p[0]}</Type><Anchor>{p[1]}</Anchor><AlignmentAnchor>{p[1]}</AlignmentAnchor>"
+                       f"<TagID>{p[1]}</TagID><CanHide>false</CanHide></Tag>")
+    return ('<Segment xmlns:xsd="http://www.w3.org/2001/XMLSchema" '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><Elements>'
+            f"{''.join(out)}</Elements><CultureName>{lang}</CultureName></Segment>")
+
+
+def write_sdltm(path: Path, units, *, src: str = "en-US", tgt: str = "de-DE", fields: bool = True,
+                extra_sql: str = "") -> Path:
+    """``units``: iterable of (source parts, target parts) (a str is one text part)."""
+    conn = sqlite3.connect(path)
+    conn.executescript(SDLTM_SCHEMA)
+    conn.execute("INSERT INTO translation_memories (guid, name, source_language, target_language, settings, "
+                 "creation_user, creation_date, fuzzy_indexes) VALUES ('g', 'Client TM', ?, ?, 0, 'AGENCY\\pm', "
+                 "'2023-01-05 09:00:00', 15)", (src, tgt))
+    if fields:
+        conn.execute("INSERT INTO attributes (guid, name, type, tm_id) VALUES ('a1', 'Client', 2, 1)")
+        conn.execute("INSERT INTO attributes (guid, name, type, tm_id) VALUES ('a2', 'Domain', 5, 1)")
+        conn.execute("INSERT INTO attributes (guid, name, type, tm_id) VALUES ('a3', 'Reviewed', 4, 1)")
+        conn.execute("INSERT INTO picklist_values (guid, attribute_id, value) VALUES ('p1', 2, 'Legal')")
+    rows = []
+    for i, (s, t) in enumerate(units, 1):
+        s = (s,) if isinstance(s, str) else s
+        t = (t,) if isinstance(t, str) else t
+        rows.append((f"u{i}", 1, i, segment_xml(src, *s), i, segment_xml(tgt, *t), "2023-02-01 10:11:12",
+                     "AGENCY\\anna", "2023-03-04 05:06:07", "AGENCY\\ben", "2023-04-01 00:00:00", "AGENCY\\ben", i % 7))
+    conn.executemany("INSERT INTO translation_units (guid, translation_memory_id, source_hash, source_segment, "
+                     "target_hash, target_segment, creation_date, creation_user, change_date, change_user, "
+                     "last_used_date, last_used_user, usage_counter) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    if fields:
+        conn.executemany("INSERT INTO string_attributes VALUES (?, 1, 'Acme')", [(i,) for i in range(1, len(rows) + 1, 2)])
+        conn.executemany("INSERT INTO picklist_attributes VALUES (?, 1)", [(i,) for i in range(1, len(rows) + 1, 3)])
+        conn.executemany("INSERT INTO date_attributes VALUES (?, 3, '2023-05-06 07:08:09')", [(1,)] if rows else [])
+    if extra_sql:
+        conn.executescript(extra_sql)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def sdlproj(src: str, tgts: list[str], files: dict[str, list[str]], *, due: str = "2026-12-04T16:00:00Z",
+            comment: str = "Use the client's glossary. Keep product names in English.") -> str:
+    """An .sdlproj of a project package: ``files`` maps a target language to its .sdlxliff names."""
+    dirs = "".join(f'<LanguageDirection Guid="d{i}" SettingsBundleGuid="s{i}" TargetLanguageCode="{t}" '
+                   f'SourceLanguageCode="{src}"><AutoSuggestDictionaries /><CascadeItem OverrideParent="false">'
+                   '<CascadeEntryItem PerformConcordanceSearch="true" Penalty="0" PerformUpdate="true">'
+                   f'<MainTranslationProviderItem Uri="sdltm.file:///C:/TMs/Client_{src}_{t}.sdltm" Enabled="true" />'
+                   '</CascadeEntryItem></CascadeItem></LanguageDirection>' for i, t in enumerate(tgts))
+    pfiles, tasks = [], []
+    for t, names in files.items():
+        for j, name in enumerate(names):
+            base = name[:-len(".sdlxliff")]
+            pfiles.append(
+                f'<ProjectFile Guid="pf-{t}-{j}" Name={quoteattr(base)} Path="" Role="Translatable">'
+                f'<LanguageFiles><LanguageFile Guid="lf-{src}-{t}-{j}" LanguageCode="{src}"><FileVersions>'
+                f'<FileVersion Guid="fv1" VersionNumber="1" Size="100" FileName={quoteattr(base)} '
+                f'PhysicalPath="C:\\Projects\\P\\{src}\\{escape(base)}" CreatedAt="2026-11-20T08:00:00Z" '
+                'CreatedBy="AGENCY\\pm" /></FileVersions></LanguageFile>'
+                f'<LanguageFile Guid="lf-{t}-{j}" SettingsBundleGuid="sb" LanguageCode="{t}"><FileVersions>'
+                f'<FileVersion Guid="fv2" VersionNumber="1" Size="100" FileName={quoteattr(name)} '
+                f'PhysicalPath="C:\\Projects\\P\\{t}\\{escape(name)}" CreatedAt="2026-11-20T08:00:00Z" '
+                'CreatedBy="AGENCY\\pm" /></FileVersions></LanguageFile></LanguageFiles></ProjectFile>')
+            tasks.append(f'<TaskFile Guid="tf-{t}-{j}" LanguageFileGuid="lf-{t}-{j}" Purpose="WorkFile" />')
+    return ('<?xml version="1.0" encoding="utf-8"?>\r\n'
+            '<Project xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            'Guid="p1" PackageGuid="pk1" PackageCreatedBy="AGENCY\\pm" PackageCreatedAt="2026-11-20T08:00:00Z" '
+            'PackageType="ProjectPackage" Version="4.0.0.0">\r\n'
+            '  <PackageLicenseInfo><PackageLicenseInfo>FreelancePlus</PackageLicenseInfo></PackageLicenseInfo>\r\n'
+            f'  <LanguageDirections>{dirs}</LanguageDirections>\r\n'
+            f'  <ProjectFiles>{"".join(pfiles)}</ProjectFiles>\r\n'
+            '  <Users><User UserId="AGENCY\\pm" FullName="Pat Manager" /></Users>\r\n'
+            f'  <Tasks><ManualTask Guid="t1" Name="Translate" Description={quoteattr(comment)} Status="Created" '
+            f'CreatedAt="2026-11-20T08:00:00Z" CreatedBy="AGENCY\\pm" DueDate="{due}" PercentComplete="0">'
+            f'<Files>{"".join(tasks)}</Files><UserAssignment><AssignedUsers><string>translator</string>'
+            '</AssignedUsers></UserAssignment></ManualTask></Tasks>\r\n'
+            f'  <GeneralProjectInfo Name="Acme manuals" Description={quoteattr(comment)} DueDate="{due}" '
+            'CreatedAt="2026-11-20T08:00:00Z" CreatedBy="AGENCY\\pm" IsInPlace="false" IsImported="false" />\r\n'
+            f'  <SourceLanguageCode>{src}</SourceLanguageCode>\r\n'
+            '</Project>')
+
+
+def write_sdlppx(path: Path, src: str, files: dict[str, dict[str, bytes]], *, extra: dict[str, bytes] | None = None,
+                 **kw) -> Path:
+    """A project package: ``files`` maps a target language to {sdlxliff name: bytes}."""
+    proj = sdlproj(src, list(files), {t: list(f) for t, f in files.items()}, **kw)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("Acme manuals.sdlproj", proj.encode("utf-8-sig"))
+        for t, named in files.items():
+            for name, data in named.items():
+                z.writestr(f"{t}/{name}", data)
+        for name, data in (extra or {}).items():
+            z.writestr(name, data)
+    return path
