@@ -146,7 +146,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         out, state = model.step(model.tgt_emb(prev), state, enc)
         lp = model.step_log_probs(out, enc).double()                      # (B*K, V) log p(y_t | y_<t, x)
         if step == 0:
-            records_copy = model.copy_report(enc, out, prev[:1], prev[:1]) is not None
+            records_copy = model.copy_report(enc, out, torch.zeros(1, dtype=torch.long, device=dev), prev[:1]) is not None
             copy_hist = torch.empty((B * K, 0, 4), device=dev) if records_copy else None
         V = lp.size(-1)
         lp = lp.view(B, K, V)

@@ -17,7 +17,7 @@ from engine.nmt.decoder_types import StepOutput
 from engine.nmt.knn import KnnInput, KnnMemory, KnnSettings, knn_source
 from engine.nmt.pairs import pack_memory
 from engine.nmt.search import beam_search
-from engine.nmt.translator import aggregate
+from engine.nmt.results import aggregate
 from engine.nmt.vocab import EOS
 
 
