@@ -17,7 +17,8 @@ keeps its row for both halves, a word dropped loses it.  Pure Python, no torch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import copy
+from dataclasses import dataclass, field, is_dataclass, replace
 from typing import Sequence
 
 from engine.inline import TaggedText, tag_number
@@ -97,17 +98,21 @@ def finish(result, source: TaggedText | str, *, terms: Sequence[TermSpan] = (), 
     """``result`` (a TranslationResult) mended and marked: a new result (``result`` is not changed) and the
     list of :class:`~engine.nmt.omissions.LeftOut` it still leaves out."""
     tt = source if isinstance(source, TaggedText) else TaggedText(source)
-    text = mend(result.text, tt, words=result.words, src_words=result.src_words, links=result.links,
+    words, src_words = list(getattr(result, "words", ()) or ()), list(getattr(result, "src_words", ()) or ())
+    text = mend(result.text, tt, words=words, src_words=src_words, links=getattr(result, "links", ()) or (),
                 terms=terms, prefix=prefix)
     out = result
-    if text != result.text:
-        words, rows = follow(result.text, result.words, text)
-        kw = {"text": text, "words": words}
+    if text != result.text and is_dataclass(result):
+        new_words, rows = follow(result.text, words, text)
+        kw = {"text": text, "words": new_words}
         for name in _PER_WORD:
-            per = getattr(result, name)
-            if per is not None and len(per) == len(result.words):
+            per = getattr(result, name, None)
+            if per is not None and len(per) == len(words):
                 kw[name] = [per[r] for r in rows]
         out = replace(result, **kw)
-    marks = left_out(out.text, tt.text, list(out.src_words), list(out.alignment), src_lang=src_lang,
-                     tgt_lang=tgt_lang)
+    elif text != result.text:   # a result without words (a stand-in): the text alone
+        out = copy.copy(result)
+        out.text = text
+    marks = left_out(out.text, tt.text, list(getattr(out, "src_words", ()) or ()),
+                     list(getattr(out, "alignment", ()) or ()), src_lang=src_lang, tgt_lang=tgt_lang)
     return out, marks
