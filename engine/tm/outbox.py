@@ -23,6 +23,7 @@ from pathlib import Path
 
 from engine.errors import TMError
 from engine.inline import TaggedText
+from engine.sqlguard import check_schema
 from engine.tm.model import TMOffline
 from engine.urls import strip_credentials
 
@@ -35,6 +36,14 @@ class OutboxFull(TMError):
     """A TM already has :data:`CAP` pairs waiting: this one was not kept."""
 
 
+def _schema(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                 "tm TEXT NOT NULL, source TEXT NOT NULL, source_tags TEXT, target TEXT NOT NULL, "
+                 "target_tags TEXT, src_lang TEXT, tgt_lang TEXT, origin TEXT, creator TEXT, "
+                 "meta TEXT, queued TEXT)")
+    conn.execute("CREATE INDEX IF NOT EXISTS outbox_tm ON outbox(tm, seq)")
+
+
 class Outbox:
     """Pending TM adds, per TM (keyed by its URL without a password)."""
 
@@ -42,13 +51,14 @@ class Outbox:
         self.path = Path(path)
         self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
                                     timeout=30.0)
+        try:  # a received project's outbox runs no SQL of its own (engine.sqlguard)
+            check_schema(self.conn, self.path, _schema, TMError)
+        except TMError:
+            self.conn.close()
+            raise
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
-        self.conn.execute("CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-                          "tm TEXT NOT NULL, source TEXT NOT NULL, source_tags TEXT, target TEXT NOT NULL, "
-                          "target_tags TEXT, src_lang TEXT, tgt_lang TEXT, origin TEXT, creator TEXT, "
-                          "meta TEXT, queued TEXT)")
-        self.conn.execute("CREATE INDEX IF NOT EXISTS outbox_tm ON outbox(tm, seq)")
+        _schema(self.conn)
         # Keys written with a password (masked or not) name the same TM as its stripped URL.
         for (key,) in self.conn.execute("SELECT DISTINCT tm FROM outbox").fetchall():
             if strip_credentials(key) != key:

@@ -85,3 +85,14 @@ def test_a_tm_verso_made_opens_and_keeps_working(tmp_path, capsys):
         assert tm.search("Sentence number 9")[0].score == 1.0
     assert main(["tm", "stats", "--tm", str(tmp_path / "tm")]) == 0
     assert json.loads(capsys.readouterr().out)["units"] == 4
+
+
+def test_a_received_projects_tm_outbox_with_a_trigger_is_refused(tmp_path):
+    from engine.tm.outbox import Outbox
+
+    Outbox.of_project(tmp_path).conn.close()
+    db = next(tmp_path.glob("*"))
+    _sql(db, "CREATE TRIGGER spread AFTER INSERT ON outbox BEGIN DELETE FROM outbox; END")
+    with pytest.raises(TMError) as e:
+        Outbox.of_project(tmp_path)
+    assert str(db) in str(e.value) and "spread" in str(e.value)
