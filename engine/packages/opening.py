@@ -1,0 +1,219 @@
+"""Open an agency's package as a new Verso project (see :mod:`engine.packages`)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from engine.errors import FormatError, ProjectError
+from engine.formats.package import Package
+from engine.langs import normalize_lang, pair_text, same_language
+from engine.packages import memoq, trados
+
+#: The project setting holding what was received (kind, file, members -> documents, instructions).
+SETTING = "package"
+#: The project's folder for the received package and the files taken out of it.
+FOLDER = "package"
+KINDS = {".sdlppx": ".sdlrpx", **memoq.KINDS}
+
+
+@dataclass
+class Opened:
+    kind: str
+    src_lang: str
+    tgt_lang: str
+    documents: list[dict] = field(default_factory=list)
+    tms: list[dict] = field(default_factory=list)
+    glossaries: list[dict] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    instructions: list[str] = field(default_factory=list)
+    due: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def kind_of(path: Path) -> str:
+    ext = path.suffix.lower()
+    if ext not in KINDS:
+        raise FormatError(path, "not a package Verso opens (Trados .sdlppx, memoQ .mqout or .mqxlz)")
+    return ext
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", Path(name).stem)[:60] or "tm"
+
+
+def _extract(pkg: Package, member: str, root: Path) -> Path:
+    """``member`` written under ``root`` by its path in the package (the guard refused ``../``)."""
+    out = (root / member).resolve()
+    if root.resolve() not in out.parents:
+        raise FormatError(pkg.path, "refused: a member path points outside the package", f"member {member!r}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(pkg.read(member))
+    return out
+
+
+def _read(path: Path, src: str, tgt: str):
+    from engine.formats import read_document
+
+    return read_document(path, src_lang=src, tgt_lang=tgt)
+
+
+def open_package(path: str | Path, folder: str | Path, *, tgt_lang: str = "") -> Opened:
+    """Make the project ``folder`` (new) from the package ``path``: every bilingual file of its target
+    language a document, its TMs attached read-only, its TBX termbases as glossaries; what it says
+    (instructions, due date) and what was skipped in :class:`Opened`.  A refusal leaves no project."""
+    path, folder = Path(path), Path(folder)
+    kind = kind_of(path)
+    from engine.store.project import DB_NAME
+
+    if (folder / DB_NAME).exists():
+        raise ProjectError(f"{folder}: a project already exists here; a package opens into a new folder")
+    pkg = Package(path)
+    existed = folder.exists()
+    try:
+        return _open(pkg, kind, folder, tgt_lang)
+    except BaseException:
+        if existed:
+            for sub in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm"):
+                (folder / sub).unlink(missing_ok=True)
+            for sub in (FOLDER, "tms", "glossaries", "originals"):
+                shutil.rmtree(folder / sub, ignore_errors=True)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+def _open(pkg: Package, kind: str, folder: Path, tgt_lang: str) -> Opened:
+    work = folder / FOLDER
+    files = work / "files"
+    files.mkdir(parents=True, exist_ok=True)
+    record: dict = {"kind": kind, "received": f"{FOLDER}/received{kind}", "name": pkg.path.name, "files": []}
+    docs: list[tuple[str, str, Path]] = []  # (member, inner member or "", extracted document)
+    if kind == ".sdlppx":
+        proj = trados.read_sdlproj(pkg)
+        tgt = _pick_target(pkg.path, proj.targets, tgt_lang)
+        src = proj.src
+        mine, others = trados.bilingual_members(pkg, proj, tgt)
+        opened = Opened(kind, normalize_lang(src), normalize_lang(tgt), instructions=proj.notes, due=proj.due)
+        opened.skipped += [f"{m}: another target language; skipped" for m in others]
+        docs = [(m, "", _extract(pkg, m, files)) for m in mine]
+    else:
+        members = [pkg.path.name] if kind == ".mqxlz" else memoq.bilingual_members(pkg)
+        opened = Opened(kind, "", "")
+        for m in members:
+            if m.lower().endswith(".mqxliff"):
+                docs.append((m, "", _extract(pkg, m, files)))
+                continue
+            outer = pkg.path if kind == ".mqxlz" else _extract(pkg, m, files)
+            inner_pkg = Package(outer)
+            inner = memoq.document_member(inner_pkg)
+            if inner is None:
+                opened.skipped.append(f"{m}: no .mqxliff inside; skipped")
+                continue
+            docs.append((m, inner, _extract(inner_pkg, inner, files / (m + ".d"))))
+        src = tgt = ""
+    if not docs:
+        raise FormatError(pkg.path, "the package holds no bilingual file "
+                                    f"{'for ' + tgt + ' ' if tgt else ''}(.sdlxliff / .mqxliff) to translate")
+    parsed = []
+    for member, inner, doc_path in docs:
+        p = _read(doc_path, src, tgt)
+        src, tgt = src or p.src_lang, tgt or p.tgt_lang
+        if p.tgt_lang and not same_language(p.tgt_lang, tgt):
+            opened.skipped.append(f"{member}: declares {pair_text(p.src_lang, p.tgt_lang)}, not the package's "
+                                  f"{pair_text(src, tgt)}; skipped")
+            continue
+        parsed.append((member, inner, doc_path, p))
+    if not (src and tgt):
+        raise FormatError(pkg.path, "the package names no language pair")
+    opened.src_lang, opened.tgt_lang = normalize_lang(src), normalize_lang(tgt)
+    shutil.copyfile(pkg.path, folder / record["received"])
+    from engine.store import Project
+
+    with Project.create(folder, src_lang=src, tgt_lang=tgt, name=pkg.path.stem) as project:
+        for member, inner, doc_path, p in parsed:
+            doc_id = project.import_parsed(p, doc_path, name=member + (f"/{inner}" if inner else ""))
+            record["files"].append({"member": member, "inner": inner, "document": doc_id})
+            opened.documents.append({"member": member, "document_id": doc_id, "segments": len(p.segments)})
+            opened.problems += p.problems
+        _attach_resources(pkg, folder, project, opened)
+        record.update(instructions=opened.instructions, due=opened.due, skipped=opened.skipped)
+        project.set_setting(SETTING, json.dumps(record, ensure_ascii=False))
+    return opened
+
+
+def _pick_target(path: Path, targets: list[str], wanted: str) -> str:
+    if not wanted:
+        return targets[0]
+    for t in targets:
+        if same_language(t, wanted) and normalize_lang(t).lower() == normalize_lang(wanted).lower():
+            return t
+    for t in targets:
+        if same_language(t, wanted):
+            return t
+    raise FormatError(path, f"the package has no target language {wanted} (it has {', '.join(targets)})")
+
+
+def _attach_resources(pkg: Package, folder: Path, project, opened: Opened) -> None:
+    """The package's TMs (.sdltm, .tmx) as read-only TMs of the project, its TBX files as glossaries."""
+    from engine.formats.tmfiles import read_tm_file
+    from engine.tm import open_for_import
+
+    with tempfile.TemporaryDirectory(prefix="verso-pkg-") as tmp:
+        for member in pkg.names():
+            low = member.lower()
+            if not low.endswith((".sdltm", ".tmx", ".tbx")):
+                continue
+            got = _extract(pkg, member, Path(tmp))
+            if low.endswith(".tbx"):
+                rel = _unique(folder, "glossaries", member)
+                n = _import_glossary(got, folder / rel, project)
+                project.add_glossary_ref(rel, writable=False)
+                opened.glossaries.append({"member": member, "glossary": rel, "entries": n})
+                continue
+            rel = _unique(folder, "tms", member)
+            problems: list[str] = []
+            langs: dict = {}
+            with open_for_import(folder / rel) as tm:
+                units = read_tm_file(got, src_lang=project.src_lang, tgt_lang=project.tgt_lang, problems=problems,
+                                     languages=langs)
+                res = tm.import_units(units, src_lang=langs.get("src", project.src_lang),
+                                      tgt_lang=langs.get("tgt", project.tgt_lang), origin=member, problems=problems)
+            project.add_tm_ref(rel, writable=False)
+            opened.tms.append({"member": member, "tm": rel, "units": res.to_json().get("added", 0)})
+
+
+def _unique(folder: Path, sub: str, member: str) -> str:
+    base = _safe_name(member)
+    rel, n = f"{sub}/{base}", 1
+    while (folder / rel).exists():
+        n += 1
+        rel = f"{sub}/{base}-{n}"
+    return rel
+
+
+def _import_glossary(path: Path, dest: Path, project) -> int:
+    from engine.glossary.formats import read_glossary_file
+    from engine.glossary.store import Glossary
+
+    with Glossary(dest, create=True) as g:
+        gf = read_glossary_file(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang)
+        res = g.import_entries(gf.entries, src_lang=gf.src_lang, tgt_lang=gf.tgt_lang, origin=path.name,
+                               problems=gf.problems)
+    return res.to_json().get("added", 0)
+
+
+def package_record(project) -> dict | None:
+    """What a project made from a package received (None for another project)."""
+    raw = project.setting(SETTING)
+    try:
+        rec = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) and rec.get("kind") in KINDS else None
