@@ -30,6 +30,7 @@ from app.controllers.help import HelpController
 from app.controllers.machine import MachineController
 from app.controllers.memory import MemoryController
 from app.controllers.navigation import NavigationController
+from app.controllers.package import PackageController
 from app.controllers.pretranslate import PretranslateController
 from app.controllers.search import SearchController
 from app.findbar import FindBar
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self.pretranslation = PretranslateController(self)
         self.help = HelpController(self)
         self.comments = CommentsController(self)
+        self.packages = PackageController(self)
 
         self._build_actions()
         self.apply_preset(str(preferences().preset))

@@ -1,0 +1,61 @@
+"""File ▸ Open Package… and File ▸ Create Return Package in the editor (offscreen, the real engine)."""
+from __future__ import annotations
+
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from app.main_window import MainWindow
+from datafiles import ROOT, data_file
+from engine.inline import TaggedText
+from engine.store import Project
+
+sys.path.insert(0, str(ROOT / "tests" / "packages"))
+from trados import write_sdlppx  # noqa: E402
+
+SAMPLE = ("format-samples", "okapi", "filters", "xliff", "src", "test", "resources", "test2_es.xlf")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    folder = tmp_path / "empty"
+    with Project.create(folder, src_lang="en", tgt_lang="fr"):
+        pass
+    win = MainWindow(Project.open(folder), nmt=False)
+    qtbot.addWidget(win)
+    return win
+
+
+def test_open_package_makes_the_project_shows_its_instructions_once_and_returns_it(window, tmp_path, monkeypatch):
+    pkg = write_sdlppx(tmp_path / "Acme.sdlppx", "en-US", {"es-ES": {"a.sdlxliff": data_file(*SAMPLE).read_bytes()}})
+    opened = window.packages.open_package(pkg, tmp_path / "Acme")
+    assert opened is not None and window.project.folder == tmp_path / "Acme"
+    assert window.project.tgt_lang == "es-ES" and len(window.project.documents()) == 1
+    text = window.packages.dialog.text.toPlainText()
+    assert "Use the client's glossary" in text and "Due: 2026-12-04T16:00:00Z" in text
+    seg = next(s for s in window.project.segments(window.project.documents()[0].id) if s.source.tags)
+    window.project.confirm(seg.id, TaggedText("sin etiquetas"))
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.No)
+    out = tmp_path / "Acme.sdlrpx"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    window.packages.return_package_dialog()
+    assert asked and f"segment(s) {seg.idx + 1}" in asked[0] and not out.exists()   # the export gate held it
+    window.project.confirm(seg.id, seg.source)
+    window.packages.return_package_dialog()
+    with zipfile.ZipFile(out) as z:
+        assert z.namelist() == ["Acme manuals.sdlproj", "es-ES/a.sdlxliff"]
+
+
+def test_open_package_refused_says_one_line_and_keeps_the_project(window, tmp_path, monkeypatch):
+    bad = tmp_path / "bad.sdlppx"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("../x.sdlxliff", "x")
+    said = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: said.append(a[2]))
+    before = window.project.folder
+    assert window.packages.open_package(bad, tmp_path / "Bad") is None
+    assert said and "bad.sdlppx" in said[0] and window.project.folder == before and not (tmp_path / "Bad").exists()
