@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
