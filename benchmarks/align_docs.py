@@ -1,0 +1,177 @@
+"""Sentence alignment of documents against the known alignment (issue 50).
+
+    .venv/bin/python -m benchmarks.align_docs [--docs 8] [--max-sents 400] [--model] [--seed 1]
+
+Documents of the shared sentence-aligned corpora (JRC-Acquis en-de/en-fr by ``common.docid``, KDE
+manuals en-de by ``docs.doc``, Hansards en-fr by ``senate.docid``): the last ``--docs`` documents of
+each (at least 15 sentences, at most ``--max-sents`` sentences per corpus in all), whose lines are
+known 1-1 pairs.  Each document's sentences are joined 3-8 at a time (seeded) into paragraphs, the
+same on both sides; then ``--change`` (default 10 %) of the sentences are changed: half deleted on
+one side (a 1-0 or 0-1 link), half merged with their neighbour on one side (a 2-1 or 1-2 link).
+Precision, recall and F1 of the links with text on both sides (what goes into the TM; strict: a link
+is right only when both its source and its target sentence sets are exactly the known ones), for:
+
+* ``length``: Verso's aligner without a model (Gale-Church length + number/code anchors);
+* ``model``: with the demo model's greedy translations (en->de only: the demo model's pair),
+  with ``--model``.
+
+Speed: source sentences aligned per minute of wall time, translation included.  Prints JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections import OrderedDict
+
+from benchmarks.paths import SHARED_DATA
+
+CORPORA = [  # name, folder, source file, target file, document ids, model pair served
+    ("jrc-ende", "jrc-acquis-endefr", "common.en", "common.de", "common.docid", True),
+    ("jrc-enfr", "jrc-acquis-endefr", "common.en", "common.fr", "common.docid", False),
+    ("kde-ende", "kde4-l10n-de", "docs.en", "docs.de", "docs.doc", True),
+    ("hansards-enfr", "hansards-senate-enfr", "senate.en", "senate.fr", "senate.docid", False),
+]
+
+
+def documents(folder: str, sf: str, tf: str, df: str, n_docs: int, max_sents: int) -> list[tuple[list, list]]:
+    base = SHARED_DATA / folder
+    src = (base / sf).read_text(encoding="utf-8").splitlines()
+    tgt = (base / tf).read_text(encoding="utf-8").splitlines()
+    ids = (base / df).read_text(encoding="utf-8").splitlines()
+    docs: OrderedDict = OrderedDict()
+    for s, t, d in zip(src, tgt, ids):
+        if s.strip() and t.strip():
+            docs.setdefault(d, []).append((s.strip(), t.strip()))
+    out, total = [], 0
+    for pairs in reversed(list(docs.values())):
+        if len(pairs) < 15:
+            continue
+        pairs = pairs[:max_sents - total]
+        if len(pairs) < 15:
+            break
+        out.append(([p[0] for p in pairs], [p[1] for p in pairs]))
+        total += len(pairs)
+        if len(out) >= n_docs:
+            break
+    return out
+
+
+def perturb(src: list[str], tgt: list[str], rng: random.Random, change: float):
+    """(src sents, src paragraph ids, tgt sents, tgt paragraph ids, gold links with text on both sides)."""
+    par, p, left = [], 0, rng.randint(3, 8)
+    for _ in src:
+        if left == 0:
+            p, left = p + 1, rng.randint(3, 8)
+        par.append(p)
+        left -= 1
+    # beads over the original 1-1 pairs: each item (src indices, tgt indices)
+    beads = [([i], [i]) for i in range(len(src))]
+    i = 0
+    out = []
+    while i < len(beads):
+        r = rng.random()
+        nxt_same = i + 1 < len(beads) and par[i + 1] == par[i]
+        if r < change / 2:
+            out.append((beads[i][0], []) if rng.random() < 0.5 else ([], beads[i][1]))
+            i += 1
+        elif r < change and nxt_same:
+            a, b = beads[i], beads[i + 1]
+            out.append((a[0] + b[0], a[1] + b[1]))  # merged on one side below
+            out[-1] = out[-1] + (("src" if rng.random() < 0.5 else "tgt"),)
+            i += 2
+        else:
+            out.append(beads[i])
+            i += 1
+    ss, sp, ts, tp, gold = [], [], [], [], set()
+    for b in out:
+        s_idx, t_idx = b[0], b[1]
+        merge = b[2] if len(b) > 2 else None
+        s_new, t_new = [], []
+        if merge == "src":
+            s_new = [len(ss)]
+            ss.append(" ".join(src[i] for i in s_idx))
+            sp.append(par[s_idx[0]])
+        else:
+            for i in s_idx:
+                s_new.append(len(ss))
+                ss.append(src[i])
+                sp.append(par[i])
+        if merge == "tgt":
+            t_new = [len(ts)]
+            ts.append(" ".join(tgt[i] for i in t_idx))
+            tp.append(par[t_idx[0]])
+        else:
+            for i in t_idx:
+                t_new.append(len(ts))
+                ts.append(tgt[i])
+                tp.append(par[i])
+        if s_new and t_new:
+            gold.add((tuple(s_new), tuple(t_new)))
+    return ss, sp, ts, tp, gold
+
+
+def prf(found: set, gold: set) -> dict:
+    ok = len(found & gold)
+    p = ok / len(found) if found else 0.0
+    r = ok / len(gold) if gold else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(2 * p * r / (p + r) if p + r else 0.0, 4)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--docs", type=int, default=8)
+    ap.add_argument("--max-sents", type=int, default=400)
+    ap.add_argument("--change", type=float, default=0.10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", action="store_true", help="also align with the demo model's translations")
+    ap.add_argument("--corpora", default=",".join(c[0] for c in CORPORA))
+    a = ap.parse_args()
+    from engine.align.aligner import align_texts
+
+    rng = random.Random(a.seed)
+    report = {}
+    for name, folder, sf, tf, df, served in CORPORA:
+        if name not in a.corpora.split(","):
+            continue
+        if not (SHARED_DATA / folder / sf).is_file():
+            report[name] = "shared data absent"
+            continue
+        cases = [perturb(s, t, rng, a.change) for s, t in documents(folder, sf, tf, df, a.docs, a.max_sents)]
+        row: dict = {"documents": len(cases), "source_sentences": sum(len(c[0]) for c in cases),
+                     "gold_links": sum(len(c[4]) for c in cases)}
+        methods = ["length"] + (["model"] if a.model and served else [])
+        for method in methods:
+            found, gold, t0 = set(), set(), time.perf_counter()
+            mt_s = 0.0
+            for k, (ss, sp, ts, tp, g) in enumerate(cases):
+                mt = None
+                if method == "model":
+                    from engine.align.model import find_model, translate
+
+                    t1 = time.perf_counter()
+                    mt = translate(ss, find_model("en", "de")[0])
+                    mt_s += time.perf_counter() - t1
+                links = align_texts(ss, ts, mt=mt, src_paragraphs=sp, tgt_paragraphs=tp)
+                found |= {((k, x.src), (k, x.tgt)) for x in links if x.src and x.tgt}
+                gold |= {((k, s), (k, t)) for s, t in g}
+            dt = time.perf_counter() - t0
+            row[method] = {**prf(found, gold), "seconds": round(dt, 1), "translate_seconds": round(mt_s, 1),
+                           "sentences_per_minute": round(row["source_sentences"] / dt * 60)}
+        # the same documents with the paragraphs taken away: the whole document is one lattice
+        found, gold, t0 = set(), set(), time.perf_counter()
+        for k, (ss, sp, ts, tp, g) in enumerate(cases):
+            links = align_texts(ss, ts)
+            found |= {((k, x.src), (k, x.tgt)) for x in links if x.src and x.tgt}
+            gold |= {((k, s), (k, t)) for s, t in g}
+        dt = time.perf_counter() - t0
+        row["length_no_paragraphs"] = {**prf(found, gold), "seconds": round(dt, 1),
+                                       "sentences_per_minute": round(row["source_sentences"] / dt * 60)}
+        report[name] = row
+        print(json.dumps({name: row}), flush=True)
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

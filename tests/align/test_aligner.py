@@ -1,0 +1,95 @@
+"""Sentence alignment without a model: Gale-Church length, number anchors, confidences."""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import sacrebleu
+
+from engine.align import chrf
+from engine.align.aligner import align_texts
+
+
+def _words(rng: random.Random, n: int) -> str:
+    return " ".join("".join(rng.choice("abcdefghij") for _ in range(rng.randint(2, 9))) for _ in range(n)) + "."
+
+
+def test_length_aligner_recovers_deletions_and_merges():
+    rng = random.Random(3)
+    # a deleted sentence is a long one: a short one could as well be half of a 2-1 link, by length
+    src = [_words(rng, 40 if i in (4, 17) else rng.choice([3, 8, 15, 25])) for i in range(30)]
+    # the "translation": the same sentence a fifth longer, as German is to English
+    tr = [s.replace(" ", "  ").upper()[: int(len(s) * 1.2)] + "." for s in src]
+    tgt, gold = [], []
+    i = 0
+    while i < len(src):
+        if i in (4, 17):        # deleted from the translation: a 1-0 link, nothing for the TM
+            i += 1
+            continue
+        if i in (9, 22):        # two sentences translated as one: a 2-1 link
+            gold.append(((i, i + 1), (len(tgt),)))
+            tgt.append(tr[i] + " " + tr[i + 1])
+            i += 2
+            continue
+        gold.append(((i,), (len(tgt),)))
+        tgt.append(tr[i])
+        i += 1
+    links = align_texts(src, tgt)
+    assert [(x.src, x.tgt) for x in links if x.src and x.tgt] == gold
+    assert {x.src for x in links if not x.tgt} == {(4,), (17,)}
+    assert all(0.0 <= x.confidence <= 1.0 for x in links)
+
+
+def test_numbers_anchor_a_pair_that_length_alone_gets_wrong():
+    ctx_s = ["This Regulation shall enter into force on the day of its publication.",
+             "It shall be binding in its entirety and directly applicable in all Member States."]
+    ctx_t = ["Diese Verordnung tritt am Tag ihrer Veröffentlichung in Kraft.",
+             "Sie ist in allen ihren Teilen verbindlich und gilt unmittelbar in jedem Mitgliedstaat."]
+    # the translation left out the sentence about Article 12; the one about Article 47 is nearer
+    # in length to the Article 12 sentence
+    src = [ctx_s[0], "The rules of Article 12 apply to all imports.",
+           "The rules of Article 47 apply to all imports and the exports.", ctx_s[1]]
+    tgt = [ctx_t[0], "Die Regeln von Artikel 47 gelten für alle Einfuhren.", ctx_t[1]]
+
+    def hide(t: str) -> str:
+        return t.replace("12", "xy").replace("47", "zw")
+
+    by_length = align_texts([hide(s) for s in src], [hide(t) for t in tgt])
+    assert ((1,), (1,)) in [(x.src, x.tgt) for x in by_length]      # the wrong sentence
+    anchored = [(x.src, x.tgt) for x in align_texts(src, tgt)]
+    assert ((2,), (1,)) in anchored and ((1,), ()) in anchored
+
+
+def test_a_clear_pair_is_more_confident_than_a_guess():
+    src = ["Short one.", "A much longer sentence that goes on for a while here.", "Mid-length sentence here."]
+    tgt = ["Kurzer Satz.", "Ein viel längerer Satz, der hier eine ganze Weile weitergeht.", "Mittellanger Satz hier."]
+    clear = align_texts(src, tgt)
+    guess = align_texts(["Eleven chars", "Twelve chars"], ["Zwölf Zeichen"])
+    assert min(x.confidence for x in clear) > max(x.confidence for x in guess if x.tgt)
+
+
+def test_paragraphs_are_hard_anchors():
+    # length alone would pull "Yes." across the paragraph break to "Ja, gewiss."
+    src = ["A first paragraph sentence that is long.", "Yes.", "Second paragraph."]
+    tgt = ["Ein erster langer Absatzsatz, der lang ist.", "Ja, gewiss.", "Zweiter Absatz."]
+    links = align_texts(src, tgt, src_paragraphs=[0, 0, 1], tgt_paragraphs=[0, 1, 1])
+    assert all(x.src and x.tgt for x in links)
+    links = align_texts(src, tgt, src_paragraphs=[0, 0, 1], tgt_paragraphs=[0, 0, 1])
+    assert [(x.src, x.tgt) for x in links] == [((0,), (0,)), ((1,), (1,)), ((2,), (2,))]
+
+
+def test_chrf_equals_sacrebleu():
+    pairs = [("Der Hund bellt laut.", "Der Hund bellt sehr laut!"), ("abc", "xyz"),
+             ("Die Kommission erlässt die Verordnung (EG) Nr. 1234/2001.", "Die Kommission erlässt Verordnung 1234.")]
+    for hyp, ref in pairs:
+        ours = chrf.score(chrf.profile(hyp), chrf.profile(ref))
+        assert abs(ours - sacrebleu.sentence_chrf(hyp, [ref]).score / 100) < 1e-9
+
+
+def test_length_aligner_does_not_load_torch():
+    code = ("import sys; import engine.align.aligner, engine.align.docs, engine.align.totm; "
+            "from engine.align.aligner import align_texts; align_texts(['a.'], ['b.']); "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
