@@ -26,12 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     tsub = tm.add_subparsers(dest="tm_command", metavar="ACTION")
 
     p = tsub.add_parser(
-        "import", help="import TM units from TMX, CSV/TSV, PO, XLIFF or two aligned text files",
+        "import", help="import TM units from TMX, a Trados .sdltm, CSV/TSV, PO, XLIFF or two aligned text files",
         description="Import translation units into a TM (created when missing). The whole file is "
                     "one transaction: a file that breaks half way leaves the TM as it was. Prints "
                     'JSON {"added": n, "skipped": n, "errors": [...]}; exit 0 when the file was '
                     "read, non-zero with a one-line reason when it was refused.")
-    p.add_argument("file", type=Path, metavar="FILE", help="TMX, CSV/TSV, PO, XLIFF, or plain text "
+    p.add_argument("file", type=Path, metavar="FILE", help="TMX, Trados .sdltm, CSV/TSV, PO, XLIFF, or plain text "
                                                           "(with --target-file)")
     p.add_argument("--tm", type=_tm_ref, required=True, metavar="TM", help=_TM_HELP)
     p.add_argument("--src-lang", default="", metavar="L", help="source language (e.g. en)")
