@@ -128,6 +128,35 @@ def _m7_comments(db: sqlite3.Connection) -> None:
         """)
 
 
+def _m8_review(db: sqlite3.Connection) -> None:
+    _run_script(db, """
+        CREATE TABLE IF NOT EXISTS tracked_changes (
+            segment_id        INTEGER PRIMARY KEY REFERENCES segments(id) ON DELETE CASCADE,
+            base_text         TEXT NOT NULL,  -- the target before the reviewer's edits (engine/review/changes.py)
+            base_tags         TEXT NOT NULL DEFAULT '[]',
+            base_status       TEXT NOT NULL,
+            base_origin       TEXT NOT NULL,
+            base_score        REAL,
+            base_updated_at   TEXT,           -- NULL once a change is accepted: nothing to restore
+            base_confirmed_at TEXT,
+            author            TEXT NOT NULL,
+            changed_at        TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS lqa_errors (
+            id          INTEGER PRIMARY KEY,
+            segment_id  INTEGER NOT NULL REFERENCES segments(id) ON DELETE CASCADE,
+            start       INTEGER NOT NULL,   -- the span of the target it marks (characters)
+            end         INTEGER NOT NULL,
+            category    TEXT NOT NULL,
+            severity    TEXT NOT NULL,
+            comment     TEXT NOT NULL DEFAULT '',
+            author      TEXT NOT NULL DEFAULT '',
+            created_at  TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS lqa_errors_segment ON lqa_errors(segment_id)
+        """)
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -145,6 +174,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (5, "QA findings the translator ignored (qa_ignored)", _m5_qa_ignored),
     (6, "locked segments (segments.locked)", _m6_segment_locks),
     (7, "comments on segments (comments)", _m7_comments),
+    (8, "a reviewer's tracked changes and LQA errors (tracked_changes, lqa_errors)", _m8_review),
 ]
 LATEST = MIGRATIONS[-1][0]
 
