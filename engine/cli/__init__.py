@@ -19,7 +19,7 @@ from typing import Sequence
 
 from engine.errors import VersoError
 
-GROUPS = ("engine.cli.doc", "engine.cli.seg", "engine.cli.tm", "engine.cli.glossary", "engine.cli.package", "engine.cli.nmt", "engine.cli.train",
+GROUPS = ("engine.cli.doc", "engine.cli.seg", "engine.cli.tm", "engine.cli.glossary", "engine.cli.package", "engine.cli.review", "engine.cli.nmt", "engine.cli.train",
           "engine.cli.knn", "engine.cli.finetune", "engine.cli.align")
 
 
