@@ -5,7 +5,8 @@
 The document: the English JRC-Acquis sentences (``common.en``, 238 laws in document order), four
 consecutive sentences of one law a paragraph, repeated until ``--mb`` megabytes of UTF-8 text.  The
 same paragraphs are written as a TXT (blank line between paragraphs), an HTML page (one ``<p>`` each)
-and a DOCX (one ``w:p`` each, built with zipfile: python-docx is no dependency).
+and a DOCX (one ``w:p`` each, built with zipfile: python-docx is no dependency); in the HTML and the
+DOCX each paragraph's sixth word is bold, a pair of inline codes.
 
 Each ``--tree`` (a source tree: this checkout by default, e.g. a worktree of an older commit) runs
 ``python -m engine doc import`` in a subprocess with ``PYTHONPATH=DIR``, the trees interleaved
@@ -65,8 +66,17 @@ def write_txt(paras: list[str], path: Path) -> None:
     path.write_text("\n\n".join(paras) + "\n", encoding="utf-8")
 
 
+def _bold_word(p: str) -> tuple[str, str, str]:
+    """The paragraph around its fifth word, which the HTML and DOCX set in bold (an inline code pair)."""
+    words = p.split(" ")
+    if len(words) < 7:
+        return p, "", ""
+    return " ".join(words[:5]) + " ", words[5], " " + " ".join(words[6:])
+
+
 def write_html(paras: list[str], path: Path) -> None:
-    body = "\n".join(f"<p>{escape(p, quote=False)}</p>" for p in paras)
+    body = "\n".join("<p>{}<b>{}</b>{}</p>".format(*(escape(x, quote=False) for x in _bold_word(p)))
+                     if _bold_word(p)[1] else f"<p>{escape(p, quote=False)}</p>" for p in paras)
     path.write_text(f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>JRC-Acquis</title>'
                     f"</head>\n<body>\n{body}\n</body></html>\n", encoding="utf-8")
 
@@ -85,8 +95,11 @@ _RELS = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
 
 def write_docx(paras: list[str], path: Path) -> None:
-    body = "".join(f'<w:p><w:r><w:t xml:space="preserve">{escape(p, quote=False)}</w:t></w:r></w:p>'
-                   for p in paras)
+    def run(text: str, bold: bool = False) -> str:
+        props = "<w:rPr><w:b/></w:rPr>" if bold else ""
+        return f'<w:r>{props}<w:t xml:space="preserve">{escape(text, quote=False)}</w:t></w:r>' if text else ""
+
+    body = "".join("<w:p>{}{}{}</w:p>".format(run(a), run(b, True), run(c)) for a, b, c in map(_bold_word, paras))
     doc = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
            '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
            f"<w:body>{body}</w:body></w:document>")

@@ -241,17 +241,16 @@ def renumber(text: str, tags) -> TaggedText:
         return TaggedText(text, ())
     by_n = tags if isinstance(tags, dict) else {t.n: t for t in tags}
     new_tags: list[Tag] = []
-    out = []
-    for ch in text:
-        n = tag_number(ch)
-        t = by_n.get(n) if n is not None else None
+
+    def number(m: re.Match) -> str:  # the code characters only: a walk over every character of a
+        t = by_n.get(tag_number(m.group()))  # sentence with a code took 0.9 s for 3 MB of HTML prose
         if t is None:
-            out.append(ch)
-            continue
+            return m.group()
         t2 = dataclasses.replace(t, n=len(new_tags) + 1)
         new_tags.append(t2)
-        out.append(t2.char)
-    return TaggedText("".join(out), tuple(new_tags))
+        return t2.char
+
+    return TaggedText(_CODE_CHAR.sub(number, text), tuple(new_tags))
 
 
 def protect_like(source: TaggedText, text: str) -> TaggedText:

@@ -52,7 +52,7 @@ PIECE = 4_000
 _SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u00bb\u201d\u2019)\]]*\s+|[\u3002\uff01\uff1f][\u300d\u300f\u201d\u2019\uff09]*\s*")
 _SPACE = re.compile(r"\s+")
 _CODE = re.compile("[\ue001-\uf8ff]")
-_RUNS = re.compile("[\ue001-\uf8ff]+|[^\ue001-\uf8ff]+")
+_CODE_RUN = re.compile("[\ue001-\uf8ff]+")
 _RULES: ContextVar[SRX | None] = ContextVar("verso_segmentation_rules", default=None)
 
 
@@ -176,8 +176,8 @@ def _rule_cuts(text: str, seg: Segmenter, spaces: str = "") -> list[int]:
     if _CODE.search(probe) is None:
         cuts = seg.cuts(probe)
     else:
-        kept, plain = _without_codes(probe)
-        cuts = [kept[c] for c in seg.cuts(plain) if c < len(kept)]
+        at_plain, at_probe, plain = _without_codes(probe)
+        cuts = [_to_probe(at_plain, at_probe, c) for c in seg.cuts(plain) if c < len(plain)]
     out = []
     n = len(text)
     for c in cuts:
@@ -187,22 +187,38 @@ def _rule_cuts(text: str, seg: Segmenter, spaces: str = "") -> list[int]:
     return out
 
 
-def _without_codes(probe: str) -> tuple[list[int], str]:
-    """``probe`` as the rules read it, and the offset in ``probe`` of each of its characters: a run
-    of codes inside or at a word is left out (``word.</b> Next``, ``<b>Next``), a run that stands
-    alone between white space is a word the rules cannot read, an ``X`` (``Done. {0} files``)."""
-    kept: list[int] = []
+def _without_codes(probe: str) -> tuple[list[int], list[int], str]:
+    """``probe`` as the rules read it: a run of codes inside or at a word is left out (``word.</b> Next``,
+    ``<b>Next``), a run that stands alone between white space is a word the rules cannot read, an ``X``
+    (``Done. {0} files``).  With it, where each piece of it starts there and in ``probe``, for
+    :func:`_to_probe` (a list of every character's offset cost 0.2 s for 3 MB of HTML prose)."""
+    at_plain: list[int] = []
+    at_probe: list[int] = []
     parts: list[str] = []
-    n = len(probe)
-    for m in _RUNS.finditer(probe):
+    size, pos, n = 0, 0, len(probe)
+
+    def add(piece: str, at: int) -> None:
+        nonlocal size
+        at_plain.append(size)
+        at_probe.append(at)
+        parts.append(piece)
+        size += len(piece)
+
+    for m in _CODE_RUN.finditer(probe):
         a, b = m.span()
-        if tag_number(probe[a]) is None:
-            kept.extend(range(a, b))
-            parts.append(m.group())
-        elif (a == 0 or probe[a - 1].isspace()) and (b == n or probe[b].isspace()):
-            kept.append(a)
-            parts.append("X")
-    return kept, "".join(parts)
+        if a > pos:
+            add(probe[pos:a], pos)
+        if (a == 0 or probe[a - 1].isspace()) and (b == n or probe[b].isspace()):
+            add("X", a)
+        pos = b
+    if pos < n:
+        add(probe[pos:], pos)
+    return at_plain, at_probe, "".join(parts)
+
+
+def _to_probe(at_plain: list[int], at_probe: list[int], c: int) -> int:
+    k = bisect.bisect_right(at_plain, c) - 1
+    return at_probe[k] + (c - at_plain[k])
 
 
 def _after_trailing_codes(text: str, cut: int, closing: frozenset[int] = frozenset()) -> int:
@@ -233,9 +249,9 @@ def _pair_spans(text: str, tags: Sequence[Tag]) -> list[tuple[int, int]]:
     by_n = {t.n: t for t in tags}
     opened: dict[str, int] = {}
     spans: list[tuple[int, int]] = []
-    for i, ch in enumerate(text):
-        n = tag_number(ch)
-        t = by_n.get(n) if n is not None else None
+    for m in _CODE.finditer(text):  # a walk over every character: 1.1 s for 3 MB of HTML prose
+        i = m.start()
+        t = by_n.get(tag_number(m.group()))
         if t is None or not t.pair:
             continue
         if t.kind == "open":

@@ -125,3 +125,15 @@ def test_a_placeholder_may_start_a_sentence():
     tt = protect("Done. {0} files were copied.")
     seg = segment_text(tt.text, "en", tt.tags)
     assert len(seg.sentences) == 2 and seg.sentences[1].startswith(tt.tags[0].char + " files")
+
+
+def test_loss_free_on_random_text_with_codes_and_their_pairs_kept_together():
+    rng = random.Random(11)
+    words = ["Dr.", "end.", "Yes!", "Next", "next", "<b>", "</b>", "<i>", "</i>", "{0}", "<br/>", " ", "\n", "x."]
+    for _ in range(300):
+        tt = protect(" ".join(rng.choice(words) for _ in range(rng.randint(0, 25))))
+        seg = segment_text(tt.text, rng.choice(["en", "de", "fr"]), tt.tags)
+        assert seg.join() == tt.text
+        for s in seg.sentences:  # no sentence starts with a closing code, no pair split
+            pairs = [t.pair for t in tt.tags if t.char in s and t.pair]
+            assert all(pairs.count(p) == 2 for p in pairs if sum(t.pair == p for t in tt.tags) == 2)
