@@ -156,9 +156,10 @@ def read_for_import(path: Path, project, format: str | None):
     """``path`` read for ``project`` (:func:`engine.formats.read_document`, once) and the conflict
     between the pair the file declares and the project's (:func:`engine.formats.language_conflict`),
     ``""`` when there is none.  Runs on the import's worker thread."""
-    from engine.formats import language_conflict, read_declared, read_document
+    from engine.formats import language_conflict, read_declared
+    from engine.store.segrules import read_document  # with the project's sentence rules
 
-    doc = read_document(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
+    doc = read_document(project, path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
     if doc.format == "qt-ts":  # read for the project, the reader keeps no trace of the file's languages
         _, declared = read_declared(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang, format=format)
     else:

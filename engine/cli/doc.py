@@ -184,14 +184,12 @@ def _export(a) -> int:
     import sys
 
     from engine.errors import TagErrorsError
-    from engine.store.segrules import exporting
 
     with _open(a.project) as p:
         info = p.document(a.document)
         out = a.out or p.default_export_path(info.id)
         try:
-            with exporting(p, info.meta):  # the sentence rules the document was imported with
-                p.export_document(info.id, out, force=a.force)
+            p.export_document(info.id, out, force=a.force)
         except TagErrorsError as e:
             print(f"verso: {e}", file=sys.stderr)
             for i in e.issues[:50]:

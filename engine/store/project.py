@@ -363,9 +363,9 @@ class Project:
     def import_document(self, path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
                         format: str | None = None) -> int:
         """Read ``path`` with its format's reader and store it (see :meth:`import_parsed`)."""
-        from engine.formats import read_document
+        from engine.store.segrules import read_document  # with the project's sentence rules
 
-        parsed = read_document(path, src_lang=src_lang or self.src_lang,
+        parsed = read_document(self, path, src_lang=src_lang or self.src_lang,
                                tgt_lang=tgt_lang or self.tgt_lang, format=format)
         return self.import_parsed(parsed, path)
 

@@ -79,6 +79,17 @@ def importing(project) -> Iterator[str]:
         yield rules_name(project)
 
 
+def read_document(project, path, **kw):
+    """:func:`engine.formats.read_document` with the project's rules; their file kept in the document's meta."""
+    from engine.formats import read_document as read
+
+    with importing(project) as rules_file:
+        doc = read(path, **kw)
+    if rules_file:  # the export segments the original again: with these rules
+        doc.meta[SETTING] = rules_file
+    return doc
+
+
 @contextmanager
 def exporting(project, meta: dict) -> Iterator[None]:
     """Segment with the rules the document was imported with inside the block."""

@@ -187,3 +187,33 @@ def test_a_malformed_srx_is_refused_by_the_command_in_one_line_and_changes_nothi
     assert err.count("\n") == 1 and f"{bad}, line 7: " in err and "does not compile" in err
     rc, out, _ = _cli(capsys, "seg", "show", "--project", project, "--lang", "es")
     assert json.loads(out)["source"].endswith("default.srx")
+
+
+def test_the_project_api_and_the_editors_import_use_the_projects_rules_and_export_keeps_them(tmp_path):
+    from app.dialogs.import_doc import read_for_import
+    from engine.store import Project
+    from engine.store.segrules import import_srx, reset
+
+    doc = tmp_path / "a.txt"
+    doc.write_text("Call Acme Intl. Now. Step one; step two.\n", "utf-8")
+    p = Project.create(tmp_path / "p", src_lang="en", tgt_lang="de")
+    import_srx(p, srx_file(tmp_path, r"""
+<rule break="no"><beforebreak>\bIntl\.</beforebreak><afterbreak>\s</afterbreak></rule>
+<rule break="yes"><beforebreak>[;.]</beforebreak><afterbreak>\s</afterbreak></rule>"""))
+    first = p.import_document(doc)
+    parsed, conflict = read_for_import(doc, p, None)
+    second = p.import_parsed(parsed, doc)
+    for d in (first, second):
+        assert [s.source.text for s in p.segments(d)] == ["Call Acme Intl. Now.", "Step one;", "step two."]
+    reset(p)  # back to the default rules: documents imported before keep theirs
+    third = p.import_document(doc)
+    assert [s.source.text for s in p.segments(third)] == ["Call Acme Intl.", "Now.", "Step one; step two."]
+    for d in (first, second, third):
+        out = tmp_path / f"out{d}.txt"
+        p.export_document(d, out)
+        assert out.read_bytes() == doc.read_bytes()
+    # a translated segment that only the project's rules made lands in its place after the rules changed
+    p.confirm(p.segments(first)[2].id, "Schritt zwei.")
+    p.export_document(first, tmp_path / "de.txt")
+    assert (tmp_path / "de.txt").read_text("utf-8") == "Call Acme Intl. Now. Step one; Schritt zwei.\n"
+    p.close()
