@@ -21,6 +21,7 @@ from engine.store import Project
 
 from app import keymap, torch_preload
 from app.actions import MATCH_ACTIONS, MENUS, SEPARATOR, TERM_ACTIONS, ActionSpec, Placeholder, specs
+from app.controllers.align import AlignController
 from app.controllers.comments import CommentsController
 from app.controllers.delivery import DeliveryController
 from app.controllers.documents import DocumentsController
@@ -32,6 +33,7 @@ from app.controllers.memory import MemoryController
 from app.controllers.navigation import NavigationController
 from app.controllers.package import PackageController
 from app.controllers.pretranslate import PretranslateController
+from app.controllers.review import ReviewController
 from app.controllers.search import SearchController
 from app.findbar import FindBar
 from app.grid import SegmentGrid, TargetEditor
@@ -103,6 +105,8 @@ class MainWindow(QMainWindow):
         self.help = HelpController(self)
         self.comments = CommentsController(self)
         self.packages = PackageController(self)
+        self.review = ReviewController(self)
+        self.aligning = AlignController(self)
 
         self._build_actions()
         self.apply_preset(str(preferences().preset))

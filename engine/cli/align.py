@@ -53,8 +53,7 @@ def _languages(a) -> tuple[str, str]:
 
 def _align(a) -> int:
     from engine.align import totm
-    from engine.align.aligner import align_documents
-    from engine.align.docs import read_for_alignment
+    from engine.align.run import align_files
     from engine.cli import print_json
     from engine.tm import open_for_import
 
@@ -65,20 +64,14 @@ def _align(a) -> int:
         raise VersoError(f"--min-confidence {a.min_confidence}: give a number from 0 to 1")
     src_lang, tgt_lang = _languages(a)
     t0 = time.monotonic()
-    src = read_for_alignment(a.src, src_lang)
-    tgt = read_for_alignment(a.tgt, tgt_lang)
-    mt, why = None, "--no-model"
-    if not a.no_model:
-        from engine.align.model import find_model, translate
 
-        folder, why = find_model(src_lang, tgt_lang, a.model)
-        if folder is not None:
-            def progress(done: int, total: int) -> bool:
-                print(f"verso: {a.src.name}: {done:,}/{total:,} sentences translated", file=sys.stderr, flush=True)
-                return True
+    def progress(done: int, total: int) -> bool:
+        print(f"verso: {a.src.name}: {done:,}/{total:,} sentences translated", file=sys.stderr, flush=True)
+        return True
 
-            mt = translate([s.text for s in src.sentences], folder, progress=progress)
-    al = align_documents(src, tgt, mt=mt, why=why)
+    al = align_files(a.src, a.tgt, src_lang, tgt_lang, use_model=not a.no_model, model=a.model, progress=progress)
+    if a.no_model:
+        al.why = "--no-model"
     keep = totm.above(al, a.min_confidence)
     with open_for_import(a.tm, src_lang=src_lang, tgt_lang=tgt_lang) as tm:
         res = totm.add_to_tm(tm, al, keep, src_lang, tgt_lang)
@@ -86,8 +79,8 @@ def _align(a) -> int:
         _write_links(a.links, al)
     print_json({"pairs": len(al.pairs()), "added": res.added, "updated": res.updated, "skipped": res.skipped,
                 "below": len(al.pairs()) - len(keep), "unpaired": len(al.links) - len(al.pairs()),
-                "source_sentences": len(src.sentences), "target_sentences": len(tgt.sentences),
-                "method": al.method, **({"why_no_model": al.why} if mt is None else {}),
+                "source_sentences": len(al.src.sentences), "target_sentences": len(al.tgt.sentences),
+                "method": al.method, **({"why_no_model": al.why} if al.method != "model" else {}),
                 "seconds": round(time.monotonic() - t0, 2)})
     return 0
 
