@@ -298,7 +298,7 @@ def _same_codes(a: Paragraph, b: Paragraph) -> bool:
         (t.kind, t.label) for t in b.text.tags]
 
 
-def _extract(tree, part: str, reject: bool, lang: str, wanted: set[str] | None = None):
+def _extract(tree, part: str, reject: bool, lang: str, wanted: set[str] | None = None, path=None):
     """``(paragraphs as (key prefix, Paragraph), formattings)`` of a part; ``wanted``: the key
     prefixes whose sentences are needed (an export reads only the paragraphs it translates: the
     sentence splitting was 91 % of a 30,000-paragraph DOCX's untouched export)."""
@@ -312,7 +312,7 @@ def _extract(tree, part: str, reject: bool, lang: str, wanted: set[str] | None =
         para = ex.paragraph(p)
         prefix = f"{part}:p{i}"
         if wanted is None or prefix in wanted:
-            paragraph_text(para, lang)
+            paragraph_text(para, lang, path, f"paragraph {prefix}")
         paras.append((prefix, para))
     return paras, ex
 
@@ -367,7 +367,7 @@ class DocxFormat:
             parts = _parts(pkg)
             comments = _comments(pkg, parts[0])
             for part in parts:
-                paras, _ = _extract(pkg.xml(part), part, self.reject, src_lang)
+                paras, _ = _extract(pkg.xml(part), part, self.reject, src_lang, path=path)
                 for prefix, para in paras:
                     note = "\n".join(comments[c] for c in para.note.split("\x00") if c in comments)
                     for key, src in zip(segment_keys(prefix, para), para.sentences):
@@ -386,7 +386,7 @@ class DocxFormat:
         with Package(original) as pkg:
             for part in set(_parts(pkg)) & part_keys(translations):  # untouched parts are copied
                 splice = PartSplice(pkg, part)
-                paras, ex = _extract(splice.tree, part, self.reject, src_lang, wanted)
+                paras, ex = _extract(splice.tree, part, self.reject, src_lang, wanted, original)
                 twins = _twins(splice.tree.getroot(), ex, src_lang, {p.element for k, p in paras if k in wanted})
                 for prefix, para in reversed(paras):  # text boxes (inner paragraphs) before their paragraph
                     if prefix not in wanted:

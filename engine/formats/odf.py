@@ -200,7 +200,7 @@ def _paragraphs(root, member: str):
         yield p
 
 
-def _extract(tree, member: str, lang: str, wanted: set[str] | None = None):
+def _extract(tree, member: str, lang: str, wanted: set[str] | None = None, path=None):
     """``wanted``: the key prefixes whose sentences are needed (an export splits only the
     paragraphs it translates)."""
     ex = _Extractor()
@@ -208,7 +208,7 @@ def _extract(tree, member: str, lang: str, wanted: set[str] | None = None):
     for i, p in enumerate(_paragraphs(tree.getroot(), member), 1):
         para = ex.paragraph(p)
         if wanted is None or f"{member}:p{i}" in wanted:
-            paragraph_text(para, lang)
+            paragraph_text(para, lang, path, f"paragraph {member}:p{i}")
         paras.append((f"{member}:p{i}", para))
     return tree, paras, ex.spans
 
@@ -242,7 +242,7 @@ class OdfFormat:
             members = self._members(pkg)
             trees = _resolved(pkg, members, self.reject)
             for member in members:
-                _, paras, _ = _extract(trees[member][0], member, src_lang)
+                _, paras, _ = _extract(trees[member][0], member, src_lang, path=path)
                 for prefix, para in paras:
                     for key, src in zip(segment_keys(prefix, para), para.sentences):
                         doc.segments.append(ParsedSegment(key=key, source=src, note=para.note or _cell_note(

@@ -41,9 +41,10 @@ from lxml import etree
 
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats import xmlsafe
+from engine.formats.codefold import Codes
 from engine.formats.textutil import renumber
 from engine.fsutil import atomic_write
-from engine.inline import Tag, TaggedText, TaggedTextBuilder, is_private_use_tag, tag_char, tag_chars_in, tag_number
+from engine.inline import Tag, TaggedText, is_private_use_tag, tag_char, tag_chars_in, tag_number
 from engine.segmentation import segment_text
 
 #: Limits on a package.  Word and LibreOffice documents of several hundred pages
@@ -265,25 +266,22 @@ class Paragraph:
         return bool(self.sentences)
 
 
-def paragraph_text(p: Paragraph, lang: str) -> None:
-    """Fill ``p.text``, ``p.actions``, ``p.sentences`` and ``p.gaps`` from ``p.tokens``."""
+def paragraph_text(p: Paragraph, lang: str, path=None, place: str | None = None) -> None:
+    """Fill ``p.text``, ``p.actions``, ``p.sentences`` and ``p.gaps`` from ``p.tokens`` (a paragraph
+    with too many codes is refused naming ``path`` and ``place``: engine/formats/codefold.py)."""
     counts: Counter = Counter()
     for t in p.tokens:
         if t.kind == "text":
             counts[t.fmt] += len(t.text)
     p.base_fmt = counts.most_common(1)[0][0] if counts else ""
-    b = TaggedTextBuilder()
-    actions: dict[int, tuple] = {}
-    n = 0
+    b = Codes()
     cur: str | None = None  # the formatting key of the open pair of codes
     seq = 0
 
     def close_fmt() -> None:
-        nonlocal cur, n
+        nonlocal cur
         if cur is not None:
-            b.close("</fmt>", "fmt", pair=f"f{seq}", attrs={"fmt": cur})
-            n += 1
-            actions[n] = ("fmt", cur, "close")
+            b.code("close", "</fmt>", "fmt", f"f{seq}", {"fmt": cur}, ("fmt", cur, "close"))
             cur = None
 
     # inside a container (a hyperlink) whose text has one formatting, that formatting
@@ -311,15 +309,9 @@ def paragraph_text(p: Paragraph, lang: str) -> None:
                 close_fmt()
                 if t.fmt != bases[-1]:
                     seq += 1
-                    b.open("<fmt>", "fmt", pair=f"f{seq}", attrs={"fmt": t.fmt})
-                    n += 1
-                    actions[n] = ("fmt", t.fmt, "open")
+                    b.code("open", "<fmt>", "fmt", f"f{seq}", {"fmt": t.fmt}, ("fmt", t.fmt, "open"))
                     cur = t.fmt
-            before = len(b._tags)
             b.text(t.text)
-            for k in range(before, len(b._tags)):  # private-use characters of the text
-                actions[k + 1] = ("char",)
-            n = len(b._tags)
             continue
         if t.kind in ("open", "close"):
             close_fmt()
@@ -328,17 +320,12 @@ def paragraph_text(p: Paragraph, lang: str) -> None:
         elif t.kind == "close" and len(bases) > 1:
             bases.pop()
         label = t.label or t.kind
-        if t.kind == "open":
-            b.open(f"<{label}>", label, pair=f"c{t.pair}", attrs={"tok": i})
-        elif t.kind == "close":
-            b.close(f"</{label}>", label, pair=f"c{t.pair}", attrs={"tok": i})
-        else:
-            b.ph(f"<{label}/>", label, attrs={"tok": i})
-        n = len(b._tags)
-        actions[n] = ("token", i, bases[-1])
+        original = {"open": f"<{label}>", "close": f"</{label}>"}.get(t.kind, f"<{label}/>")
+        pair = f"c{t.pair}" if t.kind != "ph" else ""
+        b.code(t.kind if t.kind in ("open", "close") else "ph", original, label, pair, {"tok": i},
+               ("token", i, bases[-1]))
     close_fmt()
-    text = b.build()
-    p.text, p.actions = text, actions
+    p.text, p.actions = text, actions = b.build(path, place)
     # standalone codes at the paragraph's ends (bookmarks, a comment reference) stay
     # outside the segments
     by_n = {t.n: t for t in text.tags}
@@ -416,6 +403,28 @@ def events(p: Paragraph, text: str) -> list[tuple]:
             evs.append(("text", "".join(buf), fmt_stack[-1] if fmt_stack else bases[-1]))
             buf.clear()
 
+    def step(act: tuple) -> None:
+        if act[0] == "fmt":
+            if act[2] == "open":
+                fmt_stack.append(act[1])
+            elif act[1] in fmt_stack:
+                del fmt_stack[len(fmt_stack) - 1 - fmt_stack[::-1].index(act[1])]
+            return
+        tok = p.tokens[act[1]]
+        if tok.kind == "open":
+            open_tokens.append(tok)
+            bases.append(act[2])
+        elif tok.kind == "close":
+            if tok.pair not in {t.pair for t in open_tokens}:
+                return  # its opening code was deleted: drop the close as well
+            while open_tokens:
+                top = open_tokens.pop()
+                bases.pop()
+                if top.pair == tok.pair:
+                    break
+                evs.append(("close", _partner(p, top)))
+        evs.append((tok.kind, tok))
+
     for ch in text:
         n = tag_number(ch)
         if n is None:
@@ -428,28 +437,8 @@ def events(p: Paragraph, text: str) -> list[tuple]:
             buf.append(by_n[n].original)
             continue
         flush()
-        if act[0] == "fmt":
-            if act[2] == "open":
-                fmt_stack.append(act[1])
-            elif act[1] in fmt_stack:
-                fmt_stack.reverse()
-                fmt_stack.remove(act[1])
-                fmt_stack.reverse()
-            continue
-        tok = p.tokens[act[1]]
-        if tok.kind == "open":
-            open_tokens.append(tok)
-            bases.append(act[2])
-        elif tok.kind == "close":
-            if tok.pair not in {t.pair for t in open_tokens}:
-                continue  # its opening code was deleted: drop the close as well
-            while open_tokens:
-                top = open_tokens.pop()
-                bases.pop()
-                if top.pair == tok.pair:
-                    break
-                evs.append(("close", _partner(p, top)))
-        evs.append((tok.kind, tok))
+        for a in act[1] if act[0] == "group" else (act,):  # a group: adjacent codes joined (codefold)
+            step(a)
     flush()
     while open_tokens:
         evs.append(("close", _partner(p, open_tokens.pop())))
