@@ -305,9 +305,13 @@ class NMTService(QObject):
     def complete(self, key, text: str, prefix: str, memories: Sequence | None = None,
                  context: Sequence[str] | None = None, terms: Sequence[TermHit] = ()) -> None:
         """Interactive translation: the rest of the translation after what the
-        translator typed (prefix-constrained decoding); answers ``completion_ready``."""
+        translator typed (prefix-constrained decoding); answers ``completion_ready``.  Asked at each
+        keystroke: a newer one stops the one under way (LatestOnly) and a running prefetch (asked again
+        by the flow once the completion is shown), so the translator never waits behind either."""
         if self.translator is None or not prefix:
             return
+        if self._running is not None:
+            self._running[1].cancel()
         self._complete.request(key, self._translate, text, list(memories or ()), list(context or ()), prefix,
                                tuple(terms))
 
@@ -331,6 +335,8 @@ class NMTService(QObject):
         if terms and self.terms_mode != "off":
             # the glossary terms the suggestion holds (any accepted target of each)
             view.extra["terms"] = [x for t in terms for x in t.entry.targets if x in view.text]
+            # where each sits in the source: the panel keeps a term apart from its neighbours as the source does
+            view.extra["term_spans"] = [(t.start, t.end, tuple(t.entry.targets)) for t in terms]
         view.extra["key"] = self._key(text, memories, context, terms)
         if prefix:
             view.extra["prefix"] = prefix

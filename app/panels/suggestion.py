@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QTextCharFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from engine.inline import TaggedText
+from engine.nmt.finish import finish
 from app.chips import fill
 from app.panels.textview import ChipView
 from app.suggest import SuggestionView
@@ -35,6 +36,16 @@ def word_spans(text: str, words: list[str]) -> list[tuple[int, int] | None]:
         out.append((i, i + len(w)))
         pos = i + len(w)
     return out
+
+
+def finished(view: SuggestionView, tags=()) -> tuple[SuggestionView, list]:
+    """``view`` with the source's tags and menu separators put back, its glossary terms (``term_spans``)
+    apart from their neighbours and nothing after its finished sentence, and what it still leaves out
+    (:func:`engine.nmt.finish.finish`; what the translator typed, ``prefix``, is kept as typed)."""
+    if view.extra.get("origin") == "tm":   # the translator's own translation: shown as it is
+        return view, []
+    source = TaggedText(view.source, tuple(tags)) if tags else view.source
+    return finish(view, source, terms=view.extra.get("term_spans", ()), prefix=view.extra.get("prefix", ""))
 
 
 def shading(weight: float) -> QColor:
@@ -75,6 +86,10 @@ class SuggestionPanel(QWidget):
                             " words come from your translation memory (darker = copied more surely); "
                             "hover a word to see the TM entry")
         self.legend.setWordWrap(True)
+        # what the suggestion leaves out of the source (a negation, number, code, menu separator, tag)
+        self.omissions = QLabel(self)
+        self.omissions.setWordWrap(True)
+        self.omissions.setStyleSheet("color: #b00020")
         top = QHBoxLayout()
         top.addWidget(self.status, 1)
         top.addWidget(self.insert_button)
@@ -85,10 +100,12 @@ class SuggestionPanel(QWidget):
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(top)
         lay.addWidget(self.view, 1)
+        lay.addWidget(self.omissions)
         lay.addWidget(self.legend)
         lay.addLayout(bottom)
         lay.addWidget(self.completion_view)
         self.legend.hide()
+        self.omissions.hide()
         self._show_completion_line(False)
 
     def _show_completion_line(self, on: bool) -> None:
@@ -101,6 +118,7 @@ class SuggestionPanel(QWidget):
         self.status.setText(text)
         self.status.setToolTip("")
         self.legend.hide()
+        self.omissions.hide()
         self.clear_completion()
 
     def working(self) -> None:
@@ -108,6 +126,7 @@ class SuggestionPanel(QWidget):
         self.current = None
         self.view.clear()
         self.legend.hide()
+        self.omissions.hide()
         self.status.setText("Translating…")
         self.status.setToolTip("")
         self.clear_completion()
@@ -140,8 +159,14 @@ class SuggestionPanel(QWidget):
         fill(target.document(), view.text, tuple(tags), formats)
 
     def show_view(self, view: SuggestionView, tags=()) -> None:
-        """The suggestion for the current segment's source."""
+        """The suggestion for the current segment's source, mended and marked (:func:`finished`)."""
+        view, marks = finished(view, tags)
         self.current, self.tags = view, tuple(tags)
+        self.omissions.setText("May leave out " + "; ".join(m.describe() for m in marks) + " of the source"
+                               if marks else "")
+        self.omissions.setToolTip("The suggestion has no word for these source words (and the translation "
+                                  "attends to them least): check them before you confirm." if marks else "")
+        self.omissions.setVisible(bool(marks))
         self._fill(self.view, view, self.tags)
         n = view.used_memory
         if view.extra.get("origin") == "tm":  # the translator's own translation of this very source
@@ -156,10 +181,13 @@ class SuggestionPanel(QWidget):
         self.legend.setVisible(view.has_memory)
 
     def show_completion(self, view: SuggestionView, tags=()) -> None:
-        """The engine's completion of what the translator typed in the current segment."""
+        """The engine's completion of what the translator typed in the current segment (mended as the
+        suggestion is; what was typed is never changed)."""
+        view, marks = finished(view, tags)
         self.completion = view
         self._fill(self.completion_view, view, tuple(tags))
-        self.completion_view.setToolTip(f"Engine details: log-probability {view.score:.2f}")
+        self.completion_view.setToolTip(f"Engine details: log-probability {view.score:.2f}" + (
+            "\nMay leave out " + "; ".join(m.describe() for m in marks) if marks else ""))
         self._show_completion_line(True)
 
     def copy_formats(self) -> list[tuple[str, str]]:

@@ -95,12 +95,14 @@ def follow(old_text: str, words: Sequence[str], new_text: str) -> tuple[list[str
 
 def finish(result, source: TaggedText | str, *, terms: Sequence[TermSpan] = (), prefix: str = "",
            src_lang: str = "", tgt_lang: str = ""):
-    """``result`` (a TranslationResult) mended and marked: a new result (``result`` is not changed) and the
+    """``result`` (a TranslationResult, or a view with its per-word lists) mended and marked: a new result (``result`` is not changed) and the
     list of :class:`~engine.nmt.omissions.LeftOut` it still leaves out."""
     tt = source if isinstance(source, TaggedText) else TaggedText(source)
     words, src_words = list(getattr(result, "words", ()) or ()), list(getattr(result, "src_words", ()) or ())
-    text = mend(result.text, tt, words=words, src_words=src_words, links=getattr(result, "links", ()) or (),
-                terms=terms, prefix=prefix)
+    links = getattr(result, "links", None)
+    if links is None:   # a view without links: each word's most-attended source word
+        links = [max(range(len(row)), key=row.__getitem__) if row else 0 for row in getattr(result, "alignment", ())]
+    text = mend(result.text, tt, words=words, src_words=src_words, links=links, terms=terms, prefix=prefix)
     out = result
     if text != result.text and is_dataclass(result):
         new_words, rows = follow(result.text, words, text)
