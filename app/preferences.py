@@ -86,6 +86,10 @@ class NamePref(Pref):
             return self
         return str(obj.store.value(self.key, "") or "").strip() or self.default()
 
+    def __set__(self, obj, value) -> None:
+        super().__set__(obj, value)
+        identity.use(str(value or ""))  # the engine signs as the editor does (an export, a tracked change); blank: default
+
 
 class Preferences:
     preset = Pref("keys/preset", keymap.DEFAULT_PRESET, str, "keyboard preset (app/keymap.py)")

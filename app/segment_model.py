@@ -11,6 +11,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from engine.inline import TaggedText, accept_revisions, from_display
 from engine.qa import tag_issues
+from engine.review.changes import TrackedChanges
 from engine.store import Project, Segment
 from engine.store.locks import SegmentLocks
 
@@ -178,8 +179,9 @@ class SegmentTableModel(QAbstractTableModel):
         """Store a target for ``row`` (a draft by default; committed on return)."""
         seg = self._rows[row]
         tt = text if isinstance(text, TaggedText) else seg.source.with_text(text)
-        self._replace(row, self.project.set_target(seg.id, tt, status=status, origin=origin,
-                                                   origin_score=origin_score))
+        with self._tracked([seg.id]):
+            self.project.set_target(seg.id, tt, status=status, origin=origin, origin_score=origin_score)
+        self._replace(row, self.project.segment(seg.id))
         return self._rows[row]
 
     def set_targets(self, rows: list[int], text: TaggedText, *, origin: str = "human",
@@ -187,8 +189,10 @@ class SegmentTableModel(QAbstractTableModel):
         """Store the same target for several rows in one write (auto-propagation)."""
         if not rows:
             return
-        segs = self.project.set_targets([(self._rows[r].id, text) for r in rows], status=status, origin=origin,
-                                        origin_score=origin_score)
+        with self._tracked([self._rows[r].id for r in rows]):
+            self.project.set_targets([(self._rows[r].id, text) for r in rows], status=status, origin=origin,
+                                     origin_score=origin_score)
+        segs = [self.project.segment(self._rows[r].id) for r in rows]
         for r, seg in zip(rows, segs):
             self._replace(r, seg)
 
@@ -218,9 +222,16 @@ class SegmentTableModel(QAbstractTableModel):
             target, origin, score = self.edited_target(row, text), "human", None
         else:
             target, origin, score = seg.target, seg.origin or "human", seg.origin_score
-        self._replace(row, self.project.confirm(seg.id, target, origin=origin, origin_score=score,
-                                                tm_meta=tm_meta, tm_replaces=tm_replaces))
+        with self._tracked([seg.id]):
+            self.project.confirm(seg.id, target, origin=origin, origin_score=score, tm_meta=tm_meta,
+                                 tm_replaces=tm_replaces)
+        self._replace(row, self.project.segment(seg.id))  # as stored: typing the old text back restores it
         return self._rows[row]
+
+    def _tracked(self, segment_ids: list[int]):
+        """Around a write: with Review ▸ Track Changes on, an edit of a confirmed or received target is kept as
+        a tracked change (:mod:`engine.review.changes`)."""
+        return TrackedChanges(self.project).recording(segment_ids)  # signed engine.identity.user_name()
 
     def reload_row(self, row: int) -> None:
         self._replace(row, self.project.segment(self._rows[row].id))

@@ -1,7 +1,9 @@
 """Who signs what the translator writes: TM units on confirm, TM edits, comments.
 
-:func:`user_name` is the one default: ``$VERSO_USER`` when set, else the login name (the editor's
-Settings ▸ Your name starts from it, and the ``verso`` command line signs with it).
+:func:`user_name` is the one default: the name the editor gave (:func:`use`: its Settings ▸ Your name,
+so an export's PO Last-Translator and a tracked change are signed as in the editor), else
+``$VERSO_USER`` when set, else the login name (the editor's Settings ▸ Your name starts from it, and
+the ``verso`` command line signs with it).
 """
 from __future__ import annotations
 
@@ -12,10 +14,19 @@ import os
 ENV = "VERSO_USER"
 #: The name used when the system gives none (no login name: a container without a passwd entry).
 FALLBACK = "translator"
+_given = ""
+
+
+def use(name: str) -> None:
+    """Sign with ``name`` from now on in this process ("" : back to the default)."""
+    global _given
+    _given = (name or "").strip()
 
 
 def user_name() -> str:
-    """``$VERSO_USER``, else the login name, else "translator"."""
+    """The name :func:`use` gave, else ``$VERSO_USER``, else the login name, else "translator"."""
+    if _given:
+        return _given
     given = os.environ.get(ENV, "").strip()
     if given:
         return given
@@ -25,4 +36,4 @@ def user_name() -> str:
         return FALLBACK
 
 
-__all__ = ["ENV", "user_name"]
+__all__ = ["ENV", "use", "user_name"]

@@ -34,8 +34,11 @@ def _fresh_settings():
 
     from app.preferences import settings
 
+    from engine import identity
+
     QSettings("Verso", "Verso").clear()
     settings().clear()  # the editor's own, under VERSO_HOME
+    identity.use("")  # the name a window passed to the engine goes with its settings
     yield
 
 
