@@ -5,6 +5,7 @@ from __future__ import annotations
 from whoosh import columns, fields, formats
 from whoosh.codec.whoosh3 import W3Codec
 
+from engine.tm.pairs import pair_term, split_pair_term  # noqa: F401  (the index's term of a pair)
 from engine.tm.tokens import analyse, index_terms, occurrence_terms
 
 INDEX_NAME = "MAIN"
@@ -89,16 +90,6 @@ def make_schema() -> fields.Schema:
         e=fields.COLUMN(columns.VarBytesColumn()),
         x=fields.COLUMN(columns.VarBytesColumn()),
     )
-
-
-def pair_term(src_lang: str | None, tgt_lang: str | None) -> str:
-    """Index term of a language pair (codes as stored: already normalised)."""
-    return f"{src_lang or ''}|{tgt_lang or ''}"
-
-
-def split_pair_term(term: str) -> tuple[str, str]:
-    s, _, t = term.partition("|")
-    return s, t
 
 
 def doc_fields(uid: int, source: str, target: str, src_lang: str = "",

@@ -32,11 +32,12 @@ from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
 from engine.tm.rerank import Verified, verify
 from engine.tm.rows import _entry, _export_meta, _merge_meta, _meta_columns, _now  # noqa: F401  (pg's too)
 from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_many
+from engine.tm.pairs import any_lang as _any_lang, pair_filter as _pair_filter  # noqa: F401  (pg's too)
 from engine.tm.scan import ScanProcess
 from engine.tm.seal import Seal, Untrusted
 from engine.tm.select import coverage_select
 from engine.tm.tokens import analyse, tokenize
-from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term, split_pair_term
+from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term
 
 #: Most candidates scored per search (in batches; fewer when the top k is proven
 #: exact sooner): one per ``VERIFY_PER`` units of the TM, within VERIFY_LIMIT
@@ -769,25 +770,6 @@ def phrase_hits(entries, side: str, words: list[str], limit: int) -> list[Concor
             hits.append(ConcordanceHit(e, side, spans))
     hits.sort(key=lambda h: (-len(h.spans), len(h.text.text), -h.entry.id))
     return hits[:limit]
-
-
-def _any_lang(code: str | None) -> str:
-    """Normalised code; ``*``, ``*all*`` and empty mean any language ("")."""
-    code = normalize_lang(code)
-    return "" if code in ("*", "*all*") else code
-
-
-def _pair_filter(src: str, tgt: str):
-    """Predicate on language-pair terms for a search of ``src`` -> ``tgt``
-    (None when any pair will do).  A unit without a language matches any."""
-    if not src and not tgt:
-        return None
-
-    def accept(term: str) -> bool:
-        us, ut = split_pair_term(term)
-        return ((not src or not us or same_language(us, src))
-                and (not tgt or not ut or same_language(ut, tgt)))
-    return accept
 
 
 def _chunks(seq: list, n: int):

@@ -34,7 +34,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from engine.errors import TMError
-from engine.tm.index_schema import pair_term
+from engine.tm.pairs import pair_term
 from engine.tm.limits import FITS
 from engine.tm.scoring import Encoded, score_many
 
