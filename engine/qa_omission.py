@@ -35,7 +35,7 @@ _WORD = re.compile(r"[^\W_](?:[\w'’+.\-]*[\w+])?", re.UNICODE)
 # A code: two capitals or more (SQL, KDE, F2 is below), a letter and a digit (F2, UTF-8, mp3),
 # or an inner underscore/dot of an identifier (kio_http, config.json).
 _CODE = re.compile(r"^(?:[A-Z][A-Z0-9]+[a-z]?|[A-Za-z]+\d[\w.+\-]*|\d+[A-Za-z][\w.+\-]*|\w+[_.]\w+)$")
-_NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)*(?![\w])")
+NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)*(?![\w])")
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,25 @@ class Omission:
     start: int
 
     def describe(self) -> str:
+        """"leaves out the negation 'not'", "adds the number '5'" (kinds ``added-number``, ``added-separator``)."""
+        if self.kind.startswith("added-"):
+            return f"adds the {'menu separator' if self.kind == 'added-separator' else 'number'} {self.text!r}"
         what = {"negation": "the negation", "number": "the number", "code": "the code",
                 "separator": "the menu separator", "tag": "a tag"}[self.kind]
-        return f"{what} {self.text!r}" if self.kind != "tag" else what
+        return "leaves out " + (f"{what} {self.text!r}" if self.kind != "tag" else what)
+
+
+def additions(source: str, target: str) -> list[Omission]:
+    """Numbers and menu separators ``target`` has and ``source`` does not (``start``: offset in the target)."""
+    src_numbers = [m.group(0) for m in NUMBER.finditer(strip_tags(source))]
+    out = []
+    for m in NUMBER.finditer(target):
+        if m.group(0) in src_numbers:
+            src_numbers.remove(m.group(0))
+        else:
+            out.append(Omission("added-number", m.group(0), m.start()))
+    extra = separators(target)[len(separators(source)):]
+    return out + [Omission("added-separator", target[i], i) for i in extra]
 
 
 def _lang(lang: str) -> str:
@@ -94,7 +110,7 @@ def _item_edge(ch: str, start: bool = False) -> bool:
 
 
 def _numbers(text: str) -> list[tuple[str, int]]:
-    return [(m.group(0), m.start()) for m in _NUMBER.finditer(text)]
+    return [(m.group(0), m.start()) for m in NUMBER.finditer(text)]
 
 
 def codes(text: str) -> list[tuple[str, int]]:
@@ -103,7 +119,7 @@ def codes(text: str) -> list[tuple[str, int]]:
     letters = [c for c in plain if c.isalpha()]
     if letters and sum(c.isupper() for c in letters) > 0.6 * len(letters):
         return []
-    return [(w, i) for w, i in _words(text) if _CODE.match(w) and not w.isdigit() and not _NUMBER.fullmatch(w)]
+    return [(w, i) for w, i in _words(text) if _CODE.match(w) and not w.isdigit() and not NUMBER.fullmatch(w)]
 
 
 def omissions(source: str, target: str, *, src_lang: str = "", tgt_lang: str = "") -> list[Omission]:
@@ -145,6 +161,6 @@ def omission_issues(segments, *, src_lang: str = "", tgt_lang: str = ""):
         found = [o for o in omissions(s.source.text, s.target.text, src_lang=src_lang, tgt_lang=tgt_lang)
                  if o.kind != "tag"]
         if found:
-            out.append(Issue(s.id, s.idx, "possible-omission", "the machine's draft may leave out "
-                             + ", ".join(o.describe() for o in found), "warning"))
+            out.append(Issue(s.id, s.idx, "possible-omission", "the machine's draft possibly "
+                             + "; ".join(o.describe() for o in found), "warning"))
     return out

@@ -162,10 +162,11 @@ class SuggestionPanel(QWidget):
         """The suggestion for the current segment's source, mended and marked (:func:`finished`)."""
         view, marks = finished(view, tags)
         self.current, self.tags = view, tuple(tags)
-        self.omissions.setText("May leave out " + "; ".join(m.describe() for m in marks) + " of the source"
+        self.omissions.setText("Check: the suggestion possibly " + "; ".join(m.describe() for m in marks)
                                if marks else "")
-        self.omissions.setToolTip("The suggestion has no word for these source words (and the translation "
-                                  "attends to them least): check them before you confirm." if marks else "")
+        self.omissions.setToolTip("The suggestion has no word for these source words (the ones its attention "
+                                  "covers least), or words the source lacks: check them before you confirm."
+                                  if marks else "")
         self.omissions.setVisible(bool(marks))
         self._fill(self.view, view, self.tags)
         n = view.used_memory
@@ -187,7 +188,7 @@ class SuggestionPanel(QWidget):
         self.completion = view
         self._fill(self.completion_view, view, tuple(tags))
         self.completion_view.setToolTip(f"Engine details: log-probability {view.score:.2f}" + (
-            "\nMay leave out " + "; ".join(m.describe() for m in marks) if marks else ""))
+            "\nCheck: it possibly " + "; ".join(m.describe() for m in marks) if marks else ""))
         self._show_completion_line(True)
 
     def copy_formats(self) -> list[tuple[str, str]]:

@@ -23,7 +23,8 @@ from typing import Sequence
 
 from engine.inline import TaggedText, tag_number
 from engine.nmt.omissions import LeftOut, left_out
-from engine.nmt.tagfix import place_separators, repair, tags_beside_separators
+from engine.qa_omission import NUMBER
+from engine.nmt.tagfix import word_starts, place_separators, repair, tags_beside_separators
 from engine.nmt.termjoin import TermSpan, join_terms, trim_after_end
 
 _PER_WORD = ("alignment", "links", "gates", "copy", "memory")
@@ -52,9 +53,36 @@ def mend(text: str, source: TaggedText | str, *, words: Sequence[str] = (), src_
     out, _ = place_separators(out, tt.text, words=w, src_words=sw, links=ln)
     if tt.tags:
         out = repair(tags_beside_separators(out, tt), tt, words=w, src_words=sw, links=ln)
+    out = place_numbers(out, tt.text, words=w, src_words=sw, links=ln)
     if prefix and not out.startswith(prefix):   # the translator's own typing is never rewritten
         return text
     return out
+
+
+def place_numbers(text: str, source: str, *, words: Sequence[str] = (), src_words: Sequence[str] = (),
+                  links: Sequence[int] = ()) -> str:
+    """``text`` with a number of the source it lacks put in place of the number the target word aligned to
+    that source word holds instead ("15 files" -> "5 Dateien": the model's "5" becomes "15"); a number the
+    alignment does not place is left to the marks."""
+    src_numbers = [m.group(0) for m in NUMBER.finditer(source)]
+    tgt_numbers = [m.group(0) for m in NUMBER.finditer(text)]
+    missing = [n for n in src_numbers if src_numbers.count(n) > tgt_numbers.count(n)]
+    if not missing or not words or len(links) < len(words):
+        return text
+    starts = word_starts(text, list(words))
+    for n in dict.fromkeys(missing):
+        k = next((j for j, w in enumerate(src_words) if n in NUMBER.findall(w)), None)
+        for j, link in enumerate(links[:len(words)]):
+            if k is None or link != k or starts[j] is None:
+                continue
+            m = NUMBER.search(words[j])
+            if m and m.group(0) not in src_numbers:   # a number of its own where the source's stood
+                at = starts[j] + m.start()
+                text = text[:at] + n + text[at + len(m.group(0)):]
+                starts = word_starts(text, [x if i != j else x.replace(m.group(0), n, 1)
+                                             for i, x in enumerate(words)])
+                break
+    return text
 
 
 def follow(old_text: str, words: Sequence[str], new_text: str) -> tuple[list[str], list[int]]:

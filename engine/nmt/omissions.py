@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.qa_omission import Omission, omissions
+from engine.qa_omission import Omission, additions, omissions
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,11 @@ def source_word_index(source: str, src_words: list[str]) -> list[int]:
 def left_out(text: str, source: str, src_words: list[str], alignment: list[list[float]], *,
              src_lang: str = "", tgt_lang: str = "") -> list[LeftOut]:
     """The source words ``text`` (a translation of ``source``, tags as placeholder characters) leaves out,
-    in source order; ``src_words``/``alignment``: the result's source words and word alignment."""
+    in source order, then the numbers and menu separators it adds; ``src_words``/``alignment``: the result's source words and word alignment."""
     found = omissions(source, text, src_lang=src_lang, tgt_lang=tgt_lang)
+    added = [LeftOut(o, None, 0.0) for o in additions(source, text)]   # a number or separator of its own
     if not found:
-        return []
+        return added
     owner = source_word_index(source, src_words)
     mass = [sum(row[j] for row in alignment if j < len(row)) for j in range(len(src_words))]
 
@@ -65,4 +66,4 @@ def left_out(text: str, source: str, src_words: list[str], alignment: list[list[
         ranked = sorted((located(o) for o in every), key=lambda x: x.mass)
         out += ranked[:len(missing)]
     out += [located(o) for o in found if o.kind not in ("negation", "separator")]
-    return sorted(out, key=lambda x: x.omission.start)
+    return sorted(out, key=lambda x: x.omission.start) + added

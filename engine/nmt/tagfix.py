@@ -175,7 +175,7 @@ _TAGS = "\ue001-\uf8ff"
 _GLUED_SEP = re.compile(rf"(?<=[\w{_TAGS}])[ \t]*(>|→|▸)[ \t]*(?=[\w{_TAGS}])")
 
 
-def _word_starts(text: str, words: list[str]) -> list[int | None]:
+def word_starts(text: str, words: list[str]) -> list[int | None]:
     """Character offset of each target word in ``text`` (in order; None where a word is not found)."""
     out, pos = [], 0
     for w in words:
@@ -233,7 +233,7 @@ def _by_alignment(text: str, sep: str, k: int, words: list[str], src_words: list
     right = [j for j, link in enumerate(links) if link == s + 1]
     if not left or not right or right[0] != left[-1] + 1:
         return None
-    starts = _word_starts(text, words)
+    starts = word_starts(text, words)
     j = right[0]
     if starts[j] is None:
         return None

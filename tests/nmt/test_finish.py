@@ -126,3 +126,13 @@ def test_demo_suggestion_without_the_negation_is_marked(demo):
     fixed, marks = finish(res, seg.source, tgt_lang="de")
     has_negation = any(w.strip(".,").lower() in negation_words("de") for w in fixed.text.split())
     assert has_negation or [m.omission.text for m in marks if m.omission.kind == "negation"] == ["not"]
+
+
+def test_a_number_the_model_changed_is_put_back_by_the_alignment_and_an_added_one_is_marked():
+    src = "Delete the 15 oldest photos."
+    sw = src.split()
+    fixed, marks = finish(_result("Löschen Sie die 5 ältesten Fotos.", sw, [0, 0, 1, 2, 3, 4]), src, tgt_lang="de")
+    assert fixed.text == "Löschen Sie die 15 ältesten Fotos." and marks == []
+    fixed, marks = finish(_result("Löschen Sie die 2 ältesten Fotos.", ["Delete", "the", "oldest", "photos."],
+                                  [0, 0, 1, 2, 2, 3]), "Delete the oldest photos.", tgt_lang="de")
+    assert fixed.text == "Löschen Sie die 2 ältesten Fotos." and [m.describe() for m in marks] == ["adds the number '2'"]
