@@ -10,7 +10,7 @@ import re
 from collections import OrderedDict
 from typing import Callable
 
-from PySide6.QtCore import QModelIndex, QSize, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QSize, Signal
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextCharFormat, QTextDocument, QTextOption
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
@@ -188,6 +188,11 @@ class ChipDelegate(QStyledItemDelegate):
         ed.destroyed.connect(lambda *_: self.editor is ed and setattr(self, "editor", None))
         self.editorCreated.emit(ed)
         return ed
+
+    def eventFilter(self, obj, e):  # noqa: N802 - Tab takes the box's ghost text rather than the next cell
+        if e.type() == QEvent.KeyPress and isinstance(obj, TargetEditor) and obj.wants_key(e):
+            return False
+        return super().eventFilter(obj, e)
 
     def setEditorData(self, editor, index):  # noqa: N802
         locked = bool(index.data(ROLE_LOCKED))

@@ -16,6 +16,10 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "copy_source": ["Ctrl+Insert"],
         "insert_suggestion": ["Ctrl+0"],
         "insert_completion": ["Ctrl+Shift+0"],
+        # the grey completion after the cursor (the target box's own keys, taken only while it is shown:
+        # at the end of the text Trados/memoQ's word-right moves nowhere, and Tab leaves the box)
+        "accept_ghost_word": ["Ctrl+Right"],
+        "accept_ghost_rest": ["Tab"],
         "concordance": ["Ctrl+K"],
         "next_tag": ["F9"],
         "find": ["Ctrl+F"],
@@ -43,6 +47,8 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "copy_source": ["Ctrl+Shift+R"],
         "insert_suggestion": ["Ctrl+M"],
         "insert_completion": ["Ctrl+Shift+M"],
+        "accept_ghost_word": ["Ctrl+Right"],   # OmegaT binds neither
+        "accept_ghost_rest": ["Tab"],
         "concordance": ["Ctrl+Shift+K"],
         "next_tag": ["Ctrl+T"],  # OmegaT's own; Ctrl+Shift+T is Import TMX here
         "find": ["Ctrl+F"],
@@ -60,8 +66,16 @@ PRESETS: dict[str, dict[str, list[str]]] = {
         "join_segment": ["Ctrl+Alt+Shift+J"],
     },
 }
+#: the target box's own keys (not window actions): what each does, for Help ▸ Keyboard Shortcuts
+EDITOR_KEYS = {"accept_ghost_word": "Take the next word of the grey completion",
+               "accept_ghost_rest": "Take the rest of the grey completion"}
 PRESET_NAMES = {"trados": "Trados Studio / memoQ", "omegat": "OmegaT"}
 
 
 def shortcuts(preset: str, action: str) -> list[str]:
     return PRESETS.get(preset, PRESETS[DEFAULT_PRESET]).get(action, [])
+
+
+def editor_key_rows(preset: str) -> list[tuple[str, str]]:
+    """(what it does, keys) of the target box's own keys in ``preset``."""
+    return [(what, " / ".join(shortcuts(preset, aid))) for aid, what in EDITOR_KEYS.items()]

@@ -11,7 +11,8 @@ the panels connect to the signals:
                    suggestion (suggest.NMTService, off the UI thread) ─► suggestionReady(row, view, tags)
                    + the next LOOKAHEAD rows looked up and translated ahead (prefetch), each only
                      while it is still ahead of the translator
-    typing pause ─► complete(prefix) ─► completionReady(row, view, tags)   (only while the prefix is typed)
+    keystroke ────► complete(prefix) ─► completionReady(row, view, tags)   (only while the prefix is typed;
+                    a newer prefix stops the older one's search; the rows ahead are then prefetched again)
     own target ───► forced decoding ──► forcedReady(row, view)
 
 Every answer carries the key it was asked for -- (document, row[, prefix]) -- and one for a
@@ -58,6 +59,7 @@ class SegmentFlow(QObject):
         self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
         self._ahead: dict[int, list] = {}  # row -> its TM matches, looked up ahead (until the TM changes)
         self._asked: tuple | None = None   # (row, pairs) of the suggestion asked for since the row was entered
+        self._completing: tuple | None = None  # (row, prefix) of the completion asked for last
         self._last_hits: tuple = (None, [])
 
     # -- the services ------------------------------------------------------------------
@@ -126,7 +128,7 @@ class SegmentFlow(QObject):
     def enter(self, row: int) -> None:
         if self.model is None or not (0 <= row < self.model.rowCount()):
             return
-        self.row, self._asked = row, None
+        self.row, self._asked, self._completing = row, None, None
         seg = self.model.segment(row)
         self.look_up_terms(row)
         if self.nmt is not None and self.nmt.translator is not None:
@@ -222,6 +224,9 @@ class SegmentFlow(QObject):
         if cur is not None and cur.text.startswith(prefix) and len(cur.text) > len(prefix):
             return
         row = self.row
+        if self._completing == (row, prefix):  # asked already (a keystroke, then the typing pause)
+            return
+        self._completing = (row, prefix)
         self.nmt.complete((self.model.document_id, row, prefix), self.model.segment(row).source.text, prefix,
                           self.found.get(row, []), self.context(row), self.suggestion_terms(row))
 
@@ -229,6 +234,8 @@ class SegmentFlow(QObject):
         if not self._current(key) or self.typed() != key[2]:
             return  # another row, or the translator typed on: a newer request is under way
         self.completionReady.emit(key[1], view, self.model.segment(key[1]).source.tags)
+        for ahead in range(key[1] + 1, min(key[1] + 1 + LOOKAHEAD, self.model.rowCount())):
+            self._prefetch(ahead)  # (a completion stops a prefetch under way: asked again, cached ones skipped)
 
     # -- the translator's own target ----------------------------------------------------
     def score_own_target(self) -> None:

@@ -1,6 +1,8 @@
 """The target box: a chip-aware text editor.  Tags are chips (Alt+1..9 inserts the source's
 n-th tag, F9 the next missing one); copy, cut and paste inside the target keep them; misspelt
-words are underlined; the right-click menu offers corrections, tags and the window's actions."""
+words are underlined; the right-click menu offers corrections, tags and the window's actions; the
+engine's completion of what is typed shows grey after the cursor (``app/ghost.py``: Ctrl+Right takes
+its next word, Tab the rest, typing along it keeps it)."""
 from __future__ import annotations
 
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QTextEdit
 
 from engine.inline import Tag, TaggedText, tag_char
 from app.chips import CHIP_TYPE, PROP_TAG_N, fill, install, insert_tag, read_tagged
+from app.ghost import Ghost, paint_ghost
 
 PAD_Y = 3  # cell padding: the box and the drawn cell put the text in the same place
 SEGMENT_MIME = "application/x-verso-segment"  # clipboard: segment text with tag characters
@@ -51,6 +54,8 @@ class TargetEditor(QTextEdit):
     """
 
     committed = Signal()
+    #: the translator typed and no ghost text continues the box's text (the text): a completion is wanted
+    ghostWanted = Signal(str)
 
     def __init__(self, parent=None, reserved: Callable[[], set[str]] | None = None):
         super().__init__(parent)
@@ -66,12 +71,18 @@ class TargetEditor(QTextEdit):
         self._on_add_word = None
         #: the window's actions at the bottom of the right-click menu (confirm, insert suggestion, ...)
         self.menu_actions: list = []
+        self.ghost = Ghost()
+        #: the keys that take the ghost text's next word and its rest (the preset's, app/keymap.py)
+        self.ghost_keys: tuple[tuple[str, ...], tuple[str, ...]] = (("Ctrl+Right",), ("Tab",))
+        self.typed_here = False  # typed in since the segment was loaded: only then is ghost text shown
+        self.textChanged.connect(self._follow_ghost)
 
     def set_segment_text(self, text: str, tags, extra_tags=()) -> None:
         """Load a segment: ``tags`` the source's (Alt+n and F9 insert them), ``extra_tags``
         codes only the target has (a tracked change from another tool), shown and kept."""
         self.source_tags = tuple(tags)
-        self.loaded = True
+        self.loaded, self.typed_here = True, False
+        self.ghost.clear()
         fill(self.document(), text, self.source_tags + tuple(extra_tags))
         self.document().clearUndoRedoStacks()
         self.moveCursor(self.textCursor().MoveOperation.End)
@@ -85,6 +96,12 @@ class TargetEditor(QTextEdit):
         cur.beginEditBlock()
         cur.select(cur.SelectionType.Document)
         cur.removeSelectedText()
+        self._insert(cur, text)
+        cur.endEditBlock()
+        self.setTextCursor(cur)
+
+    def _insert(self, cur: QTextCursor, text: str) -> None:
+        """Segment text at ``cur``: the source's tags as chips, another tag character dropped."""
         by_n = {t.n: t for t in self.source_tags}
         for ch in text:
             n = ord(ch) - 0xE000
@@ -92,8 +109,61 @@ class TargetEditor(QTextEdit):
                 insert_tag(cur, by_n[n])
             elif not (0xE000 < ord(ch) <= 0xF8FF):
                 cur.insertText(ch)
+
+    # -- ghost text: the completion after the cursor, painted, never in the document ------------
+    def set_ghost(self, typed: str, rest: str) -> bool:
+        """Show ``rest`` after the text when the box holds ``typed`` and was typed in; whether shown."""
+        if not (self.typed_here and rest and self.segment_text() == typed):
+            return False
+        self.ghost.set(typed, rest)
+        self.viewport().update()
+        return True
+
+    def clear_ghost(self) -> None:
+        if self.ghost.rest:
+            self.ghost.clear()
+            self.viewport().update()
+
+    def ghost_shown(self) -> str:
+        """The ghost text on screen ('' when none: none, or the cursor not at the end)."""
+        cur = self.textCursor()
+        ghost = getattr(self, "ghost", None)  # (Qt sends events while __init__ runs)
+        at_end = ghost is not None and not cur.hasSelection() and cur.atEnd()
+        return ghost.rest if at_end and not self.isReadOnly() else ""
+
+    def accept_ghost(self, whole: bool) -> bool:
+        """Ctrl+Right: the ghost text's next word into the box; Tab: all of it (one undo step each)."""
+        if not self.ghost_shown():
+            return False
+        take = self.ghost.rest if whole else self.ghost.next_word()
+        cur = self.textCursor()
+        cur.beginEditBlock()
+        self._insert(cur, take)
         cur.endEditBlock()
         self.setTextCursor(cur)
+        return True
+
+    def _follow_ghost(self) -> None:
+        if self.ghost.rest and not self.ghost.follow(self.segment_text()):
+            self.viewport().update()
+
+    def _ghost_key(self, e) -> int:
+        """0: ``e`` is not a ghost key (or nothing is shown); 1: take the next word; 2: take the rest."""
+        if e.type() not in (QEvent.KeyPress, QEvent.ShortcutOverride) or not self.ghost_shown():
+            return 0
+        seq = QKeySequence(e.keyCombination()).toString()
+        return 1 if seq in self.ghost_keys[0] else 2 if seq in self.ghost_keys[1] else 0
+
+    def wants_key(self, e) -> bool:
+        """Whether the box takes key event ``e`` itself (a ghost key while ghost text is shown): the
+        grid's delegate then lets Tab through instead of moving to the next cell."""
+        return self._ghost_key(e) > 0
+
+    def paintEvent(self, e):  # noqa: N802
+        super().paintEvent(e)
+        shown = self.ghost_shown()
+        if shown:
+            paint_ghost(self, TaggedText(shown, self.source_tags).display())
 
     def missing_tags(self) -> list[Tag]:
         present = set(self.segment_text())
@@ -218,6 +288,12 @@ class TargetEditor(QTextEdit):
         menu.deleteLater()
 
     def event(self, e):
+        which = self._ghost_key(e)
+        if which:  # before Qt's Tab focus move and the window's shortcuts
+            e.accept()
+            if e.type() == QEvent.KeyPress:
+                self.accept_ghost(whole=which == 2)
+            return True
         if e.type() == QEvent.ShortcutOverride:
             seq = QKeySequence(e.keyCombination()).toString()
             if seq in self._reserved():
@@ -243,4 +319,9 @@ class TargetEditor(QTextEdit):
         if e.modifiers() == Qt.AltModifier and Qt.Key_1 <= e.key() <= Qt.Key_9:
             self.insert_tag_number(e.key() - Qt.Key_0)
             return
+        before = self.document().revision()
         super().keyPressEvent(e)
+        if self.document().revision() != before and not self.isReadOnly():
+            self.typed_here = True
+            if not self.ghost.rest:
+                self.ghostWanted.emit(self.segment_text())

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
+from app import keymap
 from app.controllers.base import Controller
 from app.preferences import preferences
 
@@ -31,6 +32,7 @@ class HelpController(Controller):
                 for a in self.win.actions_by_id.values() if not a.shortcut().isEmpty()]
         rows += [("Insert the source's n-th tag", "Alt+1 … Alt+9"),
                  ("Copy / cut / paste in the target (tags kept)", "Ctrl+C / Ctrl+X / Ctrl+V")]
+        rows += keymap.editor_key_rows(self.win.preset)
         dlg = ShortcutsDialog(self.win, rows)
         dlg.show()
         return dlg

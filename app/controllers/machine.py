@@ -1,6 +1,7 @@
 """Training and models: the suggestion engine (``app/suggest.py``) and what it shows -- the
-suggestion, the completion of what is typed, the alignment of both -- inserting them, and
-Tools ▸ Train a Model and Tools ▸ Models, which change the project's model."""
+suggestion, the completion of what is typed (on its panel line, and as grey ghost text after the
+cursor, asked again at each keystroke that leaves it behind), the alignment of both -- inserting
+them, and Tools ▸ Train a Model and Tools ▸ Models, which change the project's model."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,6 +10,7 @@ from engine.resources import default_model_dir
 from engine.store import Project
 from engine.training.models import serves as model_serves
 
+from app import keymap
 from app.controllers.base import Controller
 from app.preferences import ProjectSettings, preferences
 from app.suggest import NMTService
@@ -26,6 +28,7 @@ class MachineController(Controller):
         win.suggestion.completionRequested.connect(self.insert_completion)
         win.alignment.wordClicked.connect(self._alignment_clicked)
         win.alignment.choice.currentIndexChanged.connect(lambda i: i == 1 and win.flow.score_own_target())
+        win.delegate.editorCreated.connect(self._editor_created)
 
     # --------------------------------------------------------- the engine
     def project_opened(self, project: Project) -> None:
@@ -95,15 +98,43 @@ class MachineController(Controller):
 
     def _show_completion(self, row: int, view, tags) -> None:
         self.win.suggestion.show_completion(view, tags)
+        self._ghost_from(view, view.extra.get("prefix", ""))
         self.win.panelUpdated.emit(row, "completion")
+
+    # --------------------------------------------------------- ghost text
+    def _editor_created(self, ed) -> None:
+        ed.ghost_keys = (tuple(keymap.shortcuts(self.win.preset, "accept_ghost_word")),
+                         tuple(keymap.shortcuts(self.win.preset, "accept_ghost_rest")))
+        ed.ghostWanted.connect(self.typed)
+
+    def _ghost_from(self, view, typed: str) -> bool:
+        """Show ``view``'s text after ``typed`` as ghost text in the open box, where it continues it."""
+        ed = self.win.editor()
+        if ed is None or view is None or not typed or not view.text.startswith(typed):
+            return False
+        return ed.set_ghost(typed, view.text[len(typed):])
+
+    def typed(self, text: str) -> None:
+        """A keystroke left no ghost text: the suggestion shown where it continues what is typed (no
+        engine call), else a completion asked at once -- it supersedes the one under way, which stops
+        at its next search step (NMTService.complete, LatestOnly)."""
+        win = self.win
+        if not text.strip() or not preferences().complete or win.model is None or win.flow.row is None:
+            return
+        view = win.suggestion.current
+        if view is not None and view.source == win.model.segment(win.flow.row).source.text and self._ghost_from(view, text):
+            return
+        win.flow.complete(view)
 
     def _show_forced(self, row: int, view) -> None:
         self.win.alignment.set_forced(view)
         self.win.panelUpdated.emit(row, "forced")
 
     def request_completion(self) -> None:
-        """A typing pause: ask for the completion of what is typed."""
-        self.win.flow.complete(self.win.suggestion.current)
+        """A typing pause: ask for the completion of what is typed (unless ghost text continues it)."""
+        ed = self.win.editor()
+        if ed is None or not ed.ghost.rest:
+            self.win.flow.complete(self.win.suggestion.current)
 
     def _alignment_clicked(self, i: int, src_idx: list) -> None:
         win = self.win
