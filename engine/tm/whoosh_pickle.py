@@ -68,7 +68,10 @@ def restricted_load(file, *args, **kwargs):
 
 
 def restricted_loads(data, *args, **kwargs):
-    return _Restricted(io.BytesIO(data)).load()
+    # Buffered: on a bare BytesIO the C unpickler calls read() once per opcode of an unframed
+    # (protocol 2) pickle, as Whoosh writes posting blocks -- 166 us a 1,024-posting block
+    # against 38 us buffered (pickle.loads: 21-37 us), 13 % of a 752k TM's search.
+    return _Restricted(io.BufferedReader(io.BytesIO(data))).load()
 
 
 def _pickle_module_shim() -> types.ModuleType:
