@@ -27,6 +27,7 @@ from __future__ import annotations
 from engine.errors import VersoError
 
 from app.history import TargetState, plan
+from app.statewrite import write_states
 
 
 class SegmentStates:
@@ -149,8 +150,6 @@ def undo_step(win, redo: bool = False) -> None:
             win.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}.", 8000)
         steps_changed(win)
         return
-    from app.replace import write_states
-
     model = win.model
     rows = model.rows_by_id()
     now = _stored(win.project, [e.segment_id for e in step.edits if e.segment_id in rows])

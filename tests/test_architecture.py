@@ -106,6 +106,12 @@ def test_engine_has_no_import_cycles():
     assert new == []
 
 
+def test_app_has_no_import_cycles():
+    """The editor's modules import one way too (what Replace all and the undo of a document step
+    both write lives in app/statewrite.py, below app/replace.py and app/undo.py)."""
+    assert _import_cycles("app") == []
+
+
 def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
     pkg = tmp_path / "cyc"
     pkg.mkdir()
@@ -122,7 +128,7 @@ MAX_MODULE_LINES = 400
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
 LONG_MODULES = {
     "engine/formats/docx.py": 420,
-    "engine/formats/package.py": 490,
+    "engine/formats/package.py": 479,
     "engine/formats/po.py": 494,
     "engine/formats/tabular.py": 406,
     "engine/formats/tmx.py": 691,

@@ -11,12 +11,13 @@ from PySide6.QtWidgets import QMessageBox
 from engine.errors import VersoError
 from engine.qa import tag_issues
 
-from app import replace as replacing, undo as undoing
+from app import undo as undoing
 from app.controllers.base import Controller
 from app.controllers.locking import LockingController
 from app.controllers.splitjoin import SplitJoinController
 from app.history import EditHistory
 from app.preferences import ProjectSettings, preferences
+from app.statewrite import tm_meta
 
 
 class EditingController(Controller):
@@ -104,7 +105,7 @@ class EditingController(Controller):
             if typed is not None:
                 nav.commit_editor()  # what was typed stays, as a draft
             return
-        to_tm = None if tag_errors else replacing.tm_meta(win)
+        to_tm = None if tag_errors else tm_meta(win)
         entered = model.segment(row)
         was = self.seg_states.entered if self.seg_states.segment_id == entered.id else None
         if was is not None and not (was.status == "confirmed" and was.text != target.text):
