@@ -69,6 +69,7 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.xlifflocks import tool_locked, translate_no
+from engine.formats.xliff_revisions import revision_codes, tracked_change, write_rev_defs
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, code_label, edges,
@@ -102,7 +103,6 @@ _MQ_STATUS = {
     "reviewer2confirmed": "confirmed", "proofread": "confirmed",
 }
 _STATUS_MQ = {"new": "NotStarted", "draft": "PartiallyEdited", "confirmed": "ManuallyConfirmed"}
-MQ_TCTYPE = f"{{{MQ_NS}}}tctype"
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -123,7 +123,7 @@ class _Inline12(Extractor):
         attrs = {"element": name, "id": ident} if ident else {"element": name}
         if name == "mrk":
             attrs["mtype"] = el.get("mtype", "")
-            change = _tracked_change(el)
+            change = tracked_change(el)
             if change == "del":
                 self.ph(el, "deleted", attrs)
             elif change == "ins":
@@ -146,18 +146,6 @@ class _Inline12(Extractor):
         else:
             return False
         return True
-
-
-def _tracked_change(mrk) -> str | None:
-    """``"del"`` / ``"ins"`` for an SDL or memoQ tracked-change ``<mrk>``."""
-    mtype = mrk.get("mtype", "")
-    if mtype == "x-sdl-deleted":
-        return "del"
-    if mtype == "x-sdl-added":
-        return "ins"
-    if mtype == "x-mq-tc" and mrk.get(MQ_TCTYPE) in ("del", "ins"):
-        return mrk.get(MQ_TCTYPE)
-    return None
 
 
 def _extract(path: Path, ns: str, el) -> Extracted:
@@ -356,6 +344,7 @@ class Xliff12Format:
                 if localname(f) == "file" and not f.get("target-language"):
                     sp.set(f, "target-language", tgt_lang)
         sp.write(out, lambda: write_tree(doc.tree, original, out))
+        write_rev_defs(out, doc.root, translations)  # a reviewer's tracked changes (engine/review/export.py)
 
 
 def _changes(doc: _Doc, translations: dict[str, Translation]) -> dict[str, Translation]:
@@ -410,6 +399,7 @@ class _Writer:
         # has) and its trimmed whitespace, read before the content is replaced
         codes, (lead, trail) = target_codes(site.ext, site.edges, container,
                                             lambda el: _extract(self.doc.path, self.doc.ns, el))
+        codes = revision_codes(tr.target, codes, self.doc.root)
         target = tr.target if preserve_space(container) else keep_edges(tr.target, lead, trail)
         fill_content(container, target, codes, isolate=self._isolate,
                      add_text=self._text(site.key))

@@ -117,10 +117,11 @@ def write_with_comments(project, info, original: Path, out: Path, translations: 
     where the format has a place for them (none open, or no place: the writer's file as it is)."""
     from engine.formats import write_document
     from engine.formats.comments_export import ExportComment, has_place
+    from engine.review.export import with_changes
     from engine.store.segrules import exporting
 
     with exporting(project, info.meta):  # a writer segments the original again: with the import's rules
-        write_document(original, out, translations, format=info.format, tgt_lang=info.tgt_lang,
+        write_document(original, out, with_changes(project, info, translations), format=info.format, tgt_lang=info.tgt_lang,
                        src_lang=info.src_lang)
     by_key = Comments(project).open_by_key(info.id) if has_place(info.format) else {}
     if not by_key:
