@@ -166,5 +166,8 @@ class DeliveryController(Controller):
             QMessageBox.critical(self.win, "Verso", str(e))
             return False
         ProjectSettings(self.win.project).export_folder = str(path.parent)
-        self.say(f"Exported to {path}")
+        from engine.review.export import note
+
+        line = note(self.win.project, self.win.project.document(document_id))  # changes the format cannot hold
+        self.say(f"Exported to {path}" + (f". {line}" if line else ""), 10000 if line else 5000)
         return True

@@ -195,8 +195,11 @@ def _export(a) -> int:
             for i in e.issues[:50]:
                 print(f"  segment {i.idx + 1}: {i.message}", file=sys.stderr)
             return 3
+        from engine.review.export import note
+
         print_json({"document_id": info.id, "out": str(out), "format": info.format,
-                    "translated": sum(1 for s in p.segments(info.id) if s.target.text)})
+                    "translated": sum(1 for s in p.segments(info.id) if s.target.text)}
+                   | ({"tracked_changes": note(p, info)} if note(p, info) else {}))
     return 0
 
 

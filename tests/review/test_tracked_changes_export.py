@@ -94,3 +94,17 @@ def test_a_format_without_tracked_changes_exports_the_edit_and_says_so(tmp_path)
         line = note(p, p.document(1))
     assert 'msgstr "Blaues Haus."' in out.read_text(encoding="utf-8")
     assert "1 segments have tracked changes" in line and "stay in the project" in line and "\n" not in line
+
+
+def test_cli_export_says_the_changes_stay_in_the_project(tmp_path, capsys):
+    import json
+
+    from engine.cli import main
+    f = tmp_path / "a.po"
+    f.write_text('msgid "Red house."\nmsgstr "Rotes Haus."\n', encoding="utf-8")
+    with Project.create(tmp_path / "p", src_lang="en", tgt_lang="de") as p:
+        p.import_document(f)
+        set_tracking(p, True)
+        _edit(p, p.segments(1)[0], "Blaues Haus.")
+    assert main(["doc", "export", "1", "--project", str(tmp_path / "p"), "--out", str(tmp_path / "o.po")]) == 0
+    assert "stay in the project" in json.loads(capsys.readouterr().out)["tracked_changes"]
