@@ -44,7 +44,10 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.docx_build import rebuild, w
+from engine.formats.docx_build import w
+from engine.formats.docx_revisions import (  # noqa: F401  (tracked_changes: asked of engine.formats.docx)
+    has_tracked_changes, rebuild_marked, tracked_changes, with_sentinels,
+)
 from engine.formats.package import (
     Package, Paragraph, Token, apply_translations, is_zip, paragraph_text, segment_keys,
     unknown_keys,
@@ -317,36 +320,6 @@ def _extract(tree, part: str, reject: bool, lang: str, wanted: set[str] | None =
     return paras, ex
 
 
-_CHANGE_BYTES = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(?:ins|del|moveFrom|moveTo)[\s/>]")
-_TEXT_CHANGES = {w("ins"): "insertions", w("moveTo"): "insertions", w("del"): "deletions",
-                 w("moveFrom"): "deletions"}
-
-
-def tracked_changes(path: str | Path) -> dict[str, int]:
-    """How many tracked insertions and deletions of text the document has (``{"insertions":
-    n, "deletions": m}``), for the editor to ask whether to accept or refuse them before the
-    import.  Read through the same checked package and safe parser as the import; a part
-    whose bytes hold no change element is not parsed.  Changes that touch no text (a
-    paragraph mark, formatting, a table cell) do not count: both choices read the same text."""
-    counts = {"insertions": 0, "deletions": 0}
-    with Package(path) as pkg:
-        for part in _parts(pkg):
-            if not _CHANGE_BYTES.search(pkg.read(part)):
-                continue
-            for el in pkg.xml(part).getroot().iter(*_TEXT_CHANGES):
-                parent = el.getparent()
-                if parent is None or parent.tag == w("rPr") or any(
-                        a.tag == MC_FALLBACK for a in el.iterancestors()):
-                    continue
-                counts[_TEXT_CHANGES[el.tag]] += 1
-    return counts
-
-
-def has_tracked_changes(path: str | Path) -> bool:
-    """True when accepting or refusing the document's tracked changes reads different text."""
-    return any(tracked_changes(path).values())
-
-
 class DocxFormat:
     name = "docx"
     extensions = (".docx", ".docm", ".dotx")
@@ -380,6 +353,7 @@ class DocxFormat:
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
               tgt_lang: str = "", src_lang: str = "") -> None:
         original = Path(original)
+        translations, marks = with_sentinels(translations)  # a reviewer's tracked changes as Word revisions
         replaced: dict[str, bytes] = {}
         known: set[str] = set()
         wanted = {k.rpartition(".s")[0] for k in translations}
@@ -397,9 +371,9 @@ class DocxFormat:
                         twin = twins.get(para.element)
                         if twin is not None and _same_codes(para, twin):
                             splice.edit(twin.element)
-                            rebuild(twin, text, ex.fmts)  # the text box's copy for older readers
+                            rebuild_marked(twin, text, ex.fmts, marks.get(prefix))  # the text box's copy for old readers
                         splice.edit(para.element)
-                        rebuild(para, text, ex.fmts)
+                        rebuild_marked(para, text, ex.fmts, marks.get(prefix))
                 if splice.changed:
                     replaced[part] = splice.data()
             unknown_keys(original, translations, known)
