@@ -57,6 +57,7 @@ class Tally:
     tm_edits: int = 0
     mt_edits: int = 0
     words_typed: int = 0
+    word_chars: int = 0          # characters of the words typed whole in the word protocol
     chars_typed: int = 0
     accepts: int = 0
     interactive_words: int = 0   # reference words / chars of the segments the interactive protocols ran on
@@ -66,7 +67,8 @@ class Tally:
     extra: dict = field(default_factory=dict)
 
     def add(self, o: "Tally") -> None:
-        for k in ("n", "ref_chars", "ref_words", "tm_edits", "mt_edits", "words_typed", "chars_typed", "accepts",
+        for k in ("n", "ref_chars", "ref_words", "tm_edits", "mt_edits", "words_typed", "word_chars", "chars_typed",
+                  "accepts",
                   "interactive_words", "interactive_chars", "char_chars", "asks"):
             setattr(self, k, getattr(self, k) + getattr(o, k))
 
@@ -74,7 +76,8 @@ class Tally:
         def r(a, b):
             return f"{a / b:.2f}" if b else "–"
         return (f"| {name} | {self.n} | {r(self.tm_edits, self.ref_chars)} | {r(self.mt_edits, self.ref_chars)} | "
-                f"{r(self.words_typed, self.interactive_words)} | {r(self.chars_typed, self.char_chars)} | "
+                f"{r(self.words_typed, self.interactive_words)} | {r(self.word_chars, self.interactive_chars)} | "
+                f"{r(self.chars_typed, self.char_chars)} | "
                 f"{r(self.chars_typed + self.accepts, self.char_chars)} | {self.asks} |")
 
 
@@ -159,6 +162,7 @@ class Simulator:
                 return
             have.append(ref[len(have)])   # typed whole
             tally.words_typed += 1
+            tally.word_chars += len(have[-1])
             if len(have) == len(ref):
                 return
             out = self.ask(seg, " ".join(have) + " ", pairs, context, tally)
@@ -198,7 +202,7 @@ class Simulator:
             first = self.ask(seg, "", pairs, context, t)
         t.mt_edits = Levenshtein.distance(first, seg.ref)
         if "word" in self.a.interactive:
-            t.interactive_words = t.ref_words
+            t.interactive_words, t.interactive_chars = t.ref_words, len(seg.ref.replace(" ", ""))
             self.word_protocol(seg, first, pairs, context, t)
         if "char" in self.a.interactive:
             t.char_chars = len(seg.ref)
@@ -252,8 +256,8 @@ def main(argv: list[str] | None = None) -> None:
             tm.add(seg.source, seg.ref, src_lang="en", tgt_lang="de")   # confirmed: in the TM at once
             done.append(seg.source)
         print(f"  {name}: {len(segs)} segments, {time.perf_counter() - t1:.0f} s", flush=True)
-    head = ("| best TM match | segments | TM PE | MT PE | WSR | KSR | KSMR | engine calls |\n"
-            "|---|---|---|---|---|---|---|---|")
+    head = ("| best TM match | segments | TM PE | MT PE | WSR | KSR (word) | KSR | KSMR | engine calls |\n"
+            "|---|---|---|---|---|---|---|---|---|")
     rows = [bands[n].row(n) for _, _, n in FUZZY_BANDS if bands[n].n] + [total.row("all")]
     print(head + "\n" + "\n".join(rows))
     print(f"{time.perf_counter() - t1:.0f} s for {total.n} segments, {total.asks} engine calls")
