@@ -68,9 +68,18 @@ def with_changes(project, info, translations: dict[str, Translation]) -> dict[st
     return out
 
 
+def holds_changes(project, info) -> bool:
+    """True when ``info``'s file can hold tracked changes: an XLIFF 1.2 only as SDLXLIFF or memoQ."""
+    if info.format != "xliff12":
+        return info.format in WRITES_CHANGES
+    with open(project.folder / info.original, "rb") as f:
+        head = f.read(8192)
+    return b"http://sdl.com/FileTypes/SdlXliff/1.0" in head or b'"MQXliff"' in head
+
+
 def note(project, info) -> str:
-    """One line for the export when ``info`` has tracked changes its format cannot hold ("" else)."""
-    if info.format in WRITES_CHANGES:
+    """One line for the export when ``info`` has tracked changes its file cannot hold ("" else)."""
+    if holds_changes(project, info):
         return ""
     n = len(TrackedChanges(project).in_document(info.id))
     if not n:

@@ -108,3 +108,18 @@ def test_cli_export_says_the_changes_stay_in_the_project(tmp_path, capsys):
         _edit(p, p.segments(1)[0], "Blaues Haus.")
     assert main(["doc", "export", "1", "--project", str(tmp_path / "p"), "--out", str(tmp_path / "o.po")]) == 0
     assert "stay in the project" in json.loads(capsys.readouterr().out)["tracked_changes"]
+
+
+def test_plain_xliff_12_has_no_tracked_changes_so_the_export_says_so(tmp_path):
+    f = tmp_path / "a.xlf"
+    f.write_text('<?xml version="1.0"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+                 '<file original="a" source-language="en" target-language="de" datatype="plaintext"><body>'
+                 '<trans-unit id="1"><source>Red house.</source><target>Rotes Haus.</target></trans-unit>'
+                 '</body></file></xliff>', encoding="utf-8")
+    with Project.create(tmp_path / "p", src_lang="en", tgt_lang="de") as p:
+        p.import_document(f)
+        set_tracking(p, True)
+        _edit(p, p.segments(1)[0], "Blaues Haus.")
+        text = p.export_document(1, tmp_path / "o.xlf").read_text(encoding="utf-8")
+        assert "<target>Blaues Haus.</target>" in text and "mrk" not in text
+        assert "stay in the project" in note(p, p.document(1))
