@@ -121,5 +121,5 @@ def test_plain_xliff_12_has_no_tracked_changes_so_the_export_says_so(tmp_path):
         set_tracking(p, True)
         _edit(p, p.segments(1)[0], "Blaues Haus.")
         text = p.export_document(1, tmp_path / "o.xlf").read_text(encoding="utf-8")
-        assert "<target>Blaues Haus.</target>" in text and "mrk" not in text
+        assert ">Blaues Haus.</target>" in text and "mrk" not in text
         assert "stay in the project" in note(p, p.document(1))
