@@ -98,7 +98,8 @@ class MachineController(Controller):
 
     def _show_completion(self, row: int, view, tags) -> None:
         self.win.suggestion.show_completion(view, tags)
-        self._ghost_from(view, view.extra.get("prefix", ""))
+        shown = self.win.suggestion.completion or view  # as the panel mends it (tags, separators back)
+        self._ghost_from(shown, view.extra.get("prefix", ""))
         self.win.panelUpdated.emit(row, "completion")
 
     # --------------------------------------------------------- ghost text

@@ -1,0 +1,96 @@
+"""How long the ghost text takes to come back as the translator types (issue 47): each held-out
+sentence's reference translation is typed one character at a time into a simulated target box, and
+the completion is refreshed through the editor's engine process (``RemoteTranslator.suggest`` with
+the typed prefix, as ``app/suggest.NMTService.complete`` asks it) wherever the box's logic asks for one:
+
+    a keystroke along the ghost text         the ghost text follows (app/ghost.Ghost.follow): no request
+    the suggestion continues what is typed   its rest is the ghost text: no request
+    anything else                            one refresh, timed from the request to the answer (wall)
+
+Before the first keystroke of each segment its plain suggestion is asked (entering the segment).
+Held-out text: the last ``--docs`` manuals of the shared KDE corpus (benchmarks/completion_keystrokes.py).
+Goal: refresh p95 <= 100 ms on the shared 2-core VM.  Run from the repository root:
+
+    .venv/bin/python -m benchmarks.completion_latency --model resources/models/demo --docs 2 --max 40
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+from benchmarks.completion_keystrokes import held_out
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
+
+
+def type_segment(tr, src: str, ref: str, beam: int) -> tuple[list[float], int, int, float]:
+    """(refresh times in ms, keystrokes, keystrokes served without a request, suggestion ms)."""
+    from app.ghost import Ghost
+    from engine.nmt.results import TranslationRequest
+
+    t0 = time.perf_counter()
+    sug = tr.suggest(TranslationRequest(src, "", (), None, ()), beam=beam).text
+    sug_ms = 1000 * (time.perf_counter() - t0)
+    ghost, times, free = Ghost(), [], 0
+    for i in range(1, len(ref) + 1):
+        typed = ref[:i]
+        if ghost.follow(typed):
+            free += 1
+            continue
+        if not typed.strip():
+            continue
+        if sug.startswith(typed) and len(sug) > len(typed):
+            ghost.set(typed, sug[len(typed):])
+            free += 1
+            continue
+        t0 = time.perf_counter()
+        out = tr.suggest(TranslationRequest(src, typed, (), None, ()), beam=beam).text
+        times.append(1000 * (time.perf_counter() - t0))
+        if out.startswith(typed) and len(out) > len(typed):
+            ghost.set(typed, out[len(typed):])
+    return times, len(ref), free, sug_ms
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="resources/models/demo")
+    ap.add_argument("--docs", type=int, default=2)
+    ap.add_argument("--max", type=int, default=40, help="sentences")
+    ap.add_argument("--beam", type=int, default=5, help="the editor's default")
+    ap.add_argument("--threads", type=int, default=0, help="engine threads (0: automatic, as the editor)")
+    ap.add_argument("--no-quantize", action="store_true", help="fp32 engine (the editor quantises by default)")
+    args = ap.parse_args()
+    from engine.nmt.remote import RemoteTranslator
+
+    load0 = os.getloadavg()[0]
+    tr = RemoteTranslator(args.model, threads=args.threads, quantize=not args.no_quantize)
+    try:
+        pairs = held_out(args.docs, args.max)
+        times: list[float] = []
+        sugs: list[float] = []
+        keys = free = 0
+        t0 = time.perf_counter()
+        for src, ref in pairs:
+            t, k, f, s = type_segment(tr, src, ref, args.beam)
+            times += t
+            sugs.append(s)
+            keys, free = keys + k, free + f
+        dt = time.perf_counter() - t0
+    finally:
+        tr.close()
+    print(f"{len(pairs)} sentences, {keys} keystrokes: {len(times)} refreshes, {free} keystrokes served "
+          f"by the ghost text or the suggestion ({free / max(keys, 1):.0%}); {dt:.0f} s")
+    print(f"refresh ms: p50 {pct(times, .5):.0f}  p95 {pct(times, .95):.0f}  max {max(times):.0f}  "
+          f"mean {statistics.fmean(times):.0f}")
+    print(f"suggestion on entering ms: p50 {pct(sugs, .5):.0f}  p95 {pct(sugs, .95):.0f}")
+    print(f"load average (1 min) before {load0:.1f}, after {os.getloadavg()[0]:.1f}; "
+          f"quantized {tr.quantized}, beam {args.beam}")
+
+
+if __name__ == "__main__":
+    main()
