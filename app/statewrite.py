@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from app.history import TargetState
 from app.preferences import preferences
+from engine.inline import accepted
 from engine.qa import tag_issues
 
 
@@ -40,7 +41,7 @@ def write_states(win, changes: list[tuple[int, TargetState]]) -> list[int]:
             new = project.confirm(seg.id, target, origin=st.origin, origin_score=st.origin_score, tm_meta=meta,
                                   tm_replaces=seg.target)
             model.reload_row(row)
-            win.tm.replace(new.source, seg.target, new.target, meta,
+            win.tm.replace(new.source, accepted(seg.target), accepted(new.target), meta,
                            on_written=lambda sid=seg.id: project.tm_written([sid]))
         else:
             model.set_target(row, st.text, origin=st.origin, origin_score=st.origin_score, status=st.status)

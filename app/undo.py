@@ -39,6 +39,7 @@ class SegmentStates:
         #: the segment's state when the translator entered it (a confirmed text edited and
         #: confirmed again replaces its TM unit instead of adding a second one)
         self.entered: TargetState | None = None
+        self.entered_target = None  # its TaggedText: a reviewed target's change marks in its table
 
     def enter(self, seg, *, force: bool = False) -> None:
         """The translator is on ``seg``: its present state is the first one known."""
@@ -46,6 +47,7 @@ class SegmentStates:
             self.segment_id = seg.id
             self._known = {seg.target.text: TargetState.of(seg)}
             self.entered = TargetState.of(seg)
+            self.entered_target = seg.target
 
     def record(self, seg, after: TargetState) -> None:
         """An insertion took ``seg`` (its state before) to ``after``."""

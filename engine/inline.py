@@ -344,6 +344,15 @@ def accept_revisions(text: str, tags: Iterable[Tag]) -> str:
     return "".join(ch for ch in text if ch not in revs) if revs else text
 
 
+def accepted(tt: "TaggedText") -> "TaggedText":
+    """``tt`` with its tracked changes accepted and their codes gone from its table: what a TM
+    unit of a reviewed target holds (a unit with change marks matches neither the corrected
+    target nor the accepted one the TM already has)."""
+    if not any(revision(t) for t in tt.tags):
+        return tt
+    return TaggedText(accept_revisions(tt.text, tt.tags), tuple(t for t in tt.tags if not revision(t)))
+
+
 def strip_tags(text: str) -> str:
     """Text with placeholder characters removed."""
     return _TAG_CHAR_RE.sub("", text)

@@ -9,13 +9,14 @@ Sending it again is safe: an exact duplicate only refreshes a unit's metadata.
 """
 from __future__ import annotations
 
-from engine.inline import TaggedText
+from engine.inline import TaggedText, accepted
 from engine.store import Project
 
 
 def add_to_tm(tm, source: TaggedText, target: TaggedText, meta: dict) -> int | None:
     """One confirmed pair into ``tm`` (either backend) with the project's unit metadata."""
     meta = dict(meta)
+    target = accepted(target)  # a reviewed target's change marks stay in the project, never in a TM
     origin, creator = meta.pop("origin", "project"), meta.pop("creator", "")
     return tm.add(source, target, origin=origin, creator=creator, meta=meta)
 

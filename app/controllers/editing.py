@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox
 
 from engine.errors import VersoError
+from engine.inline import accepted
 from engine.qa import tag_issues
 
 from app import undo as undoing
@@ -110,7 +111,10 @@ class EditingController(Controller):
         was = self.seg_states.entered if self.seg_states.segment_id == entered.id else None
         if was is not None and not (was.status == "confirmed" and was.text != target.text):
             was = None  # only a confirmed translation corrected replaces its TM unit
-        replaces = entered.source.with_text(was.text) if was is not None and to_tm is not None else None
+        replaces = None
+        if was is not None and to_tm is not None:  # the TM holds a reviewed target with its changes accepted
+            old = self.seg_states.entered_target
+            replaces = entered.source.with_text(accepted(old).text if old is not None else was.text)
         try:
             seg = model.confirm(row, typed, tm_meta=to_tm, tm_replaces=replaces)  # the TM write is owed
         except VersoError as e:
@@ -126,9 +130,9 @@ class EditingController(Controller):
             written = (lambda sid=seg.id: project.tm_written([sid]))
             if replaces is not None:
                 # a confirmed translation corrected: its TM unit takes the new target (no second unit)
-                win.tm.replace(seg.source, replaces, seg.target, to_tm, on_written=written)
+                win.tm.replace(seg.source, replaces, accepted(seg.target), to_tm, on_written=written)
             else:
-                win.tm.add(seg.source, seg.target, to_tm, on_written=written)
+                win.tm.add(seg.source, accepted(seg.target), to_tm, on_written=written)
         propagated = self._propagate(row) if self.propagation_on() else 0
         # (the confirmed row was refitted by the grid when the model reported the change)
         nxt = model.next_unconfirmed(row)

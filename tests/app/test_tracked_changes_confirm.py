@@ -90,3 +90,40 @@ def test_typing_after_a_click_on_a_review_segment_is_kept_with_its_changes_accep
     seg = win.model.segment(1)
     assert seg.target.text == "Das neue Fenster schließen.Xyz"
     assert not any(revision(t) for t in seg.target.tags)
+
+
+def _tm_units(folder, source) -> list[str]:
+    from engine.tm import TranslationMemory
+    with TranslationMemory(folder / "tm") as tm:
+        assert len(tm) == 1
+        return [m.target.plain() + (" (with change marks)" if any(revision(t) for t in m.target.tags) else "")
+                for m in tm.search(source.text, k=5) if m.score >= 0.99]
+
+
+@pytest.mark.parametrize("first", ["tm-holds-the-accepted-text", "confirmed-unedited-first"])
+@pytest.mark.parametrize("name", NAMES)
+def test_correcting_a_confirmed_review_segment_leaves_one_tm_unit_with_the_accepted_text(
+        qtbot, tmp_path, monkeypatch, name, first):
+    from engine.inline import accepted
+    from engine.tm import TranslationMemory
+    _no_question(monkeypatch)
+    folder = _project(tmp_path, name)
+    with Project.open(folder) as p:
+        seg = p.segments(p.documents()[0].id)[1]
+    if first == "tm-holds-the-accepted-text":   # the received target, as the reviewer's TM has it
+        with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
+            tm.add(seg.source, accepted(seg.target))
+    win = open_window(qtbot, folder)
+    win.nav.go_to(1)
+    if first == "confirmed-unedited-first":
+        qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
+        qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+        assert _tm_units(folder, seg.source) == [accepted(seg.target).plain()]  # no change marks in a TM
+        win.nav.go_to(1)
+    ed = win.editor()
+    ed.moveCursor(ed.textCursor().MoveOperation.End)
+    qtbot.keyClicks(ed, " Jetzt.")
+    qtbot.keyClick(ed, Qt.Key_Return, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    win.close()
+    assert _tm_units(folder, seg.source) == ["Das neue Fenster schließen. Jetzt."]
