@@ -53,6 +53,7 @@ from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats import xliff20_valid
 from engine.formats.xlifflocks import translate_no
+from engine.formats.xliff20_ctr import add_change_track
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, edges, fill_content,
@@ -360,6 +361,7 @@ class Xliff20Format:
             _set_target(original, site, translations[site.key], sp)
         for unit in dict.fromkeys(s.unit for s in todo):
             _pair_codes(unit, sp)
+            add_change_track(unit, [s for s in todo if s.unit is unit], translations, sp)  # a reviewer's changes
         sp.write(out, lambda: write_tree(doc.tree, original, out))
 
 

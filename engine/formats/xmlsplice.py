@@ -207,6 +207,7 @@ class Splice:
         self._content: list = []      # elements whose content was replaced
         self._inserted: list = []     # (ref, new): new inserted right after ref
         self._replaced: list = []     # (old, new): new in the place of old
+        self._prepended: list = []    # (parent, new): new first in parent
         self._spans: dict = {}
         self.error: str | None = None
         try:
@@ -261,6 +262,10 @@ class Splice:
     def replaced(self, old, new) -> None:
         self._replaced.append((old, new))
 
+    def prepended(self, parent, new) -> None:
+        """``new`` put first in ``parent`` (followed by the whitespace its first child had)."""
+        self._prepended.append((parent, new))
+
     # -- writing
     def write(self, out: Path, fallback) -> None:
         """Write the spliced file to ``out``; ``fallback()`` writes it when
@@ -302,6 +307,10 @@ class Splice:
                 k -= 1
             indent = text[k:sp.start] if k < sp.start else ""
             edits.append((sp.end, sp.end, indent + fix(outer_xml(new, new.getparent()))))
+        for parent, new in self._prepended:
+            sp = self._span(parent)
+            ws = re.match(r"\s*", text[sp.stag_end:sp.etag_start]).group(0)
+            edits.append((sp.stag_end, sp.stag_end, ws + fix(outer_xml(new, parent))))
 
         def live(el) -> _Span | None:
             sp = self._spans.get(el)  # None: an element the writer created

@@ -20,7 +20,7 @@ from engine.review.changes import Tracked, TrackedChanges
 
 REV = "verso-rev"
 #: formats whose writer writes revision tags (the others drop codes they do not know)
-WRITES_CHANGES = frozenset({"xliff12", "docx", "docx-reject"})
+WRITES_CHANGES = frozenset({"xliff12", "xliff20", "docx", "docx-reject"})
 
 
 def marked(t: Tracked) -> TaggedText:
