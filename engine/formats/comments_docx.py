@@ -6,7 +6,8 @@ when the document has none), anchored on the whole paragraph of its segment: a
 ``w:commentRangeStart`` after the paragraph's properties, a ``w:commentRangeEnd`` and a run with
 the ``w:commentReference`` at its end.  Comments on paragraphs of the main document are written;
 Word has no comments in headers and footers, so those stay in the project.  Every other member
-of the package, and every other paragraph, is left as the writer wrote it.
+of the package, and every other paragraph's bytes (engine/formats/partsplice.py), are left as the
+writer wrote them.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from lxml import etree
 
 from engine.formats.comments_export import ExportComment
 from engine.formats.package import Package, xml_bytes
+from engine.formats.partsplice import PartSplice
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 COMMENTS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
@@ -47,7 +49,8 @@ def write_docx_comments(out: Path, comments: dict[str, list[ExportComment]]) -> 
                 by_para.setdefault(int(m.group(2)), []).extend(cs)
         if not by_para:
             return
-        tree = pkg.xml(main)
+        splice = PartSplice(pkg, main)  # only the commented paragraphs' bytes change
+        tree = splice.tree
         paras = [p for p in tree.getroot().iter(w("p"))
                  if not any(a.tag == MC_FALLBACK for a in p.iterancestors())]
         folder = posixpath.dirname(main)
@@ -64,11 +67,12 @@ def write_docx_comments(out: Path, comments: dict[str, list[ExportComment]]) -> 
         for n, cs in sorted(by_para.items()):
             if not 1 <= n <= len(paras):
                 continue
+            splice.edit(paras[n - 1])
             for c in cs:
                 _anchor(paras[n - 1], next_id)
                 croot.append(_comment(next_id, c))
                 next_id += 1
-        replaced = {main: xml_bytes(tree)}
+        replaced = {main: splice.data()}
         cbytes = xml_bytes(ctree) if ctree is not None else _standalone(croot)
         if ctree is not None:
             replaced[part] = cbytes

@@ -220,3 +220,28 @@ def test_docx_with_its_own_comments_gets_the_next_comment_id(tmp_path):
     assert [(c.get(f"{{{W}}}id"), c.get(f"{{{W}}}author")) for c in comments] == [("0", "Client"), ("1", "Ana")]
     again = Project.create(tmp_path / "Q", src_lang="en", tgt_lang="de")
     assert again.segments(again.import_document(out))[0].note == "Ana: Mine\nClient: Theirs"
+
+
+def test_docx_comment_export_changes_only_the_commented_paragraph_bytes(tmp_path):
+    """Word's own bytes elsewhere in document.xml -- its single-quoted declaration, a character
+    reference, attribute order -- stay as they were; only the commented paragraph changes."""
+    keep = ("<w:p><w:pPr><w:jc w:val='left'/></w:pPr><w:r><w:t xml:space='preserve'>Open &#x201C;the&#x201D; "
+            "file.</w:t></w:r></w:p>")
+    commented = "<w:p><w:r><w:t>Save the file.</w:t></w:r></w:p>"
+    xml = (f"<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\r\n"
+           f"<w:document xmlns:w='{W}' xmlns:r='http://schemas.openxmlformats.org/officeDocument/2006/"
+           f"relationships'><w:body>{keep}{commented}</w:body></w:document>")
+    src = make_docx(tmp_path / "doc.docx", "")
+    with zipfile.ZipFile(src) as z:  # with Word's bytes in document.xml
+        members = {n: z.read(n) for n in z.namelist()}
+    with zipfile.ZipFile(src, "w") as z:
+        for n, data in members.items():
+            z.writestr(n, xml.encode() if n == "word/document.xml" else data)
+    p = Project.create(tmp_path / "P", src_lang="en", tgt_lang="de")
+    doc = p.import_document(src)
+    Comments(p).add(p.segments(doc)[1].id, "Which file?", author="Ana Lima")
+    out = p.export_document(doc, tmp_path / "out.docx")
+    data = zipfile.ZipFile(out).read("word/document.xml").decode()
+    head = xml[:xml.index(commented)]
+    assert data.startswith(head)                        # declaration, root, first paragraph: same bytes
+    assert data.endswith("</w:body></w:document>") and "commentReference" in data
