@@ -24,8 +24,6 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator, Sequence
 
-import sqlite_utils
-
 from engine.errors import ProjectError, TagErrorsError
 from engine.formats.base import ParsedDocument, SegmentStatus, Translation
 from engine.inline import TaggedText
@@ -161,11 +159,10 @@ class Project:
             raise ProjectError(f"{self.path}: cannot open project database: {e}") from None
         self._conn = conn
         self.closed = False
-        self.db = sqlite_utils.Database(conn)
         if _create is not None:
             with self._tx():
                 for k, v in _create.items():
-                    self.db.execute("INSERT OR REPLACE INTO project (key, value) VALUES (?, ?)", (k, v))
+                    conn.execute("INSERT OR REPLACE INTO project (key, value) VALUES (?, ?)", (k, v))
         (self.folder / ORIGINALS).mkdir(exist_ok=True)
 
     # ------------------------------------------------------------ lifecycle
@@ -398,8 +395,8 @@ class Project:
 
     # ------------------------------------------------------------- segments
     def segments(self, document_id: int) -> list[Segment]:
-        rows = self.db["segments"].rows_where("document_id = ?", [document_id], order_by="idx")
-        return [Segment.from_row(r) for r in rows]
+        rows = self._conn.execute("SELECT * FROM segments WHERE document_id = ? ORDER BY idx", (document_id,))
+        return [Segment.from_row(dict(r)) for r in rows]
 
     def segment(self, segment_id: int) -> Segment:
         r = self._conn.execute("SELECT * FROM segments WHERE id = ?", (segment_id,)).fetchone()

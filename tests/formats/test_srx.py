@@ -217,3 +217,11 @@ def test_the_project_api_and_the_editors_import_use_the_projects_rules_and_expor
     p.export_document(first, tmp_path / "de.txt")
     assert (tmp_path / "de.txt").read_text("utf-8") == "Call Acme Intl. Now. Step one; Schritt zwei.\n"
     p.close()
+
+
+def test_every_default_rule_compiles():
+    rules = default_rules()
+    for name, rs in rules.languagerules.items():
+        assert rs, name
+    strict = parse_srx(rules.source)  # the strict reading compiles each pattern
+    assert strict.languagerules == rules.languagerules
