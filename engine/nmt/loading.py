@@ -1,5 +1,5 @@
 """A model folder made ready for CPU inference: the shape check's meta build without initialisers,
-dynamic int8 quantisation."""
+dynamic int8 quantisation or weights packed once (:mod:`engine.nmt.packed`)."""
 from __future__ import annotations
 
 import torch
@@ -38,3 +38,15 @@ def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
 
         m = copy.deepcopy(model).cpu().eval()
         return qd(m, {torch.nn.Linear, torch.nn.GRU, torch.nn.GRUCell}, dtype=torch.qint8)
+
+
+def for_inference(model: torch.nn.Module, quantize: bool) -> torch.nn.Module:
+    """The model a translator runs: an int8 copy (``quantize``), else ``model`` itself with its
+    linear layers' weights packed for oneDNN (:func:`engine.nmt.packed.pack_linears`; measured
+    2-3x less CPU per matrix product on the 2-core AVX-512 VM)."""
+    if quantize:
+        return quantize_dynamic(model)
+    from engine.nmt.packed import pack_linears
+
+    pack_linears(model)
+    return model

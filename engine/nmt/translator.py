@@ -18,7 +18,7 @@ from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
 from engine.nmt.forcing import forced_results
 from engine.nmt.knn import KNN_FILE, MEMORY_MODES, KnnInput
-from engine.nmt.loading import MetaUninitialised, quantize_dynamic
+from engine.nmt.loading import MetaUninitialised, for_inference
 from engine.nmt.longsplit import terms_of_pieces
 from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
@@ -35,11 +35,8 @@ class Translator:
 
     def __init__(self, loaded: LoadedModel, *, quantize: bool = False):
         self.loaded = loaded
-        self.model = loaded.model
-        self.quantized = False
-        if quantize:
-            self.model = quantize_dynamic(self.model)
-            self.quantized = True
+        self.model = for_inference(loaded.model, quantize)
+        self.quantized = quantize
         self.device = next(loaded.model.parameters()).device
         self.knn = loaded.knn     # the nearest-neighbour memory's calibration (None: not calibrated)
         self._doc_cache = None  # sentence summaries of document context (built on first use)
