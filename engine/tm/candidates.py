@@ -23,6 +23,7 @@ Everything Whoosh-specific sits behind the small :class:`Leaf` protocol.
 """
 from __future__ import annotations
 
+import math
 from array import array
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
@@ -272,6 +273,11 @@ class CandidateStage:
                     uids.append(uid)
         return uids
 
+    def _bounds(self, acc: np.ndarray, docs: np.ndarray, unread: int, q: np.float32) -> np.ndarray:
+        """min(shared + unread, L, q) / max(L, q) of the documents ``docs`` (float32)."""
+        ln = self.lengths()[docs]
+        return np.minimum(acc[docs].astype(np.float32) + np.float32(unread), np.minimum(ln, q)) / np.maximum(ln, q)
+
     # ------------------------------------------------------------ retrieval
     def retrieve(self, core: Sequence[str], limit: int = 4000, budget: int = 4_000_000,
                  min_bound: float = 0.0) -> Retrieval:
@@ -307,28 +313,34 @@ class CandidateStage:
                     else:
                         acc[ids] += 1
             read += df
-        lengths = self.lengths()
         q = np.float32(qlen)
         rest_unseen = min(float(unread), float(qlen)) / qlen
         mask = self.alive()
         if mask is not None:
             acc[~mask] = 0
-        # Only the documents sharing the most tokens: s <= (shared + unread) / q, so a document
-        # sharing fewer than ``least`` is bounded by (least - 1 + unread) / q (in ``rest``).  The
-        # bounds of every sharing document were 35 % of a 752k TM's search (a frequent word is
-        # shared by half the TM); ``OVERSHOOT`` x ``limit`` documents keep the order of the rest.
-        least = 1
-        if self.total > OVERSHOOT * limit:
-            at_least = np.cumsum(np.bincount(acc)[::-1])[::-1]  # at_least[a]: documents sharing >= a
+        # Bounds first for the documents sharing most tokens (at least ``least``: OVERSHOOT x limit
+        # of them), then for those sharing fewer that can still beat the limit-th bound ``beta``
+        # found so far: s <= (shared + unread) / q.  The bounds of every sharing document were
+        # 35 % of a 752k TM's search (a frequent word is shared by half the TM).
+        docs = np.flatnonzero(acc > 0)  # (on a bool array: several times faster)
+        if len(docs) > OVERSHOOT * limit:
+            shared = acc[docs]
+            at_least = np.cumsum(np.bincount(shared)[::-1])[::-1]  # at_least[a]: documents sharing >= a
             least = max(1, int(np.count_nonzero(at_least >= OVERSHOOT * limit)) - 1)
-        docs = np.flatnonzero(acc >= least) if least > 1 else np.flatnonzero(acc)
-        if least > 1:
+            top = docs[shared >= least]
+            bounds = self._bounds(acc, top, unread, q)
+            beta = float(np.partition(bounds, len(bounds) - limit)[len(bounds) - limit]) if len(bounds) >= limit else 0.0
+            need = max(1, math.ceil(beta * qlen - unread - 1e-6))  # sharing fewer: bound < beta
+            if need < least:
+                more = docs[(shared >= need) & (shared < least)]
+                top, bounds = np.concatenate([top, more]), np.concatenate([bounds, self._bounds(acc, more, unread, q)])
+            least = min(least, need)  # every document sharing fewer is left out
             rest_unseen = max(rest_unseen, min(float(least - 1 + unread), float(qlen)) / qlen)
+            docs = top
+        else:
+            bounds = self._bounds(acc, docs, unread, q)
         if not len(docs):
             return _empty(rest_unseen, read, complete)
-        ln = lengths[docs]
-        bounds = (np.minimum(acc[docs].astype(np.float32) + np.float32(unread),
-                             np.minimum(ln, q)) / np.maximum(ln, q))
         if min_bound > 0.0:
             keep = bounds >= np.float32(min_bound) - np.float32(1e-6)
             docs, bounds = docs[keep], bounds[keep]

@@ -45,7 +45,7 @@ from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term
 #: candidates the coverage selection (Algorithm 1) chooses from.
 VERIFY_LIMIT = (1500, 4000)
 VERIFY_PER = 190
-POSTINGS_BUDGET = 4_000_000
+POSTINGS_BUDGET = 1_000_000  # 752k TM, 200 held-out queries: CPU p95 25.8 -> 22.9 ms (4M), same recall (benchmarks/RESULTS.md)
 COVERAGE_POOL = 100
 _MAX_ERRORS = 1000
 #: A TM of at least this many units whose index must be rebuilt on opening is
