@@ -69,7 +69,7 @@ from lxml import etree
 from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.xlifflocks import tool_locked, translate_no
-from engine.formats.xliff_revisions import revision_codes, tracked_change, write_rev_defs
+from engine.formats.xliff_revisions import revision_codes, stamp_mq_unit, tracked_change, write_rev_defs
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_LANG, Extracted, Extractor, KeyMaker, append_text, clear_content, code_label, edges,
@@ -495,11 +495,9 @@ class _Writer:
         if not statuses:
             return
         st = min_status(statuses.values())
-        mq = unit.get(MQ_STATUS)
-        if mq is not None:
-            if _MQ_STATUS.get(mq.lower(), "draft") != st:
-                self.sp.set(unit, MQ_STATUS, _STATUS_MQ[st])
-            return
+        if unit.get(MQ_STATUS) is not None:  # memoQ: its status, who changed the unit and when
+            changed = _MQ_STATUS.get(unit.get(MQ_STATUS).lower(), "draft") != st
+            return stamp_mq_unit(self.sp, unit, MQ_STATUS, _STATUS_MQ[st], changed)
         target = doc.child(unit, "target")
         cur = target.get("state")
         if not cur or _STATE_STATUS.get(cur, "draft") != st:

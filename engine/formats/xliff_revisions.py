@@ -13,17 +13,22 @@ deletion ``<mrk mtype="x-sdl-deleted" sdl:revid=ID>deleted text</mrk>`` and an i
 (:func:`write_rev_defs`); in a memoQ file ``<mrk mtype="x-mq-tc" mq:tctype="del|ins" mq:tcuser
 mq:tctime>``.  A plain XLIFF 1.2 has no tracked changes: no code, so the writer drops the tags and
 writes the edited text.
+
+Who changed a memoQ unit: an edited unit's ``mq:lastchangedtimestamp`` (UTC) and
+``mq:lastchanginguser`` (:func:`engine.identity.user_name`: the editor's Settings ▸ Your name) are
+updated on export where the unit has them (:func:`stamp_mq_unit`); an untouched unit keeps its own.
 """
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from lxml import etree
 
 from engine.formats.xliffcommon import Code
 from engine.fsutil import atomic_write
+from engine.identity import user_name
 from engine.inline import TaggedText
 
 SDL_NS = "http://sdl.com/FileTypes/SdlXliff/1.0"
@@ -119,6 +124,17 @@ def write_rev_defs(out: Path, root, translations) -> None:
             pos, ins = m.end(), f'<doc-info xmlns="{SDL_NS}"><rev-defs>{block}</rev-defs></doc-info>'
     with atomic_write(out, "wb") as f:
         f.write(bom + (text[:pos] + ins + text[pos:]).encode("utf-8"))
+
+
+def stamp_mq_unit(sp, unit, status_attr: str, status: str, status_changed: bool) -> None:
+    """An edited memoQ unit: its ``mq:status`` when it changed, who changed it and when."""
+    if status_changed:
+        sp.set(unit, status_attr, status)
+    stamp = {"lastchangedtimestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+             "lastchanginguser": user_name()}
+    for name, value in stamp.items():  # updated where memoQ wrote them (its own files do), never added
+        if unit.get(f"{{{MQ_NS}}}{name}") is not None:
+            sp.set(unit, f"{{{MQ_NS}}}{name}", value)
 
 
 def _utc(iso: str) -> datetime:

@@ -123,3 +123,27 @@ def test_plain_xliff_12_has_no_tracked_changes_so_the_export_says_so(tmp_path):
         text = p.export_document(1, tmp_path / "o.xlf").read_text(encoding="utf-8")
         assert ">Blaues Haus.</target>" in text and "mrk" not in text
         assert "stay in the project" in note(p, p.document(1))
+
+
+MQ_STAMPED = MQXLIFF.replace('mq:status="ManuallyConfirmed">', 'mq:status="ManuallyConfirmed" '
+                             'mq:lastchangedtimestamp="2010-04-23T17:43:37Z" mq:lastchanginguser="Translator">')
+
+
+def test_memoq_units_edited_say_who_changed_them_and_when_untouched_keep_theirs(tmp_path):
+    from engine import identity
+
+    src = tmp_path / "a.mqxliff"
+    src.write_text(MQ_STAMPED, encoding="utf-8")
+    identity.use("Mira Kovač")  # what the editor's Settings ▸ Your name passes
+    try:
+        with Project.create(tmp_path / "p", src_lang="en", tgt_lang="de") as p:
+            p.import_document(src)
+            seg = p.segments(1)[0]
+            p.confirm(seg.id, seg.target.with_text("Das blaue Haus ist gross."))
+            out = p.export_document(1, tmp_path / "out.mqxliff")
+    finally:
+        identity.use("")
+    units = _units(out.read_bytes())
+    assert re.search(rb'mq:lastchangedtimestamp="20\d\d-\d\d-\d\dT[\d:]+Z" mq:lastchanginguser="Mira Kova\xc4\x8d"',
+                     units[0]) and b"2010-04-23" not in units[0]
+    assert units[1] == _units(src.read_bytes())[1]
