@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleO
 from engine.inline import TaggedText
 from app.chips import fill
 from app.panels.comments import paint_mark
-from app.segment_model import COL_NUM, COL_SOURCE, COL_TARGET, ROLE_LOCKED, ROLE_RAW, ROLE_TAGGED
+from app.segment_model import COL_NUM, COL_SOURCE, COL_TARGET, ROLE_LOCKED, ROLE_RAW, ROLE_SHOWN, ROLE_TAGGED
 from app.target_editor import PAD_Y, TargetEditor
 
 TERM_COLOUR = QColor("#d3f9d8")  # glossary terms of the current source (find: yellow, alignment: amber)
@@ -147,7 +147,7 @@ class ChipDelegate(QStyledItemDelegate):
         return doc
 
     def paint(self, painter, option, index):
-        tt = index.data(ROLE_TAGGED)
+        tt = index.data(ROLE_SHOWN)  # a target's Track Changes changes drawn too
         if tt is None:
             super().paint(painter, option, index)
             if self.commented and index.column() == COL_NUM and (index.data() or 0) - 1 in self.commented:
@@ -169,7 +169,7 @@ class ChipDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option, index):  # noqa: N802
-        tt = index.data(ROLE_TAGGED)
+        tt = index.data(ROLE_SHOWN)  # a target's Track Changes changes drawn too
         if tt is None:
             return super().sizeHint(option, index)
         view = self.parent()

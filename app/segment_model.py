@@ -12,6 +12,7 @@ from PySide6.QtGui import QBrush, QColor
 from engine.inline import TaggedText, accept_revisions, from_display
 from engine.qa import tag_issues
 from engine.review.changes import TrackedChanges
+from engine.review.export import marked
 from engine.store import Project, Segment
 from engine.store.locks import SegmentLocks
 
@@ -23,6 +24,9 @@ ROLE_TAGGED = Qt.UserRole + 1
 ROLE_RAW = Qt.UserRole + 2
 #: Role telling whether the row's segment is locked (its target box opens read-only).
 ROLE_LOCKED = Qt.UserRole + 3
+#: Role of the cell as drawn: ROLE_TAGGED, but a target with Review ▸ Track Changes changes shows
+#: them as received ones are (struck through / underlined); the target box still gets ROLE_TAGGED.
+ROLE_SHOWN = Qt.UserRole + 4
 #: The Status column's mark of a locked segment: a word, not U+1F512, which many Linux desktops
 #: have no font for (under Xvfb it drew as an empty box).
 LOCK_MARK = "locked · "
@@ -45,7 +49,7 @@ _FLAGS_TARGET = _FLAGS | Qt.ItemIsEditable
 #: The roles :meth:`SegmentTableModel.data` answers; the view asks for a dozen per
 #: cell on every repaint, and the others are answered before any other work.
 _ROLES = frozenset((Qt.DisplayRole, Qt.EditRole, ROLE_TAGGED, Qt.BackgroundRole, Qt.ToolTipRole,
-                    Qt.TextAlignmentRole, ROLE_LOCKED))
+                    Qt.TextAlignmentRole, ROLE_LOCKED, ROLE_SHOWN))
 def status_text(seg: Segment) -> str:
     """What the Status column shows: status plus where the target came from, and a mark
     when the target's tags do not match the source's (as received: the file's own target);
@@ -82,6 +86,8 @@ class SegmentTableModel(QAbstractTableModel):
         # does (_emit_row).
         self._shown: dict[int, tuple[str, str, str]] = {}
         self._target_tt: dict[int, TaggedText] = {}
+        self._tracked = set(TrackedChanges(project).in_document(document_id))  # ids with tracked changes
+        self._marked: dict[int, TaggedText] = {}
         # Sources change only by a split or join (restructure): rows by source text (auto-propagation looks identical
         # segments up here instead of scanning the document on every confirm).
         self._by_source: dict[str, list[int]] = {}
@@ -121,6 +127,10 @@ class SegmentTableModel(QAbstractTableModel):
                 status = status_text(seg) + (QA_MARK if seg.id in self._qa else "")
                 shown = self._shown[row] = (seg.source.display(), seg.target.display(), status)
             return shown[_SHOWN_COL[col]]
+        if role == ROLE_SHOWN:
+            if col == COL_TARGET and self._rows[row].id in self._tracked:
+                return self._marked_target(row)
+            role = ROLE_TAGGED
         if role == ROLE_TAGGED:
             if col == COL_SOURCE:
                 return self._rows[row].source
@@ -179,7 +189,7 @@ class SegmentTableModel(QAbstractTableModel):
         """Store a target for ``row`` (a draft by default; committed on return)."""
         seg = self._rows[row]
         tt = text if isinstance(text, TaggedText) else seg.source.with_text(text)
-        with self._tracked([seg.id]):
+        with self._tracked_write([seg.id]):
             self.project.set_target(seg.id, tt, status=status, origin=origin, origin_score=origin_score)
         self._replace(row, self.project.segment(seg.id))
         return self._rows[row]
@@ -189,7 +199,7 @@ class SegmentTableModel(QAbstractTableModel):
         """Store the same target for several rows in one write (auto-propagation)."""
         if not rows:
             return
-        with self._tracked([self._rows[r].id for r in rows]):
+        with self._tracked_write([self._rows[r].id for r in rows]):
             self.project.set_targets([(self._rows[r].id, text) for r in rows], status=status, origin=origin,
                                      origin_score=origin_score)
         segs = [self.project.segment(self._rows[r].id) for r in rows]
@@ -222,13 +232,22 @@ class SegmentTableModel(QAbstractTableModel):
             target, origin, score = self.edited_target(row, text), "human", None
         else:
             target, origin, score = seg.target, seg.origin or "human", seg.origin_score
-        with self._tracked([seg.id]):
+        with self._tracked_write([seg.id]):
             self.project.confirm(seg.id, target, origin=origin, origin_score=score, tm_meta=tm_meta,
                                  tm_replaces=tm_replaces)
         self._replace(row, self.project.segment(seg.id))  # as stored: typing the old text back restores it
         return self._rows[row]
 
-    def _tracked(self, segment_ids: list[int]):
+    def _marked_target(self, row: int) -> TaggedText:
+        tt = self._marked.get(row)
+        if tt is None:
+            t = TrackedChanges(self.project).of(self._rows[row].id)
+            tt = marked(t) if t is not None else self._rows[row].target
+            self._marked[row] = tt = TaggedText(tt.text, self._rows[row].source.tags + tuple(
+                x for x in tt.tags if x.n not in {s.n for s in self._rows[row].source.tags}))
+        return tt
+
+    def _tracked_write(self, segment_ids: list[int]):
         """Around a write: with Review ▸ Track Changes on, an edit of a confirmed or received target is kept as
         a tracked change (:mod:`engine.review.changes`)."""
         return TrackedChanges(self.project).recording(segment_ids)  # signed engine.identity.user_name()
@@ -240,6 +259,10 @@ class SegmentTableModel(QAbstractTableModel):
         self._counts[self._rows[row].status] -= 1
         self._counts[seg.status] += 1
         self._rows[row] = seg
+        self._marked.pop(row, None)
+        self._tracked.discard(seg.id)
+        if TrackedChanges(self.project).of(seg.id) is not None:
+            self._tracked.add(seg.id)
         self._emit_row(row)
 
     def set_qa_findings(self, findings: dict[int, tuple[str, ...]]) -> None:
@@ -312,6 +335,7 @@ class SegmentTableModel(QAbstractTableModel):
                 self._rows[r] = replace(self._rows[r], idx=r)
         self._shown.clear()
         self._target_tt.clear()
+        self._marked.clear()
         self._by_source = {}
         for r, seg in enumerate(self._rows):
             self._by_source.setdefault(seg.source.text, []).append(r)

@@ -6,11 +6,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
+from engine.inline import deleted_text, revision
 from engine.review.changes import TrackedChanges
 from engine.review.lqa import Lqa
 from engine.store import Project
 
 from app.preferences import preferences
+from app.segment_model import COL_TARGET, ROLE_SHOWN, ROLE_TAGGED
 from test_editor import open_window
 
 XLF = """<?xml version="1.0" encoding="UTF-8"?>
@@ -90,3 +92,17 @@ def test_lqa_error_on_the_selected_span_is_in_the_quality_report(qtbot, tmp_path
     page = out.read_text(encoding="utf-8")
     # 5 points (one major) over 5 source words: 1,000 points per 1,000 words
     assert "FAIL" in page and "1000.00 penalty points per 1,000 words" in page and "rote" in page
+
+
+def test_the_grid_draws_a_tracked_change_struck_through_and_underlined_but_the_box_gets_the_text(qtbot, tmp_path):
+    win = _window(qtbot, tmp_path)
+    win.actions_by_id["track_changes"].trigger()
+    _retype(qtbot, win, 0, "Das blaue Haus.")
+    idx = win.model.index(0, COL_TARGET)
+    shown = idx.data(ROLE_SHOWN)
+    assert [deleted_text(t) for t in shown.tags if revision(t) == "deleted"] == ["rote"]
+    assert sum(1 for t in shown.tags if revision(t) == "inserted") == 2   # the pair around "blaue"
+    assert idx.data(ROLE_TAGGED).text == "Das blaue Haus."                # what the target box edits
+    win.nav.go_to(0)
+    win.actions_by_id["accept_changes"].trigger()
+    assert not any(revision(t) for t in win.model.index(0, COL_TARGET).data(ROLE_SHOWN).tags)
