@@ -73,11 +73,15 @@ def main() -> None:
         pairs = held_out(args.docs, args.max)
         times: list[float] = []
         sugs: list[float] = []
+        firsts: list[float] = []
+        later: list[float] = []
         keys = free = 0
         t0 = time.perf_counter()
         for src, ref in pairs:
             t, k, f, s = type_segment(tr, src, ref, args.beam)
             times += t
+            firsts += t[:1]
+            later += t[1:]
             sugs.append(s)
             keys, free = keys + k, free + f
         dt = time.perf_counter() - t0
@@ -87,6 +91,8 @@ def main() -> None:
           f"by the ghost text or the suggestion ({free / max(keys, 1):.0%}); {dt:.0f} s")
     print(f"refresh ms: p50 {pct(times, .5):.0f}  p95 {pct(times, .95):.0f}  max {max(times):.0f}  "
           f"mean {statistics.fmean(times):.0f}")
+    print(f"a segment's first refresh ms: p50 {pct(firsts, .5):.0f}  p95 {pct(firsts, .95):.0f}; "
+          f"later ones: p50 {pct(later, .5):.0f}  p95 {pct(later, .95):.0f}")
     print(f"suggestion on entering ms: p50 {pct(sugs, .5):.0f}  p95 {pct(sugs, .95):.0f}")
     print(f"load average (1 min) before {load0:.1f}, after {os.getloadavg()[0]:.1f}; "
           f"quantized {tr.quantized}, beam {args.beam}")

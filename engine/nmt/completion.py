@@ -18,6 +18,8 @@ and the better one is kept.
 """
 from __future__ import annotations
 
+import inspect
+
 from torch import Tensor
 
 from engine.nmt.hooks import Batch, Rule, StepView
@@ -140,12 +142,33 @@ def complete(tr, texts: list[str], prefixes: list[str], **kw) -> list:
 
 def plain_suggestion(tr, text: str, kw: dict):
     """``tr.translate`` of one sentence without a prefix (``kw``: its own arguments); the last 64 kept,
-    so the completions of one segment decode its suggestion once."""
+    so the completions of one segment decode its suggestion once -- none when the segment's suggestion
+    was asked first (:func:`remember_plain`): the editor's first refresh of a segment then costs one
+    search less."""
     kw = {k: v for k, v in kw.items() if k not in ("prefixes", "stop")}
+    key = _plain_key(text, kw)
     cache = tr.__dict__.setdefault("_plain", {})
-    key = repr((text, sorted(kw.items())))
     if key not in cache:
-        cache[key] = tr.translate([text], best_of_both=False, **kw)[0]
-        while len(cache) > 64:
-            cache.pop(next(iter(cache)))
+        _keep(cache, key, tr.translate([text], best_of_both=False, **kw)[0])
     return cache[key]
+
+
+def remember_plain(tr, text: str, kw: dict, result):
+    """Keep ``result``, ``tr.translate([text], **kw)`` without a prefix, for :func:`plain_suggestion`
+    (the same arguments, its defaults filled in, make the same key); ``result`` back."""
+    if not kw.get("prefixes") and not kw.get("exact_matches"):
+        args = inspect.signature(type(tr).translate).bind(tr, [text], **kw)
+        args.apply_defaults()
+        own = {k: v for k, v in args.arguments.items() if k not in ("self", "texts", "best_of_both", "prefixes", "stop")}
+        _keep(tr.__dict__.setdefault("_plain", {}), _plain_key(text, own), result)
+    return result
+
+
+def _plain_key(text: str, kw: dict) -> str:
+    return repr((text, sorted(kw.items())))
+
+
+def _keep(cache: dict, key: str, result) -> None:
+    cache[key] = result
+    while len(cache) > 64:
+        cache.pop(next(iter(cache)))

@@ -13,7 +13,7 @@ from pathlib import Path
 from engine.errors import ModelError
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
-from engine.nmt.completion import TypedWord, complete, split_typed
+from engine.nmt.completion import TypedWord, complete, remember_plain, split_typed
 from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
 from engine.nmt.forcing import forced_results
@@ -114,7 +114,7 @@ class Translator:
             kw["memories"], kw["memory_mode"] = [list(req.pairs)], kind
         if req.context is not None and find_doc_context(self.model) is not None:
             kw["context"] = [list(req.context)]
-        return self.translate([req.source], **kw)[0]
+        return remember_plain(self, req.source, kw, self.translate([req.source], **kw)[0])  # completions reuse it
 
     # ---------------------------------------------------------------- translate
     def _src_ids(self, text: str) -> list[int]:

@@ -47,3 +47,29 @@ def test_a_completion_keeps_the_glossary_term(translator):
     a = SRC.index("child")
     r = translator.translate([SRC], beam=4, prefixes=["Der "], terms=[[Term(("Baum",), (a, a + 5), False)]])[0]
     assert r.text.startswith("Der ") and "Baum" in r.text.split(), r.text
+
+
+def test_the_first_completion_after_the_suggestion_decodes_no_second_suggestion(translator, monkeypatch):
+    """The editor asks a segment's suggestion on entering, then a completion at each keystroke: the
+    completion's 'never worse than the suggestion continued' reads the suggestion already decoded."""
+    from engine.nmt.results import TranslationRequest
+
+    translator.__dict__.pop("_plain", None)
+    plain = translator.suggest(TranslationRequest(SRC, "", (), None, ()), beam=4)
+    typed = "Das " + plain.text.split()[1][:1]
+    translator.__dict__.pop("_plain", None)
+    cold = translator.translate([SRC], beam=4, prefixes=[typed])[0].text
+    plains = []
+    real = translator.translate
+
+    def counting(texts, **kw):
+        if not kw.get("prefixes"):
+            plains.append(texts)
+        return real(texts, **kw)
+
+    monkeypatch.setattr(translator, "translate", counting)
+    translator.__dict__["_plain"] = {}
+    translator.suggest(TranslationRequest(SRC, "", (), None, ()), beam=4)
+    plains.clear()
+    warm = translator.suggest(TranslationRequest(SRC, typed, (), None, ()), beam=4)
+    assert plains == [] and warm.text == cold
