@@ -2,9 +2,7 @@
 reviewer's as Word revisions.
 
 A target handed over with revision tags (:mod:`engine.review.export`) is written as the paragraph's
-text with the deleted text back in place between two noncharacters (U+FDD0 .. U+FDD1) and the
-inserted text between U+FDD2 .. U+FDD3 (:func:`with_sentinels`: the package writer keeps ordinary
-characters and drops codes it does not know); once the paragraph's runs are rebuilt,
+text with its changes marked (:mod:`engine.formats.revmarks`); once the paragraph's runs are rebuilt,
 :func:`rebuild_marked` cuts the runs at the marks and wraps the pieces in ``<w:del>`` (its text as
 ``w:delText``) and ``<w:ins>``, each with ``w:id`` (after the part's largest), ``w:author`` and
 ``w:date`` (UTC, ISO 8601) -- what Word writes for an edit with Track Changes on.  Accept All gives
@@ -18,14 +16,11 @@ from pathlib import Path
 
 from lxml import etree
 
-from engine.formats.base import Translation
 from engine.formats.docx_build import XML_SPACE, rebuild, w
 from engine.formats.package import Package
-from engine.inline import TaggedText
+from engine.formats.revmarks import DEL_END, DEL_START, INS_END, INS_START, with_sentinels  # noqa: F401
+from engine.formats.revmarks import MARK as _MARK
 
-DEL_START, DEL_END, INS_START, INS_END = "\ufdd0", "\ufdd1", "\ufdd2", "\ufdd3"
-_MARK = re.compile("([\ufdd0-\ufdd3])")
-REV = "verso-rev"
 _CHANGE_BYTES = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(?:ins|del|moveFrom|moveTo)[\s/>]")
 _TEXT_CHANGES = {w("ins"): "insertions", w("moveTo"): "insertions", w("del"): "deletions",
                  w("moveFrom"): "deletions"}
@@ -56,29 +51,6 @@ def tracked_changes(path: str | Path) -> dict[str, int]:
 def has_tracked_changes(path: str | Path) -> bool:
     """True when accepting or refusing the document's tracked changes reads different text."""
     return any(tracked_changes(path).values())
-
-
-def with_sentinels(translations: dict[str, Translation]) -> tuple[dict[str, Translation], dict]:
-    """The translations with their revision tags as marked text, and who/when by paragraph (the key's
-    part before ``.s``)."""
-    out, marks = dict(translations), {}
-    for key, tr in translations.items():
-        revs = {t.n: t for t in tr.target.tags if t.attrs.get(REV)}
-        if not revs:
-            continue
-        pieces = []
-        for ch in tr.target.text:
-            t = revs.get(ord(ch) - 0xE000)
-            if t is None:
-                pieces.append(ch)
-            elif t.attrs[REV] == "del":
-                pieces.append(DEL_START + t.attrs["text"] + DEL_END)
-            else:
-                pieces.append(INS_START if t.kind == "open" else INS_END)
-        marks[key.rpartition(".s")[0]] = (revs[min(revs)].attrs["author"], revs[min(revs)].attrs["date"])
-        out[key] = Translation(TaggedText("".join(pieces), tuple(t for t in tr.target.tags if t.n not in revs)),
-                               tr.status)
-    return out, marks
 
 
 def rebuild_marked(para, text: str, fmts: dict, mark: tuple[str, str] | None) -> None:

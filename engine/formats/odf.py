@@ -52,7 +52,9 @@ from engine.formats.package import (
 from engine.formats.odf_changes import (  # noqa: F401  (tracked_changes: the editor's question)
     OFFICE, TEXT, _raw_text, _resolved, has_tracked_changes, t, tracked_changes,
 )
+from engine.formats.odf_revisions import add_regions, body_of, mark
 from engine.formats.partsplice import PartSplice, part_keys
+from engine.formats.revmarks import with_sentinels
 
 STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
 _ANNOTATION = f"{{{OFFICE}}}annotation"
@@ -254,6 +256,7 @@ class OdfFormat:
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
               tgt_lang: str = "", src_lang: str = "") -> None:
         original = Path(original)
+        translations, marks = with_sentinels(translations)  # a reviewer's tracked changes (odf_revisions)
         replaced: dict[str, bytes] = {}
         known: set[str] = set()
         wanted = {k.rpartition(".s")[0] for k in translations}
@@ -266,6 +269,7 @@ class OdfFormat:
                     continue  # untouched: copied
                 splice = PartSplice(pkg, member, tree)
                 tree, paras, spans = _extract(tree, member, src_lang, wanted)
+                body, regions = body_of(tree), []
                 for prefix, para in reversed(paras):  # notes and frames before their paragraph
                     if prefix not in wanted:
                         continue
@@ -274,6 +278,9 @@ class OdfFormat:
                     if text is not None:
                         splice.edit(para.element)
                         rebuild(para, text, spans)
+                        mark(para.element, marks.get(prefix), regions if body is not None else None)
+                if body is not None:
+                    add_regions(splice, body, regions)
                 if resolved:  # the tracked changes are written resolved as they were read
                     replaced[member] = xml_bytes(tree)
                 elif splice.changed:

@@ -39,10 +39,11 @@ class PartSplice:
         self._edited: dict = {}            # the edited elements, in the order named
         self._attrs: dict = {}             # element -> its attributes before the first change
         self._inserted: list = []          # (original element, new element put right after it)
+        self._prepended: list = []         # (original element, new element put first in it)
 
     @property
     def changed(self) -> bool:
-        return bool(self._edited or self._attrs or self._inserted)
+        return bool(self._edited or self._attrs or self._inserted or self._prepended)
 
     def _number(self) -> None:
         if self._order is None:
@@ -57,6 +58,11 @@ class PartSplice:
         """``new`` is about to be put right after ``ref`` (call before inserting it)."""
         self._number()
         self._inserted.append((ref, new))
+
+    def prepend(self, parent, new) -> None:
+        """``new`` is about to be put first in ``parent`` (call before inserting it)."""
+        self._number()
+        self._prepended.append((parent, new))
 
     def edit_attrs(self, el) -> None:
         """``el``'s attributes are about to change (call before changing them)."""
@@ -96,6 +102,11 @@ class PartSplice:
         for ref, new in self._inserted:
             sp = span(ref)
             edits.append((sp.end, sp.end, outer_xml(new, new.getparent()).replace("\n", newline)))
+        for parent, new in self._prepended:
+            sp = span(parent)
+            ws = text[sp.stag_end:sp.etag_start][:len(text[sp.stag_end:sp.etag_start]) - len(
+                text[sp.stag_end:sp.etag_start].lstrip())]
+            edits.append((sp.stag_end, sp.stag_end, ws + outer_xml(new, parent).replace("\n", newline)))
         for el, before in self._attrs.items():
             edits.extend(attr_edits(text, el, span(el), before))
         for el in self._edited:

@@ -20,7 +20,7 @@ from engine.review.changes import Tracked, TrackedChanges
 
 REV = "verso-rev"
 #: formats whose writer writes revision tags (the others drop codes they do not know)
-WRITES_CHANGES = frozenset({"xliff12", "xliff20", "docx", "docx-reject"})
+WRITES_CHANGES = frozenset({"xliff12", "xliff20", "docx", "docx-reject", "odf", "odt-reject"})
 
 
 def marked(t: Tracked) -> TaggedText:
@@ -69,7 +69,10 @@ def with_changes(project, info, translations: dict[str, Translation]) -> dict[st
 
 
 def holds_changes(project, info) -> bool:
-    """True when ``info``'s file can hold tracked changes: an XLIFF 1.2 only as SDLXLIFF or memoQ."""
+    """True when ``info``'s file can hold tracked changes: an XLIFF 1.2 only as SDLXLIFF or memoQ, an
+    OpenDocument only as a text."""
+    if info.format in ("odf", "odt-reject"):
+        return info.meta.get("kind") in ("odt", "ott")  # a spreadsheet or presentation: accepted on export
     if info.format != "xliff12":
         return info.format in WRITES_CHANGES
     with open(project.folder / info.original, "rb") as f:
