@@ -70,3 +70,21 @@ def test_a_packed_layer_follows_new_weights_and_copies():
     with torch.inference_mode():
         assert torch.allclose(model(x), x @ model[0].weight.T + model[0].bias, atol=1e-5)
         assert torch.allclose(twin(x.double()), x.double() @ twin[0].weight.T + twin[0].bias, atol=1e-9)
+
+
+@pytest.mark.skipif(not packed.can_pack(), reason="this torch build has no oneDNN packed linear")
+def test_a_packed_gru_cell_steps_as_torchs_cell():
+    import copy
+
+    torch.manual_seed(2)
+    model = nn.ModuleDict({"cell": nn.GRUCell(6, 4)})
+    x, h = torch.randn(5, 6), torch.randn(5, 4)
+    want = model["cell"](x, h).detach()
+    keys = set(model.state_dict())
+    assert packed.pack_linears(model) == 1
+    assert isinstance(model["cell"], packed.PackedGRUCell) and set(model.state_dict()) == keys
+    with torch.inference_mode():
+        assert torch.allclose(model["cell"](x, h), want, atol=1e-6)
+        assert torch.allclose(copy.deepcopy(model)["cell"](x, h), want, atol=1e-6)
+    model["cell"](x, h).sum().backward()
+    assert model["cell"].weight_hh.grad.abs().sum() > 0
