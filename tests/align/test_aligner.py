@@ -48,17 +48,17 @@ def test_numbers_anchor_a_pair_that_length_alone_gets_wrong():
              "Sie ist in allen ihren Teilen verbindlich und gilt unmittelbar in jedem Mitgliedstaat."]
     # the translation left out the sentence about Article 12; the one about Article 47 is nearer
     # in length to the Article 12 sentence
-    src = [ctx_s[0], "The rules of Article 12 apply to all imports.",
-           "The rules of Article 47 apply to all imports and the exports.", ctx_s[1]]
-    tgt = [ctx_t[0], "Die Regeln von Artikel 47 gelten für alle Einfuhren.", ctx_t[1]]
+    src = ctx_s * 3 + ["The rules of Article 12 apply to all of the imports.",
+                       "The rules of Article 47 apply to all imports and to all of the exports too.", ctx_s[1]]
+    tgt = ctx_t * 3 + ["Die Regeln von Artikel 47 gelten für alle Einfuhren.", ctx_t[1]]
 
     def hide(t: str) -> str:
         return t.replace("12", "xy").replace("47", "zw")
 
     by_length = align_texts([hide(s) for s in src], [hide(t) for t in tgt])
-    assert ((1,), (1,)) in [(x.src, x.tgt) for x in by_length]      # the wrong sentence
+    assert ((6,), (6,)) in [(x.src, x.tgt) for x in by_length]      # the wrong sentence
     anchored = [(x.src, x.tgt) for x in align_texts(src, tgt)]
-    assert ((2,), (1,)) in anchored and ((1,), ()) in anchored
+    assert ((7,), (6,)) in anchored and ((6,), ()) in anchored
 
 
 def test_a_clear_pair_is_more_confident_than_a_guess():
@@ -69,14 +69,13 @@ def test_a_clear_pair_is_more_confident_than_a_guess():
     assert min(x.confidence for x in clear) > max(x.confidence for x in guess if x.tgt)
 
 
-def test_paragraphs_are_hard_anchors():
-    # length alone would pull "Yes." across the paragraph break to "Ja, gewiss."
-    src = ["A first paragraph sentence that is long.", "Yes.", "Second paragraph."]
-    tgt = ["Ein erster langer Absatzsatz, der lang ist.", "Ja, gewiss.", "Zweiter Absatz."]
-    links = align_texts(src, tgt, src_paragraphs=[0, 0, 1], tgt_paragraphs=[0, 1, 1])
-    assert all(x.src and x.tgt for x in links)
-    links = align_texts(src, tgt, src_paragraphs=[0, 0, 1], tgt_paragraphs=[0, 0, 1])
-    assert [(x.src, x.tgt) for x in links] == [((0,), (0,)), ((1,), (1,)), ((2,), (2,))]
+def test_no_link_crosses_a_paragraph_break_when_both_have_as_many_paragraphs():
+    src = ["A first paragraph sentence that is long.", "Yes, certainly.", "Second paragraph."]
+    tgt = ["Ein erster langer Absatzsatz, der lang ist.", "Zweiter Absatz, ja, gewiss."]
+    # by length alone the last two source sentences are one 2-1 link with the last target one
+    assert [(x.src, x.tgt) for x in align_texts(src, tgt)][-1] == ((1, 2), (1,))
+    links = align_texts(src, tgt, src_paragraphs=[0, 0, 1], tgt_paragraphs=[0, 1])
+    assert [(x.src, x.tgt) for x in links] == [((0,), (0,)), ((1,), ()), ((2,), (1,))]
 
 
 def test_chrf_equals_sacrebleu():
