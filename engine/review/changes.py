@@ -24,6 +24,7 @@ from typing import Iterable, Iterator
 from engine.identity import user_name
 from engine.inline import TaggedText, merge_tags
 from engine.review import diff as D
+from engine.review import history
 
 SETTING = "track_changes"
 
@@ -87,12 +88,18 @@ class TrackedChanges:
     def recording(self, segment_ids: Iterable[int], author: str = "") -> Iterator[None]:
         """Wrap a write of these segments' targets: with tracking on, a confirmed or received
         target is kept as the base before the write; afterwards a target that reads as its base
-        again drops the row (and gets its state back)."""
+        again drops the row (and gets its state back).  Tracking on or off, each changed target
+        is a row of the segment's history (:mod:`engine.review.history`)."""
         ids = list(segment_ids)
-        if not ids or not tracking(self.project):
-            yield
-            return
         who, now = (author.strip() or user_name()), _now()
+        old = history.before(self._conn, ids)
+        if not ids or not tracking(self.project):
+            try:
+                yield
+            finally:
+                with self._tx():
+                    history.record(self._conn, old, who, now)
+            return
         with self._tx():
             for sid in ids:
                 row = self._conn.execute(
@@ -110,6 +117,8 @@ class TrackedChanges:
             yield
         finally:
             self._settle(ids)
+            with self._tx():
+                history.record(self._conn, old, who, now)
 
     def _settle(self, ids: Iterable[int]) -> None:
         """Rows whose target reads as the base again go, the segment's state restored."""

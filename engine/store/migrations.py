@@ -157,6 +157,23 @@ def _m8_review(db: sqlite3.Connection) -> None:
         """)
 
 
+def _m9_target_history(db: sqlite3.Connection) -> None:
+    _run_script(db, """
+        CREATE TABLE IF NOT EXISTS target_history (
+            id          INTEGER PRIMARY KEY,
+            segment_id  INTEGER NOT NULL REFERENCES segments(id) ON DELETE CASCADE,
+            old_text    TEXT NOT NULL,      -- the target before the edit (engine/review/history.py)
+            old_tags    TEXT NOT NULL DEFAULT '[]',
+            new_text    TEXT NOT NULL,
+            new_tags    TEXT NOT NULL DEFAULT '[]',
+            status      TEXT NOT NULL,      -- the segment's status after the edit
+            author      TEXT NOT NULL,
+            changed_at  TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS target_history_segment ON target_history(segment_id, id)
+        """)
+
+
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Run ``;``-separated DDL statement by statement (``executescript`` would
     commit the enclosing transaction and break the migration's atomicity)."""
@@ -175,6 +192,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (6, "locked segments (segments.locked)", _m6_segment_locks),
     (7, "comments on segments (comments)", _m7_comments),
     (8, "a reviewer's tracked changes and LQA errors (tracked_changes, lqa_errors)", _m8_review),
+    (9, "who changed a target, what and when (target_history)", _m9_target_history),
 ]
 LATEST = MIGRATIONS[-1][0]
 

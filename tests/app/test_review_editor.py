@@ -106,3 +106,21 @@ def test_the_grid_draws_a_tracked_change_struck_through_and_underlined_but_the_b
     win.nav.go_to(0)
     win.actions_by_id["accept_changes"].trigger()
     assert not any(revision(t) for t in win.model.index(0, COL_TARGET).data(ROLE_SHOWN).tags)
+
+
+def test_segment_changes_shows_the_history_and_r_rejects_the_selected_change(qtbot, tmp_path):
+    win = _window(qtbot, tmp_path)
+    win.actions_by_id["track_changes"].trigger()
+    _retype(qtbot, win, 0, "Das blaue Haus.")
+    win.nav.go_to(0)
+    dlg = win.review.segment_changes()
+    qtbot.addWidget(dlg)
+    page = dlg.view.toPlainText()
+    assert "Rita Reviewer" in page and "History" in page
+    assert [dlg.list.item(i).text() for i in range(dlg.list.count())] == ["Deleted: rote", "Inserted: blaue"]
+    dlg.list.setCurrentRow(1)
+    qtbot.keyClick(dlg.list, Qt.Key_R)   # reject the insertion of "blaue"
+    assert win.project.segment(win.model.segment(0).id).target.text == "Das  Haus."  # "rote" still deleted
+    qtbot.keyClick(dlg.list, Qt.Key_R)   # and the deletion of "rote": back as received
+    dlg.close()
+    assert win.model.segment(0).target.text == "Das rote Haus." and win.model.segment(0).as_received
