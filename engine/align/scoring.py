@@ -49,9 +49,10 @@ def anchors(text: str) -> Counter:
 
 
 class BeadCost:
-    """``cost(i, j, k, l)`` for src[i:i+k] / tgt[j:j+l]; ``mt``: per source sentence its translation (or None)."""
+    """``cost(i, j, k, l)`` for src[i:i+k] / tgt[j:j+l]; ``mt``: per source sentence its translation, None
+    for one not translated (a bead of such a sentence is scored by length and anchors only)."""
 
-    def __init__(self, src: Sequence[str], tgt: Sequence[str], mt: Sequence[str] | None = None,
+    def __init__(self, src: Sequence[str], tgt: Sequence[str], mt: Sequence[str | None] | None = None,
                  ratio: float | None = None):
         self.ls = [len(s) for s in src]
         self.lt = [len(t) for t in tgt]
@@ -59,7 +60,7 @@ class BeadCost:
         self.c = ratio or ((total_t / total_s) if total_s and total_t else 1.0)
         self.as_ = [anchors(s) for s in src]
         self.at = [anchors(t) for t in tgt]
-        self.mt = [chrf.profile(x) for x in mt] if mt is not None else None
+        self.mt = [chrf.profile(x) if x is not None else None for x in mt] if mt is not None else None
         self.tp = [chrf.profile(t) for t in tgt] if mt is not None else None
 
     def length(self, ls: int, lt: int, k: int, l_: int) -> float:
@@ -81,7 +82,7 @@ class BeadCost:
             if a or b:
                 union = sum((a | b).values())
                 cost += W_ANCHOR * sum(((a - b) + (b - a)).values()) / union
-            if self.mt is not None:
+            if self.mt is not None and all(self.mt[x] is not None for x in range(i, i + k)):
                 hyp = chrf.merged([self.mt[x] for x in range(i, i + k)])
                 ref = chrf.merged([self.tp[y] for y in range(j, j + l_)])
                 cost += W_SIM * (SIM_CENTRE - chrf.score(hyp, ref))

@@ -92,3 +92,13 @@ def test_length_aligner_does_not_load_torch():
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_model_is_asked_only_about_sentences_near_unsure_links():
+    from engine.align.dp import Link
+    from engine.align.run import unsure_sentences
+
+    links = [Link((i,), (i,), 0.99) for i in range(10)]
+    links[6] = Link((6,), (), 0.4)
+    assert unsure_sentences(links, 10) == [5, 6, 7]
+    assert unsure_sentences([Link((i,), (i,), 0.99) for i in range(10)], 10) == []
