@@ -12,6 +12,7 @@ from engine.formats.comments_export import has_place
 from engine.store.comments import Comments
 
 from app.controllers.base import Controller
+from app.controllers.review import lqa_lines
 from app.preferences import preferences
 
 PLACES = {
@@ -128,6 +129,7 @@ class CommentsController(Controller):
             return
         comments = Comments(win.project)
         panel.show_segment(win.current_row() + 1, seg.note, comments.for_segment(seg.id), self._place)
+        panel.add_lqa(lqa_lines(win.project, seg))
         if select is not None:
             panel.select(select)
         if marks:

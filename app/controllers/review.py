@@ -19,6 +19,15 @@ from app.controllers.base import Controller
 from app.preferences import preferences
 
 
+def lqa_lines(project, seg) -> list[tuple[str, str]]:
+    """The Comments panel's lines for ``seg``'s LQA errors: (severity category · author, marked text: comment)."""
+    out = []
+    for e in Lqa(project).of_segment(seg.id):
+        span = seg.target.with_text(seg.target.text[e.start:e.end]).display()
+        out.append((f"{e.severity} {e.category} · {e.author}", f"“{span}”" + (f": {e.comment}" if e.comment else "")))
+    return out
+
+
 class ReviewController(Controller):
     def __init__(self, win):
         super().__init__(win)
@@ -132,6 +141,7 @@ class ReviewController(Controller):
         except VersoError as e:
             self.say(str(e), 6000)
             return
+        self.win.comments.refresh(marks=False)  # the Comments panel lists it
         self.say(f"Segment {row + 1}: {severity} {category} error added.")
 
     def quality_report(self, out: str | None = None) -> Path | None:

@@ -153,6 +153,14 @@ class CommentsPanel(QWidget):
                 self.list.setCurrentItem(item)
         self._buttons()
 
+    def add_lqa(self, errors: list[tuple[str, str]]) -> None:
+        """The segment's LQA errors (Review ▸ Add LQA Error…), read-only here: (heading, text)."""
+        for head, text in errors:
+            item = QListWidgetItem(f"LQA · {head}\n{text}")
+            item.setForeground(QColor("#a33"))
+            item.setFlags(Qt.ItemIsEnabled)
+            self.list.addItem(item)
+
     def selected(self) -> int | None:
         data = self._data()
         return data[0] if data else None

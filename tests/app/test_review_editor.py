@@ -85,6 +85,9 @@ def test_lqa_error_on_the_selected_span_is_in_the_quality_report(qtbot, tmp_path
     dlg.severity.setCurrentIndex(1)   # major
     dlg.comment.setText("red is rot")
     dlg.accept()
+    panel = win.comments_panel
+    assert any(panel.list.item(i).text() == "LQA · major accuracy · Rita Reviewer\n“rote”: red is rot"
+               for i in range(panel.list.count()))   # the Comments panel lists it
     errors = Lqa(win.project).of_segment(win.model.segment(0).id)
     assert [(e.start, e.end, e.category, e.severity, e.author) for e in errors] == [
         (4, 8, "accuracy", "major", "Rita Reviewer")]
