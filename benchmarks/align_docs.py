@@ -16,6 +16,14 @@ is right only when both its source and its target sentence sets are exactly the 
   greedy translations of the sentences around its links below 0.9 confidence (engine.align.run),
   en->de only (the demo model's pair), with ``--model``.
 
+* ``gale_church``: the baseline as published (their priors and length cost, no anchors, no
+  paragraphs), on Verso's lattice;
+* ``length_no_paragraphs``: Verso's length aligner without the paragraph anchors.
+
+Bleualign and Vecalign were not run as anchors: both need the whole source translated (Bleualign)
+or multilingual sentence embeddings (Vecalign: LASER, a model download) that this machine cannot
+fetch; see RESULTS.md.
+
 Speed: source sentences aligned per minute of wall time, translation included.  Prints JSON.
 """
 from __future__ import annotations
@@ -113,6 +121,25 @@ def perturb(src: list[str], tgt: list[str], rng: random.Random, change: float):
     return ss, sp, ts, tp, gold
 
 
+class GaleChurch:
+    """The baseline: Gale & Church (1993) as published -- their priors, their length cost for every bead
+    (1-0 included), no anchors, no paragraphs; one banded lattice per document."""
+
+    PRIORS = {(1, 1): 0.89, (1, 0): 0.0099 / 2, (0, 1): 0.0099 / 2, (2, 1): 0.089 / 2, (1, 2): 0.089 / 2}
+
+    def __init__(self, src: list[str], tgt: list[str]):
+        self.ls, self.lt = [len(x) for x in src], [len(x) for x in tgt]
+        self.c = sum(self.lt) / max(1, sum(self.ls))
+
+    def __call__(self, i: int, j: int, k: int, l_: int) -> float:
+        import math
+
+        ls, lt = sum(self.ls[i:i + k]), sum(self.lt[j:j + l_])
+        mean = (ls + lt / self.c) / 2.0
+        delta = (lt - ls * self.c) / math.sqrt(6.8 * max(mean, 1.0))
+        return -math.log(self.PRIORS[(k, l_)]) - math.log(max(math.erfc(abs(delta) / math.sqrt(2.0)), 1e-12))
+
+
 def prf(found: set, gold: set) -> dict:
     ok = len(found & gold)
     p = ok / len(found) if found else 0.0
@@ -170,6 +197,16 @@ def main() -> None:
                            "sentences_translated": translated,
                            "wrong_links_below_0.9": f"{len(wrong & unsure)}/{len(wrong)}",
                            "sentences_per_minute": round(row["source_sentences"] / dt * 60)}
+        found, gold, t0 = set(), set(), time.perf_counter()
+        for k, (ss, sp, ts, tp, g) in enumerate(cases):
+            from engine.align.dp import align
+
+            links = align(len(ss), len(ts), GaleChurch(ss, ts))
+            found |= {((k, x.src), (k, x.tgt)) for x in links if x.src and x.tgt}
+            gold |= {((k, s), (k, t)) for s, t in g}
+        dt = time.perf_counter() - t0
+        row["gale_church"] = {**prf(found, gold), "seconds": round(dt, 1),
+                              "sentences_per_minute": round(row["source_sentences"] / dt * 60)}
         # the same documents with the paragraphs taken away: the whole document is one lattice
         found, gold, t0 = set(), set(), time.perf_counter()
         for k, (ss, sp, ts, tp, g) in enumerate(cases):
