@@ -37,14 +37,12 @@ from __future__ import annotations
 
 import copy
 import posixpath
-import re
 from pathlib import Path
 
 from lxml import etree
 
-from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
-from engine.formats.docx_build import w
+from engine.formats.docx_build import MC, MC_FALLBACK, OFFICE_DOC, _main_part, _parts, w  # noqa: F401
 from engine.formats.docx_revisions import (  # noqa: F401  (tracked_changes: asked of engine.formats.docx)
     has_tracked_changes, rebuild_marked, tracked_changes, with_sentinels,
 )
@@ -56,13 +54,9 @@ from engine.formats.partsplice import PartSplice, part_keys
 
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
-OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
-MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
-MC_FALLBACK = f"{{{MC}}}Fallback"
 MC_CHOICE = f"{{{MC}}}Choice"
 MC_ALTERNATE = f"{{{MC}}}AlternateContent"
 
-_SUB_PARTS = re.compile(r"(header\d*|footer\d*|footnotes|endnotes)\.xml$")
 #: rPr children that change nothing visible
 _INVISIBLE_RPR = {w("lang"), w("noProof"), w("rPrChange"), w("webHidden"), w("specVanish")}
 _CONTAINERS = {w("hyperlink"), w("smartTag"), w("customXml")}
@@ -230,26 +224,6 @@ class _Extractor:
 
 
 # ------------------------------------------------------------------ format
-def _main_part(pkg: Package) -> str:
-    if pkg.has("_rels/.rels"):
-        rels = pkg.xml("_rels/.rels").getroot()
-        for rel in rels:
-            if rel.get("Type") == OFFICE_DOC:
-                return posixpath.normpath(rel.get("Target", "").lstrip("/"))
-    return "word/document.xml"
-
-
-def _parts(pkg: Package) -> list[str]:
-    main = _main_part(pkg)
-    if not pkg.has(main):
-        raise FormatError(pkg.path, f"not a Word document: no main part {main!r}")
-    folder = posixpath.dirname(main)
-    others = sorted((n for n in pkg.names()
-                     if posixpath.dirname(n) == folder and _SUB_PARTS.search(posixpath.basename(n))),
-                    key=lambda n: (re.sub(r"\d+", "", n), int(re.sub(r"\D", "", posixpath.basename(n)) or 0)))
-    return [main] + others
-
-
 def _comments(pkg: Package, main: str) -> dict[str, str]:
     name = posixpath.join(posixpath.dirname(main), "comments.xml")
     if not pkg.has(name):

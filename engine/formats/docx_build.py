@@ -1,16 +1,23 @@
 """Writing a translated DOCX paragraph: its runs rebuilt from the paragraph's events
-(:func:`engine.formats.package.events`), its ``w:pPr`` kept (see :mod:`engine.formats.docx`)."""
+(:func:`engine.formats.package.events`), its ``w:pPr`` kept (see :mod:`engine.formats.docx`); and
+which parts of the package hold text (:func:`_parts`), shared with the tracked-change count."""
 from __future__ import annotations
 
 import copy
+import posixpath
 import re
 
 from lxml import etree
 
-from engine.formats.package import Paragraph, events
+from engine.errors import FormatError
+from engine.formats.package import Package, Paragraph, events
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+MC_FALLBACK = f"{{{MC}}}Fallback"
+_SUB_PARTS = re.compile(r"(header\d*|footer\d*|footnotes|endnotes)\.xml$")
 
 
 def w(name: str) -> str:
@@ -92,3 +99,23 @@ def rebuild(para: Paragraph, text: str, fmts: dict) -> None:
             p.remove(child)
     for el in new_children:
         p.append(el)
+
+
+def _main_part(pkg: Package) -> str:
+    if pkg.has("_rels/.rels"):
+        rels = pkg.xml("_rels/.rels").getroot()
+        for rel in rels:
+            if rel.get("Type") == OFFICE_DOC:
+                return posixpath.normpath(rel.get("Target", "").lstrip("/"))
+    return "word/document.xml"
+
+
+def _parts(pkg: Package) -> list[str]:
+    main = _main_part(pkg)
+    if not pkg.has(main):
+        raise FormatError(pkg.path, f"not a Word document: no main part {main!r}")
+    folder = posixpath.dirname(main)
+    others = sorted((n for n in pkg.names()
+                     if posixpath.dirname(n) == folder and _SUB_PARTS.search(posixpath.basename(n))),
+                    key=lambda n: (re.sub(r"\d+", "", n), int(re.sub(r"\D", "", posixpath.basename(n)) or 0)))
+    return [main] + others

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from engine.formats.docx_build import XML_SPACE, rebuild, w
+from engine.formats.docx_build import MC_FALLBACK, XML_SPACE, _parts, rebuild, w
 from engine.formats.package import Package
 from engine.formats.revmarks import DEL_END, DEL_START, INS_END, INS_START, with_sentinels  # noqa: F401
 from engine.formats.revmarks import MARK as _MARK
@@ -32,8 +32,6 @@ def tracked_changes(path: str | Path) -> dict[str, int]:
     import.  Read through the same checked package and safe parser as the import; a part
     whose bytes hold no change element is not parsed.  Changes that touch no text (a
     paragraph mark, formatting, a table cell) do not count: both choices read the same text."""
-    from engine.formats.docx import MC_FALLBACK, _parts
-
     counts = {"insertions": 0, "deletions": 0}
     with Package(path) as pkg:
         for part in _parts(pkg):
