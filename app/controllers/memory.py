@@ -54,24 +54,30 @@ class MemoryController(Controller):
         self.load_terms(project)
 
     def confirm_outside_tms(self, project: Project) -> None:
-        """Asked once when the project lists TM folders outside itself that no one here confirmed (a
-        received project decides nothing outside itself): yes records it, no leaves them out."""
+        """Asked once when the project lists TM folders, glossaries or shared-TM servers outside itself
+        that no one here confirmed (a received project decides nothing outside itself): yes records
+        them (a server for every project that names it), no leaves them out."""
         from engine.store import trusted
         from engine.tm.open import unconfirmed_tms
+        from engine.urls import strip_credentials
 
         strange = unconfirmed_tms(project)
-        if not strange:
+        glossaries = [r for r in project.glossary_refs(outside="allow") if r not in project.glossary_refs()]
+        if not strange and not glossaries:
             return
-        names = "\n".join(f"  {t.ref}" for t in strange)
+        names = "\n".join([f"  {strip_credentials(str(t.ref))}" for t in strange]
+                          + [f"  {r.path} (glossary)" for r in glossaries])
         answer = QMessageBox.question(
             self.win, "TMs outside the project",
-            f"This project lists translation memories outside its own folder:\n\n{names}\n\nA project from "
-            "someone else could read or fill another client's TM this way. Use them in this project?",
+            f"This project lists translation memories or glossaries outside its own folder:\n\n{names}\n\n"
+            "A project from someone else could read or fill another client's TM this way. Use them?",
             QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
         if answer == QMessageBox.Yes:
-            trusted.confirm(project.folder, [Path(t.ref) for t in strange])
+            trusted.confirm(project.folder, [Path(t.ref) for t in strange if not t.shared]
+                            + [r.path for r in glossaries])
+            trusted.confirm_servers([str(t.ref) for t in strange if t.shared])
         else:
-            self.say(f"{len(strange)} TM(s) outside the project left out.", 8000)
+            self.say(f"{len(strange) + len(glossaries)} TM(s) or glossaries outside the project left out.", 8000)
 
     def close_tm(self) -> None:
         if self.tm_editor is not None:  # it reads and writes this project's TMs

@@ -80,6 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--show-ignored", action="store_true",
                    help="also list the findings ignored in the editor's QA check (marked 'ignored'; "
                         "they never make the exit status 1)")
+    p.add_argument("--trust-project-glossaries", action="store_true",
+                   help="check terms of the glossaries the project lists outside its own folder too, unconfirmed "
+                        "(a received project's are refused: it decides nothing outside itself)")
     p.set_defaults(handler=_qa)
 
     p = dsub.add_parser("list", help="list the documents of a project (JSON)")
@@ -269,7 +272,8 @@ def _qa(a) -> int:
 
     with _open(a.project) as p:
         docs = [p.document(a.document)] if a.document else p.documents()
-        checker, terms, ignore = p.spell_checker(), p.term_index(), IgnoreList(p)
+        terms = p.term_index(outside="allow" if a.trust_project_glossaries else "refuse")
+        checker, ignore = p.spell_checker(), IgnoreList(p)
         report = []
         for d in docs:
             segs = p.segments(d.id)

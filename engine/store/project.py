@@ -35,7 +35,7 @@ DB_NAME = "project.verso"
 ORIGINALS = "originals"
 EXPORTS = "exports"
 TMS_SETTING = "tms"
-GLOSSARIES_SETTING = "glossaries"
+GLOSSARIES_SETTING, GLOSSARY_TRUST_FLAG = "glossaries", "--trust-project-glossaries"
 DICTIONARY = "dictionary.txt"
 ORIGINS = ("", "file", "human", "tm", "mt")
 
@@ -254,21 +254,21 @@ class Project:
 
         return SpellChecker.for_language(self.tgt_lang, ProjectDictionary(self.dictionary_path()).words())
 
-    def glossary_refs(self) -> list[TMRef]:
-        """The project's glossaries, highest priority first (setting ``glossaries``, as ``tms``):
-        the project's own (writable) first, others read-only."""
-        return self._refs(GLOSSARIES_SETTING)
+    def glossary_refs(self, *, outside: str = "skip") -> list[TMRef]:
+        """The glossaries, highest priority first, as ``tms``; one outside: :func:`trusted.guarded`."""
+        return trusted.guarded(self.folder, GLOSSARIES_SETTING, self._refs(GLOSSARIES_SETTING), outside,
+                               GLOSSARY_TRUST_FLAG)
 
     def add_glossary_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
         """List a glossary in the project: a writable one goes first (highest priority)."""
-        return self._add_ref(GLOSSARIES_SETTING, path, writable, first=writable)
+        return trusted.added(self.folder, path, self._add_ref(GLOSSARIES_SETTING, path, writable, first=writable))
 
-    def term_index(self):
+    def term_index(self, *, outside: str = "skip"):
         """One :class:`engine.glossary.TermIndex` over every glossary of the project (entries of
         higher-priority glossaries first), or None when the project has none."""
         from engine.glossary import load_term_index
 
-        return load_term_index([r.path for r in self.glossary_refs()], self.src_lang)
+        return load_term_index([r.path for r in self.glossary_refs(outside=outside)], self.src_lang)
 
     def _refs(self, key: str) -> list[TMRef]:
         raw = self.setting(key, "") or ""

@@ -7,6 +7,11 @@ project folder (symlinks followed), or when this installation's user confirmed i
 in Verso (:meth:`Project.add_tm_ref`), by answering the editor's question, or by a command-line
 flag for one run.  The confirmations are kept in ``$VERSO_TRUST_FILE``, else ``trusted.json`` in
 the user data folder -- never in the project, which could otherwise vouch for itself.
+
+Glossary folders and files (setting ``glossaries``) follow the same rule as TM folders
+(:func:`guarded`).  A shared TM's ``postgresql://`` address is confirmed once per server
+(:func:`server_confirmed`): a team project names the same server for everyone, so the user's word
+holds for every project that names it, never for another server.
 """
 from __future__ import annotations
 
@@ -15,6 +20,9 @@ import os
 import threading
 from pathlib import Path
 from typing import Iterable
+from urllib.parse import urlsplit
+
+from engine.errors import ProjectError
 
 #: bytes of the trust file read at most (a few hundred bytes per confirmed folder)
 LIMIT = 4 << 20
@@ -80,11 +88,71 @@ def confirm(project_folder: Path, paths: Iterable[Path]) -> None:
 
 
 def added(project_folder: Path, path, ref):
-    """``ref``, the folder ``path`` the user just listed in the project, recorded as confirmed
-    (a URL is no folder: nothing to record)."""
-    if not (isinstance(path, str) and "://" in path):
+    """``ref``, the folder ``path`` (or a shared TM's address) the user just listed in the
+    project, recorded as confirmed."""
+    if isinstance(path, str) and "://" in path:
+        confirm_servers([path])
+    else:
         confirm(project_folder, [ref.path])
     return ref
 
 
-__all__ = ["trust_file", "inside", "confirmed", "confirm", "added"]
+#: trust-file key of the confirmed servers (a project's key is an absolute path, never this)
+SERVERS = "servers"
+
+
+def server_key(url: str) -> str:
+    """``postgresql://user:pw@Host:5432/db?tm=x`` -> ``postgresql://host:5432/db``: the server and
+    database, without credentials or TM name (every TM on it is the same server's)."""
+    try:
+        u = urlsplit(url)
+        port = u.port or 5432
+    except ValueError:
+        return url  # unparsable: only this exact text is ever equal
+    return f"{u.scheme.lower()}://{(u.hostname or '').lower()}:{port}{u.path or '/'}"
+
+
+def server_confirmed(url: str) -> bool:
+    listed = _read().get(SERVERS)
+    return isinstance(listed, list) and server_key(url) in listed
+
+
+def confirm_servers(urls: Iterable[str]) -> None:
+    """Record that the user lets every project use the shared-TM servers of ``urls``."""
+    from engine.fsutil import atomic_write
+
+    new = [server_key(u) for u in urls]
+    with _lock:
+        data = _read()
+        have = data.get(SERVERS)
+        have = have if isinstance(have, list) else []
+        data[SERVERS] = have + [k for k in dict.fromkeys(new) if k not in have]
+        with atomic_write(trust_file(), "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+
+
+class Unconfirmed(ProjectError):
+    """A project lists glossaries outside itself that its user never confirmed (``entries``)."""
+
+    def __init__(self, message: str, entries: list):
+        super().__init__(message)
+        self.entries = entries
+
+
+def guarded(project_folder: Path, setting: str, refs: list, outside: str, flag: str) -> list:
+    """``refs`` (with ``.path``) the project may use: those inside it or confirmed.  One outside
+    and unconfirmed is, by ``outside``: ``"skip"``ped, ``"refuse"``d (:class:`Unconfirmed`, one line
+    naming the project file, the setting and the entry), or ``"allow"``ed (the user's ``flag``)."""
+    if outside == "allow":
+        return list(refs)
+    ok = [r for r in refs if confirmed(project_folder, r.path)]
+    strange = [r for r in refs if r not in ok]
+    if strange and outside == "refuse":
+        raise Unconfirmed(f"{Path(project_folder) / 'project.verso'}: setting {setting!r} lists "
+                          f"'{strange[0].path}', outside the project and confirmed by no one here; not used "
+                          f"(confirm it in the editor, or pass {flag})", strange)
+    return ok
+
+
+__all__ = ["trust_file", "inside", "confirmed", "confirm", "added", "server_key", "server_confirmed",
+           "confirm_servers", "Unconfirmed", "guarded"]

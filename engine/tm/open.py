@@ -123,7 +123,7 @@ def project_tms(project, *, outside: str = "refuse") -> list[ListedTM]:
     """The TMs of ``project`` in the order they are searched: folders as
     :meth:`Project.tm_refs` resolves them, URLs as written (a URL is no path).
 
-    A folder outside the project that its user has not confirmed
+    A folder outside the project, or a shared TM's server, that its user has not confirmed
     (:mod:`engine.store.trusted`: a received project decides nothing outside itself)
     is, by ``outside``: ``"refuse"``d (:class:`OutsideProject`, one line naming the
     project file and the entry), ``"skip"``ped, or ``"allow"``ed (a user's flag)."""
@@ -141,22 +141,26 @@ def project_tms(project, *, outside: str = "refuse") -> list[ListedTM]:
     out, strange = [], []
     for i, r in zip(items, project.tm_refs()):
         if is_tm_url(i["path"]):
-            from engine.tm.pg import split_url
+            from engine.tm.pg import redact, split_url
 
-            out.append(ListedTM(i["path"], r.writable, split_url(i["path"])[1]))
+            listed = ListedTM(i["path"], r.writable, split_url(i["path"])[1])
+            if outside == "allow" or trusted.server_confirmed(i["path"]):
+                out.append(listed)
+            else:  # a server no one here confirmed (asked once per server, not per project)
+                strange.append((redact(i["path"]), listed))
         elif outside == "allow" or trusted.confirmed(project.folder, r.path):
             out.append(ListedTM(r.path, r.writable, r.name))
         else:
             strange.append((i["path"], ListedTM(r.path, r.writable, r.name)))
     if strange and outside == "refuse":
         raise OutsideProject(f"{Path(project.folder) / 'project.verso'}: setting 'tms' lists {strange[0][0]!r}, "
-                             "a folder outside the project no one here confirmed; not used (confirm it in "
+                             "outside the project and confirmed by no one here; not used (confirm it in "
                              "the editor, or pass --trust-project-tms)", [s for _, s in strange])
     return out
 
 
 def unconfirmed_tms(project) -> list[ListedTM]:
-    """The folders ``project`` lists outside itself that its user has not confirmed."""
+    """The folders and servers ``project`` lists outside itself that its user has not confirmed."""
     try:
         project_tms(project)
     except OutsideProject as e:

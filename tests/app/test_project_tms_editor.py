@@ -53,3 +53,40 @@ def test_confirmed_once_the_outside_tm_is_searched_and_not_asked_again(qtbot, tm
     qtbot.waitUntil(lambda: not win2.tm.busy(), timeout=10_000)
     assert len(asked) == 1 and [i.name for i in win2.tm.infos] == ["tmA"]
     win2.close()
+
+
+def _glossary_outside(tmp_path):
+    from engine.glossary import Glossary
+    from engine.glossary.model import GlossaryEntry
+    with Glossary(tmp_path / "glossA", create=True) as g:
+        g.add(GlossaryEntry("secret plan", ("Geheimplan",), "en", "de"))
+    folder = _listing(tmp_path, [])
+    with Project(folder) as p:
+        p.set_setting("glossaries", json.dumps([{"path": "../glossA", "writable": False}]))
+    return folder
+
+
+def _terms_loaded(qtbot, win) -> int:
+    qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=10_000)
+    return len(win.flow.terms) if win.flow.terms is not None else 0
+
+
+def test_a_glossary_outside_the_project_is_asked_about_once_and_read_when_confirmed(qtbot, tmp_path, monkeypatch):
+    folder = _glossary_outside(tmp_path)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.Yes)
+    win = open_window(qtbot, folder)
+    assert len(asked) == 1 and "glossA" in asked[0] and "glossary" in asked[0]
+    assert _terms_loaded(qtbot, win) == 1
+    win.close()
+    win2 = open_window(qtbot, folder)
+    assert len(asked) == 1 and _terms_loaded(qtbot, win2) == 1
+    win2.close()
+
+
+def test_a_declined_glossary_outside_the_project_is_left_out(qtbot, tmp_path, monkeypatch):
+    folder = _glossary_outside(tmp_path)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.No)
+    win = open_window(qtbot, folder)
+    assert _terms_loaded(qtbot, win) == 0
+    win.close()

@@ -85,6 +85,8 @@ def _project(tmp_path, url: str, name: str = "proj"):
 
     p = Project.create(tmp_path / name, src_lang="en", tgt_lang="de")
     p.set_setting("tms", json.dumps([{"path": url, "writable": True}]))
+    from engine.store import trusted
+    trusted.confirm_servers([url])  # the user's word for the server (a received project's is refused)
     return p
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from engine.cli import main
 from engine.errors import TMError
-from engine.store import Project
+from engine.store import Project, trusted
 from engine.tm import open_tm, project_tms
 
 XLF = """<?xml version="1.0" encoding="UTF-8"?>
@@ -50,6 +50,7 @@ def test_project_lists_urls_and_folders_in_order(tmp_path, pg_url):
     with Project.create(tmp_path / "proj", src_lang="en", tgt_lang="de") as p:
         p.set_setting("tms", json.dumps([{"path": pg_url, "writable": True},
                                          {"path": "tm", "writable": False}]))
+        trusted.confirm_servers([pg_url])  # the user's word for the server (a received project's is refused)
         listed = project_tms(p)
     assert [(str(r.ref), r.writable, r.shared) for r in listed] == [
         (pg_url, True, True), (str(tmp_path / "proj" / "tm"), False, False)]
@@ -65,6 +66,7 @@ def test_pretranslate_reads_the_projects_shared_tm_and_a_url_given_with_tm(tmp_p
     with Project.create(tmp_path / "proj", src_lang="en", tgt_lang="de") as p:
         p.import_document(tmp_path / "guide.xlf")
         p.set_setting("tms", json.dumps([{"path": listed, "writable": True}]))
+        trusted.confirm_servers([listed])  # the user's word for the server (a received project's is refused)
         p.add_tm_ref(tmp_path / "proj-tm")  # the user's own: a folder outside the project needs their word
     folder = str(tmp_path / "proj")
     assert main(["doc", "pretranslate", "guide.xlf", "--project", folder, "--model", "none",
