@@ -79,25 +79,35 @@ def numbers(obj, prefix: str = "") -> dict[str, float]:
     return out
 
 
-def tree_tm(folder: Path) -> Path:
+def tree_tm(folder: Path, share_index: bool = False) -> Path:
     """The TM folder for the checkout whose ``engine`` runs: ``folder`` for this one; for another,
     a sibling holding a copy of its SQLite only, whose index that checkout builds once, here, in a
-    process of its own (one checkout's index is not another's to read) -- the same units and ids."""
+    process of its own (one checkout's index need not be another's to read) -- the same units and
+    ids.  ``share_index``: the index files are linked instead (same index format; a 752k TM's
+    index takes the other checkout many minutes to build)."""
     import engine
 
     tree = Path(engine.__file__).resolve().parents[1]
     if tree == ROOT:
         return folder
-    mine = folder.with_name(f"{folder.name}@{zlib.crc32(str(tree).encode()):08x}")
+    mine = folder.with_name(f"{folder.name}@{zlib.crc32(str(tree).encode()):08x}{'-shared' if share_index else ''}")
     if not (mine / "tm.sqlite").exists():
         tmp = mine.with_name(mine.name + ".part")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         for p in folder.glob("tm.sqlite*"):
             shutil.copy2(p, tmp / p.name)
-        code = ("import sys; from engine.tm import TranslationMemory as T; t = T(sys.argv[1], create=False); "
-                "getattr(t, 'wait_for_index', lambda: None)(); t.close()")
-        subprocess.run([sys.executable, "-c", code, str(tmp)], check=True)
+        if share_index:
+            (tmp / "index").mkdir()
+            for p in (folder / "index").iterdir():
+                if p.name == "state.json":
+                    shutil.copy2(p, tmp / "index" / p.name)
+                else:
+                    os.link(p, tmp / "index" / p.name)
+        else:
+            code = ("import sys; from engine.tm import TranslationMemory as T; t = T(sys.argv[1], create=False); "
+                    "getattr(t, 'wait_for_index', lambda: None)(); t.close()")
+            subprocess.run([sys.executable, "-c", code, str(tmp)], check=True)
         os.replace(tmp, mine)
     return mine
 

@@ -251,7 +251,7 @@ def main() -> None:
     out["navigation"] = hb.stop()
     if sugg_ms:
         s = sorted(sugg_ms)
-        out["suggestion_ms"] = {"dwell_s": a.dwell, "n": len(s), "served": dict(win.nmt.served), "p50": round(statistics.median(s)), "p95": round(s[int(0.95 * (len(s) - 1))]),
+        out["suggestion_ms"] = {"dwell_s": a.dwell, "n": len(s), "served": dict(getattr(win.nmt, "served", {})), "p50": round(statistics.median(s)), "p95": round(s[int(0.95 * (len(s) - 1))]),
                                 "max": round(s[-1]),
                                 "slowest (ms, row, source words)": sorted(slowest, reverse=True)[:5]}
     # --- typing
