@@ -6,7 +6,7 @@ The document: the English JRC-Acquis sentences (``common.en``, 238 laws in docum
 consecutive sentences of one law a paragraph, repeated until ``--mb`` megabytes of UTF-8 text.  The
 same paragraphs are written as a TXT (blank line between paragraphs), an HTML page (one ``<p>`` each)
 and a DOCX (one ``w:p`` each, built with zipfile: python-docx is no dependency); in the HTML and the
-DOCX each paragraph's sixth word is bold, a pair of inline codes.
+DOCX each paragraph's sixth word is bold, a pair of inline codes (``--plain``: none).
 
 Each ``--tree`` (a source tree: this checkout by default, e.g. a worktree of an older commit) runs
 ``python -m engine doc import`` in a subprocess with ``PYTHONPATH=DIR``, the trees interleaved
@@ -66,10 +66,13 @@ def write_txt(paras: list[str], path: Path) -> None:
     path.write_text("\n\n".join(paras) + "\n", encoding="utf-8")
 
 
+PLAIN = False  # --plain: no bold word (documents without inline codes)
+
+
 def _bold_word(p: str) -> tuple[str, str, str]:
     """The paragraph around its fifth word, which the HTML and DOCX set in bold (an inline code pair)."""
     words = p.split(" ")
-    if len(words) < 7:
+    if PLAIN or len(words) < 7:
         return p, "", ""
     return " ".join(words[:5]) + " ", words[5], " " + " ".join(words[6:])
 
@@ -162,7 +165,10 @@ def main() -> int:
                     help="a source tree to measure (repeatable; default: this checkout)")
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--profile", choices=FORMATS, default=None)
+    ap.add_argument("--plain", action="store_true", help="no bold word in the HTML and DOCX paragraphs")
     a = ap.parse_args()
+    global PLAIN
+    PLAIN = a.plain
     trees = a.tree or [ROOT]
     with tempfile.TemporaryDirectory() as tmp:
         files = build(Path(tmp), a.mb)
@@ -181,7 +187,8 @@ def main() -> int:
         rows = [{"tree": t, "format": f, "text_mb": round(files[f][1] / 1e6, 2), "segments": n,
                  "cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "mb_per_cpu_s": round(files[f][1] / 1e6 / cpu, 2)}
                 for (t, f), (cpu, wall, n) in best.items()]
-    print(json.dumps({"machine": os.uname().nodename, "cpus": os.cpu_count(), "repeat": a.repeat, "rows": rows},
+    print(json.dumps({"machine": os.uname().nodename, "cpus": os.cpu_count(), "repeat": a.repeat,
+                      "plain": a.plain, "load": os.getloadavg()[0], "rows": rows},
                      indent=1))
     return 0
 
