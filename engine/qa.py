@@ -113,7 +113,7 @@ def numbers(text: str) -> Counter:
 
 #: Codes that record a reviewer's tracked change (SDL, memoQ), not markup of the text: a
 #: target may carry them where the source has none, and the other way round.
-TRACKED_CHANGES = frozenset({"x-sdl-deleted", "x-sdl-added", "x-mq-tc"})
+TRACKED_CHANGES = frozenset({"x-sdl-deleted", "x-sdl-added", "x-mq-tc", "x-ctr"})  # x-ctr: XLIFF 2.0 ctr:
 
 
 def _tracked(tag) -> bool:

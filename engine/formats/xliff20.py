@@ -53,7 +53,7 @@ from engine.errors import FormatError
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats import xliff20_valid
 from engine.formats.xlifflocks import translate_no
-from engine.formats.xliff20_ctr import add_change_track
+from engine.formats.xliff20_ctr import add_change_track, received
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, edges, fill_content,
@@ -329,6 +329,7 @@ class Xliff20Format:
         for site in doc.sites:
             target = doc.read_target(site)
             status, meta = _read_status(site, target)
+            target = received(site.unit, target)  # a reviewer's Change Tracking, shown as tracked changes
             meta["unit"] = site.unit.get("id", "")
             if site.segment.get("id"):
                 meta["segment"] = site.segment.get("id")

@@ -8,6 +8,7 @@ from lxml import etree
 
 from engine.formats import read_document
 from engine.formats.xliff20_ctr import CTR
+from engine.inline import accept_revisions, deleted_text, revision
 from engine.review.changes import TrackedChanges, set_tracking
 from engine.review.export import note
 from engine.store import Project
@@ -56,6 +57,13 @@ def test_xliff20_export_records_the_previous_target_with_change_tracking(tmp_pat
     assert rev.get("author") == "Rita Reviewer" and rev.get("datetime").endswith("Z")
     assert rev.find(f"{{{CTR}}}item").text == "Das rote Haus ist gross."
     assert _units(data)[1] == _units(src.read_bytes())[1]
-    again = read_document(out)  # the strict reader (modules validated) opens it
-    assert again.segments[0].target.plain() == "Das blaue Haus ist gross."
-    assert again.segments[0].target.tag_count == 2  # the <pc> kept
+    again = read_document(out)  # the strict reader (modules validated) opens it ...
+    t = again.segments[0].target
+    assert t.plain() == "Das blaue Haus ist gross."
+    # ... and shows the reviewer's change as tracked changes: "rote" deleted, "blaue" inserted
+    assert [deleted_text(x) for x in t.tags if revision(x) == "deleted"] == ["rote"]
+    assert [x.attrs["author"] for x in t.tags if revision(x) == "inserted"] == ["Rita Reviewer"] * 2
+    assert sum(1 for x in t.tags if not revision(x)) == 2  # the <pc> kept
+    accepted = t.with_text(accept_revisions(t.text, t.tags))  # what editing the segment keeps
+    assert accepted.plain() == "Das blaue Haus ist gross." and accepted.tag_count == 2
+    assert again.segments[1].target.text == "Schliessen."  # no change tracking: as it is
