@@ -92,7 +92,7 @@ def to_csv(rep: QualityReport) -> str:
     w.writerow([])
     w.writerow(["segment", "category", "severity", "text", "comment", "author"])
     for r in rep.rows:
-        w.writerow([r.idx, r.category, r.severity, r.span, r.comment, r.author])
+        w.writerow([r.idx, r.category, r.severity, _cell(r.span), _cell(r.comment), _cell(r.author)])
     return out.getvalue()
 
 
@@ -124,6 +124,12 @@ def write(rep: QualityReport, out: Path) -> Path:
     with atomic_write(out, "w", encoding="utf-8", newline="") as f:
         f.write(to_csv(rep) if ext == ".csv" else to_html(rep))
     return out
+
+
+def _cell(text: str) -> str:
+    """A reviewer's text as a CSV cell a spreadsheet shows as text: one starting like a formula
+    (= + - @, tab, CR) gets a leading apostrophe (OWASP's CSV injection advice)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _num(x: float) -> str:

@@ -79,3 +79,10 @@ def test_cli_writes_html_and_csv_with_the_same_numbers(sdl_project, tmp_path, ca
     assert "FAIL" in page and f"{17000 / 11:.2f} penalty points per 1,000 words" in page
     assert main(["review", "report", str(folder), "--out", str(tmp_path / "r.txt")]) == 2
     assert "html or .csv" in capsys.readouterr().err
+
+
+def test_a_comment_written_like_a_formula_stays_text_in_the_csv(sdl_project):
+    p, _ = sdl_project
+    Lqa(p).add(p.segments(1)[0].id, 0, 3, "style", "minor", '=HYPERLINK("http://x","y")', author="Rita")
+    rows = list(csv.reader(io.StringIO(report.to_csv(report.build(p, 1)))))
+    assert rows[-1][4] == "'=HYPERLINK(\"http://x\",\"y\")"
