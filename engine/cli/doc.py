@@ -113,9 +113,12 @@ def _open(folder: Path, src: str = "", tgt: str = ""):
 
 
 def _import(a) -> int:
+    import sys
+
     from engine.cli import print_json
     from engine.errors import FormatError
     from engine.formats import language_conflict, read_declared
+    from engine.formats.readprogress import Ticker
     from engine.formats.tabular import parse_columns
     from engine.langs import pair_text
     from engine.segmentation import using_rules
@@ -139,7 +142,11 @@ def _import(a) -> int:
             src, tgt = p.src_lang, p.tgt_lang
             rules, rules_file = segrules.project_rules(p), segrules.rules_name(p)
     # Read before the project is created: a new project takes the languages the file declares.
-    with using_rules(rules):
+    def progress(n: int, secs: float) -> None:
+        print(f"import: {n:,} segments read ({secs:.0f} s)" if n else f"import: reading ({secs:.0f} s)",
+              file=sys.stderr, flush=True)
+
+    with using_rules(rules), Ticker(progress):
         parsed, declared = read_declared(a.file, src_lang=a.src_lang or src, tgt_lang=a.tgt_lang or tgt,
                                          format=a.format, columns=columns)
     if rules_file:  # the export segments the original again: with these rules

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Literal, Protocol
 
+from engine.formats.readprogress import created
 from engine.inline import TaggedText
 
 SegmentStatus = Literal["new", "draft", "confirmed"]
@@ -56,6 +57,9 @@ class ParsedDocument:
     segments: list[ParsedSegment] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        created(self)  # a long import's progress line counts its segments (engine/formats/readprogress.py)
 
 
 @dataclass
