@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Sequence
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from app.workers import Cancelled, LatestOnly, Worker, start
+from engine.nmt.editorbeam import suggestion_beam
 
 if TYPE_CHECKING:
     from engine.glossary.model import TermHit
@@ -326,8 +327,9 @@ class NMTService(QObject):
         def stop() -> bool:
             return control.cancelled or (wanted is not None and not wanted())
 
+        beam = self.beam if prefix else suggestion_beam(text, self.beam)  # long: a smaller beam, half the CPU
         try:
-            res = call_translator(self.translator, text, memories, beam=self.beam, context=context, prefix=prefix,
+            res = call_translator(self.translator, text, memories, beam=beam, context=context, prefix=prefix,
                                   terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode, stop=stop)
         except Stopped:
             raise Cancelled() from None

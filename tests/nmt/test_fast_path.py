@@ -88,3 +88,24 @@ def test_a_packed_gru_cell_steps_as_torchs_cell():
         assert torch.allclose(copy.deepcopy(model)["cell"](x, h), want, atol=1e-6)
     model["cell"](x, h).sum().backward()
     assert model["cell"].weight_hh.grad.abs().sum() > 0
+
+
+def test_a_long_segment_is_suggested_with_a_smaller_beam_a_short_one_with_the_setting():
+    from engine.nmt.editorbeam import LONG_BEAM, LONG_WORDS, suggestion_beam
+
+    long = " ".join(["word"] * LONG_WORDS)
+    assert suggestion_beam(long, 5) == LONG_BEAM < 5
+    assert suggestion_beam("Click the button to save the file.", 5) == 5
+    assert suggestion_beam(long, 1) == 1  # never wider than the editor's setting
+
+
+def test_the_smaller_beam_of_a_long_segment_still_writes_a_finished_sentence(translator):
+    from engine.nmt.editorbeam import suggestion_beam
+    from engine.nmt.vocab import EOS
+
+    long = " and ".join(SENTENCES)
+    beam = suggestion_beam(long, 5)
+    assert beam < 5
+    res = translator.translate([long], beam=beam, split_long=0)[0]
+    assert res.text.strip() and res.tokens[-1] in ("</s>", EOS)
+    assert len(res.tokens) < 3 * len(translator.loaded.src_vocab.encode(long)) + 1  # ended by </s>, not the limit
