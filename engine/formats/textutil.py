@@ -246,7 +246,7 @@ def renumber(text: str, tags) -> TaggedText:
         t = by_n.get(tag_number(m.group()))  # sentence with a code took 0.9 s for 3 MB of HTML prose
         if t is None:
             return m.group()
-        t2 = dataclasses.replace(t, n=len(new_tags) + 1)
+        t2 = Tag(len(new_tags) + 1, t.kind, t.original, t.label, t.pair, t.attrs)  # dataclasses.replace: 3x
         new_tags.append(t2)
         return t2.char
 

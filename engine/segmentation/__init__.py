@@ -126,6 +126,8 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
         if end < len(text):
             cuts.append(end)
         start = end
+    if not cuts:  # one sentence (most paragraphs of a document)
+        return _pieces(text, cuts)
     closing = frozenset(t.n for t in tags if t.kind == "close")
     cuts = [_after_trailing_codes(text, c, closing) for c in cuts]
     if tags:
@@ -196,23 +198,23 @@ def _without_codes(probe: str) -> tuple[list[int], list[int], str]:
     at_probe: list[int] = []
     parts: list[str] = []
     size, pos, n = 0, 0, len(probe)
-
-    def add(piece: str, at: int) -> None:
-        nonlocal size
-        at_plain.append(size)
-        at_probe.append(at)
-        parts.append(piece)
-        size += len(piece)
-
     for m in _CODE_RUN.finditer(probe):
         a, b = m.span()
-        if a > pos:
-            add(probe[pos:a], pos)
+        if a > pos:  # the text before the codes
+            at_plain.append(size)
+            at_probe.append(pos)
+            parts.append(probe[pos:a])
+            size += a - pos
         if (a == 0 or probe[a - 1].isspace()) and (b == n or probe[b].isspace()):
-            add("X", a)
+            at_plain.append(size)
+            at_probe.append(a)
+            parts.append("X")
+            size += 1
         pos = b
     if pos < n:
-        add(probe[pos:], pos)
+        at_plain.append(size)
+        at_probe.append(pos)
+        parts.append(probe[pos:])
     return at_plain, at_probe, "".join(parts)
 
 
