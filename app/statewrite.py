@@ -13,6 +13,7 @@ from app.history import TargetState
 from app.preferences import preferences
 from engine.inline import accepted
 from engine.qa import tag_issues
+from engine.review.changes import TrackedChanges
 
 
 def tm_meta(win) -> dict | None:
@@ -38,8 +39,9 @@ def write_states(win, changes: list[tuple[int, TargetState]]) -> list[int]:
         if (meta is not None and seg.status == "confirmed" and st.status == "confirmed"
                 and st.text != seg.target.text and st.text.strip()
                 and not tag_issues(0, row, seg.source, target)):
-            new = project.confirm(seg.id, target, origin=st.origin, origin_score=st.origin_score, tm_meta=meta,
-                                  tm_replaces=seg.target)
+            with TrackedChanges(project).recording([seg.id]):  # Review ▸ Track Changes (engine/review/changes.py)
+                new = project.confirm(seg.id, target, origin=st.origin, origin_score=st.origin_score, tm_meta=meta,
+                                      tm_replaces=seg.target)
             model.reload_row(row)
             win.tm.replace(new.source, accepted(seg.target), accepted(new.target), meta,
                            on_written=lambda sid=seg.id: project.tm_written([sid]))

@@ -127,3 +127,23 @@ def test_segment_changes_shows_the_history_and_r_rejects_the_selected_change(qtb
     qtbot.keyClick(dlg.list, Qt.Key_R)   # and the deletion of "rote": back as received
     dlg.close()
     assert win.model.segment(0).target.text == "Das rote Haus." and win.model.segment(0).as_received
+
+
+def test_replace_all_on_confirmed_segments_is_tracked(qtbot, tmp_path):
+    from editor_helpers import make_project
+
+    folder = make_project(tmp_path / "q", ["Open the album.", "Close the album."])
+    with Project.open(folder) as p:
+        for seg, text in zip(p.segments(p.documents()[0].id), ["Öffne das Album.", "Schließe das Album."]):
+            p.confirm(seg.id, text)
+    preferences().user_name = "Rita Reviewer"
+    win = open_window(qtbot, folder)
+    win.actions_by_id["track_changes"].trigger()
+    win.search.open_find(replace=True)
+    win.findbar.find_edit.setText("Album")
+    win.findbar.replace_edit.setText("Fotoalbum")
+    assert win.search.replace_all(ask=False, keep_confirmed=True) == 2
+    tracked = TrackedChanges(win.project).in_document(win.model.document_id)
+    assert [[(c.kind, c.text, c.author) for c in t.changes()] for t in tracked.values()] == [
+        [("delete", "Album", "Rita Reviewer"), ("insert", "Fotoalbum", "Rita Reviewer")]] * 2
+    assert {win.model.segment(r).status for r in (0, 1)} == {"confirmed"}
