@@ -5,7 +5,7 @@
 Documents of the shared sentence-aligned corpora (JRC-Acquis en-de/en-fr by ``common.docid``, KDE
 manuals en-de by ``docs.doc``, Hansards en-fr by ``senate.docid``): the last ``--docs`` documents of
 each (at least 15 sentences, at most ``--max-sents`` sentences per corpus in all), whose lines are
-known 1-1 pairs.  Each document's sentences are joined 3-8 at a time (seeded) into paragraphs, the
+known 1-1 pairs, inline markup protected as codes (as a document reader gives it).  Each document's sentences are joined 3-8 at a time (seeded) into paragraphs, the
 same on both sides; then ``--change`` (default 10 %) of the sentences are changed: half deleted on
 one side (a 1-0 or 0-1 link), half merged with their neighbour on one side (a 2-1 or 1-2 link).
 Precision, recall and F1 of the links with text on both sides (what goes into the TM; strict: a link
@@ -53,6 +53,8 @@ def documents(folder: str, sf: str, tf: str, df: str, n_docs: int, max_sents: in
     for s, t, d in zip(src, tgt, ids):
         if s.strip() and t.strip():
             docs.setdefault(d, []).append((s.strip(), t.strip()))
+    from engine.inline import protect
+
     out, total = [], 0
     for pairs in reversed(list(docs.values())):
         if len(pairs) < 15:
@@ -60,7 +62,8 @@ def documents(folder: str, sf: str, tf: str, df: str, n_docs: int, max_sents: in
         pairs = pairs[:max_sents - total]
         if len(pairs) < 15:
             break
-        out.append(([p[0] for p in pairs], [p[1] for p in pairs]))
+        # inline markup (KDE's DocBook tags) as one code each, as Verso's document readers give it
+        out.append(([protect(p[0]).text for p in pairs], [protect(p[1]).text for p in pairs]))
         total += len(pairs)
         if len(out) >= n_docs:
             break

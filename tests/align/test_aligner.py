@@ -5,6 +5,7 @@ import random
 import subprocess
 import sys
 
+import pytest
 import sacrebleu
 
 from engine.align import chrf
@@ -102,3 +103,32 @@ def test_the_model_is_asked_only_about_sentences_near_unsure_links():
     links[6] = Link((6,), (), 0.4)
     assert unsure_sentences(links, 10) == [5, 6, 7]
     assert unsure_sentences([Link((i,), (i,), 0.99) for i in range(10)], 10) == []
+
+
+def test_a_paragraph_missing_from_the_translation_is_found_before_the_sentences():
+    rng = random.Random(5)
+    pars = [[_words(rng, rng.choice([4, 9, 16, 24])) for _ in range(rng.randint(2, 4))] for _ in range(9)]
+    pars[4] = [_words(rng, 30) for _ in range(4)]   # longer than any other: length alone can tell it
+    src = [s for p in pars for s in p]
+    sp = [k for k, p in enumerate(pars) for _ in p]
+    kept = [i for i in range(len(src)) if sp[i] != 4]           # paragraph 4 was never translated
+    tgt = [src[i].replace(" ", "  ").upper()[: int(len(src[i]) * 1.2)] + "." for i in kept]
+    tp = [sp[i] for i in kept]
+    links = align_texts(src, tgt, src_paragraphs=sp, tgt_paragraphs=tp)
+    assert [(x.src, x.tgt) for x in links if x.src and x.tgt] == [((i,), (n,)) for n, i in enumerate(kept)]
+    assert {x.src[0] for x in links if not x.tgt} == {i for i in range(len(src)) if sp[i] == 4}
+
+
+def test_documents_too_unlike_to_align_are_refused_in_one_line(monkeypatch, tmp_path):
+    from engine.align import dp
+    from engine.align.aligner import align_documents
+    from engine.align.docs import AlignDoc
+    from engine.errors import VersoError
+    from engine.inline import TaggedText
+
+    monkeypatch.setattr(dp, "MAX_CELLS", 1000)
+    src = AlignDoc(tmp_path / "long.docx", [TaggedText(f"Sentence {i}.") for i in range(400)], [0] * 400)
+    tgt = AlignDoc(tmp_path / "short.docx", [TaggedText("Satz.")] * 5, [0] * 5)
+    with pytest.raises(VersoError) as e:
+        align_documents(src, tgt)
+    assert "long.docx" in str(e.value) and "short.docx" in str(e.value) and "\n" not in str(e.value)
