@@ -1,22 +1,90 @@
-"""A paragraph's codes collected before they are numbered, and joined when there are too many.
+"""A paragraph's codes collected before they are numbered, and numbered past one segment's limit.
 
 One segment numbers at most :data:`engine.inline.TAG_MAX` (6,399) codes.  A paragraph of the
-zipped formats (DOCX, ODF, PPTX, IDML) can hold more: a highlighted code listing with a line
-break and a colour change on every line.  Such a paragraph's codes that stand next to each other
-with no text between (``</b><br/><b>``) become one code that does all of their jobs on export, as
-Okapi and memoQ join formatting runs; a paragraph that still holds more codes than a segment can
-number is refused in one FormatError line naming the file and the paragraph.  A paragraph within the limit is numbered as it always was, so
-the translations of earlier imports keep their codes.
+zipped formats (DOCX, ODF, PPTX, IDML) can hold more: a highlighted code listing with a line break
+and a colour change on every line, a tag cloud of 4,000 links.  Such a paragraph is read in two
+steps, and any real one imports:
+
+1. its codes that stand next to each other with no text between (``</b><br/><b>``) become one
+   code that does all of their jobs on export, as Okapi and memoQ join formatting runs;
+2. if it still holds more than TAG_MAX codes, the paragraph's own text numbers the codes past
+   TAG_MAX with characters of the supplementary private use plane 15 (:func:`code_char`).  That
+   text never leaves the format's reader and writer: each sentence is numbered from 1 again
+   (:func:`renumber`), and the segmenter cuts a paragraph into pieces of at most 4,000 characters,
+   so a segment never holds more than a segment can.
+
+A paragraph within the limit is numbered as it always was, so the translations of earlier imports
+keep their codes.  Past :data:`PARAGRAPH_MAX` codes (or with plane-15 characters of its own in a
+paragraph that needs them) a paragraph is refused in one FormatError line naming the file and the
+paragraph.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from engine.errors import FormatError
-from engine.inline import TAG_MAX, TaggedText, TaggedTextBuilder, tag_chars_in
+from engine.formats.textutil import renumber as renumber_narrow
+from engine.inline import TAG_MAX, Tag, TaggedText, TaggedTextBuilder, tag_char, tag_chars_in, tag_number
+
+WIDE = 0xF0000 - TAG_MAX   # code n > TAG_MAX of a paragraph's text is chr(WIDE + n): U+F0001 ...
+PARAGRAPH_MAX = 0xFFFFD - WIDE
+_WIDE_RE = re.compile("[\U000f0001-\U000ffffd]")
+_ANY_RE = re.compile("[\ue001-\uf8ff\U000f0001-\U000ffffd]")
 
 
-def too_many(count: int, path, place: str | None) -> FormatError:
-    return FormatError(path, f"{count:,} inline codes in one paragraph, more than a segment can hold "
-                             f"({TAG_MAX:,}) even with adjacent codes joined; split the paragraph", place)
+def code_char(n: int) -> str:
+    """The character of paragraph-level code ``n`` (that of a segment's tag up to TAG_MAX)."""
+    return tag_char(n) if n <= TAG_MAX else chr(WIDE + n)
+
+
+def code_number(ch: str) -> int | None:
+    n = tag_number(ch)
+    if n is None and 0xF0001 <= ord(ch) <= 0xFFFFD:
+        return ord(ch) - WIDE
+    return n
+
+
+def code_chars_in(text: str) -> list[str]:
+    return _ANY_RE.findall(text) if _WIDE_RE.search(text) else tag_chars_in(text)
+
+
+def narrow(tags) -> tuple[Tag, ...]:
+    """The codes a segmenter can see (it looks at the segment placeholders only)."""
+    return tuple(t for t in tags if t.n <= TAG_MAX)
+
+
+def renumber(text: str, by_n: dict[int, Tag], path=None, place: str | None = None) -> TaggedText:
+    """A sentence of a paragraph's text with its codes numbered 1, 2, ... (textutil.renumber,
+    knowing the plane-15 codes)."""
+    if not _WIDE_RE.search(text):
+        return renumber_narrow(text, by_n)
+    chars = _ANY_RE.findall(text)
+    if len(chars) > TAG_MAX:
+        raise too_many(len(chars), path, place, "in one sentence")
+    new: list[Tag] = []
+
+    def number(m: re.Match) -> str:
+        t = by_n.get(code_number(m.group()))
+        if t is None:
+            return m.group()
+        new.append(dataclasses.replace(t, n=len(new) + 1))
+        return new[-1].char
+
+    return TaggedText(_ANY_RE.sub(number, text), tuple(new))
+
+
+def too_many(count: int, path, place: str | None, where: str = "in one paragraph") -> FormatError:
+    return FormatError(path, f"{count:,} inline codes {where}, more than Verso can number "
+                             f"({TAG_MAX:,} a segment, {PARAGRAPH_MAX:,} a paragraph); split it", place)
+
+
+class _WideBuilder(TaggedTextBuilder):
+    def _add(self, kind, original: str, label: str, pair: str, attrs: dict | None) -> int:
+        n = len(self._tags) + 1
+        self._tags.append(Tag(n, kind, original, label, pair, attrs or {}))
+        self._parts.append(code_char(n))
+        return n
 
 
 class Codes:
@@ -36,11 +104,14 @@ class Codes:
 
     def build(self, path=None, place: str | None = None) -> tuple[TaggedText, dict[int, tuple]]:
         items = self.items
+        b = TaggedTextBuilder()
         if _count(items) > TAG_MAX:
             items = _joined(items)
-            if _count(items) > TAG_MAX:
-                raise too_many(_count(items), path, place)
-        b = TaggedTextBuilder()
+            count = _count(items)
+            if count > TAG_MAX:
+                if count > PARAGRAPH_MAX or any(isinstance(it, str) and _WIDE_RE.search(it) for it in items):
+                    raise too_many(count, path, place)
+                b = _WideBuilder()
         actions: dict[int, tuple] = {}
         for it in items:
             before = len(b._tags)

@@ -41,10 +41,9 @@ from lxml import etree
 
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats import xmlsafe
-from engine.formats.codefold import Codes
-from engine.formats.textutil import renumber
+from engine.formats.codefold import Codes, code_char, code_chars_in, code_number, narrow, renumber
 from engine.fsutil import atomic_write
-from engine.inline import Tag, TaggedText, is_private_use_tag, tag_char, tag_chars_in, tag_number
+from engine.inline import Tag, TaggedText, is_private_use_tag, tag_number
 from engine.segmentation import segment_text
 
 #: Limits on a package.  Word and LibreOffice documents of several hundred pages
@@ -331,7 +330,7 @@ def paragraph_text(p: Paragraph, lang: str, path=None, place: str | None = None)
     by_n = {t.n: t for t in text.tags}
 
     def edge_code(ch: str) -> bool:
-        n = tag_number(ch)
+        n = code_number(ch)
         return n is not None and by_n[n].kind == "ph" and not is_private_use_tag(by_n[n])
 
     k, e = 0, len(text.text)
@@ -342,16 +341,16 @@ def paragraph_text(p: Paragraph, lang: str, path=None, place: str | None = None)
     if not any(c.isalnum() for c in text.plain()):
         p.sentences, p.gaps, p.lead, p.tail = [], [], text.text, ""
         return
-    seg = segment_text(text.text[k:e], lang, text.tags)
+    seg = segment_text(text.text[k:e], lang, narrow(text.tags))
     p.lead, p.tail = text.text[:k], text.text[e:]
     p.sentences = [TaggedText(s.text, tuple(_with_para(t, orig) for t, orig in zip(s.tags, _codes(src, by_n))))
-                   for s, src in ((renumber(s, by_n), s) for s in seg.sentences)]
+                   for s, src in ((renumber(s, by_n, path, place), s) for s in seg.sentences)]
     p.gaps = list(seg.gaps)
 
 
 def _codes(text: str, by_n: dict[int, Tag]) -> list[Tag]:
-    # tag_number on every character: 0.15 of 0.36 s reading 3 MB of JRC-Acquis DOCX (benchmarks/import_speed.py)
-    return [by_n[n] for n in map(tag_number, tag_chars_in(text)) if n in by_n] if by_n else []
+    # code_number on every code character: 0.15 of 0.36 s reading 3 MB of JRC-Acquis DOCX (benchmarks/import_speed.py)
+    return [by_n[n] for n in map(code_number, code_chars_in(text)) if n in by_n] if by_n else []
 
 
 def _with_para(t: Tag, orig: Tag) -> Tag:
@@ -382,7 +381,7 @@ def _to_para(tt: TaggedText, src: TaggedText) -> str:
         if n is None:
             out.append(ch)
         elif n in by_n and "p" in by_n[n].attrs:
-            out.append(tag_char(by_n[n].attrs["p"]))
+            out.append(code_char(by_n[n].attrs["p"]))
     return "".join(out)
 
 
@@ -426,7 +425,7 @@ def events(p: Paragraph, text: str) -> list[tuple]:
         evs.append((tok.kind, tok))
 
     for ch in text:
-        n = tag_number(ch)
+        n = code_number(ch)
         if n is None:
             buf.append(ch)
             continue

@@ -52,25 +52,50 @@ def test_an_untouched_listing_exports_byte_for_byte(tmp_path):
         for n in zipfile.ZipFile(path).namelist())
 
 
-@pytest.mark.parametrize("body", [
-    "".join(f'<w:r>{"<w:rPr><w:b/></w:rPr>" if i % 2 else ""}<w:t xml:space="preserve">w{i} </w:t></w:r>'
-            for i in range(20_000)),
-    "".join(f'<w:hyperlink r:id="rId{i}"><w:r><w:t>l{i}</w:t></w:r></w:hyperlink><w:r><w:t xml:space="preserve"> '
-            f'</w:t></w:r>' for i in range(4_000)),
-], ids=["20000-alternating-bold-runs", "4000-links"])
-def test_a_paragraph_past_the_code_limit_is_refused_in_one_line_naming_file_and_paragraph(tmp_path, body):
+_BOLD_RUNS = "".join(f'<w:r>{"<w:rPr><w:b/></w:rPr>" if i % 2 else ""}<w:t xml:space="preserve">w{i} </w:t></w:r>'
+                     for i in range(20_000))
+_LINKS = "".join(f'<w:hyperlink r:id="rId{i}"><w:r><w:t>l{i}</w:t></w:r></w:hyperlink><w:r><w:t xml:space="preserve"> '
+                 f'</w:t></w:r>' for i in range(4_000))
+
+
+@pytest.mark.parametrize("body, element, count", [(_BOLD_RUNS, "b", 10_000), (_LINKS, "hyperlink", 4_000)],
+                         ids=["20000-alternating-bold-runs", "4000-links"])
+def test_a_paragraph_with_thousands_of_codes_imports_and_exports_every_one(tmp_path, body, element, count):
     path = make_docx(tmp_path / "in.docx", "<w:p><w:r><w:t>Fine.</w:t></w:r></w:p>" + f"<w:p>{body}</w:p>")
+    doc = FORMAT.read(path, src_lang="en")
+    segs = [s for s in doc.segments if s.key.startswith("word/document.xml:p2.")]
+    assert len(segs) > 1 and all(len(s.source.tags) <= TAG_MAX for s in segs)
+    assert all(len(s.source.text) <= 5_000 for s in segs)
+    tr = {s.key: Translation(TaggedText(s.source.text.upper(), s.source.tags)) for s in segs}
+    write_document(path, tmp_path / "out.docx", tr, format="docx", src_lang="en")
+    root = etree.fromstring(zipfile.ZipFile(tmp_path / "out.docx").read("word/document.xml"))
+    para = root.findall(f".//{W}p")[1]
+    assert len(para.findall(f".//{W}{element}")) == count
+    text = "".join(t.text or "" for t in para.iter(W + "t"))
+    assert text.startswith(("W0 W1 ", "L0 L1 ")) and ("W19999" in text or "L3999" in text)
+
+
+def test_a_paragraph_past_what_verso_can_number_is_refused_in_one_line_naming_file_and_paragraph():
+    from engine.formats.codefold import PARAGRAPH_MAX, Codes
+    codes = Codes()
+    for i in range(PARAGRAPH_MAX // 2 + 1):
+        codes.code("open", "<fmt>", "fmt", f"f{i}", {}, ("fmt", "b", "open"))
+        codes.text(f"w{i}")
+        codes.code("close", "</fmt>", "fmt", f"f{i}", {}, ("fmt", "b", "close"))
+        codes.text(" ")
     with pytest.raises(FormatError) as e:
-        FORMAT.read(path, src_lang="en")
+        codes.build("big.docx", "paragraph word/document.xml:p2")
     msg = str(e.value)
-    assert "\n" not in msg and str(path) in msg and "p2" in msg and "6,399" in msg
+    assert "\n" not in msg and msg.startswith("big.docx, paragraph word/document.xml:p2:") and "6,399" in msg
 
 
-def test_an_odt_paragraph_past_the_code_limit_is_refused_naming_file_and_paragraph(tmp_path):
+def test_an_odt_paragraph_with_4000_links_imports_and_exports_them(tmp_path):
     from engine.formats.odf import FORMAT as ODF
     from formats.docfiles import make_odt
     links = "".join(f'<text:a xlink:href="http://x/{i}">l{i}</text:a> ' for i in range(4_000))
     path = make_odt(tmp_path / "in.odt", f"<text:p>Fine.</text:p><text:p>{links}</text:p>")
-    with pytest.raises(FormatError) as e:
-        ODF.read(path, src_lang="en")
-    assert "\n" not in str(e.value) and str(path) in str(e.value) and "content.xml:p2" in str(e.value)
+    doc = ODF.read(path, src_lang="en")
+    tr = {s.key: Translation(TaggedText(s.source.text.upper(), s.source.tags)) for s in doc.segments}
+    write_document(path, tmp_path / "out.odt", tr, format="odf", src_lang="en")
+    content = zipfile.ZipFile(tmp_path / "out.odt").read("content.xml").decode()
+    assert content.count("<text:a ") == 4_000 and ">L3999</text:a>" in content
