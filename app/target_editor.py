@@ -321,7 +321,15 @@ class TargetEditor(QTextEdit):
             return
         before = self.document().revision()
         super().keyPressEvent(e)
-        if self.document().revision() != before and not self.isReadOnly():
+        self._typed(before)
+
+    def inputMethodEvent(self, e):  # noqa: N802 - dead keys and input methods type too
+        before = self.document().revision()
+        super().inputMethodEvent(e)
+        self._typed(before)
+
+    def _typed(self, revision: int) -> None:
+        if self.document().revision() != revision and not self.isReadOnly():
             self.typed_here = True
             if not self.ghost.rest:
                 self.ghostWanted.emit(self.segment_text())
