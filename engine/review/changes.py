@@ -89,19 +89,16 @@ class TrackedChanges:
         """Wrap a write of these segments' targets: with tracking on, a confirmed or received
         target is kept as the base before the write; afterwards a target that reads as its base
         again drops the row (and gets its state back).  Tracking on or off, each changed target
-        is a row of the segment's history (:mod:`engine.review.history`)."""
+        is a row of the segment's history (:mod:`engine.review.history`).  All in the write's own
+        transaction: a write refused (a locked segment) records nothing."""
         ids = list(segment_ids)
         who, now = (author.strip() or user_name()), _now()
-        old = history.before(self._conn, ids)
-        if not ids or not tracking(self.project):
-            try:
-                yield
-            finally:
-                with self._tx():
-                    history.record(self._conn, old, who, now)
-            return
+        # one transaction with the write it wraps (a savepoint inside): one fsync per confirm, not three
+        # (benchmarks/review_recording.py: 10.7 / 16.7 ms per confirm with separate commits, plain 5.1)
         with self._tx():
-            for sid in ids:
+            old = history.before(self._conn, ids)
+            on = bool(ids) and tracking(self.project)
+            for sid in ids if on else ():
                 row = self._conn.execute(
                     "SELECT target, target_tags, status, origin, origin_score, updated_at, confirmed_at, created_at"
                     " FROM segments WHERE id = ?", (sid,)).fetchone()
@@ -113,12 +110,10 @@ class TrackedChanges:
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(segment_id) DO UPDATE SET"
                     " author = excluded.author, changed_at = excluded.changed_at",
                     (sid, row[0], row[1], row[2], row[3], row[4], row[5], row[6], who, now))
-        try:
-            yield
-        finally:
-            self._settle(ids)
-            with self._tx():
-                history.record(self._conn, old, who, now)
+            yield  # a write that fails rolls all of it back
+            if on:
+                self._settle(ids)
+            history.record(self._conn, old, who, now)
 
     def _settle(self, ids: Iterable[int]) -> None:
         """Rows whose target reads as the base again go, the segment's state restored."""
