@@ -53,18 +53,22 @@ _SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u00bb\u201d\u2019)\]]*\s+|[\u3002\u
 _SPACE = re.compile(r"\s+")
 _CODE = re.compile("[\ue001-\uf8ff]")
 _CODE_RUN = re.compile("[\ue001-\uf8ff]+")
-_RULES: ContextVar[SRX | None] = ContextVar("verso_segmentation_rules", default=None)
+#: Segment as pysbd did (:mod:`engine.segmentation.pysbd_legacy`): the export of a document imported
+#: before the rules were SRX.
+PYSBD = "pysbd"
+_RULES: ContextVar[SRX | str | None] = ContextVar("verso_segmentation_rules", default=None)
 
 
 def active_rules() -> SRX:
-    """The rules in force: those :func:`using_rules` set, else Verso's default rules."""
-    return _RULES.get() or default_rules()
+    """The SRX rules in force: those :func:`using_rules` set, else Verso's default rules."""
+    rules = _RULES.get()
+    return rules if isinstance(rules, SRX) else default_rules()
 
 
 @contextmanager
-def using_rules(rules: SRX | None) -> Iterator[None]:
-    """Segment with ``rules`` (a parsed SRX file; None: the default rules) inside the block --
-    a project's own rules while its documents are read and written."""
+def using_rules(rules: SRX | str | None) -> Iterator[None]:
+    """Segment with ``rules`` (a parsed SRX file; None: the default rules; :data:`PYSBD`) inside the
+    block -- a project's own rules while its documents are read and written."""
     token = _RULES.set(rules)
     try:
         yield
@@ -100,6 +104,8 @@ class Segmentation:
 
 def segmenter_language(lang: str | None) -> str:
     """The names of the SRX rule sets used for ``lang``, joined by ``+`` (``English+Default``)."""
+    if _RULES.get() == PYSBD:
+        return PYSBD
     return "+".join(active_rules().names_for(lang or "")) or "none"
 
 
@@ -117,12 +123,18 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
     """Split ``text`` into sentences with the rules of ``lang``; loss-free."""
     if not text or text.isspace():
         return Segmentation((), (text,))
-    seg = active_rules().segmenter(lang or "")
-    spaces = "".join(t.char for t in tags if t.label == "br" or (t.original and t.original.isspace()))
+    if _RULES.get() == PYSBD:
+        from engine.segmentation.pysbd_legacy import pysbd_cuts as cut
+    else:
+        seg = active_rules().segmenter(lang or "")
+        spaces = "".join(t.char for t in tags if t.label == "br" or (t.original and t.original.isspace()))
+
+        def cut(piece: str, lang: str) -> list[int]:
+            return _rule_cuts(piece, seg, spaces)
     cuts: list[int] = []
     start = 0
     for end in safe_cuts(text) + [len(text)]:
-        cuts += [start + c for c in _rule_cuts(text[start:end], seg, spaces)]
+        cuts += [start + c for c in cut(text[start:end], lang)]
         if end < len(text):
             cuts.append(end)
         start = end

@@ -345,7 +345,8 @@ class Project:
                     "INSERT INTO documents (name, format, original, src_lang, tgt_lang, meta, imported_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (name, parsed.format, f"{ORIGINALS}/{stem}", src, tgt,
-                     json.dumps({**parsed.meta, "problems": parsed.problems,
+                     # segmented with the SRX rules: the default ones unless the reader named others
+                     json.dumps({"segmentation_srx": "", **parsed.meta, "problems": parsed.problems,
                                  "imported_from": str(original.resolve())}, ensure_ascii=False), now),
                 )
                 doc_id = int(cur.lastrowid)

@@ -3,9 +3,10 @@
 ``verso seg import-srx FILE --project DIR`` checks the file strictly (:func:`engine.segmentation.srx.parse_srx`:
 one line naming file and line when it is malformed), keeps a copy as ``DIR/segmentation/<sha256[:16]>.srx``
 and makes it the project's rules (setting ``segmentation_srx``).  Documents imported from then on are
-segmented with it, and each remembers the copy it was segmented with (document meta ``segmentation_srx``):
-a writer segments the original again to put translations in place, so an export uses the rules the
-import used even after the project's rules changed.  No setting: Verso's default rules.
+segmented with it, and each remembers the copy it was segmented with (document meta ``segmentation_srx``,
+``""`` for Verso's default rules): a writer segments the original again to put translations in place by
+their keys, so an export uses the rules the import used even after the project's rules changed -- and
+pysbd's breaks for a document imported before the rules were SRX.  No setting: Verso's default rules.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Iterator
 
 from engine.errors import FormatError, ProjectError
 from engine.fsutil import atomic_write
-from engine.segmentation import using_rules
+from engine.segmentation import PYSBD, using_rules
 from engine.segmentation.srx import SRX, parse_srx
 
 SETTING = "segmentation_srx"
@@ -62,8 +63,12 @@ def project_rules(project) -> SRX | None:
     return _load(project, project.setting(SETTING, "") or "")
 
 
-def document_rules(project, meta: dict) -> SRX | None:
-    """The rules a document was segmented with (its meta ``segmentation_srx``)."""
+def document_rules(project, meta: dict) -> SRX | str | None:
+    """The rules a document was segmented with (its meta ``segmentation_srx``: a file of the project,
+    ``""`` for the default rules); a document imported before the rules were SRX has no such key and
+    was segmented by pysbd (:data:`engine.segmentation.PYSBD`)."""
+    if SETTING not in meta:
+        return PYSBD
     return _load(project, str(meta.get(SETTING) or ""))
 
 

@@ -225,3 +225,30 @@ def test_every_default_rule_compiles():
         assert rs, name
     strict = parse_srx(rules.source)  # the strict reading compiles each pattern
     assert strict.languagerules == rules.languagerules
+
+
+def test_a_document_imported_before_the_srx_rules_exports_with_the_breaks_it_was_imported_with(tmp_path):
+    """Imported while pysbd made the breaks (its meta names no rules): each translation goes back to
+    the sentence it was made for, not to where the SRX rules would put that key."""
+    from engine.formats import read_document
+    from engine.segmentation import PYSBD
+    from engine.store import Project
+
+    doc = tmp_path / "old.txt"
+    doc.write_text("He paid 5 dollars . the next day he left. Then more.\n", "utf-8")
+    p = Project.create(tmp_path / "p", src_lang="en", tgt_lang="de")
+    with using_rules(PYSBD):  # what the release before read
+        parsed = read_document(doc, src_lang="en", tgt_lang="de")
+    doc_id = p.import_parsed(parsed, doc)
+    with p._tx():  # a document of the release before has no rules in its meta
+        p._conn.execute("UPDATE documents SET meta = json_remove(meta, '$.segmentation_srx') WHERE id = ?", (doc_id,))
+    segs = p.segments(doc_id)
+    assert [s.source.text for s in segs] == ["He paid 5 dollars .", "the next day he left.", "Then more."]
+    p.confirm(segs[2].id, "Dann mehr.")
+    p.export_document(doc_id, tmp_path / "de.txt")
+    assert (tmp_path / "de.txt").read_text("utf-8") == "He paid 5 dollars . the next day he left. Dann mehr.\n"
+    # imported now: the SRX rules, recorded as the default ones
+    new_id = p.import_document(doc)
+    assert [s.source.text for s in p.segments(new_id)] == ["He paid 5 dollars . the next day he left.", "Then more."]
+    assert p.document(new_id).meta["segmentation_srx"] == ""
+    p.close()
