@@ -184,6 +184,7 @@ class DocumentsController(Controller):
         glossary as :class:`ReadsAsGlossary`; the translator's Yes stores that same read."""
         from app.dialogs.import_doc import other_pair_accepted, read_for_import
         from app.workers import Worker, start
+        from engine.formats.readprogress import Ticker
 
         win = self.win
 
@@ -191,7 +192,9 @@ class DocumentsController(Controller):
             doc, conflict = parsed, ""
             if doc is None:
                 control.progress(text=f"Reading {path.name}…")
-                doc, conflict = read_for_import(path, project, format)
+                with Ticker(lambda n, secs: control.progress(  # from the watcher thread: a queued signal
+                        text=f"Reading {path.name}… {n:,} segments read" if n else f"Reading {path.name}… ({secs:.0f} s)")):
+                    doc, conflict = read_for_import(path, project, format)
                 control.check()
             if conflict and OtherLanguagePair not in answered:
                 return OtherLanguagePair(doc, conflict)

@@ -39,3 +39,17 @@ def test_a_broken_file_is_reported_and_nothing_is_stored(qtbot, tmp_path, monkey
     assert "broken.xlf" in shown[0]
     with Project.open(folder) as p:
         assert [d.name for d in p.documents()] == ["p-doc.txt"]
+
+
+def test_a_long_import_shows_the_segments_read_so_far(qtbot, tmp_path, monkeypatch):
+    from engine.formats import readprogress
+    monkeypatch.setattr(readprogress, "EVERY", 0.01)   # "every few seconds", shrunk to fit a test
+    win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
+    doc = tmp_path / "long.txt"
+    doc.write_text("".join(f"Paragraph number {i} says something.\n\n" for i in range(40_000)), "utf-8")
+    said = []
+    w = win.documents.import_document(doc)
+    w.signals.progress.connect(lambda e: said.append(e.get("text", "")))
+    qtbot.waitUntil(lambda: win.doc_combo.currentText() == "long.txt", timeout=120_000)
+    import re
+    assert any(re.fullmatch(r"Reading long\.txt… (\d[\d,]* segments read|\(\d+ s\))", t) for t in said), said
