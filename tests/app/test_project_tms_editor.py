@@ -90,3 +90,14 @@ def test_a_declined_glossary_outside_the_project_is_left_out(qtbot, tmp_path, mo
     win = open_window(qtbot, folder)
     assert _terms_loaded(qtbot, win) == 0
     win.close()
+
+
+def test_a_shared_tm_server_the_project_names_is_asked_about_without_its_password(qtbot, tmp_path, monkeypatch):
+    folder = _listing(tmp_path, ["postgresql://verso:s3cret@db.invalid:5432/team?tm=client_a"])
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.No)
+    win = open_window(qtbot, folder)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    assert len(asked) == 1 and "db.invalid" in asked[0] and "s3cret" not in asked[0]
+    assert win.tm.infos == []    # declined: never connected to
+    win.close()
