@@ -68,3 +68,16 @@ def test_with_a_model_for_the_pair_the_model_aligns(tmp_path, capsys):
     assert rc == 0, out.err
     res = json.loads(out.out)
     assert res["method"] == "model" and res["added"] >= 4
+
+
+def test_a_pdf_without_pdftotext_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    (tmp_path / "en.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
+    (tmp_path / "de.txt").write_text(DE, "utf-8")
+    rc = main(["align-docs", str(tmp_path / "en.pdf"), str(tmp_path / "de.txt"), "--tm", str(tmp_path / "tm"),
+               "--src-lang", "en", "--tgt-lang", "de", "--no-model"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "en.pdf" in err and "pdftotext" in err
+    assert not (tmp_path / "tm").exists()
