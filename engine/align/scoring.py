@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Sequence
 
 from engine.align import chrf
+from engine.inline import strip_tags
 
 #: P(bead): chosen on held-aside documents (benchmarks/align_docs.py, seed 2, 40 documents a corpus;
 #: RESULTS.md): 1-0/0-1 at 0.05 each and 2-1/1-2 at 0.02 each with SKIP = 1 gave a mean F1 of
@@ -61,7 +62,7 @@ class BeadCost:
         self.as_ = [anchors(s) for s in src]
         self.at = [anchors(t) for t in tgt]
         self.mt = [chrf.profile(x) if x is not None else None for x in mt] if mt is not None else None
-        self.tp = [chrf.profile(t) for t in tgt] if mt is not None else None
+        self.tp = [chrf.profile(strip_tags(t)) for t in tgt] if mt is not None else None  # MT has no codes
 
     def length(self, ls: int, lt: int, k: int, l_: int) -> float:
         if not (k and l_):
