@@ -20,8 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "align-docs", help="align a document with its translation, sentence by sentence, into a TM",
         description="Read two documents (any format Verso imports: DOCX, ODT, HTML, Markdown, TXT, ...; PDF "
                     "through pdftotext where installed), split both into sentences, align them 1-1, 1-2, "
-                    "2-1, 1-0, 0-1 (the model's translation of the source against the target where a model "
-                    "serves the pair; sentence lengths and numbers otherwise) and add the pairs whose "
+                    "2-1, 1-0, 0-1 (by sentence lengths, numbers and inline codes; where a model serves the "
+                    "pair, also by its translation of the sentences around the links length leaves unsure) "
+                    "and add the pairs whose "
                     "confidence reaches --min-confidence to the TM, origin 'aligned'. Prints JSON "
                     '{"pairs": n, "added": n, "below": n, "method": ..., ...}.')
     p.add_argument("src", type=Path, metavar="SRC", help="the original document")
