@@ -33,8 +33,11 @@ def type_segment(tr, src: str, ref: str, beam: int) -> tuple[list[float], int, i
     from app.ghost import Ghost
     from engine.nmt.results import TranslationRequest
 
-    t0 = time.perf_counter()
-    sug = tr.suggest(TranslationRequest(src, "", (), None, ()), beam=beam).text
+    from app.suggest import COMPLETION_BEAM
+    from engine.nmt.editorbeam import suggestion_beam
+
+    t0 = time.perf_counter()  # the editor's beams: the suggestion's by length, the completion's COMPLETION_BEAM
+    sug = tr.suggest(TranslationRequest(src, "", (), None, ()), beam=suggestion_beam(src, beam)).text
     sug_ms = 1000 * (time.perf_counter() - t0)
     ghost, times, free = Ghost(), [], 0
     for i in range(1, len(ref) + 1):
@@ -49,7 +52,7 @@ def type_segment(tr, src: str, ref: str, beam: int) -> tuple[list[float], int, i
             free += 1
             continue
         t0 = time.perf_counter()
-        out = tr.suggest(TranslationRequest(src, typed, (), None, ()), beam=beam).text
+        out = tr.suggest(TranslationRequest(src, typed, (), None, ()), beam=min(beam, COMPLETION_BEAM)).text
         times.append(1000 * (time.perf_counter() - t0))
         if out.startswith(typed) and len(out) > len(typed):
             ghost.set(typed, out[len(typed):])
@@ -61,7 +64,7 @@ def main() -> None:
     ap.add_argument("--model", default="resources/models/demo")
     ap.add_argument("--docs", type=int, default=2)
     ap.add_argument("--max", type=int, default=40, help="sentences")
-    ap.add_argument("--beam", type=int, default=5, help="the editor's default")
+    ap.add_argument("--beam", type=int, default=5, help="the editor's setting (default 5)")
     ap.add_argument("--threads", type=int, default=0, help="engine threads (0: automatic, as the editor)")
     ap.add_argument("--no-quantize", action="store_true", help="fp32 engine (the editor quantises by default)")
     args = ap.parse_args()

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from app import keymap
 from app.ghost import Ghost
 from app.main_window import MainWindow
+from app.suggest import COMPLETION_BEAM
 from engine.store import Project
 
 from editor_helpers import make_project
@@ -47,7 +48,7 @@ def win(qtbot, model_project) -> MainWindow:
 
 
 def completion(tr, typed: str) -> str:
-    return tr.translate([SENTENCES[ROW]], beam=5, prefixes=[typed])[0].text
+    return tr.translate([SENTENCES[ROW]], beam=COMPLETION_BEAM, prefixes=[typed])[0].text
 
 
 def type_until_ghost(qtbot, win, typed: str) -> str:

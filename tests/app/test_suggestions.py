@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from engine.nmt.copyreport import CopiedWord
 from app.main_window import MainWindow
-from app.suggest import view_of
+from app.suggest import COMPLETION_BEAM, view_of
 from app.tmservice import FoundMatch
 from engine.store import Project
 from engine.tm import TranslationMemory
@@ -170,7 +170,7 @@ def test_typing_a_prefix_gets_the_rest_completed_by_the_engine(qtbot, win, tiny_
     prefix = "Ein"
     qtbot.keyClicks(win.editor(), prefix)
     wait_panel(qtbot, win, 0, "completion", timeout=60_000)
-    expected = tiny_translator.translate([SENTENCES[0]], beam=5, prefixes=[prefix])[0]
+    expected = tiny_translator.translate([SENTENCES[0]], beam=COMPLETION_BEAM, prefixes=[prefix])[0]
     assert win.suggestion.completion.text == expected.text and expected.text.startswith(prefix)
     assert win.suggestion.current is suggestion  # the suggestion line is untouched
     assert win.suggestion.completion_view.isVisibleTo(win.suggestion)
