@@ -25,7 +25,9 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
 _DECL_ENC = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 _HIDDEN = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>", re.S)
 _LANG_ATTR = re.compile(r"""\s+(?:target-language|trgLang)\s*=\s*(["'])[^"']*\1""")
-_STATUS_ATTR = re.compile(r"""\s+(?:state|approved|mq:status|subState)\s*=\s*(["'])[^"']*\1""")
+# memoQ's who-changed-it-when of an edited unit is updated too (issue 45: engine/formats/xliff_revisions.py)
+_STATUS_ATTR = re.compile(r"""\s+(?:state|approved|mq:status|subState|mq:lastchangedtimestamp|mq:lastchanginguser)"""
+                          r"""\s*=\s*(["'])[^"']*\1""")
 _SDL_SEG = re.compile(r"<sdl:seg\b[^>]*>")
 _SDL_STATUS = re.compile(r"""\s+(?:conf|origin)\s*=\s*(["'])[^"']*\1""")
 _ALT = re.compile(r"<(?:[\w.-]+:)?alt-trans\b.*?</(?:[\w.-]+:)?alt-trans\s*>", re.S)
