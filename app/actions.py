@@ -107,7 +107,7 @@ MENUS: tuple[tuple[str, tuple], ...] = (
         ActionSpec("models", "&Models…", "machine.models_dialog"),
     )),
     ("&Review", (
-        ActionSpec("track_changes", "&Track Changes On/Off", "review.toggle_track_changes", keys=("Ctrl+Alt+Shift+T",)),
+        ActionSpec("track_changes", "&Track Changes", "review.toggle_track_changes", keys=("Ctrl+Alt+Shift+T",)),
         ActionSpec("accept_changes", "&Accept Segment Changes", "review.accept_segment", keys=("Ctrl+Alt+Shift+A",),
                    grid_menu=True),
         ActionSpec("reject_changes", "&Reject Segment Changes", "review.reject_segment", keys=("Ctrl+Alt+Shift+R",),

@@ -32,6 +32,14 @@ class ReviewController(Controller):
     def __init__(self, win):
         super().__init__(win)
         identity.use(str(preferences().store.value("user/name", "") or ""))  # the engine signs as the editor
+        win.proxy.sourceModelChanged.connect(self.show_state)  # another project or document: its switch
+
+    def show_state(self) -> None:
+        """Review ▸ Track Changes is checked while the project records changes."""
+        act = getattr(self.win, "actions_by_id", {}).get("track_changes")
+        if act is not None:
+            act.setCheckable(True)
+            act.setChecked(self.win.project is not None and tracking(self.win.project))
 
     # ------------------------------------------------------------ track changes
     def toggle_track_changes(self) -> None:
@@ -42,6 +50,7 @@ class ReviewController(Controller):
             return
         on = not tracking(p)
         set_tracking(p, on)
+        self.show_state()
         self.say("Track Changes is on: edits of confirmed and received targets are recorded as changes "
                  f"signed {identity.user_name()}." if on else "Track Changes is off for this project.")
 

@@ -44,6 +44,7 @@ def test_track_changes_records_a_reviewers_edit_and_the_keys_reject_it(qtbot, tm
     win = _window(qtbot, tmp_path)
     qtbot.keyClick(win.grid, Qt.Key_T, Qt.ControlModifier | Qt.AltModifier | Qt.ShiftModifier)
     assert win.project.setting("track_changes") == "1"
+    assert win.actions_by_id["track_changes"].isChecked()
     _retype(qtbot, win, 0, "Das blaue Haus.")
     seg = win.model.segment(0)
     t = TrackedChanges(win.project).of(seg.id)
