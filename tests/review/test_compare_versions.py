@@ -25,3 +25,27 @@ def test_compare_two_exports_shows_only_the_changed_segments(sdl_project, tmp_pa
 
 def test_diff_html_escapes_markup():
     assert diff_html("a <b>", "a <i>") == "a &lt;<del>b</del><ins>i</ins>&gt;"
+
+
+def test_two_docx_exports_compare_by_their_text(tmp_path):
+    from formats.docfiles import make_docx
+
+    body = '<w:p><w:r><w:t>{a}</w:t></w:r></w:p><w:p><w:r><w:t>Same here.</w:t></w:r></w:p>'
+    a = make_docx(tmp_path / "v1.docx", body.format(a="Das rote Haus."))
+    b = make_docx(tmp_path / "v2.docx", body.format(a="Das blaue Haus."))
+    pairs = compare(a, b)
+    assert [p.state for p in pairs] == ["changed", "same"]
+    assert diff_html(pairs[0].a, pairs[0].b) == "Das <del>rote</del><ins>blaue</ins> Haus."
+
+
+def test_a_malformed_version_is_one_line_naming_the_file(tmp_path, capsys):
+    good = tmp_path / "good.xlf"
+    good.write_text('<?xml version="1.0"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+                    '<file original="a" source-language="en" datatype="plaintext"><body>'
+                    '<trans-unit id="1"><source>A</source></trans-unit></body></file></xliff>', encoding="utf-8")
+    bad = tmp_path / "bad.xlf"
+    bad.write_text('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]><xliff version="1.2">&e;</xliff>',
+                   encoding="utf-8")
+    assert main(["review", "compare", str(good), str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bad.xlf" in err and "\n" not in err and "Traceback" not in err
