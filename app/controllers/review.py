@@ -71,7 +71,11 @@ class ReviewController(Controller):
         if tc.of(seg.id) is None:
             self.say("This segment has no tracked changes.")
             return
-        (tc.accept if accept else tc.reject)(seg.id)
+        try:
+            (tc.accept if accept else tc.reject)(seg.id)
+        except VersoError as e:
+            self.say(str(e), 6000)
+            return
         self._reload([row])
         self.say(f"Segment {row + 1}: changes {'accepted' if accept else 'rejected'}.")
 
@@ -88,7 +92,11 @@ class ReviewController(Controller):
         win.nav.commit_editor()
         tc = TrackedChanges(win.project)
         ids = list(tc.in_document(win.model.document_id))
-        n = tc.accept_document(win.model.document_id) if accept else tc.reject_document(win.model.document_id)
+        try:
+            n = tc.accept_document(win.model.document_id) if accept else tc.reject_document(win.model.document_id)
+        except VersoError as e:  # a locked segment: none rejected (one transaction)
+            self.say(str(e), 6000)
+            return
         rows = win.model.rows_by_id()
         self._reload([rows[i] for i in ids if i in rows])
         self.say(f"{n} segments: changes {'accepted' if accept else 'rejected'}.")

@@ -9,6 +9,7 @@ import html
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QListWidgetItem, QTextBrowser, QVBoxLayout
 
+from engine.errors import VersoError
 from engine.review import history
 from engine.review.changes import TrackedChanges
 from engine.review.compare import diff_html
@@ -74,6 +75,10 @@ class SegmentChangesDialog(QDialog):
 
     def _resolve(self, accept: bool, index: int | None) -> None:
         tc = TrackedChanges(self.project)
-        (tc.accept if accept else tc.reject)(self.segment_id, index)
+        try:
+            (tc.accept if accept else tc.reject)(self.segment_id, index)
+        except VersoError as e:  # a locked segment
+            self.who.setText(str(e))
+            return
         self.changed = True
         self.refresh()

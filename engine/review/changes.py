@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Iterator
 
+from engine.errors import ProjectError
 from engine.identity import user_name
 from engine.inline import TaggedText, merge_tags
 from engine.review import diff as D
@@ -185,6 +186,11 @@ class TrackedChanges:
         else:
             ops = D.resolve(ops, index, accept)
         base, target = D.old_text(ops), D.new_text(ops)
+        if target != t.target.text:
+            r = self._conn.execute("SELECT locked, idx FROM segments WHERE id = ?", (segment_id,)).fetchone()
+            if r and r[0]:  # a locked target may not change (engine/store/locks.py), a rejection included
+                raise ProjectError(f"{self.project.folder}: segment {r[1] + 1} is locked; unlock it to reject "
+                                   "its changes")
         with self._tx():
             if target != t.target.text:  # a rejection: the target loses the change, keeps its status
                 self._conn.execute("UPDATE segments SET target = ?, target_tags = ? WHERE id = ?",

@@ -115,3 +115,23 @@ def test_a_new_translation_is_not_a_tracked_change(tmp_path):
         with tc.recording([seg.id]):  # now confirmed: the next edit is tracked
             p.confirm(seg.id, "Hallo, Welt.")
         assert [c.kind for c in tc.of(seg.id).changes()] == ["insert"]
+
+
+def test_a_locked_segment_keeps_its_target_when_its_changes_are_rejected(sdl_project):
+    import pytest
+
+    from engine.errors import ProjectError
+    from engine.store.locks import SegmentLocks
+
+    p, _ = sdl_project
+    set_tracking(p, True)
+    segs = p.segments(1)
+    _edit(p, segs[0], "Das blaue Haus ist gross.")
+    _edit(p, segs[1], segs[1].target.text.replace("jetzt", "sofort"))
+    SegmentLocks(p).lock([segs[1].id])
+    with pytest.raises(ProjectError, match="segment 2 is locked"):
+        TrackedChanges(p).reject_document(1)
+    assert [s.target.text for s in p.segments(1)][:2] == [
+        "Das blaue Haus ist gross.", segs[1].target.text.replace("jetzt", "sofort")]  # none rejected
+    TrackedChanges(p).accept(segs[1].id)  # accepting changes no target: allowed
+    assert TrackedChanges(p).of(segs[1].id) is None
