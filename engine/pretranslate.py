@@ -155,7 +155,8 @@ def pretranslate(project: Project, document: int | str, *, tms: Sequence[Transla
             results = translator.translate([segments[i].source.text for i in mt_rows], **kw)
             # every source tag and menu separator put back by the alignment; what is still left out, QA names
             # (check "omission"): the demo model's draft of a menu path lost a tag, written as a tag error
-            results = [finish(r, segments[i].source, tgt_lang=project.tgt_lang)[0] for i, r in zip(mt_rows, results)]
+            results = [finish(r, segments[i].source, tgt_lang=project.tgt_lang, every_tag=True)[0]
+                       for i, r in zip(mt_rows, results)]
             rows = [(segments[i].id, r.text) for i, r in zip(mt_rows, results) if r.text.strip()]
             for i, r in zip(mt_rows, results):
                 if not r.text.strip():

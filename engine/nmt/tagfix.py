@@ -35,8 +35,10 @@ def _tag_word_index(words: list[str], n: int) -> int | None:
     return None
 
 
-def _place(chars: list[str], tag, src_words: list[str], words: list[str], links: list[int]) -> None:
-    """Insert tag ``tag`` into ``chars`` (the target as a list of characters) by the alignment."""
+def _place(chars: list[str], tag, src_words: list[str], words: list[str], links: list[int],
+           fallback: bool = True) -> bool:
+    """Insert tag ``tag`` into ``chars`` (the target as a list of characters) by the alignment; with no
+    target word aligned to the tag's source word, at the start or end (``fallback``) or not at all (False)."""
     ch = tag.char
     i = _tag_word_index(src_words, tag.n)
     target_word = next((j for j, s in enumerate(links) if s == i), None) if i is not None else None
@@ -51,8 +53,10 @@ def _place(chars: list[str], tag, src_words: list[str], words: list[str], links:
             if j == target_word:
                 at = k + len(w) if tag.kind == "close" else k
                 chars.insert(at, ch)
-                return
+                return True
             pos = k + len(w)
+    if not fallback:
+        return False
     if tag.kind == "close":
         end = len(chars)
         while end and chars[end - 1] in ".!?:;。！？":  # before the final punctuation
@@ -60,6 +64,7 @@ def _place(chars: list[str], tag, src_words: list[str], words: list[str], links:
         chars.insert(end, ch)
     else:
         chars.insert(0, ch)
+    return True
 
 
 def _partners(source: TaggedText) -> dict[int, int]:
@@ -97,10 +102,12 @@ def _beside_partner(chars: list[str], tag, partner: str) -> None:
 
 
 def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
-           src_words: list[str] | None = None, links: list[int] | None = None) -> str:
+           src_words: list[str] | None = None, links: list[int] | None = None, fallback: bool = True) -> str:
     """``text`` (a translation, tags as placeholder characters) with exactly ``source``'s tags,
     each once and balanced.  ``words``/``src_words``/``links``: the translation's words, the
-    source's words and, per target word, its most-attended source word (a TranslationResult)."""
+    source's words and, per target word, its most-attended source word (a TranslationResult).
+    ``fallback=False``: a missing tag that neither its partner nor the alignment places is left out
+    (for the caller to name) rather than put at the start or end."""
     by_n = {t.n: t for t in source.tags}
     seen: set[int] = set()
     chars: list[str] = []
@@ -118,8 +125,8 @@ def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
         other = partner.get(t.n)
         if other is not None and other in seen:
             _beside_partner(chars, t, tag_char(other))  # half a pair: wrap the word next to its partner
-        else:
-            _place(chars, t, src_words, words, links)
+        elif not _place(chars, t, src_words, words, links, fallback):
+            continue
         seen.add(t.n)
     # Pairs: open before close, no crossing.
     pair_of = {t.n: t.pair for t in source.tags if t.kind in ("open", "close") and t.pair}
@@ -130,7 +137,8 @@ def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
         for n, pid in pair_of.items():
             halves.setdefault(pid, {})[by_n[n].kind] = n
         for pid, h in halves.items():
-            if "open" in h and "close" in h and pos[h["close"]] < pos[h["open"]]:
+            if "open" in h and "close" in h and h["open"] in pos and h["close"] in pos \
+                    and pos[h["close"]] < pos[h["open"]]:
                 a, b = pos[h["open"]], pos[h["close"]]
                 chars[a], chars[b] = chars[b], chars[a]
                 changed = True
@@ -138,9 +146,10 @@ def repair(text: str, source: TaggedText, *, words: list[str] | None = None,
         if changed:
             continue
         stack: list[int] = []
+        whole = {pid for pid, h in halves.items() if all(m in pos for m in h.values()) and len(h) == 2}
         for i, c in enumerate(chars):
             n = tag_number(c)
-            if n is None or n not in pair_of:
+            if n is None or n not in pair_of or pair_of[n] not in whole:   # half a pair left out: no order
                 continue
             if by_n[n].kind == "open":
                 stack.append(n)

@@ -136,3 +136,14 @@ def test_a_number_the_model_changed_is_put_back_by_the_alignment_and_an_added_on
     fixed, marks = finish(_result("Löschen Sie die 2 ältesten Fotos.", ["Delete", "the", "oldest", "photos."],
                                   [0, 0, 1, 2, 2, 3]), "Delete the oldest photos.", tgt_lang="de")
     assert fixed.text == "Löschen Sie die 2 ältesten Fotos." and [m.describe() for m in marks] == ["adds the number '2'"]
+
+
+def test_a_tag_the_alignment_cannot_place_is_named_not_put_at_the_start():
+    src = protect("<app>KMouseTool</app> was written by Jeff.")
+    sw = ["\ue001KMouseTool\ue002", "was", "written", "by", "Jeff."]
+    r = _result("Es wurde von Jeff geschrieben.", sw, [1, 1, 3, 4, 2])
+    fixed, marks = finish(r, src, tgt_lang="de")
+    assert fixed.text == r.text and {m.omission.kind for m in marks} == {"tag", "code"}
+    # a pre-translated draft holds every tag all the same (tags.missing would be an export error)
+    drafted, _ = finish(r, src, tgt_lang="de", every_tag=True)
+    assert "\ue001" in drafted.text and "\ue002" in drafted.text
