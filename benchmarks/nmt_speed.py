@@ -2,15 +2,16 @@
 dynamic int8), the CPU of a whole `verso translate` process, and training throughput (target tokens/s).
 
     .venv/bin/python -m benchmarks.nmt_speed latency --model DIR --src FILE|held-out [--threads 1] [--n 40]
-    .venv/bin/python -m benchmarks.nmt_speed process --model DIR [--src FILE|held-out] [--n 20] [--tree DIR] [--runs 3]
+    .venv/bin/python -m benchmarks.nmt_speed process --model DIR [--src FILE|held-out] [--n 20] [--tree DIR[,DIR2]] [--runs 3]
     .venv/bin/python -m benchmarks.nmt_speed train --config CFG [--steps 40] [--threads 1]
 
 ``--src held-out``: sentences of the held-out KDE manuals (the demo model's test documents, raw
 lines with their markup).  ``latency`` reports wall and CPU time (``time.process_time``) per
 sentence, one sentence per call as the editor asks.  ``process`` runs ``python -m engine translate
 --threads 1`` on the sentences in a subprocess (``--tree``: another checkout, e.g. a worktree of an
-earlier commit, run with this virtualenv by PYTHONPATH) and reports its user+sys CPU per sentence,
-model loading and imports included -- what a command-line user pays (issue 37 item 4).
+earlier commit, run with this virtualenv by PYTHONPATH; several, comma-separated: interleaved) and
+reports its user+sys CPU per sentence, model loading and imports included -- what a command-line user
+pays (issue 37 item 4) --, the fixed cost (a process on one sentence) and the marginal cost per sentence.
 
 Prints JSON.  Results and the machine they were measured on go to
 benchmarks/RESULTS.md.
@@ -77,7 +78,10 @@ def latency(model: str, src: str, *, n: int, beam: int, threads: int) -> dict:
 
 
 def process_cpu(model: str, src: str, *, n: int, tree: str | None, runs: int, lo: int = 18, hi: int = 22) -> dict:
-    """User+sys CPU of whole `python -m engine translate --threads 1` processes on ``n`` sentences."""
+    """User+sys CPU of whole `python -m engine translate --threads 1` processes on ``n`` sentences and on
+    the first one alone: the fixed cost (one sentence) and the marginal cost per sentence
+    ((CPU on n - CPU on 1) / (n - 1)).  ``tree``: one checkout or several, comma-separated, run
+    interleaved (each run: every checkout in turn, the order reversed every other run)."""
     import os
     import resource
     import subprocess
@@ -86,18 +90,30 @@ def process_cpu(model: str, src: str, *, n: int, tree: str | None, runs: int, lo
     from benchmarks.paths import ROOT
 
     sents = pick_sentences(src, n, lo, hi)
-    root = Path(tree).resolve() if tree else ROOT
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    per_run = []
-    for _ in range(runs):
+    roots = [Path(t).resolve() for t in tree.split(",")] if tree else [ROOT]
+    cpu: dict[tuple[Path, int], list[float]] = {(r, k): [] for r in roots for k in (1, len(sents))}
+
+    def one(root: Path, lines: list[str]) -> float:
+        env = {**os.environ, "PYTHONPATH": str(root)}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run([sys.executable, "-m", "engine", "translate", "--model", model, "--threads", "1"],
-                       input="\n".join(sents) + "\n", text=True, capture_output=True, check=True, cwd=root, env=env)
+                       input="\n".join(lines) + "\n", text=True, capture_output=True, check=True, cwd=root, env=env)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        per_run.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return {"tree": str(root), "model": model, "sentences": len(sents), "runs": [round(x, 2) for x in per_run],
-            "cpu_s_median": round(statistics.median(per_run), 2),
-            "cpu_ms_per_sentence": round(1000 * statistics.median(per_run) / len(sents), 1)}
+        return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+    for i in range(runs):
+        for root in (roots if i % 2 == 0 else roots[::-1]):
+            for k in (1, len(sents)):
+                cpu[(root, k)].append(one(root, sents[:k]))
+    out: dict = {"model": model, "sentences": len(sents), "runs": runs, "load_average": list(os.getloadavg())}
+    for root in roots:
+        one_s, all_s = statistics.median(cpu[(root, 1)]), statistics.median(cpu[(root, len(sents))])
+        out[str(root)] = {"cpu_s_one_sentence": [round(x, 2) for x in cpu[(root, 1)]],
+                          "cpu_s_all": [round(x, 2) for x in cpu[(root, len(sents))]],
+                          "fixed_cpu_s": round(one_s, 2),
+                          "marginal_cpu_ms_per_sentence": round(1000 * (all_s - one_s) / max(1, len(sents) - 1), 1),
+                          "cpu_ms_per_sentence": round(1000 * all_s / len(sents), 1)}
+    return out
 
 
 def train_speed(config: str, *, steps: int, threads: int) -> dict:
@@ -136,7 +152,7 @@ def main() -> None:
     pr.add_argument("--model", required=True)
     pr.add_argument("--src", default="held-out")
     pr.add_argument("--n", type=int, default=20)
-    pr.add_argument("--tree", default=None, help="the checkout to run (default: this one)")
+    pr.add_argument("--tree", default=None, help="the checkout(s) to run, comma-separated (default: this one)")
     pr.add_argument("--runs", type=int, default=3)
     pr.add_argument("--words", default="18-22", help="LO-HI: sentences of LO to HI words (1-1000: the first N)")
     t = sub.add_parser("train")
