@@ -98,9 +98,9 @@ def view_of(source: str, result, memories: Sequence | None = None, *, forced: bo
                           | ({"origin": "tm"} if getattr(result, "exact_match", None) is not None else {}))
 
 
-#: the beam of a completion (asked at each keystroke).  benchmarks/completion_latency.py and
-#: completion_keystrokes.py, demo model, 2 KDE manuals, 2-core VM at load 12-13: beam 2 against 5, refresh
-#: p95 152 against 201 ms, 26 against 34 ms of CPU each (one thread), KSR 0.218 against 0.223 (73 sentences)
+#: the beam of a completion (asked at each keystroke).  Demo model, held-out KDE manuals, one thread, 2-core
+#: VM (benchmarks/RESULTS.md, issue 47 item 2): beam 2 against 5, 18-20 against 25-28 ms of CPU a completion
+#: (97 prefixes, two rounds), KSR 0.218 against 0.223 (73 sentences, completion_keystrokes.py char protocol)
 COMPLETION_BEAM = 2
 
 #: what the editor calls each memory

@@ -28,12 +28,11 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
 
 
-def type_segment(tr, src: str, ref: str, beam: int) -> tuple[list[float], int, int, float]:
+def type_segment(tr, src: str, ref: str, beam: int, cbeam: int) -> tuple[list[float], int, int, float]:
     """(refresh times in ms, keystrokes, keystrokes served without a request, suggestion ms)."""
     from app.ghost import Ghost
     from engine.nmt.results import TranslationRequest
 
-    from app.suggest import COMPLETION_BEAM
     from engine.nmt.editorbeam import suggestion_beam
 
     t0 = time.perf_counter()  # the editor's beams: the suggestion's by length, the completion's COMPLETION_BEAM
@@ -52,7 +51,7 @@ def type_segment(tr, src: str, ref: str, beam: int) -> tuple[list[float], int, i
             free += 1
             continue
         t0 = time.perf_counter()
-        out = tr.suggest(TranslationRequest(src, typed, (), None, ()), beam=min(beam, COMPLETION_BEAM)).text
+        out = tr.suggest(TranslationRequest(src, typed, (), None, ()), beam=min(beam, cbeam)).text
         times.append(1000 * (time.perf_counter() - t0))
         if out.startswith(typed) and len(out) > len(typed):
             ghost.set(typed, out[len(typed):])
@@ -67,8 +66,12 @@ def main() -> None:
     ap.add_argument("--beam", type=int, default=5, help="the editor's setting (default 5)")
     ap.add_argument("--threads", type=int, default=0, help="engine threads (0: automatic, as the editor)")
     ap.add_argument("--no-quantize", action="store_true", help="fp32 engine (the editor quantises by default)")
+    ap.add_argument("--completion-beam", type=int, default=0, help="0: the editor's (app.suggest.COMPLETION_BEAM)")
     args = ap.parse_args()
+    from app.suggest import COMPLETION_BEAM
     from engine.nmt.remote import RemoteTranslator
+
+    cbeam = args.completion_beam or COMPLETION_BEAM
 
     load0 = os.getloadavg()[0]
     tr = RemoteTranslator(args.model, threads=args.threads, quantize=not args.no_quantize)
@@ -81,7 +84,7 @@ def main() -> None:
         keys = free = 0
         t0 = time.perf_counter()
         for src, ref in pairs:
-            t, k, f, s = type_segment(tr, src, ref, args.beam)
+            t, k, f, s = type_segment(tr, src, ref, args.beam, cbeam)
             times += t
             firsts += t[:1]
             later += t[1:]
@@ -98,7 +101,7 @@ def main() -> None:
           f"later ones: p50 {pct(later, .5):.0f}  p95 {pct(later, .95):.0f}")
     print(f"suggestion on entering ms: p50 {pct(sugs, .5):.0f}  p95 {pct(sugs, .95):.0f}")
     print(f"load average (1 min) before {load0:.1f}, after {os.getloadavg()[0]:.1f}; "
-          f"quantized {tr.quantized}, beam {args.beam}")
+          f"quantized {tr.quantized}, beam {args.beam}, completion beam {min(args.beam, cbeam)}")
 
 
 if __name__ == "__main__":
