@@ -120,15 +120,50 @@ def test_ghost_text_is_never_saved_or_confirmed(qtbot, win):
     assert seg.target.text == typed and seg.status == "confirmed"
 
 
-def test_a_completion_arriving_after_the_segment_was_left_is_dropped(qtbot, win):
-    qtbot.wait(300)
+def slow_engine(win, monkeypatch, log: list) -> None:
+    """The engine process started again with every search step 40 ms slow (stoppable as always);
+    ``log``: each request's prefix and whether it finished or was stopped."""
+    from engine.nmt.results import Stopped
+    from engine.nmt.server import SLOW_STEP_ENV
+
+    monkeypatch.setenv(SLOW_STEP_ENV, "40")
+    tr = win.nmt.translator
+    tr.restart()
+    real = tr.suggest
+
+    def logged(req, **kw):
+        try:
+            out = real(req, **kw)
+        except Stopped:
+            log.append(("stopped", req.prefix))
+            raise
+        log.append(("finished", req.prefix))
+        return out
+
+    monkeypatch.setattr(tr, "suggest", logged)
+
+
+def test_a_keystroke_stops_the_completion_under_way(qtbot, win, monkeypatch):
+    log: list = []
+    slow_engine(win, monkeypatch, log)
+    ed = win.editor()
+    qtbot.keyClicks(ed, "Ein K")
+    qtbot.wait(200)  # its search is under way
+    qtbot.keyClicks(ed, "x")
+    qtbot.waitUntil(lambda: ("finished", "Ein Kx") in log, timeout=60_000)
+    assert ("stopped", "Ein K") in log and ("finished", "Ein K") not in log
+
+
+def test_a_completion_arriving_after_the_segment_was_left_is_dropped(qtbot, win, monkeypatch):
+    log: list = []
+    slow_engine(win, monkeypatch, log)
     with qtbot.waitSignal(win.nmt.completion_ready, timeout=60_000):
         qtbot.keyClicks(win.editor(), "Ein K")
         win.nav.go_to(0)
-    qtbot.wait(100)
+    assert ("finished", "Ein K") in log  # it came back, after the move
     ed = win.editor()
     assert win.current_row() == 0 and ed.ghost_shown() == "" and ed.segment_text() == ""
-    assert win.suggestion.completion is None
+    assert win.suggestion.completion is None and win.shown_for.get("completion") is None
     assert win.model.segment(0).target.text == ""
 
 
