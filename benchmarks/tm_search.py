@@ -239,11 +239,23 @@ def pct(xs, p):
     return xs[i]
 
 
+def _schema_module_of_this_format() -> None:
+    """An older checkout (``--tree``) defines the index's field classes in ``engine.tm.whoosh_index``
+    and unpickles them from the index by module name; the index format is the same (4)."""
+    import importlib.util
+
+    if importlib.util.find_spec("engine.tm.index_schema") is None:
+        import engine.tm.whoosh_index as wi
+
+        sys.modules["engine.tm.index_schema"] = wi
+
+
 def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
              reuse: bool = False, add_test: bool = True) -> dict:
     from engine.tm import TranslationMemory
     from engine.tm.memory import ImportResult
-    folder = compare.tree_tm(work / f"tm-{size}") if reuse else work / f"tm-{size}"
+    folder = compare.tree_tm(work / f"tm-{size}", share_index=True) if reuse else work / f"tm-{size}"
+    _schema_module_of_this_format()
     build_s = index_s = None
     if reuse and (folder / "tm.sqlite").exists():  # built earlier from the same pool
         t0 = time.perf_counter()
