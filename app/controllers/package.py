@@ -22,19 +22,47 @@ class PackageController(Controller):
             self.open_package(Path(path), Path(parent) / Path(path).stem)
 
     def open_package(self, path: Path, folder: Path):
-        """Make the project ``folder`` from the package and open it; show what the package says."""
-        from app.dialogs.package_info import PackageInfoDialog
+        """Make the project ``folder`` from the package off the UI thread (a TM inside can take a
+        minute to import), with progress and Cancel; then open it and show what the package says.
+        A cancelled or refused open leaves no project.  Returns the :class:`~app.workers.Worker`
+        (tests wait on its signals)."""
+        from PySide6.QtWidgets import QProgressDialog
+
+        from app.workers import Worker, start
         from engine.packages import open_package
 
-        try:
-            opened = open_package(path, folder)
-        except VersoError as e:
-            QMessageBox.critical(self.win, "Open package", str(e))
-            return None
-        self.win.documents.open_project(folder)
-        self.dialog = PackageInfoDialog(path.name, opened, self.win)
-        self.dialog.open()
-        return opened
+        win = self.win
+        dlg = QProgressDialog(f"Opening {path.name}…", "Cancel", 0, 0, win)
+        dlg.setWindowTitle("Open package")
+        dlg.setMinimumDuration(400)
+        self.progress_dialog = dlg
+
+        def job(control):
+            def tick(text: str) -> None:
+                control.progress(text=text)
+                control.check()   # Cancel: open_package removes what it made
+
+            return open_package(path, folder, progress=tick)
+
+        def done(opened) -> None:
+            from app.dialogs.package_info import PackageInfoDialog
+
+            dlg.reset()
+            self.opened = opened
+            win.documents.open_project(folder)
+            self.dialog = PackageInfoDialog(path.name, opened, win)
+            self.dialog.open()
+
+        w = Worker(job)
+        w.signals.progress.connect(lambda e: dlg.setLabelText(e.get("text", "")))
+        w.signals.result.connect(done)
+        w.signals.error.connect(lambda msg: (dlg.reset(), QMessageBox.critical(win, "Open package", msg)))
+        w.signals.cancelled.connect(lambda: (dlg.reset(), self.say(
+            f"Opening {path.name} cancelled: no project was made.")))
+        dlg.canceled.connect(w.cancel)
+        self.opened = None
+        self._open_worker = start(w)
+        return w
 
     def return_package_dialog(self) -> None:
         from engine.packages import KINDS, package_record

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from engine.errors import FormatError, ProjectError
 from engine.formats.package import Package
@@ -18,6 +19,8 @@ SETTING = "package"
 #: The project's folder for the received package and the files taken out of it.
 FOLDER = "package"
 KINDS = {".sdlppx": ".sdlrpx", **memoq.KINDS}
+#: A TM's import says how far it is every this many units (the editor's progress line).
+TICK_UNITS = 1000
 
 
 @dataclass
@@ -64,10 +67,13 @@ def _read(path: Path, src: str, tgt: str):
     return read_document(path, src_lang=src, tgt_lang=tgt)
 
 
-def open_package(path: str | Path, folder: str | Path, *, tgt_lang: str = "") -> Opened:
+def open_package(path: str | Path, folder: str | Path, *, tgt_lang: str = "",
+                 progress: Callable[[str], object] | None = None) -> Opened:
     """Make the project ``folder`` (new) from the package ``path``: every bilingual file of its target
     language a document, its TMs attached read-only, its TBX termbases as glossaries; what it says
-    (instructions, due date) and what was skipped in :class:`Opened`.  A refusal leaves no project."""
+    (instructions, due date) and what was skipped in :class:`Opened`.  A refusal leaves no project.
+    ``progress(text)`` hears how far it is (each file, every :data:`TICK_UNITS` TM units); an
+    exception it raises (the editor's Cancel) stops the open, which then leaves no project either."""
     path, folder = Path(path), Path(folder)
     kind = kind_of(path)
     from engine.store.project import DB_NAME
@@ -77,7 +83,7 @@ def open_package(path: str | Path, folder: str | Path, *, tgt_lang: str = "") ->
     pkg = Package(path)
     existed = folder.exists()
     try:
-        return _open(pkg, kind, folder, tgt_lang)
+        return _open(pkg, kind, folder, tgt_lang, progress or (lambda text: None))
     except BaseException:
         if existed:
             for sub in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm"):
@@ -89,7 +95,7 @@ def open_package(path: str | Path, folder: str | Path, *, tgt_lang: str = "") ->
         raise
 
 
-def _open(pkg: Package, kind: str, folder: Path, tgt_lang: str) -> Opened:
+def _open(pkg: Package, kind: str, folder: Path, tgt_lang: str, progress: Callable[[str], object]) -> Opened:
     work = folder / FOLDER
     files = work / "files"
     files.mkdir(parents=True, exist_ok=True)
@@ -122,7 +128,8 @@ def _open(pkg: Package, kind: str, folder: Path, tgt_lang: str) -> Opened:
         raise FormatError(pkg.path, "the package holds no bilingual file "
                                     f"{'for ' + tgt + ' ' if tgt else ''}(.sdlxliff / .mqxliff) to translate")
     parsed = []
-    for member, inner, doc_path in docs:
+    for i, (member, inner, doc_path) in enumerate(docs, 1):
+        progress(f"Reading {member} ({i} of {len(docs)})…")
         p = _read(doc_path, src, tgt)
         src, tgt = src or p.src_lang, tgt or p.tgt_lang
         if p.tgt_lang and not same_language(p.tgt_lang, tgt):
@@ -138,11 +145,12 @@ def _open(pkg: Package, kind: str, folder: Path, tgt_lang: str) -> Opened:
 
     with Project.create(folder, src_lang=src, tgt_lang=tgt, name=pkg.path.stem) as project:
         for member, inner, doc_path, p in parsed:
+            progress(f"Storing {len(p.segments):,} segments of {member}…")
             doc_id = project.import_parsed(p, doc_path, name=member + (f"/{inner}" if inner else ""))
             record["files"].append({"member": member, "inner": inner, "document": doc_id})
             opened.documents.append({"member": member, "document_id": doc_id, "segments": len(p.segments)})
             opened.problems += p.problems
-        _attach_resources(pkg, folder, project, opened)
+        _attach_resources(pkg, folder, project, opened, progress)
         record.update(instructions=opened.instructions, due=opened.due, skipped=opened.skipped)
         project.set_setting(SETTING, json.dumps(record, ensure_ascii=False))
     return opened
@@ -160,7 +168,8 @@ def _pick_target(path: Path, targets: list[str], wanted: str) -> str:
     raise FormatError(path, f"the package has no target language {wanted} (it has {', '.join(targets)})")
 
 
-def _attach_resources(pkg: Package, folder: Path, project, opened: Opened) -> None:
+def _attach_resources(pkg: Package, folder: Path, project, opened: Opened,
+                      progress: Callable[[str], object]) -> None:
     """The package's TMs (.sdltm, .tmx) as read-only TMs of the project, its TBX files as glossaries."""
     from engine.formats.tmfiles import read_tm_file
     from engine.tm import open_for_import
@@ -170,6 +179,7 @@ def _attach_resources(pkg: Package, folder: Path, project, opened: Opened) -> No
             low = member.lower()
             if not low.endswith((".sdltm", ".tmx", ".tbx")):
                 continue
+            progress(f"Reading {member}…")
             got = _extract(pkg, member, Path(tmp))
             if low.endswith(".tbx"):
                 rel = _unique(folder, "glossaries", member)
@@ -183,10 +193,21 @@ def _attach_resources(pkg: Package, folder: Path, project, opened: Opened) -> No
             with open_for_import(folder / rel) as tm:
                 units = read_tm_file(got, src_lang=project.src_lang, tgt_lang=project.tgt_lang, problems=problems,
                                      languages=langs)
-                res = tm.import_units(units, src_lang=langs.get("src", project.src_lang),
+                res = tm.import_units(_ticking(units, member, progress), src_lang=langs.get("src", project.src_lang),
                                       tgt_lang=langs.get("tgt", project.tgt_lang), origin=member, problems=problems)
             project.add_tm_ref(rel, writable=False)
             opened.tms.append({"member": member, "tm": rel, "units": res.to_json().get("added", 0)})
+
+
+def _ticking(units, member: str, progress: Callable[[str], object]):
+    """``units`` as they are, telling ``progress`` every :data:`TICK_UNITS` (a raise there rolls the
+    TM's one import transaction back)."""
+    n = 0
+    for n, unit in enumerate(units, 1):
+        if n % TICK_UNITS == 0:
+            progress(f"Importing the TM {member}: {n:,} units…")
+        yield unit
+    progress(f"Indexing the TM {member} ({n:,} units)…")
 
 
 def _unique(folder: Path, sub: str, member: str) -> str:

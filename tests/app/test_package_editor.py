@@ -5,6 +5,7 @@ import sys
 import zipfile
 
 import pytest
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.main_window import MainWindow
@@ -13,7 +14,7 @@ from engine.inline import TaggedText
 from engine.store import Project
 
 sys.path.insert(0, str(ROOT / "tests" / "packages"))
-from trados import write_sdlppx  # noqa: E402
+from trados import write_sdlppx, write_sdltm  # noqa: E402
 
 SAMPLE = ("format-samples", "okapi", "filters", "xliff", "src", "test", "resources", "test2_es.xlf")
 
@@ -28,9 +29,54 @@ def window(qtbot, tmp_path):
     return win
 
 
-def test_open_package_makes_the_project_shows_its_instructions_once_and_returns_it(window, tmp_path, monkeypatch):
+def _open(qtbot, window, pkg, folder):
+    w = window.packages.open_package(pkg, folder)
+    with qtbot.waitSignal(w.signals.finished, timeout=60_000):
+        pass
+    qtbot.wait(10)   # the result's slot ran on the UI thread
+    return window.packages.opened
+
+
+def _package_with_tm(tmp_path, units: int):
+    pairs = [(f"Open the file number {i} now", f"Abra el archivo número {i} ahora") for i in range(units)]
+    tm = write_sdltm(tmp_path / "Client.sdltm", pairs, src="en-US", tgt="es-ES")
+    return write_sdlppx(tmp_path / "Acme.sdlppx", "en-US", {"es-ES": {"a.sdlxliff": data_file(*SAMPLE).read_bytes()}},
+                        extra={"Tm/Client.sdltm": tm.read_bytes()})
+
+
+def test_a_package_with_a_tm_opens_while_the_editor_keeps_answering_and_shows_progress(qtbot, window, tmp_path):
+    pkg = _package_with_tm(tmp_path, 3000)
+    labels = []   # what the progress dialog said each time the UI thread's timer fired
+    timer = QTimer()
+    timer.timeout.connect(lambda: labels.append(window.packages.progress_dialog.labelText()))
+    timer.start(20)
+    w = window.packages.open_package(pkg, tmp_path / "Acme")
+    assert window.packages.opened is None   # open_package returned before the work was done
+    with qtbot.waitSignal(w.signals.finished, timeout=120_000):
+        pass
+    qtbot.wait(10)
+    timer.stop()
+    during_tm = {text for text in labels if text.startswith("Importing the TM Tm/Client.sdltm")}
+    assert len(during_tm) >= 2   # the timer fired, and the dialog moved on, while the TM imported
+    assert window.project.folder == tmp_path / "Acme" and window.packages.opened.tms[0]["units"] == 3000
+
+
+def test_a_cancelled_package_open_leaves_no_project_and_keeps_the_one_open(qtbot, window, tmp_path):
+    pkg = _package_with_tm(tmp_path, 3000)
+    before = window.project.folder
+    w = window.packages.open_package(pkg, tmp_path / "Acme")
+    w.signals.progress.connect(lambda e: "Importing the TM" in e["text"] and window.packages.progress_dialog.canceled.emit())
+    with qtbot.waitSignal(w.signals.cancelled, timeout=120_000):
+        pass
+    qtbot.wait(10)
+    assert not (tmp_path / "Acme").exists() and window.project.folder == before
+    assert "no project was made" in window.statusBar().currentMessage()
+
+
+def test_open_package_makes_the_project_shows_its_instructions_once_and_returns_it(qtbot, window, tmp_path,
+                                                                                 monkeypatch):
     pkg = write_sdlppx(tmp_path / "Acme.sdlppx", "en-US", {"es-ES": {"a.sdlxliff": data_file(*SAMPLE).read_bytes()}})
-    opened = window.packages.open_package(pkg, tmp_path / "Acme")
+    opened = _open(qtbot, window, pkg, tmp_path / "Acme")
     assert opened is not None and window.project.folder == tmp_path / "Acme"
     assert window.project.tgt_lang == "es-ES" and len(window.project.documents()) == 1
     text = window.packages.dialog.text.toPlainText()
@@ -49,12 +95,12 @@ def test_open_package_makes_the_project_shows_its_instructions_once_and_returns_
         assert z.namelist() == ["Acme manuals.sdlproj", "es-ES/a.sdlxliff"]
 
 
-def test_open_package_refused_says_one_line_and_keeps_the_project(window, tmp_path, monkeypatch):
+def test_open_package_refused_says_one_line_and_keeps_the_project(qtbot, window, tmp_path, monkeypatch):
     bad = tmp_path / "bad.sdlppx"
     with zipfile.ZipFile(bad, "w") as z:
         z.writestr("../x.sdlxliff", "x")
     said = []
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: said.append(a[2]))
     before = window.project.folder
-    assert window.packages.open_package(bad, tmp_path / "Bad") is None
+    assert _open(qtbot, window, bad, tmp_path / "Bad") is None
     assert said and "bad.sdlppx" in said[0] and window.project.folder == before and not (tmp_path / "Bad").exists()
