@@ -171,6 +171,7 @@ def _pick_target(path: Path, targets: list[str], wanted: str) -> str:
 def _attach_resources(pkg: Package, folder: Path, project, opened: Opened,
                       progress: Callable[[str], object]) -> None:
     """The package's TMs (.sdltm, .tmx) as read-only TMs of the project, its TBX files as glossaries."""
+    from engine.formats.sdltm import sdltm_pair
     from engine.formats.tmfiles import read_tm_file
     from engine.tm import open_for_import
 
@@ -183,9 +184,19 @@ def _attach_resources(pkg: Package, folder: Path, project, opened: Opened,
             got = _extract(pkg, member, Path(tmp))
             if low.endswith(".tbx"):
                 rel = _unique(folder, "glossaries", member)
-                n = _import_glossary(got, folder / rel, project)
+                try:
+                    n = _import_glossary(got, folder / rel, project)
+                except FormatError as e:   # e.g. another target's termbase: the documents still open
+                    shutil.rmtree(folder / rel, ignore_errors=True)
+                    where = f", {e.location}" if e.location else ""
+                    opened.skipped.append(f"{member}{where}: {e.message}; skipped")
+                    continue
                 project.add_glossary_ref(rel, writable=False)
                 opened.glossaries.append({"member": member, "glossary": rel, "entries": n})
+                continue
+            if low.endswith(".sdltm") and not _pair_fits(got, project):
+                opened.skipped.append(f"{member}: a TM for {pair_text(*sdltm_pair(got))}, not this project's "
+                                      f"{pair_text(project.src_lang, project.tgt_lang)}; skipped")
                 continue
             rel = _unique(folder, "tms", member)
             problems: list[str] = []
@@ -197,6 +208,14 @@ def _attach_resources(pkg: Package, folder: Path, project, opened: Opened,
                                       tgt_lang=langs.get("tgt", project.tgt_lang), origin=member, problems=problems)
             project.add_tm_ref(rel, writable=False)
             opened.tms.append({"member": member, "tm": rel, "units": res.to_json().get("added", 0)})
+
+
+def _pair_fits(sdltm: Path, project) -> bool:
+    """A package of several targets carries a TM per target: only this project's pair is imported."""
+    from engine.formats.sdltm import sdltm_pair
+    from engine.langs import same_pair
+
+    return same_pair(*sdltm_pair(sdltm), project.src_lang, project.tgt_lang)
 
 
 def _ticking(units, member: str, progress: Callable[[str], object]):
@@ -223,8 +242,8 @@ def _import_glossary(path: Path, dest: Path, project) -> int:
     from engine.glossary.formats import read_glossary_file
     from engine.glossary.store import Glossary
 
+    gf = read_glossary_file(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang)
     with Glossary(dest, create=True) as g:
-        gf = read_glossary_file(path, src_lang=project.src_lang, tgt_lang=project.tgt_lang)
         res = g.import_entries(gf.entries, src_lang=gf.src_lang, tgt_lang=gf.tgt_lang, origin=path.name,
                                problems=gf.problems)
     return res.to_json().get("added", 0)

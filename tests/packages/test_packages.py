@@ -149,3 +149,25 @@ def test_mqout_returns_as_mqback_with_only_the_worked_document(tmp_path, capsys)
     assert rc == 0, err
     with zipfile.ZipFile(tmp_path / "job.mqback") as z:
         assert z.namelist() == ["Documents/guide.mqxlz"]
+
+
+@pytest.mark.parametrize("tgt, mine, other", [("es-ES", "es-ES/test2_es.xlf.sdlxliff", "de-DE/segmented.sdlxliff"),
+                                              ("de", "de-DE/segmented.sdlxliff", "es-ES/test2_es.xlf.sdlxliff")])
+def test_tgt_lang_opens_that_targets_files_and_lists_the_others_as_skipped(tmp_path, capsys, sdlppx, tgt, mine,
+                                                                           other):
+    rc, res, err = _run(capsys, "package", "open", str(sdlppx), "--project", str(tmp_path / tgt), "--tgt-lang", tgt)
+    assert rc == 0, err
+    assert res["tgt_lang"].startswith(tgt[:2]) and [d["member"] for d in res["documents"]] == [mine]
+    assert f"{other}: another target language; skipped" in err
+    with Project.open(tmp_path / tgt) as p:
+        assert p.tgt_lang.startswith(tgt[:2]) and [d.name for d in p.documents()] == [mine]
+        assert [ref.writable for ref in p.tm_refs()] == ([False] if tgt == "es-ES" else [])   # es-ES's TM only
+        assert len(p.glossary_refs()) == (1 if tgt == "es-ES" else 0)
+    if tgt != "es-ES":
+        assert "Tm/es-ES/Client.sdltm: a TM for en-US -> es-ES" in err and "Termbases/Client.tbx: no target terms" in err
+
+
+def test_tgt_lang_the_package_lacks_is_refused_naming_the_ones_it_has(tmp_path, capsys, sdlppx):
+    rc, _, err = _run(capsys, "package", "open", str(sdlppx), "--project", str(tmp_path / "P"), "--tgt-lang", "fr")
+    assert rc != 0 and "Acme.sdlppx" in err and "fr" in err and "es-ES, de-DE" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "P").exists()
