@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 from collections import OrderedDict
@@ -159,7 +160,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", action="store_true", help="also align with the demo model's translations")
     ap.add_argument("--corpora", default=",".join(c[0] for c in CORPORA))
+    ap.add_argument("--mt-cache", default="", metavar="FILE.jsonl",
+                    help="keep the model's translations here and reuse them (to try cost weights without "
+                         "translating again; the speed figures then leave the translation out)")
     a = ap.parse_args()
+    cache: dict[str, str] = {}
+    if a.mt_cache and os.path.exists(a.mt_cache):
+        with open(a.mt_cache, encoding="utf-8") as fh:
+            cache = dict(json.loads(line) for line in fh if line.strip())
     from engine.align.aligner import align_texts
 
     rng = random.Random(a.seed)
@@ -188,8 +196,14 @@ def main() -> None:
                     translated += len(todo)
                     t1 = time.perf_counter()
                     mt = [None] * len(ss)
-                    for i, t in zip(todo, translate([ss[i] for i in todo], find_model("en", "de")[0]) if todo else []):
-                        mt[i] = t
+                    new = [ss[i] for i in todo if ss[i] not in cache]
+                    for x, t in zip(new, translate(new, find_model("en", "de")[0]) if new else []):
+                        cache[x] = t
+                        if a.mt_cache:
+                            with open(a.mt_cache, "a", encoding="utf-8") as fh:
+                                fh.write(json.dumps([x, t], ensure_ascii=False) + "\n")
+                    for i in todo:
+                        mt[i] = cache[ss[i]]
                     mt_s += time.perf_counter() - t1
                 links = align_texts(ss, ts, mt=mt, src_paragraphs=sp, tgt_paragraphs=tp)
                 found |= {((k, x.src), (k, x.tgt)) for x in links if x.src and x.tgt}
