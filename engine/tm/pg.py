@@ -57,7 +57,9 @@ from engine.tm.memory import (
     _now,
 )
 from engine.tm.model import TMEntry, TMOffline, TMRefused
+from engine.tm import pg_review
 from engine.tm.pg_access import PgAccess, _offline
+from engine.tm.pg_review import PgReview
 from engine.tm.pg_search import PgSearch, RowsLeaf
 from engine.tm.pg_write import PgWrite
 from engine.urls import strip_credentials
@@ -108,7 +110,7 @@ _NET_DEFAULTS = {"application_name": "verso-tm", "keepalives": 1, "keepalives_id
 class _NoCreate(Exception):
     """The role may not create the TM (raised inside the transaction, named after its rollback)."""
 
-class PgTranslationMemory(PgAccess, PgSearch, PgWrite):
+class PgTranslationMemory(PgAccess, PgSearch, PgWrite, PgReview):
     """A TM in PostgreSQL with the interface of :class:`TranslationMemory`.
 
     ``writable``: False when the role may only read (a write raises
@@ -251,6 +253,7 @@ class PgTranslationMemory(PgAccess, PgSearch, PgWrite):
             for k, v in (("schema", str(SCHEMA_VERSION)), ("created", _now())):
                 conn.execute(self._q("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (k, v))
             feed.install(conn, self.schema)
+            pg_review.install(conn, self._q)
         except pgerrors.InsufficientPrivilege:
             raise _NoCreate() from None  # named by _tx once the transaction is rolled back
 

@@ -73,9 +73,9 @@ class PgWrite:
         for attempt in range(4):  # an add is idempotent (an exact duplicate merges): safe to repeat
             try:
                 with self._tx() as conn:
-                    uid, _ = self._put(conn, _tt(source), _tt(target), src_lang or self.src_lang,
-                                       tgt_lang or self.tgt_lang,
-                                       {"origin": origin, "creationid": creator, **(meta or {})})
+                    uid = self._put_reviewed(conn, _tt(source), _tt(target), src_lang or self.src_lang,
+                                             tgt_lang or self.tgt_lang,
+                                             {"origin": origin, "creationid": creator, **(meta or {})})
                 return uid
             except TMRefused:
                 raise
