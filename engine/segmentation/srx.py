@@ -18,6 +18,7 @@ not compile is refused in one line naming the file and line.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +35,8 @@ SRX_NS = "http://www.lisa.org/srx20"
 #: An SRX file larger than this is refused (the largest public rule sets are under 200 KB).
 MAX_SRX_BYTES = 2_000_000
 DEFAULT_SRX = Path(__file__).with_name("default.srx")
+#: The longest one paragraph's segmentation may take (the default rules: about 0.05 ms).
+RULE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class SRX:
     cascade: bool
     languagerules: dict[str, tuple[Rule, ...]]
     maps: tuple[tuple[str, str], ...]  # (languagepattern, languagerulename)
+    trusted: bool = False  # Verso's own rules: matched without a time limit
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def names_for(self, lang: str) -> tuple[str, ...]:
@@ -78,7 +82,8 @@ class SRX:
             names = self.names_for(lang)
             seg = self._cache.get(names)
             if seg is None:
-                seg = self._cache[names] = Segmenter(tuple(r for n in names for r in self.languagerules[n]))
+                seg = self._cache[names] = Segmenter(tuple(r for n in names for r in self.languagerules[n]),
+                                                     self.source, guard=not self.trusted)
             self._cache[lang] = seg
         return seg
 
@@ -92,39 +97,81 @@ def _zero_width(rule: Rule) -> str:
 class Segmenter:
     """The rules of one language compiled: :meth:`cuts` gives the break positions of a text."""
 
-    def __init__(self, rules: tuple[Rule, ...]):
+    def __init__(self, rules: tuple[Rule, ...], source: str = "", *, guard: bool = True):
         self.rules = rules
+        self.source = source
+        self.guard = guard  # a time limit on each match (it doubles the time a match takes)
         # Each break rule as a forward pattern, ``before(?=after)``: the ends of its matches are the
         # candidates.  A look-behind tried at every position costs more: on 1.7 MB of JRC-Acquis the
         # two default break rules as zero-width alternatives scan at 10 MB/s, forward at 200 MB/s.
-        self._finders = [regex.compile(f"(?:{r.before})(?={r.after})" if r.after else f"(?:{r.before})")
+        self._finders = [(f"line {r.line}", regex.compile(f"(?:{r.before})(?={r.after})" if r.after
+                                                          else f"(?:{r.before})"))
                          for r in rules if r.brk]
-        runs: list[tuple[bool, list[str]]] = []
+        runs: list[tuple[bool, list[Rule]]] = []
         for r in rules:
             if runs and runs[-1][0] == r.brk:
-                runs[-1][1].append(_zero_width(r))
+                runs[-1][1].append(r)
             else:
-                runs.append((r.brk, [_zero_width(r)]))
-        self._runs = [(brk, regex.compile("|".join(f"(?:{p})" for p in pats))) for brk, pats in runs]
+                runs.append((r.brk, [r]))
+        self._runs = [(brk, _lines(rs), regex.compile("|".join(f"(?:{_zero_width(r)})" for r in rs)))
+                      for brk, rs in runs]
         if len(self._runs) == 2 and not self._runs[0][0]:  # exceptions, then breaks: one test a position
             self._runs = self._runs[:1]
 
     def cuts(self, text: str) -> list[int]:
-        """Offsets in ``text`` where a sentence starts (0 and ``len(text)`` excluded)."""
+        """Offsets in ``text`` where a sentence starts (0 and ``len(text)`` excluded).  Rules that
+        take more than :data:`RULE_SECONDS` on one text (a pattern that backtracks without end, in a
+        file from someone else) are refused in one line naming the SRX file and the rule's line."""
         n = len(text)
-        found = {m.end() for f in self._finders for m in f.finditer(text)}
+        if not self.guard:
+            return self._decide(text, {m.end() for _, f in self._finders for m in f.finditer(text)})
+        deadline = time.monotonic() + RULE_SECONDS
+        where = ""
+        try:
+            found: set[int] = set()
+            for where, finder in self._finders:
+                pos = 0
+                while pos <= n:
+                    m = finder.search(text, pos, timeout=max(deadline - time.monotonic(), 0.001))
+                    if m is None:
+                        break
+                    found.add(m.end())
+                    pos = m.end() if m.end() > m.start() else m.end() + 1
+            return self._decide(text, found, deadline)
+        except TimeoutError as e:
+            where = e.args[1] if len(e.args) > 1 else where
+            raise FormatError(self.source or None, f"a sentence rule took more than {RULE_SECONDS:g} s on one "
+                                                   "paragraph (a pattern that backtracks without end?); "
+                                                   "simplify it", where) from None
+
+
+    def _decide(self, text: str, found: set[int], deadline: float | None = None) -> list[int]:
+        """The candidates that break: the first run of rules matching there decides."""
         out: list[int] = []
+        n = len(text)
         for p in sorted(found):
             if p <= 0 or p >= n:
                 continue
-            for brk, pattern in self._runs:
-                if pattern.match(text, p):
+            for brk, where, pattern in self._runs:
+                if deadline is None:
+                    hit = pattern.match(text, p)
+                else:
+                    try:
+                        hit = pattern.match(text, p, timeout=max(deadline - time.monotonic(), 0.001))
+                    except TimeoutError:
+                        raise TimeoutError("timed out", where) from None
+                if hit:
                     if brk:
                         out.append(p)
                     break
             else:  # only the break run is left, and it matched: a break
                 out.append(p)
         return out
+
+
+def _lines(rules: list[Rule]) -> str:
+    a, b = rules[0].line, rules[-1].line
+    return f"line {a}" if a == b else f"lines {a}-{b}"
 
 
 # ------------------------------------------------------------------ reading
@@ -213,7 +260,7 @@ def parse_srx(path: str | Path, *, check: bool = True) -> SRX:
         except regex.error as e:
             raise _fail(path, f"the language pattern {pattern!r} does not compile: {e}", m) from None
         maps.append((pattern, rname))
-    return SRX(str(path), cascade == "yes", rules, tuple(maps))
+    return SRX(str(path), cascade == "yes", rules, tuple(maps), trusted=not check)
 
 
 def _rule(path, item, check: bool) -> Rule:

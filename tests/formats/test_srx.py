@@ -252,3 +252,15 @@ def test_a_document_imported_before_the_srx_rules_exports_with_the_breaks_it_was
     assert [s.source.text for s in p.segments(new_id)] == ["He paid 5 dollars . the next day he left.", "Then more."]
     assert p.document(new_id).meta["segmentation_srx"] == ""
     p.close()
+
+
+def test_a_rule_that_backtracks_without_end_is_refused_naming_its_file_and_line(tmp_path, monkeypatch):
+    """An SRX file from someone else runs no code; a pattern that backtracks without end is stopped."""
+    from engine.segmentation import srx
+
+    monkeypatch.setattr(srx, "RULE_SECONDS", 0.2)
+    slow = parse_srx(srx_file(tmp_path, "<rule><beforebreak>(a|aa)+</beforebreak><afterbreak>x</afterbreak></rule>"))
+    with using_rules(slow), pytest.raises(FormatError) as e:
+        segment_text("a" * 34 + "y. Next one.", "en")
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(f"{tmp_path / 'mine.srx'}, line 7: ") and "sentence rule" in msg
