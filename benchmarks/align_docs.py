@@ -24,7 +24,8 @@ Bleualign and Vecalign were not run as anchors: both need the whole source trans
 or multilingual sentence embeddings (Vecalign: LASER, a model download) that this machine cannot
 fetch; see RESULTS.md.
 
-Speed: source sentences aligned per minute of wall time, translation included, and per minute of
+Speed: source sentences aligned per minute of wall time, translation included (all documents' unsure
+sentences in one call, as one long document), and per minute of
 this process's CPU time (all its threads): on the shared machine other jobs take most of the wall time.  Prints JSON.
 """
 from __future__ import annotations
@@ -145,6 +146,27 @@ class GaleChurch:
         return -math.log(self.PRIORS[(k, l_)]) - math.log(max(math.erfc(abs(delta) / math.sqrt(2.0)), 1e-12))
 
 
+def _translate_unsure(cases: list, cache: dict, cache_file: str) -> tuple[int, float]:
+    """The demo model's translations of every document's sentences around unsure links, in one call (as
+    one long document would be): (sentences to translate, seconds)."""
+    from engine.align.aligner import align_texts
+    from engine.align.model import find_model, translate
+    from engine.align.run import unsure_sentences
+
+    todo = []
+    for ss, sp, ts, tp, _ in cases:
+        first = align_texts(ss, ts, src_paragraphs=sp, tgt_paragraphs=tp)
+        todo += [ss[i] for i in unsure_sentences(first, len(ss))]
+    new = list(dict.fromkeys(x for x in todo if x not in cache))
+    t0 = time.perf_counter()
+    for x, t in zip(new, translate(new, find_model("en", "de")[0]) if new else []):
+        cache[x] = t
+        if cache_file:
+            with open(cache_file, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps([x, t], ensure_ascii=False) + "\n")
+    return len(todo), time.perf_counter() - t0
+
+
 def prf(found: set, gold: set) -> dict:
     ok = len(found & gold)
     p = ok / len(found) if found else 0.0
@@ -185,26 +207,17 @@ def main() -> None:
         for method in methods:
             found, gold, t0, c0 = set(), set(), time.perf_counter(), time.process_time()
             mt_s, translated, unsure = 0.0, 0, set()
+            if method == "model":
+                translated, mt_s = _translate_unsure(cases, cache, a.mt_cache)
             for k, (ss, sp, ts, tp, g) in enumerate(cases):
                 mt = None
                 if method == "model":   # as engine.align.run: the model only around unsure links
-                    from engine.align.model import find_model, translate
                     from engine.align.run import unsure_sentences
 
                     first = align_texts(ss, ts, src_paragraphs=sp, tgt_paragraphs=tp)
-                    todo = unsure_sentences(first, len(ss))
-                    translated += len(todo)
-                    t1 = time.perf_counter()
                     mt = [None] * len(ss)
-                    new = [ss[i] for i in todo if ss[i] not in cache]
-                    for x, t in zip(new, translate(new, find_model("en", "de")[0]) if new else []):
-                        cache[x] = t
-                        if a.mt_cache:
-                            with open(a.mt_cache, "a", encoding="utf-8") as fh:
-                                fh.write(json.dumps([x, t], ensure_ascii=False) + "\n")
-                    for i in todo:
+                    for i in unsure_sentences(first, len(ss)):
                         mt[i] = cache[ss[i]]
-                    mt_s += time.perf_counter() - t1
                 links = align_texts(ss, ts, mt=mt, src_paragraphs=sp, tgt_paragraphs=tp)
                 found |= {((k, x.src), (k, x.tgt)) for x in links if x.src and x.tgt}
                 unsure |= {((k, x.src), (k, x.tgt)) for x in links if x.src and x.tgt and x.confidence < 0.9}
