@@ -24,8 +24,9 @@ ODT_BODY = ('<text:p>The red house is big. It has a <text:span text:style-name="
 @pytest.fixture
 def reviewer_name():
     before = identity.user_name()
-    identity.use("Renée Reviewer")  # what Settings ▸ Your name hands the engine
-    yield "Renée Reviewer"
+    name = "Renée \"QA\" O'Brien & Co <r@x>"  # what Settings ▸ Your name hands the engine; XML's specials too
+    identity.use(name)
+    yield name
     identity.use(before)
 
 
@@ -68,3 +69,35 @@ def test_libreoffice_shows_the_reviewers_changes_and_accepts_or_rejects_them(tmp
     assert _lines(rejected)[0].startswith("Das rote Haus ist groß.")
     assert _lines(accepted)[1:] == _lines(rejected)[1:]
     assert "Untouched paragraph." in _lines(accepted)
+
+
+@pytest.mark.parametrize("ext", ["docx", "odt"])
+def test_libreoffice_accepts_and_rejects_revisions_inside_formatted_runs_and_next_to_each_other(
+        tmp_path, reviewer_name, ext):
+    src = (make_docx(tmp_path / "in.docx", DOCX_BODY) if ext == "docx"
+           else make_odt(tmp_path / "in.odt", ODT_BODY))
+    with Project.create(tmp_path / "p", src_lang="en", tgt_lang="de") as p:
+        p.import_document(src)
+        segs = [s for s in p.segments(1) if s.source.plain() != "Untouched paragraph."]
+        first = {s.id: s.source.text.replace("red", "rote").replace("Bold", "Fett").replace("green", "grüne")
+                 for s in segs}
+        for sid, text in first.items():
+            p.confirm(sid, next(s for s in segs if s.id == sid).source.with_text(text))
+        before = p.export_document(1, tmp_path / f"before.{ext}")
+        set_tracking(p, True)
+        with TrackedChanges(p).recording(list(first)):
+            for sid, text in first.items():  # every sentence of the paragraph, formatted words too
+                seg = next(s for s in segs if s.id == sid)
+                p.confirm(sid, seg.source.with_text(text.replace("rote", "blaue").replace("Fett", "Kühn")
+                                                    .replace("grüne", "gelbe").replace("big", "huge")))
+        out = p.export_document(1, tmp_path / f"revised.{ext}")
+    _, changes = revise(out, "", tmp_path)
+    assert {who for _, who in changes} == {reviewer_name}
+    accepted, _ = revise(out, "accept", tmp_path)
+    rejected, _ = revise(out, "reject", tmp_path)
+    original, _ = revise(before, "", tmp_path)
+    assert _lines(rejected) == _lines(original)
+    first_line = _lines(accepted)[0]
+    assert "blaue" in first_line and "huge" in first_line and "rote" not in first_line
+    assert ("Kühn" in first_line and "Fett" not in first_line) if ext == "docx" else \
+        ("gelbe" in first_line and "grüne" not in first_line)
