@@ -28,6 +28,9 @@ from engine.nmt.tagfix import word_starts, place_separators, repair, tags_beside
 from engine.nmt.termjoin import TermSpan, join_terms, trim_after_end
 
 _PER_WORD = ("alignment", "links", "gates", "copy", "memory")
+#: the least attention a target word gives its most-attended source word for that link to place a tag,
+#: separator or number: weaker links put tags on unrelated words (the demo model on held-aside KDE manuals)
+SURE_LINK = 0.35
 
 
 @dataclass
@@ -131,8 +134,11 @@ def finish(result, source: TaggedText | str, *, terms: Sequence[TermSpan] = (), 
     tt = source if isinstance(source, TaggedText) else TaggedText(source)
     words, src_words = list(getattr(result, "words", ()) or ()), list(getattr(result, "src_words", ()) or ())
     links = getattr(result, "links", None)
+    rows = list(getattr(result, "alignment", ()) or ())
     if links is None:   # a view without links: each word's most-attended source word
-        links = [max(range(len(row)), key=row.__getitem__) if row else 0 for row in getattr(result, "alignment", ())]
+        links = [max(range(len(row)), key=row.__getitem__) if row else 0 for row in rows]
+    if len(rows) == len(links):   # a link the attention barely holds places nothing (see SURE_LINK)
+        links = [k if 0 <= k < len(row) and row[k] >= SURE_LINK else -1 for k, row in zip(links, rows)]
     text = mend(result.text, tt, words=words, src_words=src_words, links=links, terms=terms, prefix=prefix,
                 every_tag=every_tag)
     out = result

@@ -96,8 +96,10 @@ def _beside_partner(chars: list[str], tag, partner: str) -> None:
         j = i + 1
         while j < len(chars) and chars[j].isspace():
             j += 1
-        while j < len(chars) and not chars[j].isspace() and chars[j] not in ".,;:!?":
+        while j < len(chars) and not chars[j].isspace():   # the whole word: a URL's ":" and "." are in it
             j += 1
+        while j > i + 1 and chars[j - 1] in ".,;:!?)»”\"'":   # but not the punctuation that ends it
+            j -= 1
         chars.insert(j, tag.char)
 
 

@@ -147,3 +147,9 @@ def test_a_tag_the_alignment_cannot_place_is_named_not_put_at_the_start():
     # a pre-translated draft holds every tag all the same (tags.missing would be an export error)
     drafted, _ = finish(r, src, tgt_lang="de", every_tag=True)
     assert "\ue001" in drafted.text and "\ue002" in drafted.text
+
+
+def test_a_closing_tag_left_out_after_a_url_closes_the_whole_url():
+    src = protect("First read: <ulink>http://example.org/a-b</ulink> (German)")
+    assert mend("Zuerst lesen: \ue001http://example.org/a-b (deutsch)", src) == \
+        "Zuerst lesen: \ue001http://example.org/a-b\ue002 (deutsch)"
