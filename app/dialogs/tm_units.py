@@ -120,7 +120,9 @@ class UnitTableModel(QAbstractTableModel):
         if role == Qt.ToolTipRole and col in (AUTHOR, DATE):
             made = f"Made by {e.meta.get('creator') or 'unknown'} on {e.meta.get('created') or 'an unknown day'}"
             last = f"; last changed by {author(e) or 'unknown'} on {changed(e)}" if e.meta.get("changer") else ""
-            return made + last
+            return made + last + (f"\n{e.meta['revision']}" if e.meta.get("revision") else "")
+        if role == Qt.ToolTipRole and col == TARGET and e.meta.get("revision"):
+            return e.meta["revision"]  # a shared TM's reviewed unit: "revised by X, was: ..."
         return None
 
     def flags(self, index):

@@ -144,22 +144,35 @@ class PgReview:
     def history(self, uid: int) -> list[dict]:
         """The unit's earlier and proposed targets, newest first: kind ('replaced' / 'proposed'),
         target, author, authored, reviser, revised."""
+        return self._histories([uid]).get(uid, [])
+
+    def _histories(self, uids: list[int]) -> dict[int, list[dict]]:
         with self._tx() as conn:
-            if not self._review_tables(conn):
-                return []
+            if not uids or not self._review_tables(conn):
+                return {}
             rows = conn.execute(self._q(
-                "SELECT kind, target, author, authored, reviser, revised FROM {s}.revisions WHERE unit_id = %s "
-                "ORDER BY revised DESC, id DESC"), (uid,)).fetchall()
+                "SELECT unit_id, kind, target, author, authored, reviser, revised FROM {s}.revisions "
+                "WHERE unit_id = ANY(%s) ORDER BY revised DESC, id DESC"), (list(uids),)).fetchall()
+        out: dict[int, list[dict]] = {}
         keys = ("kind", "target", "author", "authored", "reviser", "revised")
-        return [dict(zip(keys, r)) for r in rows]
+        for r in rows:
+            out.setdefault(int(r[0]), []).append(dict(zip(keys, r[1:])))
+        return out
+
+    def revision_notes(self, uids: list[int]) -> dict[int, str]:
+        """{unit id: one line for the TM editor / concordance} for the units that have a history:
+        "revised by X, was: ..." and any translator's proposals."""
+        return {uid: _note(h) for uid, h in self._histories(uids).items()}
 
     def revision_note(self, uid: int) -> str:
-        """One line for the TM editor / concordance: "revised by X, was: ..." and any proposals."""
-        parts = []
-        for h in self.history(uid):
-            if h["kind"] == "replaced":
-                parts.append(f"revised by {h['reviser']}, was: {h['target']}"
-                             + (f" ({h['author']})" if h["author"] else ""))
-            else:
-                parts.append(f"proposed by {h['author']}: {h['target']}")
-        return "; ".join(parts)
+        return _note(self.history(uid))
+
+
+def _note(history: list[dict]) -> str:
+    parts = []
+    for h in history:
+        if h["kind"] == "replaced":
+            parts.append(f"revised by {h['reviser']}, was: {h['target']}" + (f" ({h['author']})" if h["author"] else ""))
+        else:
+            parts.append(f"proposed by {h['author']}: {h['target']}")
+    return "; ".join(parts)

@@ -92,7 +92,22 @@ class UnitChange:
 
 def page(tm, flt: UnitFilter | None = None, after: int = 0, limit: int = 100, scan: int = 5000) -> UnitPage:
     """Up to ``limit`` units with ids above ``after`` that pass ``flt``, reading at most
-    ``scan`` units (fewer entries, not ``done``: ask again from ``after``)."""
+    ``scan`` units (fewer entries, not ``done``: ask again from ``after``).  A shared TM's
+    reviewed units carry ``meta["revision"]``: "revised by X, was: ..." (engine.tm.pg_review)."""
+    got = _page(tm, flt, after, limit, scan)
+    notes = getattr(tm, "revision_notes", None)
+    if notes is not None and got.entries:
+        try:
+            found = notes([e.id for e in got.entries])
+        except TMError:  # offline or refused: the page without its notes
+            found = {}
+        for e in got.entries:
+            if e.id in found:
+                e.meta["revision"] = found[e.id]
+    return got
+
+
+def _page(tm, flt: UnitFilter | None, after: int, limit: int, scan: int) -> UnitPage:
     test = (flt or UnitFilter()).matcher()
     out: list[TMEntry] = []
     last, read = after, 0
