@@ -112,6 +112,7 @@ class TMService(SharedTMs, QObject):
         self._replica_timer = QTimer(self)
         self._replica_timer.setInterval(POLL_MS)
         self._replica_timer.timeout.connect(self._poll_replicas)
+        self.opens = 1  # jobs queued that open TMs (a lookup queued after all of them searches every TM)
         self.run(self._open_all, on_result=lambda n: (self.opened.emit(n), self._report_indexing(),
                                                         self._poll_replicas()))
         if hasattr(parent, "statusBar"):
@@ -169,6 +170,7 @@ class TMService(SharedTMs, QObject):
             self.infos.append(info)
             return len(self.tms)
 
+        self.opens += 1
         self.run(job)
         return info
 
@@ -195,6 +197,7 @@ class TMService(SharedTMs, QObject):
             self._check_shared()
             return len(self.tms)
 
+        self.opens += 1
         self.run(job, on_result=lambda n: self._poll_replicas())
         return info
 

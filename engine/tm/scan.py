@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from rapidfuzz import process
@@ -43,20 +44,36 @@ SCAN_CAP = 60_000
 #: the length bound min(q, L) / max(q, L) of the bands, scanned in this order
 BANDS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 _SELECT = "SELECT id, src_lang, tgt_lang, enc FROM units WHERE " + FITS  # engine.tm.limits: none read whole
+#: rows read between two looks for a search waiting (the child answers it from its lengths meanwhile)
+LOAD_CHUNK = 4096
 
 
 class ScanSearch:
-    """The units of one language-pair filter (None: any pair), as encodings sorted by length."""
+    """The units of one language-pair filter (None: any pair), as encodings sorted by length;
+    with ``lengths`` (lo, hi) only those of lo..hi tokens.  ``between()`` is called after each
+    :data:`LOAD_CHUNK` rows read (the child answers a search waiting meanwhile)."""
 
-    def __init__(self, conn: sqlite3.Connection, accept_pair):
+    def __init__(self, conn: sqlite3.Connection, accept_pair, lengths: tuple[int, int] | None = None,
+                 between: Callable[[], None] | None = None):
         self.accept_pair, self.conn = accept_pair, conn
         self._ok: dict[tuple, bool] = {}
         self.ids: list[int] = []
         self.cores: list[str] = []
-        # sorted by SQLite; surface and punctuation are read for the re-scored pool only (a third of the load)
-        self._take(conn.execute(_SELECT + " ORDER BY length(enc), id"), self.ids, self.cores)
+        # Read in the table's order and sorted here: SQLite's ORDER BY length(enc) sorted every row
+        # before handing the first, so a search sent meanwhile waited for it.  Surface and
+        # punctuation are read for the re-scored pool only (a third of the load).
+        where = " AND length(enc) BETWEEN ? AND ?" if lengths is not None else ""
+        cur = conn.execute(_SELECT + where + " ORDER BY id", lengths or ())
+        while rows := cur.fetchmany(LOAD_CHUNK):
+            self._take(rows, self.ids, self.cores)
+            if between is not None:
+                between()
         self.sorted_n = len(self.ids)  # units past this were added during the rebuild: always scanned
-        self.lens = np.fromiter((len(c) for c in self.cores), dtype=np.int64, count=self.sorted_n)
+        lens = np.fromiter((len(c) for c in self.cores), dtype=np.int64, count=self.sorted_n)
+        order = np.argsort(lens, kind="stable")  # by length, then id (read in id order)
+        self.lens = lens[order]
+        self.ids = [self.ids[i] for i in order.tolist()]
+        self.cores = [self.cores[i] for i in order.tolist()]
         self._pos = {uid: i for i, uid in enumerate(self.ids)}
 
     def _accepts(self, sl, tl) -> bool:
@@ -191,7 +208,7 @@ class ScanProcess:
         if "error" in ans:
             raise TMError(f"{self.db_path}: {ans['error']}")
         return [(float(s), int(u)) for s, u in ans["ranked"]], {"scanned": ans["scanned"], "exact": ans["exact"],
-                                                                "pid": ans["pid"]}
+                                                                "pid": ans["pid"], "early": bool(ans.get("early"))}
 
     def _ask(self, req: dict) -> dict | None:
         p = self._proc

@@ -49,6 +49,30 @@ def test_the_qa_marks_come_after_the_first_matches(qtbot, tmp_path):
     assert matches_then[0] == 0 and win.opening.matched_done
 
 
+def test_the_first_segment_is_searched_once_as_its_tm_opens(qtbot, tmp_path, monkeypatch):
+    """Its lookup is queued behind the TMs' opening: asked again when they have opened, a TM whose
+    index is rebuilt answered the first segment a search later."""
+    from engine.tm.memory import TranslationMemory
+
+    searched: list[str] = []
+    real = TranslationMemory.search
+
+    def search(self, query, *a, **kw):
+        searched.append(getattr(query, "text", query))
+        return real(self, query, *a, **kw)
+
+    monkeypatch.setattr(TranslationMemory, "search", search)
+    win = MainWindow(Project.open(make_project(tmp_path / "p", ["The house is big.", "Open the file."])), nmt=False)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.shown_for.get("matches") == 0, timeout=10_000)
+    qtbot.wait(300)  # a second search would have run by now
+    assert searched.count("The house is big.") == 1
+    win.nav.go_to(1)
+    win.nav.go_to(0)  # entered again by the translator: searched again
+    qtbot.waitUntil(lambda: searched.count("The house is big.") == 2, timeout=10_000)
+
+
 def test_the_heap_is_frozen_while_the_opening_loads_and_no_longer_after(qtbot, tmp_path, monkeypatch):
     import gc
 

@@ -97,3 +97,46 @@ def test_the_scan_of_the_nearest_lengths_finds_the_best_match_without_reading_ev
         ranked, info = scan.best(q, 1, 0.0)
     assert ranked[0][0] == 1.0 and info["exact"]
     assert info["scanned"] <= len(PAIRS) < len(scan.ids)      # none of the long units was read
+
+
+def test_a_search_sent_while_the_scan_process_reads_the_tm_is_answered_before_the_read_ends(tmp_path, monkeypatch):
+    """A TM new to the installation: the first segment's matches come from the units of the lengths
+    that can reach the minimum score, not after the whole TM is read -- and they are the same."""
+    from engine.tm import scan as scan_mod
+    from engine.tm import scan_server
+
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as t:
+        t.add_many(PAIRS + [(" ".join(["word"] * n) + f" long {n}", f"lang {n}") for n in range(30, 400)])
+        qa = memory_mod.analyse("Sentence number 42 about layer 3 and colour 0.")
+        q = [t.vocab.encode_known(x) for x in (qa.core, qa.surface, qa.punct)]
+        total = len(t)
+    monkeypatch.setattr(scan_mod, "LOAD_CHUNK", 50)  # the read takes many chunks: the search comes between
+    answers = _serve_while_reading(tmp_path, q)
+    first, second = answers
+    assert first["early"] and first["exact"] and first["scanned"] < total   # the long units were never read
+    assert "early" not in second
+    assert first["ranked"][0] == second["ranked"][0] and first["ranked"][0][0] == 1.0
+    monkeypatch.setattr(scan_server, "EARLY_CAP", 100)  # a large TM: only the nearest lengths are read early
+    first, second = _serve_while_reading(tmp_path, q)
+    assert first["early"] and first["scanned"] <= len(PAIRS) and first["ranked"][0] == second["ranked"][0]
+
+
+def _serve_while_reading(tmp_path, q) -> list[dict]:
+    """The scan process's answers to two searches sent as it starts: one with a minimum score, one without."""
+    import io
+    import json
+    import queue
+
+    from engine.tm.scan_server import serve
+
+    class Input(queue.Queue):  # the editor's lines, then the input closes once all are answered
+        def get(self, block=True, timeout=None):
+            return super().get(False) if not block or self.qsize() else None
+
+    requests = Input()
+    for min_score in (0.3, 0.0):                    # no minimum: no length bound, it waits for the whole read
+        requests.put(json.dumps({"pair": ["en", "de"], "core": q[0], "surface": q[1], "punct": q[2],
+                                 "need": 3, "min": min_score}).encode() + b"\n")
+    out = io.BytesIO()
+    serve(tmp_path / "tm" / "tm.sqlite", ("en", "de"), None, out, requests)
+    return [json.loads(x) for x in out.getvalue().splitlines()]
