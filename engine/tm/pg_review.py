@@ -75,12 +75,16 @@ class PgReview:
 
     def _review_tables(self, conn) -> bool:
         if self._review_ok is None:
-            have = conn.execute("SELECT to_regclass(%s) IS NOT NULL",
-                                (f"{self.schema}.revisions",)).fetchone()[0]
+            t = [f"{self.schema}.{n}" for n in ("reviewers", "reviewed", "revisions")]
+            have = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (t[2],)).fetchone()[0]
+            # tables made after the grants ('ON ALL TABLES' covers the tables of its day): off until re-granted
+            if have and not conn.execute("SELECT has_table_privilege(%s, 'SELECT') AND has_table_privilege(%s, "
+                                         "'SELECT') AND has_table_privilege(%s, 'INSERT')", t).fetchone()[0]:
+                return False
             if not have:  # a TM older than the reviewer role: its owner's write adds the tables
                 with contextlib.suppress(psycopg.Error), conn.transaction():
                     install(conn, self._q)
-                    have = True
+                    return True  # not remembered: the caller's transaction may still roll them back
             self._review_ok = bool(have)
         return self._review_ok
 

@@ -102,3 +102,27 @@ def test_the_tm_editor_page_shows_who_revised_a_unit_and_what_it_was(team):
         got = {e.source.text: e.meta.get("revision", "") for e in page(ana).entries}
     assert got == {"Print the page.": "revised by Rita, was: Seite drucken. (Ana)", "Untouched unit.": ""}
     assert uid
+
+
+def test_a_tm_made_before_the_reviewer_role_still_takes_translators_adds_and_gets_it_from_its_owner(
+        pg_server, pg_url):
+    with open_tm(pg_url, src_lang="en", tgt_lang="de") as owner:
+        schema = owner.schema
+    with psycopg.connect(pg_server[0], autocommit=True) as c:
+        c.execute(f"DROP TABLE {schema}.reviewers, {schema}.reviewed, {schema}.revisions")
+    ana = _login(pg_server, schema)
+    with open_tm(_as_user(pg_url, ana)) as tm:  # may not create tables: adds as before, nobody reviews
+        tm.add("Old TM sentence.", "Alter TM-Satz.", creator="Ana")
+        assert not tm.is_reviewer() and tm.history(1) == []
+    with open_tm(pg_url) as owner:
+        owner.set_reviewer(ana)  # the owner's write adds the tables
+    with open_tm(_as_user(pg_url, ana)) as tm:  # not yet granted on the new tables: adds as before
+        assert not tm.is_reviewer()
+        tm.add("Another sentence.", "Ein anderer Satz.", creator="Ana")
+    with psycopg.connect(pg_server[0], autocommit=True) as c:  # the owner re-runs the documented grants
+        c.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {ana}")
+        c.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {ana}")
+    with open_tm(_as_user(pg_url, ana)) as tm:
+        assert tm.is_reviewer()
+        uid = tm.add("Old TM sentence.", "Der alte TM-Satz.", creator="Ana")
+        assert "was: Alter TM-Satz." in tm.revision_note(uid)
