@@ -126,3 +126,20 @@ def test_a_tm_made_before_the_reviewer_role_still_takes_translators_adds_and_get
         assert tm.is_reviewer()
         uid = tm.add("Old TM sentence.", "Der alte TM-Satz.", creator="Ana")
         assert "was: Alter TM-Satz." in tm.revision_note(uid)
+
+
+def test_a_reviewers_confirmation_queued_offline_replaces_the_translators_unit_when_sent(team, tmp_path):
+    from engine.inline import TaggedText
+    from engine.tm.outbox import Outbox
+
+    ana_url, rita_url = team
+    with open_tm(ana_url) as ana:
+        ana.add("Turn the key.", "Schlüssel drehen.", creator="Ana")
+    box = Outbox.of_project(tmp_path)  # the editor's path: confirmations wait here while the TM is away
+    box.put(rita_url, TaggedText("Turn the key."), TaggedText("Drehen Sie den Schlüssel."), creator="Rita")
+    with open_tm(rita_url) as rita:
+        assert box.send(rita_url, rita) == 1
+        assert _targets(rita, "Turn the key.") == ["Drehen Sie den Schlüssel."]
+        uid = next(e.id for e in rita.entries() if e.source.text == "Turn the key.")
+        assert rita.revision_note(uid) == "revised by Rita, was: Schlüssel drehen. (Ana)"
+    box.close()
