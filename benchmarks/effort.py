@@ -131,6 +131,7 @@ def rest_after(text: str, typed: str, n_typed_words: int) -> str:
 class Simulator:
     def __init__(self, tr, args, glossary_index):
         self.tr, self.a, self.index = tr, args, glossary_index
+        self.mended = self.marked = 0   # suggestions (no prefix) the finishing changed / marked
 
     def ask(self, seg: Segment, prefix: str, pairs: tuple, context: tuple, tally: Tally) -> str:
         from engine.nmt.finish import finish
@@ -145,7 +146,11 @@ class Simulator:
             return res.text
         # what the editor's panel shows and inserts (engine.nmt.finish): tags, separators, terms mended
         spans = [(h.start, h.end, tuple(h.entry.targets)) for h in terms]
-        return finish(res, seg.tagged, terms=spans, prefix=prefix, tgt_lang="de")[0].text
+        out, marks = finish(res, seg.tagged, terms=spans, prefix=prefix, tgt_lang="de")
+        if not prefix:
+            self.mended += out.text != res.text
+            self.marked += bool(marks)
+        return out.text
 
     def word_protocol(self, seg, first: str, pairs, context, tally: Tally) -> None:
         ref = seg.ref.split()
@@ -260,7 +265,12 @@ def main(argv: list[str] | None = None) -> None:
             "|---|---|---|---|---|---|---|---|---|")
     rows = [bands[n].row(n) for _, _, n in FUZZY_BANDS if bands[n].n] + [total.row("all")]
     print(head + "\n" + "\n".join(rows))
-    print(f"{time.perf_counter() - t1:.0f} s for {total.n} segments, {total.asks} engine calls")
+    print(f"{time.perf_counter() - t1:.0f} s for {total.n} segments, {total.asks} engine calls; finishing "
+          f"changed {sim.mended} suggestions and marked {sim.marked}")
+    from engine.qa_omission import omissions   # the QA check "omission" on the human translations
+    alarms = sum(1 for _, segs in docs for x in segs
+                 if any(o.kind != "tag" for o in omissions(x.source, x.ref, tgt_lang="de")))
+    print(f"QA 'possible omission' on the reference translations themselves (false alarms): {alarms} of {total.n}")
     if a.json:
         Path(a.json).write_text(json.dumps({n: vars(b) for n, b in bands.items()} | {"all": vars(total)}, indent=1))
 
