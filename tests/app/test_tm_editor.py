@@ -204,7 +204,7 @@ def pg_base():
 def test_an_edit_of_a_shared_tm_reaches_another_clients_replica(qtbot, tmp_path, pg_base, monkeypatch):
     import json
 
-    from engine.store import Project
+    from engine.store import Project, trusted
 
     monkeypatch.setenv("VERSO_REPLICAS", str(tmp_path / "replicas"))
     url = f"{pg_base}{'&' if '?' in pg_base else '?'}tm=editor_{os.getpid()}"
@@ -213,6 +213,7 @@ def test_an_edit_of_a_shared_tm_reaches_another_clients_replica(qtbot, tmp_path,
     folder = make_project(tmp_path / "p", ["Close the window."], tm=False)
     with Project.open(folder) as p:
         p.set_setting("tms", json.dumps([{"path": url, "writable": True}]))
+        trusted.confirm_servers([url])  # the user's word for the server (a received project's is refused)
     other = SharedTM(url, replica_dir=tmp_path / "other", src_lang="en", tgt_lang="de")
     try:
         other.search("The first search starts the first sync", k=1)
@@ -244,7 +245,7 @@ def test_a_reader_roles_edit_of_a_shared_tm_is_refused_in_one_line(qtbot, tmp_pa
 
     import psycopg
 
-    from engine.store import Project
+    from engine.store import Project, trusted
 
     monkeypatch.setenv("VERSO_REPLICAS", str(tmp_path / "replicas"))
     url = f"{pg_base}{'&' if '?' in pg_base else '?'}tm=reader_{os.getpid()}"
@@ -261,6 +262,7 @@ def test_a_reader_roles_edit_of_a_shared_tm_is_refused_in_one_line(qtbot, tmp_pa
     folder = make_project(tmp_path / "p", ["Close the window."], tm=False)
     with Project.open(folder) as proj:
         proj.set_setting("tms", json.dumps([{"path": as_reader, "writable": False}]))
+        trusted.confirm_servers([as_reader])  # the user's word for the server
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
     find(qtbot, dlg, "window", ["Close the window"])
