@@ -54,12 +54,13 @@ def shared(pg, tmp_path, monkeypatch, request):
 
 
 def _project(tmp_path, url: str):
-    from engine.store import Project
+    from engine.store import Project, trusted
 
     folder = make_project(tmp_path / "p", ["Save the file.", "Paragraph 7 of the handbook.", "Print the page."],
                           tm=False)
     with Project.open(folder) as p:
         p.set_setting("tms", json.dumps([{"path": url, "writable": True}]))
+    trusted.confirm_servers([url])  # the user's word for the server (a received project's is refused)
     return folder
 
 
