@@ -13,7 +13,6 @@ or the rebuild is in place).  The database is opened read only (``query_only``);
 from __future__ import annotations
 
 import json
-import math
 import os
 import queue
 import sqlite3
@@ -29,26 +28,6 @@ def connect(db_path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(db_path), isolation_level=None, check_same_thread=False, timeout=30.0)
     conn.execute("PRAGMA query_only=1")
     return conn
-
-
-#: most units an early answer reads (nearest lengths first): ~0.1 s of CPU on the 2-core VM
-EARLY_CAP = 15_000
-
-
-def nearest_lengths(q: int, min_score: float, counts: dict[int, int]) -> tuple[float, tuple[int, int]]:
-    """(b, (lo, hi)): the widest length band [ceil(b q), floor(q / b)] of a query of ``q`` tokens,
-    b from 1.0 down by 0.1 to ``min_score``, holding at most :data:`EARLY_CAP` units by ``counts``
-    (units per length) -- the nearest band when even that one holds more."""
-    from engine.tm.scan import BANDS
-
-    best = None
-    for b in [x for x in BANDS if x > min_score] + [min_score]:
-        lo, hi = (math.ceil(b * q - 1e-9), math.floor(q / b + 1e-9)) if b > 0 else (0, 1 << 30)
-        n = sum(c for n_len, c in counts.items() if lo <= n_len <= hi)
-        if best is not None and n > EARLY_CAP:
-            break
-        best = (b, (lo, hi))
-    return best
 
 
 class _Closed(Exception):
@@ -67,13 +46,12 @@ def serve(db_path: Path, pair: tuple[str, str] | None, inp, out, requests: queue
     """Answer the searches of ``inp`` (or of ``requests``, lines put there) on ``out``.
 
     The units of ``pair`` are read first; a search that comes meanwhile is answered at once from
-    the units of the lengths nearest the query's (at most :data:`EARLY_CAP`, read alone through a
-    second connection that sees units added since; ``exact`` says whether a unit left out could
-    have scored more): a TM new to the installation showed its first matches only once the whole
+    the units of the lengths nearest the query's (:class:`engine.tm.scan.NearestLengths`, through
+    a second connection that sees units added since): a TM new to the installation showed its first matches only once the whole
     TM was read (0.85-0.9 s wall for 90k units at load 13 on the 2-core VM, after the process's
     0.5 s start).  A search without a minimum score waits for the read."""
     from engine.tm.pairs import pair_filter
-    from engine.tm.scan import ScanSearch
+    from engine.tm.scan import NearestLengths, ScanSearch
     from engine.tm.scoring import Encoded
 
     if requests is None:
@@ -83,8 +61,7 @@ def serve(db_path: Path, pair: tuple[str, str] | None, inp, out, requests: queue
     scans: dict[tuple[str, str], ScanSearch] = {}
     changed: list[int] = []   # units changed while the first units were read: taken in after the read
     held: list[bytes] = []    # searches waiting for the read (no length bound)
-    band_conn: list[sqlite3.Connection] = []
-    counts: dict[int, int] = {}   # units per length (encoding characters), read once for the early answers
+    nearest: list = []        # the NearestLengths of the early answers (its own connection: it sees units added since)
 
     def encoded(req) -> Encoded:
         return Encoded(str(req["core"]), str(req["surface"]), str(req["punct"]))
@@ -104,17 +81,10 @@ def serve(db_path: Path, pair: tuple[str, str] | None, inp, out, requests: queue
 
     def early(req) -> dict:
         changed.extend(int(u) for u in req.get("changed") or ())
-        qe, lo_score, need = encoded(req), float(req["min"]), int(req["need"])
-        if not band_conn:
-            band_conn.append(connect(db_path))
-            counts.update(band_conn[0].execute("SELECT length(enc), count(*) FROM units GROUP BY 1").fetchall())
-        b, lengths = nearest_lengths(len(qe.core), lo_score, counts)
-        band = ScanSearch(band_conn[0], pair_filter(*key_of(req)), lengths)
-        ranked, info = band.best(qe, need, lo_score)
-        # exact when the band holds every length that can reach the minimum, or when the
-        # need-th full score reaches the band's bound (no unit outside it scores more)
-        exact = info["exact"] and (b <= lo_score or (len(ranked) >= need and ranked[-1][0] >= b))
-        return {"ranked": ranked, "scanned": info["scanned"], "exact": exact, "early": True}
+        if not nearest:
+            nearest.append(NearestLengths(connect(db_path)))
+        ranked, info = nearest[0].best(encoded(req), int(req["need"]), float(req["min"]), pair_filter(*key_of(req)))
+        return {"ranked": ranked, **info}
 
     def answer(line: bytes, how) -> None:
         try:
@@ -151,7 +121,7 @@ def serve(db_path: Path, pair: tuple[str, str] | None, inp, out, requests: queue
             answer(line, full)
     except _Closed:
         pass
-    for c in (conn, *band_conn):
+    for c in (conn, *(n.conn for n in nearest)):
         c.close()
 
 

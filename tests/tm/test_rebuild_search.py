@@ -63,6 +63,16 @@ def test_during_a_rebuild_the_best_match_comes_from_a_scan_in_another_process(re
     assert fuzzy.source.text.startswith("Sentence number 43 about layer 4 ")
 
 
+def test_the_first_search_as_a_new_tm_opens_does_not_wait_for_the_scan_process_to_start(rebuilding):
+    """The editor's first segment: answered from the nearest lengths in this process (SQLite reads
+    them), the later searches by the scan process."""
+    t = rebuilding
+    hit = t.search("Sentence number 42 about layer 3 and colour 0 !", k=3, min_score=0.3)[0]
+    assert hit.source.text.startswith("Sentence number 42 ") and t.last_search["scan_pid"] == os.getpid()
+    hit = t.search("Sentence number 43 about layer 4 and colour 1 !", k=3, min_score=0.3)[0]
+    assert hit.source.text.startswith("Sentence number 43 ") and t.last_search["scan_pid"] != os.getpid()
+
+
 def test_a_unit_confirmed_during_the_rebuild_is_found_by_the_next_search(rebuilding):
     t = rebuilding
     t.search("Sentence number 1 about layer 1")                 # the scan has loaded its units
@@ -103,7 +113,6 @@ def test_a_search_sent_while_the_scan_process_reads_the_tm_is_answered_before_th
     """A TM new to the installation: the first segment's matches come from the units of the lengths
     that can reach the minimum score, not after the whole TM is read -- and they are the same."""
     from engine.tm import scan as scan_mod
-    from engine.tm import scan_server
 
     with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as t:
         t.add_many(PAIRS + [(" ".join(["word"] * n) + f" long {n}", f"lang {n}") for n in range(30, 400)])
@@ -116,7 +125,7 @@ def test_a_search_sent_while_the_scan_process_reads_the_tm_is_answered_before_th
     assert first["early"] and first["exact"] and first["scanned"] < total   # the long units were never read
     assert "early" not in second
     assert first["ranked"][0] == second["ranked"][0] and first["ranked"][0][0] == 1.0
-    monkeypatch.setattr(scan_server, "EARLY_CAP", 100)  # a large TM: only the nearest lengths are read early
+    monkeypatch.setattr(scan_mod, "EARLY_CAP", 100)  # a large TM: only the nearest lengths are read early
     first, second = _serve_while_reading(tmp_path, q)
     assert first["early"] and first["scanned"] <= len(PAIRS) and first["ranked"][0] == second["ranked"][0]
 
