@@ -11,8 +11,9 @@ with the engine's completion of what is typed (``Translator.translate(prefixes=.
                    KSMR = (characters + one pointer action per accepted span) / reference characters,
                    the accept of interactive-MT evaluations (a click at the first wrong word)
 
-``--tree DIR`` imports the engine from another checkout (``git worktree add DIR 70ce91f``: the
-completion before issue 47's TypedWord rule), so before and after run the same protocol.
+``--tree DIR [--rounds N]`` runs this protocol on this checkout and another one interleaved
+(benchmarks/compare.py; e.g. ``git worktree add DIR 70ce91f``: the completion before issue 47's
+TypedWord rule), so before and after run the same protocol.
 
 Held-out text: whole documents (manuals) of the shared KDE corpus, the last ``--docs`` manuals of
 ``docs.doc``; no TM.  Run from the repository root:
@@ -23,9 +24,10 @@ Held-out text: whole documents (manuals) of the shared KDE corpus, the last ``--
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
+
+from benchmarks import compare
 
 DATA = Path("/work/shared/data/kde4-l10n-de")
 
@@ -80,11 +82,10 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=2)
     ap.add_argument("--max", type=int, default=80)
     ap.add_argument("--beam", type=int, default=5)
-    ap.add_argument("--tree", help="import the engine from this checkout (before/after comparisons)")
     ap.add_argument("--protocols", default="word,char")
+    if compare.run_if_asked("completion_keystrokes"):
+        return
     args = ap.parse_args()
-    if args.tree:
-        sys.path.insert(0, args.tree)
     from engine.nmt.translator import Translator
 
     tr = Translator.load(args.model, threads=1)

@@ -21,8 +21,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "packages"))
-from trados import write_sdltm  # noqa: E402
+
+
+def _trados_writer():
+    """tests/packages/trados.py's ``write_sdltm`` (the tests' .sdltm builder), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("trados_fixture", ROOT / "tests" / "packages" / "trados.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.write_sdltm
 
 DATA = ROOT.parent / "shared" / "data" / "kde4-l10n-de"
 
@@ -56,7 +64,7 @@ def main() -> int:
     ap.add_argument("--units", type=int, default=100_000)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="verso-sdltm-") as tmp:
-        sdltm = write_sdltm(Path(tmp) / "Client.sdltm", _pairs(a.units))
+        sdltm = _trados_writer()(Path(tmp) / "Client.sdltm", _pairs(a.units))
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "engine", "tm", "import", str(sdltm), "--tm", str(Path(tmp) / "tm")],
                               capture_output=True, text=True, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"})
