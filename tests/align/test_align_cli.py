@@ -81,3 +81,17 @@ def test_a_pdf_without_pdftotext_is_refused_in_one_line(tmp_path, capsys, monkey
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "en.pdf" in err and "pdftotext" in err
     assert not (tmp_path / "tm").exists()
+
+
+def test_without_a_model_for_the_pair_the_length_aligner_serves(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("VERSO_MODEL", raising=False)
+    (tmp_path / "en.txt").write_text(EN, "utf-8")
+    (tmp_path / "fr.txt").write_text("Le Conseil a adopté le règlement le 12 mai. Il entre en vigueur le jour "
+                                     "suivant sa publication.\n\nL'article 2 fixe la redevance à 40 euros. Les "
+                                     "États membres l'appliquent.\n\nFait à Bruxelles. Par le Conseil.\n", "utf-8")
+    rc = main(["align-docs", str(tmp_path / "en.txt"), str(tmp_path / "fr.txt"), "--tm", str(tmp_path / "tm"),
+               "--src-lang", "en", "--tgt-lang", "fr"])   # the bundled model translates en -> de only
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    res = json.loads(out.out)
+    assert res["method"] == "length" and "en" in res["why_no_model"] and res["added"] >= 4
