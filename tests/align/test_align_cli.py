@@ -95,3 +95,15 @@ def test_without_a_model_for_the_pair_the_length_aligner_serves(tmp_path, capsys
     assert rc == 0, out.err
     res = json.loads(out.out)
     assert res["method"] == "length" and "en" in res["why_no_model"] and res["added"] >= 4
+
+
+def test_a_real_docx_and_odt_are_read_sentence_by_sentence_for_alignment():
+    from datafiles import data_file
+
+    from engine.align.run import align_files
+
+    for name in ("openXML/file-OpenXMLFilter-tables.docx", "openDoc/file-OpenDocFilter.odt"):
+        f = data_file("format-samples", "omegat", "filters-documents", *name.split("/"))
+        al = align_files(f, f, "en", "en", use_model=False)   # a document against itself: every sentence 1-1
+        n = len(al.src.sentences)
+        assert n >= 2 and [(x.src, x.tgt) for x in al.links] == [((i,), (i,)) for i in range(n)]
