@@ -10,8 +10,11 @@ No module here imports torch or Qt.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
 import re
+import threading
 from pathlib import Path
 
 from engine.errors import FormatError, UnsupportedFormatError
@@ -161,12 +164,39 @@ def _other_xml(root: tuple[str, str, str]) -> str:
     return f"XML with the root element <{name}>: not a format Verso reads ({supported})"
 
 
+@contextlib.contextmanager
+def _rare_collections():
+    """The cyclic garbage collector runs after 100,000 new objects instead of 700 while a reader
+    builds a document: its passes over the growing document were 0.05 s of the 0.6 s CPU of
+    importing 3 MB of HTML or DOCX (benchmarks/import_speed.py); it still runs, so garbage with
+    cycles stays bounded.  Readers on several threads: the last one out restores the threshold."""
+    global _READING, _THRESHOLD
+    with _GC_LOCK:
+        if not _READING:
+            _THRESHOLD = gc.get_threshold()
+            gc.set_threshold(100_000, *_THRESHOLD[1:])
+        _READING += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _READING -= 1
+            if not _READING:
+                gc.set_threshold(*_THRESHOLD)
+
+
+_GC_LOCK = threading.Lock()
+_READING = 0
+_THRESHOLD = gc.get_threshold()
+
+
 def read_document(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
                   format: str | None = None) -> ParsedDocument:
     from engine.formats import textutil
 
     fmt = by_name(format) if format else detect(path)
-    doc = fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang)
+    with _rare_collections():
+        doc = fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang)
     if len(doc.segments) > textutil.MAX_SEGMENTS:  # the text readers stop earlier, at the segment or entry
         raise FormatError(path, f"{len(doc.segments):,} segments: more than the {textutil.MAX_SEGMENTS:,} Verso "
                                 "imports as one document; split it")
@@ -197,20 +227,21 @@ def read_declared(path: str | Path, *, src_lang: str = "", tgt_lang: str = "", f
 
     fmt = by_name(format) if format else detect(path)
     kw = {k: v for k, v in options.items() if v is not None}
-    if fmt.name == "tabular":  # a header naming several languages: the hints pick the columns
-        doc = fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang, **kw)
-        declared = tuple(doc.meta.get("declared_languages") or ("", ""))
-    else:
-        # A reader takes the file's languages over the ones it is given (XLIFF), or the given one over
-        # the file's (PO's target): given none for the target, every reader returns what the file says.
-        blank = fmt.read(Path(path), src_lang="", tgt_lang="", **kw) if fmt.name in _DECLARING_SOURCE \
-            else None
-        doc = blank or fmt.read(Path(path), src_lang=src_lang, tgt_lang="", **kw)
-        declared = (doc.src_lang if blank is not None else "", doc.tgt_lang)
-        if not doc.tgt_lang and tgt_lang and fmt.name in _SHAPED_BY_TARGET:
-            doc = fmt.read(Path(path), src_lang=doc.src_lang or src_lang, tgt_lang=tgt_lang, **kw)
-        doc.src_lang = doc.src_lang or src_lang
-        doc.tgt_lang = doc.tgt_lang or tgt_lang
+    with _rare_collections():
+        if fmt.name == "tabular":  # a header naming several languages: the hints pick the columns
+            doc = fmt.read(Path(path), src_lang=src_lang, tgt_lang=tgt_lang, **kw)
+            declared = tuple(doc.meta.get("declared_languages") or ("", ""))
+        else:
+            # A reader takes the file's languages over the ones it is given (XLIFF), or the given one over
+            # the file's (PO's target): given none for the target, every reader returns what the file says.
+            blank = fmt.read(Path(path), src_lang="", tgt_lang="", **kw) if fmt.name in _DECLARING_SOURCE \
+                else None
+            doc = blank or fmt.read(Path(path), src_lang=src_lang, tgt_lang="", **kw)
+            declared = (doc.src_lang if blank is not None else "", doc.tgt_lang)
+            if not doc.tgt_lang and tgt_lang and fmt.name in _SHAPED_BY_TARGET:
+                doc = fmt.read(Path(path), src_lang=doc.src_lang or src_lang, tgt_lang=tgt_lang, **kw)
+            doc.src_lang = doc.src_lang or src_lang
+            doc.tgt_lang = doc.tgt_lang or tgt_lang
     if len(doc.segments) > textutil.MAX_SEGMENTS:
         raise FormatError(path, f"{len(doc.segments):,} segments: more than the {textutil.MAX_SEGMENTS:,} Verso "
                                 "imports as one document; split it")
