@@ -31,6 +31,7 @@ WIDE = 0xF0000 - TAG_MAX   # code n > TAG_MAX of a paragraph's text is chr(WIDE 
 PARAGRAPH_MAX = 0xFFFFD - WIDE
 _WIDE_RE = re.compile("[\U000f0001-\U000ffffd]")
 _ANY_RE = re.compile("[\ue001-\uf8ff\U000f0001-\U000ffffd]")
+_NARROW_RE = re.compile("[\ue001-\uf8ff]")
 
 
 def code_char(n: int) -> str:
@@ -72,6 +73,27 @@ def renumber(text: str, by_n: dict[int, Tag], path=None, place: str | None = Non
         return new[-1].char
 
     return TaggedText(_ANY_RE.sub(number, text), tuple(new))
+
+
+def para_sentence(text: str, by_n: dict[int, Tag], path=None, place: str | None = None) -> TaggedText:
+    """A sentence of a paragraph's text with its codes numbered 1, 2, ..., each code's number in the
+    paragraph in its ``attrs["p"]``.  One pass over the code characters making each Tag once
+    (renumber, then a copy of each Tag with ``p``: 0.05 of 0.5 s CPU reading 3 MB of JRC-Acquis DOCX)."""
+    if _WIDE_RE.search(text):
+        s = renumber(text, by_n, path, place)
+        para = [by_n[n] for n in map(code_number, _ANY_RE.findall(text)) if n in by_n]
+        return TaggedText(s.text, tuple(Tag(t.n, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": o.n})
+                                        for t, o in zip(s.tags, para)))
+    new: list[Tag] = []
+
+    def number(m: re.Match) -> str:
+        t = by_n.get(tag_number(m.group()))
+        if t is None:
+            return m.group()
+        new.append(Tag(len(new) + 1, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": t.n}))
+        return tag_char(len(new))
+
+    return TaggedText(_NARROW_RE.sub(number, text) if by_n else text, tuple(new))
 
 
 def too_many(count: int, path, place: str | None, where: str = "in one paragraph") -> FormatError:

@@ -41,9 +41,9 @@ from lxml import etree
 
 from engine.errors import FormatError, UnsafeXMLError
 from engine.formats import xmlsafe
-from engine.formats.codefold import Codes, code_char, code_chars_in, code_number, narrow, renumber
+from engine.formats.codefold import Codes, code_char, code_number, narrow, para_sentence
 from engine.fsutil import atomic_write
-from engine.inline import Tag, TaggedText, is_private_use_tag, tag_number
+from engine.inline import TaggedText, is_private_use_tag, tag_number
 from engine.segmentation import segment_text
 
 #: Limits on a package.  Word and LibreOffice documents of several hundred pages
@@ -343,18 +343,8 @@ def paragraph_text(p: Paragraph, lang: str, path=None, place: str | None = None)
         return
     seg = segment_text(text.text[k:e], lang, narrow(text.tags))
     p.lead, p.tail = text.text[:k], text.text[e:]
-    p.sentences = [TaggedText(s.text, tuple(_with_para(t, orig) for t, orig in zip(s.tags, _codes(src, by_n))))
-                   for s, src in ((renumber(s, by_n, path, place), s) for s in seg.sentences)]
+    p.sentences = [para_sentence(s, by_n, path, place) for s in seg.sentences]
     p.gaps = list(seg.gaps)
-
-
-def _codes(text: str, by_n: dict[int, Tag]) -> list[Tag]:
-    # code_number on every code character: 0.15 of 0.36 s reading 3 MB of JRC-Acquis DOCX (benchmarks/import_speed.py)
-    return [by_n[n] for n in map(code_number, code_chars_in(text)) if n in by_n] if by_n else []
-
-
-def _with_para(t: Tag, orig: Tag) -> Tag:
-    return Tag(t.n, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": orig.n})
 
 
 def translated_text(p: Paragraph, targets: list[TaggedText | None]) -> str:
