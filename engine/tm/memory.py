@@ -19,8 +19,6 @@ import sqlite3
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-import numpy as np
-
 from engine.errors import FormatError, TMError
 from engine.formats.base import TMUnit
 from engine.inline import TaggedText, strip_tags
@@ -29,9 +27,9 @@ from engine.tm import limits, store
 from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.index_process import BackgroundBuild, counted
 from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
-from engine.tm.rerank import Verified, verify
+from engine.tm.rerank import Verified, full_scores, verify
 from engine.tm.rows import _entry, _export_meta, _merge_meta, _meta_columns, _now  # noqa: F401  (pg's too)
-from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops, score_many
+from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops
 from engine.tm.pairs import any_lang as _any_lang, pair_filter as _pair_filter  # noqa: F401  (pg's too)
 from engine.tm.scan import ScanProcess
 from engine.tm.seal import Seal, Untrusted
@@ -702,30 +700,7 @@ class TranslationMemory:
 
     def _full_scores(self, qe: Encoded, stage: CandidateStage, v: Verified, need: int,
                      min_score: float) -> list[tuple[float, int]]:
-        """(score, uid) of the ``need`` best verified candidates by the full
-        token score (with penalties), best first.  The full score never
-        exceeds the core score, so candidates are taken in core order until
-        the next core score is no better than the ``need``-th full score."""
-        n = int(np.count_nonzero((v.core > 0.0)
-                                 & (v.core >= np.float32(min_score) - np.float32(1e-6))))
-        parts: list[np.ndarray] = []
-        pos, step = 0, max(4 * need, 64)
-        while pos < n:  # the core scores are sorted: the qualifying ones come first
-            end = min(n, pos + step)
-            extras = "\x01".join(stage.encodings(v.keys[pos:end], "x")).split("\x01")
-            parts.append(score_many(qe, v.encodings(pos, end), extras[0::2], extras[1::2]))
-            pos, step = end, step * 4
-            if pos < n:
-                done = np.concatenate(parts)
-                if len(done) >= need and float(v.core[pos]) <= \
-                        float(np.partition(done, len(done) - need)[len(done) - need]) + 1e-6:
-                    break  # no one left can beat the need-th full score
-        if not parts:
-            return []
-        full = np.concatenate(parts)
-        uids = stage.uids(v.keys[:len(full)])
-        return sorted(((float(sc), u) for sc, u in zip(full.tolist(), uids)
-                       if sc > 0.0 and sc >= min_score), key=lambda x: (-x[0], x[1]))
+        return full_scores(qe, stage, v, need, min_score)  # (pg_search's too)
 
     # ------------------------------------------------------------ concordance
     def concordance(self, phrase: str, side: str = "source", limit: int = 50,

@@ -39,6 +39,7 @@ from engine.tm.tokens import Analysed, Token, analyse, tokenize
 CASE_PENALTY = 0.01
 PUNCT_PENALTY = 0.01
 PENALTY_CAP = 0.05
+_CAP_EDITS = round(PENALTY_CAP / min(CASE_PENALTY, PUNCT_PENALTY))  # edits that reach the cap
 
 _TAG_CHARS = {i: chr(TAG_BASE) for i in range(TAG_BASE + 1, 0xF8FF + 1)}
 
@@ -111,17 +112,24 @@ def score_encoded(q: Encoded, m: Encoded) -> float:
 
 
 def score_many(q: Encoded, cores: list[str], surfaces: list[str],
-               puncts: list[str]) -> np.ndarray:
+               puncts: list[str], d: np.ndarray | None = None) -> np.ndarray:
     """:func:`score_encoded` of ``q`` against many segments at once (the same
-    numbers, computed in rapidfuzz's C++ loops), as float64."""
+    numbers, computed in rapidfuzz's C++ loops), as float64.  ``d``: the core
+    edit distances when the caller has them already."""
     if not cores:
         return np.zeros(0, np.float64)
     if not q.core:  # pragma: no cover - searches never ask with an empty query
         return np.array([score_encoded(q, Encoded(c, s, p))
                          for c, s, p in zip(cores, surfaces, puncts)], dtype=np.float64)
-    d = process.cdist([q.core], cores, scorer=Levenshtein.distance, dtype=np.int32)[0]
-    ds = process.cdist([q.surface], surfaces, scorer=Levenshtein.distance, dtype=np.int32)[0]
-    dp = process.cdist([q.punct], puncts, scorer=Levenshtein.distance, dtype=np.int32)[0]
+    if d is None:
+        d = process.cdist([q.core], cores, scorer=Levenshtein.distance, dtype=np.int32)[0]
+    # A penalty past the cap changes nothing (ds >= d: a case-sensitive edit script is one of the
+    # lower-cased texts too), so rapidfuzz may stop counting there: capped distances, same scores.
+    over = _CAP_EDITS + 1
+    ds = process.cdist([q.surface], surfaces, scorer=Levenshtein.distance, dtype=np.int32,
+                       score_cutoff=int(d.max()) + over)[0]
+    dp = process.cdist([q.punct], puncts, scorer=Levenshtein.distance, dtype=np.int32,
+                       score_cutoff=over)[0]
     lens = np.fromiter(map(len, cores), dtype=np.float64, count=len(cores))
     core = 1.0 - d.astype(np.float64) / np.maximum(lens, float(len(q.core)))
     pen = (ds - d).astype(np.float64) * CASE_PENALTY + dp.astype(np.float64) * PUNCT_PENALTY

@@ -1,4 +1,5 @@
 """Token score (Eq. 3 of Gu et al. 2018 with small penalties), char score, edit ops."""
+import numpy as np
 import pytest
 
 from engine.inline import tag_char
@@ -86,3 +87,31 @@ def test_score_many_equals_score_encoded_one_by_one():
     one = [score_encoded(q, e) for e in segs]
     assert list(many) == one  # bit for bit: the same arithmetic
     assert len(set(one)) > 10
+
+
+def test_penalties_past_the_cap_score_the_same_with_the_core_distances_given():
+    """Long segments with many case and punctuation differences (rapidfuzz stops counting at
+    the cap) and the core distances the re-rank already has: the scores one by one."""
+    import random
+
+    from rapidfuzz.distance import Levenshtein
+
+    from engine.tm.scoring import Encoded, Vocab, score_encoded, score_many
+
+    rng = random.Random(5)
+    words = ["Save", "SAVE", "save", "the", "The", "file", "FILE", "now", "a", "b"]
+    def seg():
+        return " ".join(rng.choice(words) + rng.choice(["", ",", ".", ";"])
+                        for _ in range(rng.randint(1, 90)))
+    v = Vocab()
+    q = Encoded.of(analyse(seg()), v)
+    segs = [Encoded.of(analyse(seg()), v) for _ in range(300)]
+    d = np.array([Levenshtein.distance(q.core, e.core) for e in segs], dtype=np.int32)
+    one = [score_encoded(q, e) for e in segs]
+    for given in (None, d):
+        many = score_many(q, [e.core for e in segs], [e.surface for e in segs],
+                          [e.punct for e in segs], given)
+        assert list(many) == one
+    pens = [max(0.0, 1 - Levenshtein.distance(q.core, e.core) / max(len(q.core), len(e.core))) - s
+            for e, s in zip(segs, one)]
+    assert sum(p == pytest.approx(0.05) for p in pens) > 50  # the cap is reached often

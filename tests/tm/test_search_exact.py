@@ -80,3 +80,24 @@ def test_repeated_words_rank_by_how_many_are_shared(make_tm):
         assert ms[0].score == pytest.approx(7 / 8)
         assert ms[2].score == pytest.approx(token_score("the cat and the dog and the fish",
                                                         "the the the the the the the the"))
+
+
+def test_near_ties_told_apart_by_case_and_punctuation_come_back_in_full_score_order(make_tm):
+    """Hundreds of units with the query's words, differing in case and punctuation only (core
+    scores tie, the penalties order them): the k best are those of an exhaustive scan."""
+    rng = random.Random(11)
+    words = "save the file to the disk before the window closes".split()
+    tm = make_tm("ties", src_lang="en", tgt_lang="de")
+    units = []
+    for i in range(400):
+        w = [x.upper() if rng.random() < 0.2 else x.capitalize() if rng.random() < 0.2 else x
+             for x in words]
+        units.append((" ".join(x + rng.choice(["", "", ",", ";"]) for x in w) + rng.choice([".", "!", ""]),
+                      f"t{i}"))
+    tm.add_many(units)
+    tm.flush()
+    q = "Save the file to the disk, before the window closes."
+    for k in (1, 5, 20):
+        got = [m.score for m in tm.search(q, k=k)]
+        assert got == pytest.approx(_exhaustive(tm, q, k), abs=1e-9)
+    tm.close()
