@@ -69,6 +69,9 @@ _RUN_CODE_LABELS = {
     "yearShort": "date", "dayLong": "date", "monthLong": "date", "yearLong": "date",
 }
 _DROPPED_IN_RUN = {w("lastRenderedPageBreak"), w("rPr")}
+#: tag names the walk compares every element with, made once (w() per element: 0.02 s of 3 MB of DOCX)
+_PPR, _R, _PROOF_ERR, _RPR, _VANISH, _VAL, _T, _DEL_TEXT = map(
+    w, ("pPr", "r", "proofErr", "rPr", "vanish", "val", "t", "delText"))
 
 
 def _local(el) -> str:
@@ -141,11 +144,11 @@ class _Extractor:
             tag = el.tag
             if not isinstance(tag, str):
                 continue  # comments, processing instructions: kept only in untouched paragraphs
-            if tag == w("pPr"):
+            if tag == _PPR:
                 continue
-            if tag == w("r"):
+            if tag == _R:
                 self._run(el)
-            elif tag == w("proofErr"):
+            elif tag == _PROOF_ERR:
                 continue  # spelling/grammar marks change nothing visible
             elif tag in (w("ins"), w("moveTo")):
                 if not self.reject:
@@ -172,19 +175,20 @@ class _Extractor:
                 self._code(("para", el), _local(el)[:8])
 
     def _run(self, r) -> None:
-        rpr = r.find(w("rPr"))
-        if rpr is not None and (rpr.find(w("vanish")) is not None) and rpr.find(w("vanish")).get(
-                w("val"), "true") not in ("0", "false", "off"):
+        rpr = r.find(_RPR)
+        vanish = rpr.find(_VANISH) if rpr is not None else None
+        if vanish is not None and vanish.get(_VAL, "true") not in ("0", "false", "off"):
             self._code(("para", r), "hidden")
             return
         for el in r:
             tag = el.tag
             if not isinstance(tag, str) or tag in _DROPPED_IN_RUN:
                 continue
-            name = _local(el)
-            if tag == w("t") or (tag == w("delText") and self.reject):
+            if tag == _T or (tag == _DEL_TEXT and self.reject):
                 self._text(el.text or "", rpr)
-            elif tag == w("fldChar"):
+                continue
+            name = _local(el)
+            if tag == w("fldChar"):
                 self._fldchar(el, rpr)
             elif tag == w("instrText") or tag == w("delInstrText"):
                 self._code(("run", rpr, [el]), "field")
