@@ -49,10 +49,17 @@ class Scanner(HTMLParser):
         self.opaque_start = 0
         self.events: list[tuple] = []
         self.depth = 0  # inline elements open in the current block (tokenizer's view)
+        self._at = self._base = 0  # where the next token starts; where the parser's buffer starts
+
+    def updatepos(self, i: int, j: int) -> int:
+        # the tokenizer moves from i to j: kept as an offset in the source, not as the line and column
+        # the base class counts (newlines counted, then mapped back: 0.03 s of reading 3 MB of HTML)
+        if i < j:
+            self._at = self._base + j
+        return j
 
     def _pos(self) -> int:
-        line, col = self.getpos()
-        return self.line_starts[line - 1] + col
+        return self._at
 
     def flush(self) -> None:
         if any(it[0] == "text" and it[3].strip() for it in self.cur.items):
@@ -105,6 +112,7 @@ class Scanner(HTMLParser):
 
     def run(self) -> None:
         self.feed(self.src)
+        self._base = len(self.src) - len(self.rawdata)  # close() reads the rest from its own start
         self.close()
         evs = self.events + [(len(self.src), "eof")]
         for (start, kind, *data), (end, *_) in zip(evs, evs[1:]):
