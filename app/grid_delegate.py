@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleO
 
 from engine.inline import TaggedText
 from app.chips import fill
-from app.panels.comments import paint_mark
+from app.panels.comments import NOTE_COLOUR, paint_mark
 from app.segment_model import COL_NUM, COL_SOURCE, COL_TARGET, ROLE_LOCKED, ROLE_RAW, ROLE_SHOWN, ROLE_TAGGED
 from app.target_editor import PAD_Y, TargetEditor
 
@@ -39,6 +39,7 @@ class ChipDelegate(QStyledItemDelegate):
         self.find_pattern = None   # the find bar's pattern: its hits are marked in every cell
         self.terms: tuple[str, tuple[tuple[int, int], ...]] | None = None  # (source text, glossary term spans)
         self.commented: frozenset[int] = frozenset()  # document rows with an open comment (marked in "#")
+        self.noted: frozenset[int] = frozenset()  # document rows whose file brings its own comment (grey mark)
 
     def set_highlight(self, source_text: str | None, words) -> None:
         """Shade ``words`` in the source cell whose text is ``source_text`` (None clears)."""
@@ -72,11 +73,12 @@ class ChipDelegate(QStyledItemDelegate):
         if isinstance(view, QTableView):
             view.viewport().update()
 
-    def set_commented(self, rows) -> None:
-        """Mark the document ``rows`` that have an open comment (a corner of their "#" cell)."""
-        rows = frozenset(rows)
-        if rows != self.commented:
-            self.commented = rows
+    def set_commented(self, rows, noted=()) -> None:
+        """Mark the document ``rows`` that have an open comment (a corner of their "#" cell), and in
+        grey the ``noted`` rows whose file brings a comment of its own."""
+        rows, noted = frozenset(rows), frozenset(noted)
+        if rows != self.commented or noted != self.noted:
+            self.commented, self.noted = rows, noted
             view = self.parent()
             if isinstance(view, QTableView):
                 view.viewport().update()
@@ -150,8 +152,12 @@ class ChipDelegate(QStyledItemDelegate):
         tt = index.data(ROLE_SHOWN)  # a target's Track Changes changes drawn too
         if tt is None:
             super().paint(painter, option, index)
-            if self.commented and index.column() == COL_NUM and (index.data() or 0) - 1 in self.commented:
-                paint_mark(painter, option.rect)  # "#" shows the document row + 1, filtered or not
+            if (self.commented or self.noted) and index.column() == COL_NUM:
+                row = (index.data() or 0) - 1  # "#" shows the document row + 1, filtered or not
+                if row in self.commented:
+                    paint_mark(painter, option.rect)
+                elif row in self.noted:
+                    paint_mark(painter, option.rect, NOTE_COLOUR)
             return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)

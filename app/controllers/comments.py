@@ -135,7 +135,9 @@ class CommentsController(Controller):
         if marks:
             open_ids = comments.open_segments(win.model.document_id)
             model = win.model
-            win.delegate.set_commented(r for r in range(model.rowCount()) if model.segment(r).id in open_ids)
+            segs = [model.segment(r) for r in range(model.rowCount())]
+            win.delegate.set_commented((r for r, s in enumerate(segs) if s.id in open_ids),
+                                       (r for r, s in enumerate(segs) if s.note))
 
     def _segment(self):
         win = self.win

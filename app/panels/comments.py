@@ -20,17 +20,19 @@ from engine.store.comments import Comment
 
 #: The mark of a row with an open comment (a corner of its "#" cell, as spreadsheets mark a note).
 MARK_COLOUR = QColor("#e8590c")
+#: The mark of a row whose file brings a comment of its own (a client's or reviewer's note, read-only).
+NOTE_COLOUR = QColor("#868e96")
 ROLE_COMMENT = Qt.UserRole + 1
 
 
-def paint_mark(painter, rect) -> None:
-    """The open-comment mark: a small triangle in the top right corner of ``rect``."""
+def paint_mark(painter, rect, colour: QColor = MARK_COLOUR) -> None:
+    """The comment mark: a small triangle in the top right corner of ``rect``."""
     s = max(6, min(10, rect.height() // 3))
     r = rect.topRight()
     painter.save()
     painter.setRenderHint(painter.RenderHint.Antialiasing)
     painter.setPen(Qt.NoPen)
-    painter.setBrush(MARK_COLOUR)
+    painter.setBrush(colour)
     painter.drawPolygon(QPolygonF([QPointF(r.x() - s, r.y()), QPointF(r.x() + 1, r.y()),
                                    QPointF(r.x() + 1, r.y() + s + 1)]))
     painter.restore()

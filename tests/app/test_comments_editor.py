@@ -11,7 +11,7 @@ from PySide6.QtGui import QImage, QPainter
 from lxml import etree
 
 from app.controllers.comments import NO_PLACE
-from app.panels.comments import MARK_COLOUR
+from app.panels.comments import MARK_COLOUR, NOTE_COLOUR
 from app.segment_model import COL_NUM
 from engine.store import Project
 from engine.store.comments import Comments
@@ -74,8 +74,8 @@ def _shown(win) -> list[str]:
     return [lst.item(i).text() for i in range(lst.count())]
 
 
-def _mark_painted(win, row: int) -> bool:
-    """Whether the "#" cell of ``row`` is drawn with the open-comment mark."""
+def _mark_painted(win, row: int, colour=MARK_COLOUR) -> bool:
+    """Whether the "#" cell of ``row`` is drawn with the open-comment mark (or ``colour``'s)."""
     grid = win.grid
     idx = win.proxy.mapFromSource(win.model.index(row, COL_NUM))
     rect = grid.visualRect(idx)
@@ -92,7 +92,7 @@ def _mark_painted(win, row: int) -> bool:
     opt.rect = rect
     win.delegate.paint(painter, opt, idx)
     painter.end()
-    return img.pixelColor(QPoint(rect.width() - 3, 1)).rgb() == MARK_COLOUR.rgb()
+    return img.pixelColor(QPoint(rect.width() - 3, 1)).rgb() == colour.rgb()
 
 
 def test_a_comment_added_by_keyboard_shows_marks_the_row_and_survives_reopening(qtbot, tmp_path):
@@ -161,6 +161,19 @@ def test_the_files_own_comment_shows_read_only_and_the_exported_xliff_has_the_ne
     assert notes[1][0]                                      # the author
     close = etree.parse(str(out)).getroot().find(f".//{{{X12}}}trans-unit[@id='close']")
     assert close.findall(f"{{{X12}}}note") == []
+    win.close()
+
+
+def test_a_row_whose_file_brings_a_comment_is_marked_in_grey_and_an_open_comment_over_it(qtbot, tmp_path):
+    """A client's note in the file marks its row before anyone comments in Verso (it showed no mark)."""
+    folder, _ = _imported(tmp_path, "ui.xlf", XLF)
+    win = open_window(qtbot, folder)
+    qtbot.waitUntil(lambda: win.delegate.noted == {0}, timeout=3000)
+    assert _mark_painted(win, 0, NOTE_COLOUR) and not _mark_painted(win, 1, NOTE_COLOUR)
+    assert not _mark_painted(win, 1)
+    _add_by_keyboard(qtbot, win, "Short enough?")
+    qtbot.waitUntil(lambda: win.delegate.commented == {0}, timeout=3000)
+    assert _mark_painted(win, 0)                          # the open comment's mark wins
     win.close()
 
 
