@@ -127,7 +127,8 @@ class Codes:
     def build(self, path=None, place: str | None = None) -> tuple[TaggedText, dict[int, tuple]]:
         items = self.items
         b = TaggedTextBuilder()
-        if _count(items) > TAG_MAX:
+        # a code a non-text item or one private-use character of a text: fewer than TAG_MAX without counting
+        if sum(len(it) if isinstance(it, str) else 1 for it in items) > TAG_MAX and _count(items) > TAG_MAX:
             items = _joined(items)
             count = _count(items)
             if count > TAG_MAX:

@@ -32,7 +32,6 @@ import io
 import posixpath
 import re
 import zipfile
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -268,11 +267,11 @@ class Paragraph:
 def paragraph_text(p: Paragraph, lang: str, path=None, place: str | None = None) -> None:
     """Fill ``p.text``, ``p.actions``, ``p.sentences`` and ``p.gaps`` from ``p.tokens`` (a paragraph
     with too many codes is refused naming ``path`` and ``place``: engine/formats/codefold.py)."""
-    counts: Counter = Counter()
+    counts: dict[str, int] = {}
     for t in p.tokens:
         if t.kind == "text":
-            counts[t.fmt] += len(t.text)
-    p.base_fmt = counts.most_common(1)[0][0] if counts else ""
+            counts[t.fmt] = counts.get(t.fmt, 0) + len(t.text)
+    p.base_fmt = max(counts, key=counts.__getitem__) if counts else ""  # the first of the most common
     b = Codes()
     cur: str | None = None  # the formatting key of the open pair of codes
     seq = 0
@@ -287,7 +286,7 @@ def paragraph_text(p: Paragraph, lang: str, path=None, place: str | None = None)
     # is the base: a link styled as a link makes one pair of codes, not two
     bases = [p.base_fmt]
     local: dict[int, str] = {}
-    for i, t in enumerate(p.tokens):
+    for i, t in enumerate(p.tokens if any(t.kind == "open" for t in p.tokens) else ()):
         if t.kind == "open":
             depth, fmts = 0, set()
             for u in p.tokens[i + 1:]:
