@@ -144,11 +144,14 @@ class Retrieval:
     rest: float
     postings: int
     complete: bool
+    _tail: np.ndarray | None = None
 
     def next_bound(self, verified: int) -> float:
         """Best score any document after the first ``verified`` can reach."""
         if verified < len(self.keys):
-            return max(float(self.bounds[verified]), self.rest)
+            if self._tail is None:  # the best bound from each position on (keys need not be in bound order)
+                self._tail = np.maximum.accumulate(self.bounds[::-1])[::-1]
+            return max(float(self._tail[verified]), self.rest)
         return self.rest
 
 
@@ -280,9 +283,10 @@ class CandidateStage:
 
     # ------------------------------------------------------------ retrieval
     def retrieve(self, core: Sequence[str], limit: int = 4000, budget: int = 4_000_000,
-                 min_bound: float = 0.0) -> Retrieval:
+                 min_bound: float = 0.0, by_dice: bool = False) -> Retrieval:
         """Up to ``limit`` candidates for a query given as its core tokens,
-        best bound first, leaving out bounds below ``min_bound``.
+        best bound first, leaving out bounds below ``min_bound``.  ``by_dice``: the
+        ``limit`` best by the Dice overlap 2 shared / (|X| + |X'|) instead, in that order.
 
         Postings are read rarest term first while the total stays within
         ``budget`` (the rarest term is always read); the rest count as unread.
@@ -345,10 +349,14 @@ class CandidateStage:
             keep = bounds >= np.float32(min_bound) - np.float32(1e-6)
             docs, bounds = docs[keep], bounds[keep]
         rest = rest_unseen
+        # Dice ranks long queries' true best match earlier than the bound does (752k TM, 200
+        # held-out queries: best-match recall 0.98 / 0.99 within the first 1,000 / 1,500, against
+        # 0.95 / 0.98 by the bound); the bounds still decide when the top k is exact.
+        key = (2.0 * acc[docs] / (self.lengths()[docs] + q)).astype(np.float32) if by_dice else bounds
         if len(docs) > limit:
-            part = np.argpartition(-bounds, limit - 1)
+            part = np.argpartition(-key, limit - 1)
             rest = max(rest, float(bounds[part[limit:]].max()))
             part = part[:limit]
-            docs, bounds = docs[part], bounds[part]
-        order = np.argsort(-bounds, kind="stable")
+            docs, bounds, key = docs[part], bounds[part], key[part]
+        order = np.lexsort((-bounds, -key)) if by_dice else np.argsort(-bounds, kind="stable")
         return Retrieval(docs[order].astype(np.int64), bounds[order], rest, read, complete)

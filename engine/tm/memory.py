@@ -670,7 +670,7 @@ class TranslationMemory:
         stage = self._stage("src", self.search_pair(src_lang, tgt_lang))
         lo, hi = VERIFY_LIMIT
         limit = max(lo, min(hi, stage.total // VERIFY_PER))
-        r = stage.retrieve(qa.core, limit=limit, budget=POSTINGS_BUDGET, min_bound=min_score)
+        r = stage.retrieve(qa.core, limit, POSTINGS_BUDGET, min_score, by_dice=True)
         v = verify(stage, r, qe.core, k, limit)
         self.last_search = {"candidates": len(r.keys), "verified": len(v.keys),
                             "postings": r.postings, "exact": v.exact}
