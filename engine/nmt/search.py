@@ -41,13 +41,12 @@ With ``beam = 1`` and no constraints this is exactly greedy search.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
 from engine.nmt.constraints import ConstraintState, Terms  # noqa: F401  (ConstraintState: the tests' import)
-from engine.nmt.decoder_types import StepOutput, _index
 from engine.nmt.hooks import Batch, Limits, Rule, StepView, limit_step, max_lens
 from engine.nmt.model import RNNSearch
 from engine.nmt.repeats import TAIL, NoStutter, SameWord, WordKeys, repeat_bans, source_runs
@@ -55,8 +54,6 @@ from engine.nmt.results import Stopped
 from engine.nmt.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
-# decode a forced prefix with one row per sentence (the beam widens after it); False: every row, for tests
-ONE_ROW_PREFIX = True
 
 
 def _check(stop) -> None:
@@ -131,13 +128,9 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                   prefixes)
     for r in rules:
         r.start(batch)
-    one = model.encode(src, src_mask, **inputs)                           # (B, ...) one row per sentence
-    rep = torch.arange(B, device=dev).repeat_interleave(K)                # (B*K,) row b*K+k reads sentence b
-    enc = one.index_select(rep)
-    # the forced prefix is decoded with one row per sentence: while every sentence writes its prefix only
-    # row b*K lives (the others score -inf and continue row b*K), so rows b*K+k are row b*K's state
-    forced = min(len(p) for p in prefixes) if ONE_ROW_PREFIX and prefixes and K > 1 else 0
-    state = model.init_state(one if forced else enc)
+    enc = model.encode(src, src_mask, **inputs)
+    enc = enc.index_select(torch.arange(B, device=dev).repeat_interleave(K))
+    state = model.init_state(enc)
     scores = torch.full((B, K), NEG_INF, device=dev, dtype=torch.float64)   # (B, K) total log-probability
     scores[:, 0] = 0.0
     prev = torch.full((B * K,), BOS, dtype=torch.long, device=dev)        # (B*K,) the last tokens
@@ -150,13 +143,8 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     step = 0
     while not all(done):
         _check(stop)
-        if step < forced:                                                 # the model on B rows, then K copies
-            out, state = model.step(model.tgt_emb(prev[::K]), state, one)
-            lp = model.step_log_probs(out, one).index_select(0, rep)      # (B*K, V)
-            out = StepOutput(**{f.name: _index(getattr(out, f.name), rep) for f in fields(out)})
-        else:
-            out, state = model.step(model.tgt_emb(prev), state, enc)
-            lp = model.step_log_probs(out, enc)                           # (B*K, V) log p(y_t | y_<t, x), fp32
+        out, state = model.step(model.tgt_emb(prev), state, enc)
+        lp = model.step_log_probs(out, enc)                               # (B*K, V) log p(y_t | y_<t, x), fp32
         if step == 0:
             records_copy = model.copy_report(enc, out, torch.zeros(1, dtype=torch.long, device=dev), prev[:1]) is not None
             copy_hist = torch.empty((B * K, 0, 4), device=dev) if records_copy else None
@@ -231,10 +219,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         if gate_now is not None:
             g = gate_now.index_select(0, idx).unsqueeze(1)
             gate_hist = g if gate_hist is None else torch.cat([gate_hist.index_select(0, idx), g], 1)
-        if step + 1 == forced:                                            # the prefix written: B -> B*K rows
-            state = state.index_select(idx // K)
-        elif step >= forced:
-            state = state.index_select(idx)
+        state = state.index_select(idx)
         step += 1
     return [max(f, key=lambda x: (x[0], x[1].norm_score))[1] for f in finished]
 
