@@ -28,6 +28,8 @@ from torch import Tensor
 from engine.nmt.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
+#: the least log-probability of a typed (forced) token: finite, so its hypothesis goes on
+FORCED_FLOOR = -1e4
 
 
 @dataclass
@@ -100,7 +102,9 @@ def limit_step(lp: Tensor, step: int, max_len: int, prefix: list[int] | None) ->
     lp[..., PAD] = NEG_INF
     lp[..., BOS] = NEG_INF
     if prefix is not None and step < len(prefix):
-        keep = lp[..., prefix[step]].clone()
+        # the translator's own words: never lost, even where the model (or a confident kNN memory)
+        # gives them probability 0 -- an -inf row let the search end the sentence on whatever it had
+        keep = lp[..., prefix[step]].clamp(min=FORCED_FLOOR)
         lp.fill_(NEG_INF)
         lp[..., prefix[step]] = keep
     elif step + 1 >= max_len:

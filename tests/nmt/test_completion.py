@@ -1,5 +1,7 @@
 """Completing what the translator typed (issue 47): a word typed half way, never worse than the
 suggestion continued, the term rule kept."""
+import torch
+
 from engine.nmt.completion import along_suggestion, split_typed
 from engine.nmt.results import Term
 
@@ -73,3 +75,26 @@ def test_the_first_completion_after_the_suggestion_decodes_no_second_suggestion(
     plains.clear()
     warm = translator.suggest(TranslationRequest(SRC, typed, (), None, ()), beam=4)
     assert plains == [] and warm.text == cold
+
+
+def test_the_typed_words_are_kept_when_the_model_gives_them_no_probability(translator, monkeypatch):
+    """A confident memory (kNN at a high temperature weight) can give a typed token probability 0;
+    the search then ended the sentence with what it had ('[30, </s>]' for the prefix [30, 31])."""
+    from engine.nmt.vocab import EOS
+
+    plain = translator.translate([SRC], beam=4)[0].text
+    typed = " ".join(plain.split()[:2]) + " "
+    model = translator.model
+    real = model.step_log_probs
+
+    def peaked(out, enc):
+        lp = real(out, enc)
+        best = lp.argmax(-1, keepdim=True)
+        only = torch.full_like(lp, float("-inf"))
+        only.scatter_(-1, best, 0.0)      # all mass on the model's own pick: the typed tokens get none
+        only[..., EOS] = -1.0
+        return only
+
+    monkeypatch.setattr(model, "step_log_probs", peaked)
+    out = translator.translate(["The house has a child."], beam=4, prefixes=[typed])[0].text
+    assert out.startswith(typed.rstrip()), out
