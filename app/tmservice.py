@@ -16,6 +16,7 @@ A shared TM (PostgreSQL) may be unreachable or refuse this user: see
 """
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -227,6 +228,11 @@ class TMService(SharedTMs, QObject):
                 self._check_shared()
             control.check()
         found.sort(key=lambda f: (-f.match.score, -f.match.char_score))
+        # What the search kept (decoded postings) leaves the cyclic collector: the searches of the
+        # rows entered and looked up ahead set off full collections on this thread that walked it
+        # all with the interpreter lock held, 48-246 ms each, six in the 1.5 s the UI stood still
+        # (benchmarks/RESULTS.md, issue 46 item 1); see also NavigationController.segment_entered.
+        gc.freeze()
         return found[:k]
 
     def search_now(self, control, query: TaggedText, k: int = 1) -> list[FoundMatch]:

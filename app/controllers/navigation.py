@@ -3,6 +3,8 @@ unconfirmed; what the box holds, saving it (on every move and after a typing pau
 entering a segment, which starts the segment flow (``app/segment_flow.py``)."""
 from __future__ import annotations
 
+import gc
+
 from PySide6.QtCore import QTimer
 
 from engine.inline import revision
@@ -73,6 +75,12 @@ class NavigationController(Controller):
         win = self.win
         if win.model is None or not (0 <= row < win.model.rowCount()):
             return
+        # What the TM searches and suggestions made so far (decoded postings, results) leaves the
+        # cyclic collector: a full collection walked it all with the interpreter lock held, on
+        # the TM thread, 44-109 ms four or five times in 40 Ctrl+Down (benchmarks/RESULTS.md,
+        # issue 46 item 1).  Acyclic garbage is still freed at once; cycles wait for the next
+        # document's freeze_heap(collect=True) (app/controllers/documents.py).
+        gc.freeze()
         seg = win.model.segment(row)
         win.editing.seg_states.enter(seg)
         win.shown_for.clear()
