@@ -100,6 +100,142 @@ def wait(app, cond, timeout: float = 60.0) -> bool:
     return False
 
 
+def shoot_review(app, win, save) -> None:
+    """Review ▸ Track Changes on, a confirmed target edited: Segment Changes and Add LQA Error."""
+    from PySide6.QtGui import QTextCursor
+
+    from engine import identity
+
+    identity.use("Rita Reviewer")
+    win.actions_by_id["track_changes"].trigger()
+    row = next(r for r in range(win.model.rowCount()) if win.model.segment(r).status == "confirmed")
+    win.nav.go_to(row)
+    if win.model.segment(row).locked:  # the lock of the main-window shot
+        win.editing.locking.toggle_lock()
+    before = win.model.segment(row).target.text
+    words = before.split()
+    after = " ".join(words[:-1] + ["gleich", words[-1]]) if len(words) > 1 else before + " (geprüft)"
+    win.nav.go_to(row)
+    win.model.set_target(row, after, status="confirmed")  # the reviewer's edit, recorded as a tracked change
+    win.nav.refresh_editor(row)
+    pump(app, 0.3)
+    dlg = win.review.segment_changes()
+    dlg.resize(760, 420)
+    pump(app, 0.4)
+    save(dlg, "dialog-segment-changes.png")
+    dlg.close()
+    ed = win.editor()
+    cur = ed.textCursor()
+    at = after.find("gleich")
+    cur.setPosition(max(at, 0))
+    cur.setPosition(max(at, 0) + len("gleich"), QTextCursor.KeepAnchor)
+    ed.setTextCursor(cur)
+    dlg = win.review.add_lqa_error()
+    dlg.resize(520, dlg.sizeHint().height())
+    dlg.severity.setCurrentIndex(min(1, dlg.severity.count() - 1))
+    dlg.comment.setText("'gleich' adds a meaning the source lacks")
+    pump(app, 0.3)
+    save(dlg, "dialog-lqa-error.png")
+    dlg.accept()
+    win.dock_comments.raise_()
+    pump(app, 0.3)
+    save(win.dock_comments, "panel-comments-lqa.png")
+
+
+def shoot_align(app, win, work: Path, save) -> None:
+    """File ▸ Align Documents…: the demo TM's pairs as a document and its translation, one sentence
+    of the translation left out, aligned by length (the model's pass is slower on a busy machine)."""
+    from engine.demo import DEMO_TM
+    from engine.formats.tmfiles import read_tm_file
+    from engine.resources import resources_dir
+
+    pairs = []
+    for u in read_tm_file(resources_dir() / "demo" / DEMO_TM, src_lang="en", tgt_lang="de"):
+        # the TM's inline codes are private-use placeholders: a plain document has none
+        by_lang = {code.split("-")[0].lower(): " ".join("".join(c for c in t.text if not "\ue000" <= c <= "\uf8ff")
+                                                        .split()) for code, t in u.variants.items()}
+        if by_lang.get("en") and by_lang.get("de"):
+            pairs.append((by_lang["en"], by_lang["de"]))
+    src = [s for s, _ in pairs[:12]]
+    tgt = [t for _, t in pairs[:12]]
+    del tgt[5]  # a sentence the translator left out: its source is linked to nothing
+    (work / "guide-en.txt").write_text("\n\n".join(" ".join(src[i:i + 3]) for i in range(0, len(src), 3)),
+                                       encoding="utf-8")
+    (work / "guide-de.txt").write_text("\n\n".join(" ".join(tgt[i:i + 3]) for i in range(0, len(tgt), 3)),
+                                       encoding="utf-8")
+    dlg = win.aligning.align_documents_dialog()
+    dlg.src_path.setText(str(work / "guide-en.txt"))
+    dlg.tgt_path.setText(str(work / "guide-de.txt"))
+    dlg.use_model.setChecked(False)
+    dlg.start_align()
+    wait(app, lambda: dlg.review.alignment is not None and not dlg.busy(), 120)
+    pump(app, 0.4)
+    save(dlg, "dialog-align-documents.png")
+    dlg.close()
+
+
+def shoot_package(app, win, work: Path, save) -> None:
+    """File ▸ Open Package…: a Trados project package (built as the package tests build one) opened
+    as a project, and what the package says shown once.  Opens another project in ``win``."""
+    sys.path.insert(0, str(ROOT / "tests" / "packages"))
+    from trados import write_sdlppx
+
+    sdlxliff = (
+        '<?xml version="1.0" encoding="utf-8"?><xliff xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0" '
+        'version="1.2" sdl:version="1.0" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="manual.docx" '
+        'source-language="en-US" datatype="x-sdlfilterframework2" target-language="de-DE"><body>\n'
+        + "".join(f'<trans-unit id="u{i}"><source>{s}</source><seg-source><mrk mtype="seg" mid="{i}">{s}</mrk>'
+                  f'</seg-source><target><mrk mtype="seg" mid="{i}"/></target><sdl:seg-defs><sdl:seg id="{i}" '
+                  'origin="not-translated"/></sdl:seg-defs></trans-unit>\n'
+                  for i, s in enumerate(["Open the album in a new window.", "Select all photos.",
+                                         "The photo viewer shows one photo at a time."], 1))
+        + "</body></file></xliff>")
+    pkg = write_sdlppx(work / "Acme manuals.sdlppx", "en-US", {"de-DE": {"manual.docx.sdlxliff":
+                                                                         sdlxliff.encode("utf-8")}})
+    win.packages.dialog = None
+    win.packages.open_package(pkg, work / "Acme manuals")
+    wait(app, lambda: getattr(win.packages, "dialog", None) is not None, 120)
+    pump(app, 0.4)
+    save(win.packages.dialog, "dialog-open-package.png")
+    win.packages.dialog.close()
+
+
+def shoot_ghost(app, win, out: Path, save, saved: list[str]) -> None:
+    """The engine's completion of a half-typed word, grey after the cursor in the target box."""
+    text = win.suggestion.current.text if win.suggestion.current is not None else ""
+    words = text.split()
+    if len(words) < 3:
+        print("(no suggestion to type along: no ghost-text shot)", file=sys.stderr, flush=True)
+        return
+    typed = words[0] + " " + words[1][:max(1, len(words[1]) // 2)]
+    ed = win.editor()
+    ed.setFocus()
+    ed.selectAll()
+    ed.insertPlainText(typed)  # as an input method types (QTest types ASCII only)
+    if not wait(app, lambda: ed.ghost_shown() != "", 60):
+        return
+    pump(app, 0.3)
+    if capture_screen(out / "main-window-ghost.png"):
+        saved.append("main-window-ghost.png")
+    else:
+        save(win, "main-window-ghost.png")
+    ed.selectAll()
+    ed.textCursor().removeSelectedText()
+    pump(app, 0.2)
+
+
+def shoot_omission(app, win, save) -> None:
+    """The suggestion panel's red line on the first segment whose suggestion may leave a source word out."""
+    for row in range(win.model.rowCount()):
+        win.nav.go_to(row)
+        wait(app, lambda: win.shown_for.get("suggestion") == row, 60)
+        pump(app, 0.1)
+        if not win.suggestion.omissions.isHidden():
+            save(win.dock_suggestion, "panel-suggestion-omission.png")
+            return
+    print("(no suggestion marked as leaving words out: no omission shot)", file=sys.stderr, flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
@@ -142,6 +278,7 @@ def shoot(out: Path, work: Path, model: str) -> int:
     from PySide6.QtWidgets import QMessageBox
 
     settings().setValue("nmt/threads", 1)
+    settings().setValue("user/name", "Tom Translator")  # who signs the history (the reviewer signs below)
     # The script answers the questions a translator would (confirm an inserted match as it is).
     QMessageBox.question = staticmethod(lambda *a, **k: QMessageBox.Yes)
     saved: list[str] = []
@@ -274,6 +411,9 @@ def shoot(out: Path, work: Path, model: str) -> int:
     pump(app, 0.2)
     save(dlg, "dialog-import-tmx.png")
     dlg.close()
+    shoot_review(app, win, save)
+    shoot_align(app, win, work, save)
+    shoot_package(app, win, work, save)
     win.close()
 
     # -- suggestion and alignment on text the model knows
@@ -306,19 +446,24 @@ def shoot(out: Path, work: Path, model: str) -> int:
         saved.append("main-window-suggestion.png")
     save(win.dock_suggestion, "panel-suggestion.png")
     save(win.dock_alignment, "panel-alignment.png")
-    if toy_sentences:
-        win.machine.insert_suggestion()
-        ed = win.editor()
-        if ed is not None:
-            ed.moveCursor(ed.textCursor().MoveOperation.End)
-        win.nav.commit_editor()
+    r0 = win.current_row()  # the forced-decoding view of the suggestion taken as the translation
+    win.machine.insert_suggestion()
+    ed = win.editor()
+    if ed is not None:
+        ed.moveCursor(ed.textCursor().MoveOperation.End)
+    win.nav.commit_editor()
+    win.nav.step(+1)
+    wait(app, lambda: win.shown_for.get("suggestion") == r0 + 1, 60)
+    win.nav.step(-1)
+    wait(app, lambda: win.shown_for.get("forced") == r0, 60)
+    win.alignment.show_forced()
+    pump(app, 0.3)
+    save(win.dock_alignment, "panel-alignment-forced.png")
+    if not toy_sentences:
         win.nav.step(+1)
-        wait(app, lambda: win.shown_for.get("suggestion") == 1, 60)
-        win.nav.step(-1)
-        wait(app, lambda: win.shown_for.get("forced") == 0, 60)
-        win.alignment.show_forced()
-        pump(app, 0.3)
-        save(win.dock_alignment, "panel-alignment-forced.png")
+        wait(app, lambda: win.shown_for.get("suggestion") == win.current_row(), 60)
+        shoot_ghost(app, win, out, save, saved)
+        shoot_omission(app, win, save)
 
     # -- train a model: a short run to the end on the synthetic corpus (or the demo TM), then the model list
     dlg = win.machine.training_dialog()
