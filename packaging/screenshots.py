@@ -202,6 +202,9 @@ def shoot_package(app, win, work: Path, save) -> None:
 
 def shoot_ghost(app, win, out: Path, save, saved: list[str]) -> None:
     """The engine's completion of a half-typed word, grey after the cursor in the target box."""
+    from PySide6.QtGui import QInputMethodEvent
+    from PySide6.QtWidgets import QApplication
+
     text = win.suggestion.current.text if win.suggestion.current is not None else ""
     words = text.split()
     if len(words) < 3:
@@ -211,7 +214,10 @@ def shoot_ghost(app, win, out: Path, save, saved: list[str]) -> None:
     ed = win.editor()
     ed.setFocus()
     ed.selectAll()
-    ed.insertPlainText(typed)  # as an input method types (QTest types ASCII only)
+    ed.textCursor().removeSelectedText()
+    typing = QInputMethodEvent()  # as an input method types (QTest's keys are ASCII only)
+    typing.setCommitString(typed)
+    QApplication.sendEvent(ed, typing)
     if not wait(app, lambda: ed.ghost_shown() != "", 60):
         return
     pump(app, 0.3)
