@@ -184,6 +184,8 @@ def main() -> None:
     ap.add_argument("--duplicates", type=int, default=0,
                     help="repeat each segment the confirm phase confirms this many times further down "
                          "(every confirm then auto-propagates to that many segments)")
+    ap.add_argument("--after-spell", action="store_true",
+                    help="start browsing once the spelling dictionary has loaded (it loads after the first matches)")
     ap.add_argument("--trace", action="store_true", help="report the UI handlers slower than 15 ms (diagnosis)")
     ap.add_argument("--tm-state", choices=("new", "trusted"), default="new",
                     help="new: the TM folder is new to this installation (its index is rebuilt as the editor "
@@ -236,6 +238,9 @@ def main() -> None:
     out["window_settle"] = hb.stop()
     if a.model:
         wait(app, lambda: win.nmt is not None and win.nmt.translator is not None, 120)
+    out["spell_loading_at_navigation"] = not getattr(win.delivery, "spell_ready", True)
+    if a.after_spell:  # the spelling dictionary read (Python on a thread: it holds the interpreter lock)
+        wait(app, lambda: getattr(win.delivery, "spell_ready", True), 120)
 
     # --- navigation
     hb.start()
