@@ -238,9 +238,9 @@ def main() -> None:
     out["window_settle"] = hb.stop()
     if a.model:
         wait(app, lambda: win.nmt is not None and win.nmt.translator is not None, 120)
-    out["spell_loading_at_navigation"] = not getattr(win.delivery, "spell_ready", True)
+    out["spell_loading_at_navigation"] = not getattr(getattr(win, "delivery", None), "spell_ready", True)
     if a.after_spell:  # the spelling dictionary read (Python on a thread: it holds the interpreter lock)
-        wait(app, lambda: getattr(win.delivery, "spell_ready", True), 120)
+        wait(app, lambda: getattr(getattr(win, "delivery", None), "spell_ready", True), 120)
 
     # --- navigation
     hb.start()
