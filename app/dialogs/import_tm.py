@@ -1,4 +1,4 @@
-"""Import a TMX (or bilingual CSV/TSV, PO, XLIFF) file into the project's writable TM,
+"""Import a TMX (or Trados Studio .sdltm, bilingual CSV/TSV, PO, XLIFF) file into the project's writable TM,
 or into another TM named by a folder or a shared TM's URL
 (``postgresql://host:port/dbname?tm=NAME``, typed or pasted; created when missing,
 and then listed in the project, searched in the editor, unless unticked).
@@ -39,7 +39,7 @@ from engine.langs import normalize_lang, same_language
 from engine.tm import is_tm_url, open_for_import, tm_ref
 from app.workers import Worker, start
 
-FILE_FILTER = "TM files (*.tmx *.csv *.tsv *.po *.xlf *.xliff *.sdlxliff *.mqxliff);;All files (*)"
+FILE_FILTER = "TM files (*.tmx *.sdltm *.csv *.tsv *.po *.xlf *.xliff *.sdlxliff *.mqxliff);;All files (*)"
 
 
 def dry_run(control, path: Path, src: str, tgt: str) -> dict:
