@@ -154,18 +154,36 @@ def term_gates(attn: Tensor, spans: list[tuple[int, int] | None]) -> list[list[b
     return [list(r) for r in zip(*cols)]
 
 
+#: What ends a sentence: a piece whose text ends in one of these (before closing quotes or brackets).
+SENTENCE_FINAL, CLOSERS = ".!?\u3002\uff01\uff1f\u2026\u061f\u0964", "\"'\u00bb\u201d\u2019)]"
+
+
+def sentence_end_tokens(keys: list[str]) -> frozenset[int]:
+    """The target tokens (their texts, ``WordKeys.key``) after which the sentence may end: ". ! ? 。" ..."""
+    return frozenset(i for i, k in enumerate(keys) if (e := k.strip().rstrip(CLOSERS)) and e[-1] in SENTENCE_FINAL)
+
+
 def constrain_terms(lp: Tensor, st: ConstraintState, terms: list[list[list[int]]], step: int, max_len: int,
                      mode: str = "enforce", may_start: list[bool] | None = None,
-                     starts: frozenset[int] | None = None, after_glue: bool = False) -> int:
+                     starts: frozenset[int] | None = None, after_glue: bool = False, ended: bool = False) -> int:
     """In place, one hypothesis's log-probs (V,).  ``enforce``: no ``</s>`` while a term is unmet;
     the next constraint token forced where the hypothesis would end, or once the tokens left
     (``</s>`` included) only just hold the unmet terms.  ``prefer``: the tokens that make progress
     get :data:`PREFER_BONUS`.  ``may_start``: per term, whether its attention gate is open
     (:func:`term_gates`): a term starts (or gets the bonus) only there, except where it is forced;
-    ``starts``, ``after_glue``: see :meth:`ConstraintState.next_tokens`.  :data:`OWN` (0) when no token
+    ``starts``, ``after_glue``: see :meth:`ConstraintState.next_tokens`; ``ended``: the last piece ends
+    the sentence (:func:`sentence_end_tokens`): no term starts there, and where the model would end, it
+    ends with a term unmet -- left out (the glossary report names it unused), not appended after the full
+    stop ("Der Kind ein Haus hat. Baum ein Haus hat." on the toy model).  :data:`OWN` (0) when no token
     was forced, :data:`TAIL` when one was where the model would have ended, else :data:`FORCED`."""
     need = st.needed(terms)
     if need <= 0:
+        return OWN
+    if ended and st.cur < 0:   # (a term under way, its own "z.B.", goes on)
+        if mode == "enforce" and lp[EOS] >= lp.max():   # the model ends here: nothing is written after
+            keep = lp[EOS].clone()
+            lp.fill_(NEG_INF)
+            lp[EOS] = keep
         return OWN
     if mode == "prefer":
         for tok in st.next_tokens(terms, may_start, starts, after_glue):
@@ -260,6 +278,7 @@ class Terms(Rule):
         self.inner = (frozenset(i for i, w in enumerate(words.word) if w and i not in word_starts and i not in glue)
                       if words is not None and word_starts is not None else frozenset())
         self.word = words.word if words is not None else None   # per token: letters or digits
+        self.ends = sentence_end_tokens(words.key) if words is not None else frozenset()
 
     def start(self, batch: Batch) -> None:
         super().start(batch)
@@ -294,13 +313,16 @@ class Terms(Rule):
             glued = [t in self.glue for t in view.prev[b * K:(b + 1) * K].tolist()] if self.glue else [False] * K
             gates = [[False] * len(terms) if w in self.glue and not (self.word_starts and w in self.word_starts)
                       or w in self.inner and not after else g for g, w, after in zip(gates, wants, glued)]
+            # after the sentence's final punctuation no term starts (constrain_terms, ``ended``)
+            ended = [t in self.ends for t in view.prev[b * K:(b + 1) * K].tolist()]
+            gates = [[False] * len(terms) if e else g for g, e in zip(gates, ended)]
             self.gates[b], self.glued[b] = gates, glued
             for k in range(K):
                 self.said[b * K + k] |= self.spoke[b * K + k] & ~self.on[b * K + k]
             for k in range(K):
                 self.forced[b * K + k] = constrain_terms(lp[b, k], self.cstate[b * K + k], terms, view.step,
                                                          bt.max_lens[b], self.mode, gates[k], self.word_starts,
-                                                         self.glued[b][k])
+                                                         self.glued[b][k], ended[k])
         self.lp = lp
 
     def candidates(self, b: int, ranked: list[tuple[float, int]], view: StepView) -> list[tuple[float, int]]:
@@ -333,7 +355,9 @@ class Terms(Rule):
         laden</guilabel>. Deaktivieren Sie dann den Knopf Neu laden." on the KDE client glossary); and
         one that wrote its own word for the source term, moved on and wrote the term later loses to any
         that did not: its cheap repeated words raised its normalised score ("Der Kind ein Haus hat Baum
-        hat." over "Der Baum ein Haus hat." on the toy model)."""
+        hat." over "Der Baum ein Haus hat." on the toy model).  In ``enforce`` mode one that ended at its full
+        stop with a term unmet (:func:`constrain_terms`, ``ended``) loses to any that met them all."""
         if not self.terms[b]:
             return ()
-        return step + 1 < self.batch.max_lens[b], not self.cstate[row].tail, not self.twice[row]
+        met = self.mode != "enforce" or self.cstate[row].needed(self.terms[b]) <= 0
+        return step + 1 < self.batch.max_lens[b], met, not self.cstate[row].tail, not self.twice[row]

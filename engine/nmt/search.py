@@ -20,7 +20,9 @@ All searches share one definition, so they can be tested against each other:
   ignore them; ``</s>`` is allowed only once every term is met, and where the model would end
   (or the tokens left only just hold the unmet terms) the next term token is forced, and the
   rest of that term with it -- so every translation holds every term and the search still ends
-  within the length limit;
+  within the length limit; except after sentence-final punctuation (". ! ? 。"): no term starts
+  there, and where the model ends there a term it could not place is left out, never appended
+  after the finished sentence (:func:`~engine.nmt.constraints.constrain_terms`, ``ended``);
 * ``constraint_spans``: where each term's source term is.  A term is then offered only where the
   attention is on it -- the step's most attended source piece lies in the span, or half the
   attention mass does (:func:`term_gates`), and the model is not about to write a tag (the

@@ -189,3 +189,46 @@ def test_a_long_sentence_with_placed_terms_is_cut_and_each_piece_gets_its_terms(
         plan, [[file], [Term(("Ordner",), (15, 21))]])
     across = Term(("x",), (9, 20))  # "file. Then": in two pieces -- the sentence stays whole
     assert terms_of_pieces(text, plan, [across]) == (([text], [""]), [[across]])
+
+
+# -- nothing after the finished sentence ------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["enforce", "prefer"])
+def test_a_term_the_sentence_has_passed_is_left_out_not_appended_after_its_full_stop(translator, mode):
+    """The translator typed the whole sentence without the term ("child" -> "Baum" has gone by): the
+    search ends the sentence at its full stop rather than writing the term after it (it wrote
+    "Der Kind ein Haus hat. Baum ein Haus hat."), and the term is reported as not used."""
+    src, typed = "The child has a house.", "Der Kind ein Haus hat."
+    r = translator.translate([src], beam=4, prefixes=[typed], terms=[[_term(src, "child", "Baum")]],
+                             terms_mode=mode, best_of_both=False)[0]
+    assert r.text == typed and r.tokens[-2:] == [".", "</s>"], r.text
+    assert "Baum" not in r.text
+
+
+def test_no_term_starts_after_sentence_final_punctuation_and_the_sentence_may_end_there():
+    import torch
+
+    from engine.nmt.constraints import constrain_terms
+    from engine.nmt.vocab import EOS
+
+    terms = [[[10, 11]]]
+    lp = torch.full((20,), -5.0)
+    lp[EOS], lp[10] = -0.1, -3.0
+    assert constrain_terms(lp, ConstraintState(), terms, 5, 30, "enforce", [True], ended=True) == 0
+    assert lp[EOS] == pytest.approx(-0.1) and lp[10] == float("-inf")   # it ends: nothing after the end
+    lp = torch.full((20,), -5.0)
+    lp[EOS], lp[10], lp[15] = -3.0, -4.0, -0.1                        # it goes on (a second sentence)
+    constrain_terms(lp, ConstraintState(), terms, 5, 30, "enforce", [True], ended=True)
+    assert (lp[EOS], lp[10], lp[15]) == (-3.0, -4.0, pytest.approx(-0.1))   # its own choice, nothing forced
+    lp = torch.full((20,), -5.0)
+    lp[EOS] = -0.1
+    constrain_terms(lp, ConstraintState(), terms, 5, 30, "enforce", [True])   # mid-sentence: the term is forced
+    assert lp[EOS] == float("-inf") and lp[10] == -5.0 and lp[11] == float("-inf")
+    prefer = torch.zeros(20)
+    constrain_terms(prefer, ConstraintState(), terms, 5, 30, "prefer", [True], ended=True)
+    assert prefer[10] == 0.0                                          # no bonus for a term after the end
+    # a term under way (one whose own pieces hold a full stop, "z.B.") goes on
+    st = ConstraintState().advance(10, terms)
+    lp = torch.full((20,), -5.0)
+    constrain_terms(lp, st, terms, 5, 30, "enforce", [True], ended=True)
+    assert lp[EOS] == float("-inf") and lp[11] == -5.0
