@@ -224,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-segs", type=int, default=40)
     ap.add_argument("--max-words", type=int, default=40, help="skip documents with a longer reference segment")
     ap.add_argument("--beam", type=int, default=5)
+    ap.add_argument("--device", default="cpu", help="cpu (default, as the editor) or cuda (a larger model on a GPU)")
     ap.add_argument("--k", type=int, default=4, help="TM matches read per segment (the editor's default)")
     ap.add_argument("--memory", default="auto", choices=("auto", "knn", "learned", "none"))
     ap.add_argument("--glossary", help="a glossary file (TBX, CSV, XLSX) whose terms the suggestions read")
@@ -245,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
         from engine.glossary.recognise import TermIndex
 
         index = TermIndex(read_glossary_file(a.glossary, src_lang="en", tgt_lang="de").entries, "en")
-    tr = Translator.load(a.model, threads=1)
+    tr = Translator.load(a.model, threads=1, device=a.device)
     sim = Simulator(tr, a, index)
     print(f"{len(docs)} documents, {sum(len(s) for _, s in docs)} segments; TM {len(tm)} units; "
           f"setup {time.perf_counter() - t0:.0f} s", flush=True)
