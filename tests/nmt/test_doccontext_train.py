@@ -44,8 +44,11 @@ def test_each_strategy_trains_and_its_context_changes_the_output(doc_corpus, tmp
     src = ["big bat .", "old seal ."]
     tgt = ["gross Fledermaus .", "alt Robbe ."]
     zoo = tr.score(src, tgt, context=[["red lion ."], ["red lion .", "big bat ."]])
-    golf = tr.score(src, tgt, context=[["red club ."], ["red club .", "big bat ."]])
-    assert zoo != golf  # the previous sentences change the model's output
+    alone = tr.score(src, tgt, context=[[], []])
+    # the previous sentences change the model's output -- by more than float rounding: after 40 toy
+    # steps init-dec tells "red lion ." from "red club ." by 2e-6 nats, which rounding in the packed
+    # products alone erases, while a context against none moves it by 1e-3 and more
+    assert max(abs(a - b) for a, b in zip(zoo, alone)) > 1e-4, (zoo, alone)
     # an empty context (a document start) is the same as no context at all
     assert tr.score(src, tgt, context=[[], []]) == tr.score(src, tgt)
     # a model without document context ignores the context it is given
