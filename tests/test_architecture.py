@@ -130,7 +130,6 @@ LONG_MODULES = {
     "engine/formats/package.py": 467,
     "engine/formats/po.py": 494,
     "engine/formats/tabular.py": 406,
-    "engine/formats/tmx.py": 691,
     "engine/formats/xliff12.py": 519,
     "engine/formats/xliffcommon.py": 682,
     "engine/glossary/formats.py": 523,
