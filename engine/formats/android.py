@@ -8,7 +8,10 @@ segments.  The XML comment right above a resource is its note.
 A value reads as Android reads it: XML entities decoded (``&lt;``/``&gt;`` stay codes), then
 ``\\'`` ``\\"`` ``\\n`` ``\\t`` ``\\@`` ``\\?`` ``\\\\`` ``\\uXXXX`` undone, unescaped double quotes
 dropped (white space inside them kept), other runs of white space one space, and the ends
-trimmed.  Styling tags (``<b>``, ``<xliff:g id="n">%1$s</xliff:g>``) and placeholders are codes.
+trimmed.  Styling tags (``<b>``, ``<xliff:g id="n">%1$s</xliff:g>``) and placeholders are codes; so
+are HTML tags written escaped (``&lt;b>bold&lt;/b>``, as Android's docs ask for Html.fromHtml), written
+back escaped the same way (``>`` or ``&gt;`` as the string had it); an article, escaped or in CDATA,
+is read sentence by sentence (:mod:`engine.formats.htmlsub`).
 translate-toolkit's ``aresource`` store reads ``<string>`` and ``<plurals>`` alike but skips
 ``<string-array>`` and gives no offsets for the splice, hence this reader (the tests read every
 edited export back with translate-toolkit).  A translation is written back escaped by the same rules (apostrophes and quotes escaped, a
@@ -18,6 +21,7 @@ had, no entities) in place of the element's content only (:mod:`engine.formats.x
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from lxml import etree
@@ -34,6 +38,10 @@ _ESC = {"n": "\n", "t": "\t"}
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _CDATA = re.compile(r"\A\s*<!\[CDATA\[(.*)\]\]>\s*\Z", re.S)
 _KINDS = ("string", "plurals", "string-array")
+#: an HTML tag written with ``&lt;`` (as Android's docs ask for a string passed to Html.fromHtml): only
+#: the tags Html.fromHtml knows, so that ``&lt;beta&gt;`` stays text
+_ESCAPED_TAG = re.compile(r"&lt;/?(?:a|b|i|u|s|p|br|em|strong|font|big|small|strike|sub|sup|tt|div|span|cite|"
+                          r"dfn|blockquote|h[1-6]|ul|ol|li|img|del)(?:\s[^<>&]*|/)?(?:>|&gt;)", re.I)
 
 
 def unescape(s: str) -> str:
@@ -88,6 +96,11 @@ def escape(s: str, *, first: bool, cdata: bool) -> str:
             out.append(c)
     text = "".join(out)
     return text if cdata else escape_text(text)
+
+
+def _escaped(written: str, unit: Unit) -> str:
+    """``written`` with ``>`` as the unit's escaped HTML wrote it: ``&gt;`` or ``>`` (``&lt;b>``)."""
+    return written.replace("&gt;", ">") if unit.meta.get("escaped_html") and not unit.meta.get("gt") else written
 
 
 def _note(el) -> str:
@@ -153,6 +166,10 @@ class AndroidFormat(PluralGaps, StringsFormat):
                 raw = x.inner(item)
                 m = _CDATA.match(raw)
                 value = unescape(m.group(1) if m else decode_entities(raw))
+                meta = {"cdata": True} if m else {}
+                if not m and "<" not in raw and _ESCAPED_TAG.search(raw):  # the string is HTML, its tags escaped
+                    value = value.replace("&lt;", "<").replace("&gt;", ">")
+                    meta = {"escaped_html": True, "gt": "&gt;" in raw}
                 if value.startswith("@") and re.fullmatch(r"@[\w:]+/[\w.]+", value):
                     continue  # a reference to another resource
                 a, b = x.span(item)
@@ -160,7 +177,7 @@ class AndroidFormat(PluralGaps, StringsFormat):
                     a, b = a + m.start(1), a + m.end(1)
                 units.append(Unit(key=key_json([kind, label]), value=value, start=a, end=b, line=x.line(item),
                                   note="\n".join(p for p in (note, what) if p), context=label,
-                                  meta={"cdata": bool(m)} if m else {}))
+                                  meta=meta))
         if not any(isinstance(el.tag, str) and el.tag in _KINDS for el in root):
             first = next((el.tag for el in root if isinstance(el.tag, str)), "")
             raise FormatError(path, "Android resources without <string>, <plurals> or <string-array>"
@@ -177,7 +194,12 @@ class AndroidFormat(PluralGaps, StringsFormat):
             return None
         cdata = bool(unit.meta.get("cdata"))
         pieces = iter(range(1 << 30))
-        out = self.escape_pieces(target, source, lambda s: escape(s, first=next(pieces) == 0, cdata=cdata))
+        if unit.meta.get("escaped_html"):  # its codes are written escaped, as the file wrote its tags
+            target, source = (TaggedText(tt.text, [replace(t, original=_escaped(escape(t.original, first=False,
+                                                                                    cdata=False), unit))
+                                                   for t in tt.tags]) for tt in (target, source))
+        out = self.escape_pieces(target, source, lambda s: _escaped(escape(s, first=next(pieces) == 0,
+                                                                           cdata=cdata), unit))
         plain = render(target, source)
         if plain != plain.strip(" ") or "  " in plain:
             out = '"' + out + '"'  # white space Android would trim or collapse: the value quoted
@@ -187,10 +209,10 @@ class AndroidFormat(PluralGaps, StringsFormat):
         return value  # written() escapes the text between codes itself
 
     def html_value(self, unit: Unit) -> bool:  # HTML as child elements is markup of the file: its codes
-        return bool(unit.meta.get("cdata")) and super().html_value(unit)
+        return bool(unit.meta.get("cdata") or unit.meta.get("escaped_html")) and super().html_value(unit)
 
     def escape_html(self, value: str, unit: Unit, parsed: Parsed) -> str:
-        return escape(value, first=True, cdata=True)
+        return _escaped(escape(value, first=True, cdata=bool(unit.meta.get("cdata"))), unit)
 
     def encode(self, parsed: Parsed, text: str, path: Path) -> bytes:
         return encode_xml(parsed.decoded, text)

@@ -105,3 +105,50 @@ def test_product_variants_of_one_name_are_separate_segments(tmp_path):
                  '<string name="hint" product="tablet">Tap the tablet</string>\n</resources>\n')
     doc = FORMAT.read(p)
     assert [s.context for s in doc.segments] == ["hint", "hint@tablet"] and not doc.problems
+
+
+ESCAPED = ('<?xml version="1.0" encoding="utf-8"?>\n<resources>\n'
+           '    <string name="welcome">Hello, %1$s! You have &lt;b>%2$d new messages&lt;/b> &amp; more.</string>\n'
+           '    <string name="full">&lt;i&gt;Tap&lt;/i&gt; to start</string>\n'
+           '    <string name="body">&lt;p>Open the app. It\\\'s free.&lt;/p></string>\n'
+           '    <string name="amp">Terms &lt;beta&gt;</string>\n'
+           '</resources>\n')
+
+
+def _escaped(tmp_path) -> tuple[Path, dict]:
+    p = tmp_path / "strings.xml"
+    p.write_text(ESCAPED, "utf-8")
+    return p, {s.key: s for s in FORMAT.read(p).segments}
+
+
+def test_escaped_html_in_a_string_reads_as_codes_like_child_elements(tmp_path):
+    _, by = _escaped(tmp_path)
+    body = [s for s in by.values() if s.meta.get("html")]
+    by = {s.context: s for s in by.values() if not s.meta.get("html")}
+    welcome = by["welcome"]
+    assert "<b>" in [t.original for t in welcome.source.tags] and "</b>" in [t.original for t in welcome.source.tags]
+    assert "&lt;" not in welcome.source.display() and "new messages" in welcome.source.text
+    assert [t.original for t in by["full"].source.tags] == ["<i>", "</i>"]
+    assert [s.source.display() for s in body] == ["Open the app.", "It's free."]
+    assert [t.original for t in by["amp"].source.tags] == ["&lt;", "&gt;"]  # not an HTML tag: as before
+
+
+def test_escaped_html_is_written_back_escaped_as_the_file_wrote_it(tmp_path):
+    p, by = _escaped(tmp_path)
+    body = [s for s in by.values() if s.meta.get("html")]
+    by = {s.context: s for s in by.values() if not s.meta.get("html")}
+    FORMAT.write(p, tmp_path / "same.xml", {})
+    assert (tmp_path / "same.xml").read_text("utf-8") == ESCAPED
+    w = {t.original: t.n for t in by["welcome"].source.tags}
+    i = [t.n for t in by["full"].source.tags]
+    tr = {by["welcome"].key: _tr(by["welcome"], "Hallo, {%d}! Sie haben {%d}{%d} neue Nachrichten{%d} & mehr." % (
+              w["%1$s"], w["<b>"], w["%2$d"], w["</b>"])),
+          by["full"].key: _tr(by["full"], "{%d}Tippen{%d} zum Starten" % (i[0], i[1])),
+          body[0].key: Translation(TaggedText("Öffne die App."))}
+    FORMAT.write(p, tmp_path / "de.xml", tr)
+    out = (tmp_path / "de.xml").read_text("utf-8")
+    assert ('<string name="welcome">Hallo, %1$s! Sie haben &lt;b>%2$d neue Nachrichten&lt;/b> &amp; mehr.</string>'
+            in out)
+    assert '<string name="full">&lt;i&gt;Tippen&lt;/i&gt; zum Starten</string>' in out
+    assert '<string name="body">&lt;p>Öffne die App. It\\\'s free.&lt;/p></string>' in out
+    assert _ttk(out.encode())["welcome"].startswith("Hallo")
