@@ -19,7 +19,9 @@ _TRANSLATOR = re.compile(r"#(?:[ \t]|$)")
 
 def write_po_comments(out: Path, comments: dict[str, list[ExportComment]]) -> None:
     """Add ``comments`` (by segment key) to the PO file ``out`` as translator comments."""
-    from engine.formats.po import _assign_keys, _encode, _parse
+    from engine.formats.po_read import parse as _parse
+    from engine.formats.po_units import assign_keys as _assign_keys
+    from engine.formats.po_write import encode as _encode
     from engine.formats.po_lines import line_end as _line_end
 
     parsed = _parse(out)
