@@ -131,7 +131,6 @@ LONG_MODULES = {
     "engine/formats/po.py": 494,
     "engine/formats/tabular.py": 406,
     "engine/formats/xliff12.py": 519,
-    "engine/glossary/formats.py": 523,
     "engine/nmt/checkpoint.py": 426,
     "engine/nmt/train.py": 461,
     "engine/spelling.py": 607,

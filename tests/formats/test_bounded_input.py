@@ -280,9 +280,9 @@ def _xlsx(path, rows, extra_strings: int = 0):
 
 def test_an_xlsx_with_more_shared_strings_than_the_limit_is_refused_before_openpyxl_reads_them(
         tmp_path, monkeypatch):
-    from engine.glossary import formats as gformats
+    from engine.glossary import formats as gformats, xlsx_read
 
-    monkeypatch.setattr(gformats, "MAX_XLSX_STRINGS", 20)
+    monkeypatch.setattr(xlsx_read, "MAX_XLSX_STRINGS", 20)
     p = tmp_path / "bomb.xlsx"
     _xlsx(p, [("en", "de"), ("file", "Datei")], extra_strings=19)
     loaded = []
@@ -293,9 +293,9 @@ def test_an_xlsx_with_more_shared_strings_than_the_limit_is_refused_before_openp
 
 
 def test_an_xlsx_whose_parts_inflate_past_the_limit_is_refused(tmp_path, monkeypatch):
-    from engine.glossary import formats as gformats
+    from engine.glossary import formats as gformats, xlsx_read
 
-    monkeypatch.setattr(gformats, "MAX_XLSX_PART_BYTES", 2000)
+    monkeypatch.setattr(xlsx_read, "MAX_XLSX_PART_BYTES", 2000)
     p = tmp_path / "wide.xlsx"
     _xlsx(p, [("en", "de")] + [("x" * 50, "y" * 50)] * 100)
     with pytest.raises(FormatError) as e:
