@@ -93,11 +93,11 @@ _STATE_STATUS = {
 _STATUS_STATE = {"new": "needs-translation", "draft": "needs-review-translation",
                  "confirmed": "translated"}
 _SDL_STATUS = {
-    "nottranslated": "new", "draft": "draft", "translated": "confirmed",
+    "nottranslated": "new", "unspecified": "new", "draft": "draft", "translated": "confirmed",
     "approvedtranslation": "confirmed", "approvedsignoff": "confirmed",
     "rejectedtranslation": "draft", "rejectedsignoff": "draft",
 }
-_STATUS_SDL = {"new": "NotTranslated", "draft": "Draft", "confirmed": "Translated"}
+_STATUS_SDL = {"new": "", "draft": "Draft", "confirmed": "Translated"}  # "": no conf (Trados: Unspecified)
 _MQ_STATUS = {
     "notstarted": "new", "manuallyconfirmed": "confirmed", "reviewer1confirmed": "confirmed",
     "reviewer2confirmed": "confirmed", "proofread": "confirmed",
@@ -479,7 +479,7 @@ class _Writer:
                 st = statuses[site.key]
                 cur = seg.get("conf")
                 if not cur or _SDL_STATUS.get(cur.lower(), "draft") != st:
-                    self.sp.set(seg, "conf", _STATUS_SDL[st])
+                    self.sp.set(seg, "conf", _STATUS_SDL[st]) if _STATUS_SDL[st] else self.sp.delete(seg, "conf")
                 if seg.get("origin") == "not-translated":
                     self.sp.set(seg, "origin", "interactive")
                 sdl_done = True

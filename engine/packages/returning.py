@@ -10,6 +10,7 @@ from engine.formats.package import Package
 from engine.fsutil import atomic_write
 from engine.packages import memoq, trados
 from engine.packages.opening import KINDS, package_record
+from engine.packages.sdlxliffcheck import check_returned
 
 
 def return_package(project, out: str | Path, *, force: bool = False) -> dict:
@@ -17,7 +18,8 @@ def return_package(project, out: str | Path, *, force: bool = False) -> dict:
     exported through their formats' writers under their received names (and, for Trados, the
     project file marked as returned).  Each export passes the project's export gate
     (:meth:`~engine.store.project.Project.export_document`: tag errors refuse it unless ``force``)
-    before anything is written."""
+    before anything is written; a returned SDLXLIFF must keep what Trados reads of it
+    (:func:`engine.packages.sdlxliffcheck.check_returned`), or nothing is written."""
     out = Path(out)
     rec = package_record(project)
     if rec is None:
@@ -40,6 +42,8 @@ def return_package(project, out: str | Path, *, force: bool = False) -> dict:
             doc_out = Path(tmp) / f"{i}{Path(f['inner'] or f['member']).suffix}"
             project.export_document(f["document"], doc_out, force=force)  # the export gate, file by file
             data = doc_out.read_bytes()
+            if kind == ".sdlppx" and f["member"].lower().endswith(".sdlxliff"):  # what Trados' reader needs
+                check_returned(f["member"], pkg.read(f["member"]), data)
             if f["inner"]:  # a document inside an .mqxlz: the .mqxlz rebuilt around it
                 outer = received if kind == ".mqxlz" else Path(tmp) / f"{i}.outer"
                 if kind != ".mqxlz":

@@ -147,3 +147,38 @@ def write_sdlppx(path: Path, src: str, files: dict[str, dict[str, bytes]], *, ex
         for name, data in (extra or {}).items():
             z.writestr(name, data)
     return path
+
+
+#: Trados' SDLXLIFF schema set (xml.xsd, XLIFF 1.2 strict, SDL's extension schema), as its SDLXLIFF file type
+#: embeds them (public decompilation github.com/tonygarhager/tmProject, no licence: read from where it lies,
+#: never copied here).  VERSO_SDLXLIFF_XSD names a folder holding the three files; else the fetched mirror.
+SDLXLIFF_XSD = ("Xliff.xml.xsd", "Xliff.xliff-core-1.2-strict_20032007.xsd", "Xliff.sdl-FilterFramework2-1.0.xsd")
+SDLXLIFF_XSD_MIRROR = Path("/work/.mirror/tonygarhager+tmProject/repo")
+SDLXLIFF_XSD_IN_MIRROR = "Sdl.FileTypeSupport.Bilingual.SdlXliff/Sdl.FileTypeSupport.Bilingual.SdlXliff/"
+
+
+def sdlxliff_schema(tmp: Path):
+    """Trados' SDLXLIFF schema (lxml XMLSchema, nothing fetched), or None where its files are absent."""
+    import os
+    import subprocess
+
+    from lxml import etree
+
+    folder = Path(os.environ.get("VERSO_SDLXLIFF_XSD", "") or tmp / "sdlxliff-xsd")
+    if not all((folder / n).is_file() for n in SDLXLIFF_XSD):
+        if not SDLXLIFF_XSD_MIRROR.is_dir():
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in SDLXLIFF_XSD:
+            got = subprocess.run(["git", "--git-dir", str(SDLXLIFF_XSD_MIRROR), "show", f"HEAD:{SDLXLIFF_XSD_IN_MIRROR}{n}"],
+                                 capture_output=True, timeout=60)
+            if got.returncode != 0:
+                return None
+            (folder / n).write_bytes(got.stdout)
+    namespaces = ("http://www.w3.org/XML/1998/namespace", "urn:oasis:names:tc:xliff:document:1.2",
+                  "http://sdl.com/FileTypes/SdlXliff/1.0")
+    imports = "".join(f'<xs:import namespace="{ns}" schemaLocation="{(folder / n).as_uri()}"/>'
+                      for ns, n in zip(namespaces, SDLXLIFF_XSD))
+    parser = etree.XMLParser(no_network=True, resolve_entities=False, load_dtd=False)
+    wrapper = f'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">{imports}</xs:schema>'
+    return etree.XMLSchema(etree.fromstring(wrapper.encode(), parser))
