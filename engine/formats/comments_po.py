@@ -4,13 +4,14 @@ A comment goes before its entry, after the translator comments the entry already
 keeps translator comments first, then ``#.`` extracted, ``#:`` references, ``#,`` flags, ``#|``
 previous strings).  Each line of a comment is one ``# `` line.  Only those lines are added: the
 rest of the file is copied as the writer left it (:mod:`engine.formats.po`'s line splice).  A
-comment on any plural form of an entry is a comment of the entry.
+comment on any plural form of an entry, or any sentence of an HTML entry, is a comment of the entry.
 """
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from engine.formats import htmlsub
 from engine.formats.comments_export import ExportComment
 from engine.fsutil import atomic_write
 
@@ -27,8 +28,12 @@ def write_po_comments(out: Path, comments: dict[str, list[ExportComment]]) -> No
     parsed = _parse(out)
     _assign_keys(parsed)
     repl: dict[int, str] = {}
+    by_entry: dict[str, list[ExportComment]] = {}
+    for k, cs in comments.items():  # a comment on a sentence of an HTML entry (po_html) is the entry's
+        split = htmlsub.split_key(k)
+        by_entry.setdefault(split[0] if split else k, []).extend(cs)
     for e in parsed.entries:
-        cs = [c for k in dict.fromkeys(e.keys) for c in comments.get(k, ())]
+        cs = [c for k in dict.fromkeys(e.keys) for c in by_entry.get(k, ())]
         if not cs:
             continue
         i = e.first_line

@@ -13,7 +13,8 @@
   note; ``#, fuzzy`` -> status ``draft`` (and ``meta["fuzzy"]``); a
   translated entry without fuzzy -> ``confirmed``.  The header and obsolete
   (``#~``) entries are not segments.
-* Placeholders (printf, ``%(name)s``, ``{0}``, HTML tags) are protected.
+* Placeholders (printf, ``%(name)s``, ``{0}``, HTML tags) are protected.  A msgid that is an
+  article (``<p>...</p>``) gives one segment a sentence (:mod:`engine.formats.po_html`).
 * Encoding: a BOM, else the header's charset, else UTF-8.  A header that
   declares a legacy charset over a body that is valid UTF-8 (a common
   editor mistake) is read as UTF-8 and reported in ``problems``.
@@ -50,7 +51,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.formats import po_plurals
+from engine.formats import po_html, po_plurals
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.po_lines import stamp_header
 from engine.formats.po_read import parse
@@ -98,6 +99,9 @@ class PoFormat:
             common = {"fuzzy": fuzzy, "flags": unit_flags(u), "locations": u.getlocations(),
                       "line": e.first_line + 1}
             note, context = unit_note(u), unit_context(u) or ""
+            if e.html:  # an article: its sentences
+                doc.segments.extend(po_html.segments(e, path, src_lang, note, context, common))
+                continue
             for i, (key, src) in enumerate(zip(e.keys, e.sources)):
                 tgt_text = targets[i] if i < len(targets) else ""
                 target = None
@@ -114,11 +118,12 @@ class PoFormat:
         return doc
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
-              tgt_lang: str = "") -> None:
+              tgt_lang: str = "", src_lang: str = "") -> None:
         original = Path(original)
         parsed = parse(original)
         po_plurals.use_language(parsed, tgt_lang)
         assign_keys(parsed)
+        translations = po_html.whole_translations(parsed, translations, src_lang, original)
         known = {k for e in parsed.entries for k in e.keys}
         unknown = [k for k in translations if k not in known]
         if unknown:

@@ -96,6 +96,7 @@ class Entry:
     domain: str = ""          # the last ``domain NAME`` directive before it
     keys: list[str] = field(default_factory=list)
     sources: list[TaggedText] = field(default_factory=list)
+    html: bool = False        # its msgid is an article, read sentence by sentence (po_html)
 
 
 @dataclass

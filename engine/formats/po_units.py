@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from engine.formats import po_plurals
+from engine.formats import htmlsub, po_plurals
 from engine.formats.po_read import Parsed
 from engine.formats.textutil import codes_checked, protect_text
 
@@ -74,6 +74,7 @@ def assign_keys(parsed: Parsed) -> None:
             else:
                 e.keys.append(key + suffix)
                 e.sources.append(protect_text(msgid))
+                e.html = htmlsub.is_html(msgid)
         if n > 1:
             parsed.problems.append(f"line {e.first_line + 1}: duplicate entry {msgid[:40]!r} "
                                    f"(kept as a separate segment)")
