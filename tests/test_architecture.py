@@ -128,7 +128,6 @@ MAX_MODULE_LINES = 400
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
 LONG_MODULES = {
     "engine/formats/package.py": 467,
-    "engine/formats/po.py": 494,
     "engine/formats/tabular.py": 406,
     "engine/formats/xliff12.py": 519,
     "engine/nmt/checkpoint.py": 426,
