@@ -12,8 +12,10 @@ instructions and due date are kept (project setting ``package``) and returned to
 received package is kept in ``PROJECT/package/``.
 
 Returning (:func:`return_package`): only the files worked on, exported through the project's export
-gate, under their received names; Trados' project file marked as returned
-(:mod:`engine.packages.trados`); never the agency's TMs or untouched files.
+gate, under their received names; each returned SDLXLIFF checked against what Trados' reader needs
+(:mod:`engine.packages.sdlxliffcheck`); Trados' project file marked as returned, its returned files'
+tasks completed and statistics recounted (:mod:`engine.packages.trados_return`); never the agency's
+TMs or untouched files.
 """
 from engine.packages.opening import KINDS, Opened, kind_of, open_package, package_record
 from engine.packages.returning import return_package

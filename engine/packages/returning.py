@@ -8,7 +8,7 @@ from pathlib import Path
 from engine.errors import ProjectError
 from engine.formats.package import Package
 from engine.fsutil import atomic_write
-from engine.packages import memoq, trados
+from engine.packages import memoq, trados, trados_return
 from engine.packages.opening import KINDS, package_record
 from engine.packages.sdlxliffcheck import check_returned
 
@@ -61,7 +61,7 @@ def return_package(project, out: str | Path, *, force: bool = False) -> dict:
             proj = trados.read_sdlproj(pkg)
             target = next((t for t in proj.targets if t.lower() == _folder(worked[0]["member"]).lower()),
                           proj.targets[0])
-            members[proj.member] = trados.return_sdlproj(pkg.read(proj.member), proj, target, list(exported))
+            members[proj.member] = trados_return.return_sdlproj(pkg.read(proj.member), proj, target, exported)
         _write_zip(out, pkg, members)
     return {"out": str(out), "kind": want, "files": list(exported)}
 

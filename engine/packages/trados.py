@@ -9,16 +9,13 @@ TMs (``.sdltm``), termbases and reports elsewhere.  The ``.sdlproj`` names the p
 (``ManualTask``: ``Description``, ``DueDate``, ``Status``, its ``TaskFile LanguageFileGuid``;
 ``GeneralProjectInfo Description / DueDate``).
 
-A return package is the same zip layout holding the ``.sdlproj`` with ``PackageType`` changed
-from ``ProjectPackage`` to ``ReturnPackage`` and each task over a returned file marked
-``Status="Completed"``, ``PercentComplete="100"`` -- spliced into the received bytes, so every
-other byte of the project file is as the agency wrote it -- and only the files worked on, under
-their received names.  No TM, termbase or untouched file goes back.
+A return package is the same zip layout holding the ``.sdlproj`` marked as returned
+(:mod:`engine.packages.trados_return`: package type, the returned files' tasks and statistics,
+spliced into the received bytes) and only the files worked on, under their received names.  No
+TM, termbase or untouched file goes back.
 """
 from __future__ import annotations
 
-import posixpath
-import re
 from dataclasses import dataclass, field
 
 from engine.errors import FormatError
@@ -96,37 +93,3 @@ def bilingual_members(pkg: Package, proj: SdlProject, target: str) -> tuple[list
         folder = name.split("/", 1)[0] if "/" in name else ""
         (mine if normalize_lang(folder) == want else others).append(name)
     return mine, others
-
-
-_ATTR = r'(\s{name}\s*=\s*")([^"]*)(")'
-
-
-def _set_attr(tag: str, name: str, value: str) -> str:
-    """``tag`` (a start tag's text) with attribute ``name`` set (spliced, or added before ``>``)."""
-    pat = re.compile(_ATTR.format(name=name))
-    if pat.search(tag):
-        return pat.sub(lambda m: m.group(1) + value + m.group(3), tag, count=1)
-    end = len(tag) - (2 if tag.endswith("/>") else 1)
-    return f'{tag[:end]} {name}="{value}"{tag[end:]}'
-
-
-def return_sdlproj(data: bytes, proj: SdlProject, target: str, returned: list[str]) -> bytes:
-    """The .sdlproj of a return package: ``PackageType="ReturnPackage"``; each ``ManualTask`` over a
-    returned file (``returned``: member names) ``Status="Completed" PercentComplete="100"``."""
-    bom = data.startswith(b"\xef\xbb\xbf")
-    text = data.decode("utf-8-sig")
-    names = {posixpath.basename(m) for m in returned}
-    guids = {g for g, fname in proj.files.get(target, {}).items() if fname in names}
-    m = re.search(r"<Project\b[^>]*>", text)
-    if not m:
-        raise FormatError(None, "the .sdlproj has no <Project> start tag")
-    text = text[:m.start()] + _set_attr(m.group(0), "PackageType", "ReturnPackage") + text[m.end():]
-    out, pos = [], 0
-    for task in re.finditer(r"(<ManualTask\b[^>]*>)(.*?)</ManualTask>", text, re.S):
-        files = set(re.findall(r'LanguageFileGuid="([^"]*)"', task.group(2)))
-        if files & guids:
-            start = _set_attr(_set_attr(task.group(1), "Status", "Completed"), "PercentComplete", "100")
-            out.append(text[pos:task.start()] + start)
-            pos = task.start(1) + len(task.group(1))
-    out.append(text[pos:])
-    return (b"\xef\xbb\xbf" if bom else b"") + "".join(out).encode("utf-8")

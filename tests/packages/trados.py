@@ -94,11 +94,55 @@ def write_sdltm(path: Path, units, *, src: str = "en-US", tgt: str = "de-DE", fi
     return path
 
 
+LEVELS = ("Unspecified", "Draft", "Translated", "RejectedTranslation", "ApprovedTranslation", "RejectedSignOff",
+          "ApprovedSignOff")
+
+
+def confirmation_stats(data: bytes) -> dict[str, dict[str, int]]:
+    """Statistics as the .sdlproj keeps them for an SDLXLIFF file (level -> Words/Characters/Segments/Placeables/Tags),
+    counted here the simple way: whitespace words, non-space characters, child elements as tags."""
+    from lxml import etree
+
+    x, sdl = "{urn:oasis:names:tc:xliff:document:1.2}", "{http://sdl.com/FileTypes/SdlXliff/1.0}"
+    out = {lv: dict.fromkeys(("Words", "Characters", "Segments", "Placeables", "Tags"), 0) for lv in LEVELS}
+    for unit in etree.fromstring(data).iter(f"{x}trans-unit"):
+        confs = {s.get("id"): s.get("conf") for s in unit.iter(f"{sdl}seg")}
+        for mrk in unit.iterfind(f"{x}seg-source//{x}mrk[@mtype='seg']"):
+            text = "".join(mrk.itertext())
+            row = out[confs.get(mrk.get("mid")) or "Unspecified"]
+            row["Words"] += len(text.split())
+            row["Characters"] += len("".join(text.split()))
+            row["Segments"] += 1
+            row["Tags"] += sum(1 for _ in mrk.iterdescendants())
+    return out
+
+
+def stats_xml(stats: dict[str, dict[str, int]] | None) -> str:
+    if stats is None:
+        return ""
+    levels = "".join(f'<{lv} ' + " ".join(f'{k}="{v}"' for k, v in stats[lv].items()) + " />" for lv in LEVELS)
+    return (f'<AnalysisStatistics WordCountStatus="Complete" AnalysisStatus="Complete"><Total Words="7" Characters="30" '
+            f'Segments="3" Placeables="0" Tags="0" /><New Words="7" Characters="30" Segments="3" Placeables="0" '
+            f'Tags="0" /></AnalysisStatistics><ConfirmationStatistics Status="Complete" '
+            f'FileTimeStamp="2026-11-20T08:00:00Z">{levels}</ConfirmationStatistics>')
+
+
+def _summed(stats: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]] | None:
+    if not stats:
+        return None
+    return {lv: {k: sum(s[lv][k] for s in stats) for k in stats[0][lv]} for lv in LEVELS}
+
+
 def sdlproj(src: str, tgts: list[str], files: dict[str, list[str]], *, due: str = "2026-12-04T16:00:00Z",
-            comment: str = "Use the client's glossary. Keep product names in English.") -> str:
-    """An .sdlproj of a project package: ``files`` maps a target language to its .sdlxliff names."""
+            comment: str = "Use the client's glossary. Keep product names in English.",
+            stats: dict[str, dict[str, dict]] | None = None) -> str:
+    """An .sdlproj of a project package, following Trados' project XML (LanguageDirection / LanguageFile with
+    their AnalysisStatistics and ConfirmationStatistics, ManualTask / TaskFile Completed): ``files`` maps a
+    target language to its .sdlxliff names, ``stats`` a target to {name: confirmation statistics}."""
+    stats = stats or {}
     dirs = "".join(f'<LanguageDirection Guid="d{i}" SettingsBundleGuid="s{i}" TargetLanguageCode="{t}" '
-                   f'SourceLanguageCode="{src}"><AutoSuggestDictionaries /><CascadeItem OverrideParent="false">'
+                   f'SourceLanguageCode="{src}"><AutoSuggestDictionaries />{stats_xml(_summed(list(stats.get(t, {}).values())))}'
+                   '<CascadeItem OverrideParent="false">'
                    '<CascadeEntryItem PerformConcordanceSearch="true" Penalty="0" PerformUpdate="true">'
                    f'<MainTranslationProviderItem Uri="sdltm.file:///C:/TMs/Client_{src}_{t}.sdltm" Enabled="true" />'
                    '</CascadeEntryItem></CascadeItem></LanguageDirection>' for i, t in enumerate(tgts))
@@ -115,8 +159,10 @@ def sdlproj(src: str, tgts: list[str], files: dict[str, list[str]], *, due: str 
                 f'<LanguageFile Guid="lf-{t}-{j}" SettingsBundleGuid="sb" LanguageCode="{t}"><FileVersions>'
                 f'<FileVersion Guid="fv2" VersionNumber="1" Size="100" FileName={quoteattr(name)} '
                 f'PhysicalPath="C:\\Projects\\P\\{t}\\{escape(name)}" CreatedAt="2026-11-20T08:00:00Z" '
-                'CreatedBy="AGENCY\\pm" /></FileVersions></LanguageFile></LanguageFiles></ProjectFile>')
-            tasks.append(f'<TaskFile Guid="tf-{t}-{j}" LanguageFileGuid="lf-{t}-{j}" Purpose="WorkFile" />')
+                f'CreatedBy="AGENCY\\pm" /></FileVersions>{stats_xml(stats.get(t, {}).get(name))}</LanguageFile>'
+                '</LanguageFiles></ProjectFile>')
+            tasks.append(f'<TaskFile Guid="tf-{t}-{j}" LanguageFileGuid="lf-{t}-{j}" Purpose="WorkFile" Completed="false" '
+                         'ParentTaskFileGuid="00000000-0000-0000-0000-000000000000"><Result /></TaskFile>')
     return ('<?xml version="1.0" encoding="utf-8"?>\r\n'
             '<Project xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
             'Guid="p1" PackageGuid="pk1" PackageCreatedBy="AGENCY\\pm" PackageCreatedAt="2026-11-20T08:00:00Z" '
@@ -138,7 +184,8 @@ def sdlproj(src: str, tgts: list[str], files: dict[str, list[str]], *, due: str 
 def write_sdlppx(path: Path, src: str, files: dict[str, dict[str, bytes]], *, extra: dict[str, bytes] | None = None,
                  **kw) -> Path:
     """A project package: ``files`` maps a target language to {sdlxliff name: bytes}."""
-    proj = sdlproj(src, list(files), {t: list(f) for t, f in files.items()}, **kw)
+    stats = {t: {name: confirmation_stats(data) for name, data in named.items()} for t, named in files.items()}
+    proj = sdlproj(src, list(files), {t: list(f) for t, f in files.items()}, stats=stats, **kw)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("Acme manuals.sdlproj", proj.encode("utf-8-sig"))
         for t, named in files.items():
@@ -182,3 +229,16 @@ def sdlxliff_schema(tmp: Path):
     parser = etree.XMLParser(no_network=True, resolve_entities=False, load_dtd=False)
     wrapper = f'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">{imports}</xs:schema>'
     return etree.XMLSchema(etree.fromstring(wrapper.encode(), parser))
+
+
+def without_return_marks(sdlproj_bytes: bytes) -> str:
+    """An .sdlproj with what a return package may change blanked out (package type/date/author, manual task
+    status/percent/completion, task files' Completed, confirmation statistics): received and returned project
+    files must be equal after it."""
+    import re
+
+    text = sdlproj_bytes.decode("utf-8-sig")
+    for name in ("PackageType", "PackageCreatedAt", "PackageCreatedBy", "Status", "PercentComplete", "Completed"):
+        text = re.sub(rf'(\s{name}=")[^"]*(")', r"\1-\2", text)
+    text = re.sub(r'\sCompletedAt="[^"]*"', "", text)
+    return re.sub(r"<ConfirmationStatistics\b.*?</ConfirmationStatistics>", "<CS/>", text, flags=re.S)
