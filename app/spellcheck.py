@@ -19,7 +19,9 @@ import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first
 
 from typing import Callable
 
-from PySide6.QtCore import QPoint, Qt
+import weakref
+
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QSyntaxHighlighter, QTextCharFormat, \
     QTextCursor, QTextDocument
 from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTextEdit
@@ -63,20 +65,45 @@ def misspelling_format() -> QTextCharFormat:
 
 
 class SpellHighlighter(QSyntaxHighlighter):
-    """Underlines the misspelt words of ``document``; with no checker it underlines nothing."""
+    """Underlines the misspelt words of ``document``; with no checker it underlines nothing.
+    When the checker's spelling process had ended and answers again, the underlines are redone
+    (words typed meanwhile were not marked)."""
+
+    _restored = Signal()  # emitted on the spelling process's thread, received on the UI thread
 
     def __init__(self, document: QTextDocument, checker: SpellChecker | None = None):
         super().__init__(document)
-        self._checker = checker
+        self._checker = None
         self._format = misspelling_format()
+        self._restored.connect(self._on_restored)
+        self._watch(checker)
 
     def checker(self) -> SpellChecker | None:
         return self._checker
 
     def set_checker(self, checker: SpellChecker | None) -> None:
         """Use ``checker`` (None: spelling off) and redo the underlines."""
-        self._checker = checker
+        self._watch(checker)
         self.rehighlight()
+
+    def _watch(self, checker: SpellChecker | None) -> None:
+        if checker is not None and checker is not self._checker:
+            me = weakref.ref(self)
+
+            def restored() -> None:
+                hl = me()
+                if hl is not None:
+                    try:
+                        hl._restored.emit()
+                    except RuntimeError:  # the highlighter's Qt object is gone
+                        pass
+
+            checker.on_restored(restored)
+        self._checker = checker
+
+    def _on_restored(self) -> None:
+        if self._checker is not None:
+            self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt's name)
         checker = self._checker

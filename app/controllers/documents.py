@@ -78,6 +78,8 @@ class DocumentsController(Controller):
         win.machine.project_opened(project)    # the training notice, the suggestion engine
         # The spelling dictionary (and the QA marks, app/controllers/qa_marks.py) once the first
         # segment's TM matches are on screen: app/opening.py says why.
+        if win.delivery.spell is not None:
+            win.delivery.spell.close()  # its spelling process
         win.delivery.spell, win.delivery.spell_ready = None, False  # not the last project's meanwhile
         win.opening.begin()
         win.opening.after_matches(lambda: win.project is project and win.delivery.project_opened(project))

@@ -152,3 +152,45 @@ def test_stale_menu_does_not_replace_changed_text(editor):
     editor.setPlainText("Die Maus")
     menu.actions()[0].trigger()
     assert editor.toPlainText() == "Die Maus"
+
+
+@pytest.fixture
+def child_editor(qtbot, de_info):
+    """An editor whose checker asks a spelling process of its own (as the editor's window does)."""
+    checker = SpellChecker.from_info(de_info, process=True)
+    ed = QTextEdit()
+    qtbot.addWidget(ed)
+    ed.show()
+    ed.highlighter = SpellHighlighter(ed.document(), checker)
+    yield ed
+    checker.close()
+
+
+def test_a_spelling_process_marks_and_corrects_the_same_words_as_the_dictionary_read_here(child_editor, checker):
+    import os
+
+    text = "Das Hauss ist rot, der Haustürschlüssel auch.\nDer Gartn und das Haus-Tür-Schlöss."
+    child_editor.setPlainText(text)
+    in_process = QTextEdit()
+    in_process.highlighter = SpellHighlighter(in_process.document(), checker)
+    in_process.setPlainText(text)
+    assert underlined(child_editor) == underlined(in_process) == ["Hauss", "Gartn", "Schlöss"]
+    child = child_editor.highlighter.checker()
+    assert child._dict.pid != os.getpid()  # the dictionary was read elsewhere
+    assert child.suggest("Hauss", 3) == checker.suggest("Hauss", 3) and child.suggest("Hauss", 3)
+
+
+def test_marks_come_back_after_the_spelling_process_is_killed(qtbot, child_editor):
+    import os
+    import signal
+
+    child_editor.setPlainText("Das Hauss ist rot.")
+    assert underlined(child_editor) == ["Hauss"]
+    process = child_editor.highlighter.checker()._dict
+    os.kill(process.pid, signal.SIGKILL)
+    child_editor.textCursor().insertText("Gartn ")  # asked of the killed process: no error, "Hauss" still marked
+    assert "Hauss" in underlined(child_editor)
+    qtbot.waitUntil(lambda: underlined(child_editor) == ["Gartn", "Hauss"], timeout=60_000)
+    assert process.restarts == 1
+    child_editor.textCursor().insertText("Wolkn ")  # the new process answers at once
+    assert underlined(child_editor) == ["Gartn", "Wolkn", "Hauss"]
