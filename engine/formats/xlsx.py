@@ -24,8 +24,8 @@ have it point to (the string is split).
 A translated header cell of an Excel table renames its column (see
 :mod:`engine.formats.xlsxtables`).  A translated sheet name is written into
 every reference to the sheet (formulas, defined names, data validations,
-conditional formats, charts); a name Excel would refuse is refused with one
-line naming the sheet.
+conditional formats, charts), those bytes only (:mod:`engine.formats.xlsx_rename`); a name
+Excel would refuse is refused with one line naming the sheet.
 
 Bounded: a workbook part larger than :data:`MAX_PART_BYTES`, more than
 :data:`MAX_SHARED_STRINGS` shared strings or more text cells than a document
@@ -37,20 +37,19 @@ import copy
 import re
 from pathlib import Path
 
-from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats import drawingml, textutil
 from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats.glossary_hint import glossary_hint
 from engine.formats.opc import rels, sniff_ooxml
+from engine.formats.xlsx_rename import rename_sheets
 from engine.formats.xlsx_text import rebuild_rich, rich
 from engine.formats.xlsx_threaded import Threads
-from engine.formats.xlsxnames import check_name, rename_refs
 from engine.formats.xlsxtables import rename_tables
 from engine.formats.package import (
     Package, Paragraph, Token, apply_translations, events, paragraph_text, segment_keys,
-    unknown_keys, xml_bytes,
+    unknown_keys,
 )
 from engine.formats.partsplice import Splices
 
@@ -63,7 +62,6 @@ XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 MAX_PART_BYTES = 64 << 20
 MAX_SHARED_STRINGS = 1_000_000
 _TEXT_CELL = re.compile(rb"""<(?:\w+:)?c\s[^>]*?\bt\s*=\s*["'](?:s|inlineStr)["']""")
-_FORMULAS = {"f", "formula", "formula1", "formula2", "definedName"}
 
 
 def s(name: str) -> str:
@@ -321,7 +319,7 @@ class XlsxFormat:
                 replaced[book.sst_part] = splices.data(book.sst_part, book.sst)
             rename_tables(pkg, [p for _, p in book.sheets], trees, cell_texts, changed, replaced, _xml, splices)
             if renames:
-                self._rename(book, renames, trees, changed, replaced)
+                rename_sheets(book, renames, trees, changed, replaced, _xml)
             for part in changed:
                 replaced[part] = splices.data(part, trees[part])
             replaced.update({part: sp.data() for part, sp in splices.items() if replaced.get(part) == b""})
@@ -361,38 +359,6 @@ class XlsxFormat:
             splice.edit_attrs(root)
             root.set("uniqueCount", str(len(root.findall(s("si")))))
         return added
-
-    @staticmethod
-    def _rename(book: _Book, renames: dict[str, str], trees: dict, changed: set[str], replaced: dict) -> None:
-        taken = {el.get("name", "").lower() for el, _ in book.sheets if el.get("name", "") not in renames}
-        for el, _ in book.sheets:
-            old = el.get("name", "")
-            if old in renames:
-                check_name(book.pkg.path, renames[old], old, taken)
-                taken.add(renames[old].lower())
-                el.set("name", renames[old])
-        for el in book.workbook.getroot().iter(s("definedName")):
-            el.text = rename_refs(el.text or "", renames)
-        replaced[book.main] = xml_bytes(book.workbook)
-        for part, tree in trees.items():
-            for el in tree.getroot().iter():
-                if _local(el) in _FORMULAS and el.text:
-                    new = rename_refs(el.text, renames)
-                    if new != el.text:
-                        el.text = new
-                        changed.add(part)
-        olds = [o.encode() for o in renames] + [o.replace("&", "&amp;").encode() for o in renames]
-        for name in book.pkg.names():
-            if name.startswith(("xl/charts/chart", "xl/pivotCache/")) and name.endswith(".xml"):
-                if not any(o in book.pkg.read(name) for o in olds):
-                    continue
-                tree = etree.fromstring(replaced[name]).getroottree() if name in replaced else _xml(book.pkg, name)
-                for el in tree.getroot().iter():
-                    if _local(el) == "f" and el.text:
-                        el.text = rename_refs(el.text, renames)
-                    if _local(el) == "worksheetSource" and el.get("sheet") in renames:
-                        el.set("sheet", renames[el.get("sheet")])
-                replaced[name] = xml_bytes(tree)
 
 
 FORMAT = XlsxFormat()
