@@ -13,15 +13,18 @@ Goal: refresh p95 <= 100 ms on the shared 2-core VM.  Run from the repository ro
 
     .venv/bin/python -m benchmarks.completion_latency --model resources/models/demo --docs 2 --max 40
     .venv/bin/python -m benchmarks.completion_latency --pace-ms 150   (typing at a pace, as the editor asks)
+    .venv/bin/python -m benchmarks.completion_latency --model $PWD/resources/models/demo --tree /tmp/base  (interleaved)
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import threading
 import time
 
+from benchmarks import compare
 from benchmarks.completion_keystrokes import held_out
 
 
@@ -139,6 +142,8 @@ def main() -> None:
     ap.add_argument("--keep-running", action="store_true",
                     help="with --pace-ms: a keystroke along the text under way does not stop its refresh")
     ap.add_argument("--completion-beam", type=int, default=0, help="0: the editor's (app.suggest.COMPLETION_BEAM)")
+    if compare.run_if_asked("completion_latency"):  # --tree OTHER [--rounds N]: both checkouts, interleaved
+        return
     args = ap.parse_args()
     from app.suggest import COMPLETION_BEAM
     from engine.nmt.remote import RemoteTranslator
@@ -176,6 +181,11 @@ def main() -> None:
     print(f"suggestion on entering ms: p50 {pct(sugs, .5):.0f}  p95 {pct(sugs, .95):.0f}")
     print(f"load average (1 min) before {load0:.1f}, after {os.getloadavg()[0]:.1f}; "
           f"quantized {tr.quantized}, beam {args.beam}, completion beam {min(args.beam, cbeam)}")
+    print(json.dumps({"refreshes": len(times), "refresh_ms": {"p50": pct(times, .5), "p95": pct(times, .95),
+                      "max": max(times), "mean": statistics.fmean(times)},
+                      "first_ms": {"p50": pct(firsts, .5), "p95": pct(firsts, .95)},
+                      "later_ms": {"p50": pct(later, .5), "p95": pct(later, .95)},
+                      "load_before": load0, "load_after": os.getloadavg()[0]}))
 
 
 def paced(args, cbeam: int) -> None:

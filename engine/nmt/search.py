@@ -51,6 +51,7 @@ from torch import Tensor
 from engine.nmt.constraints import ConstraintState, Terms  # noqa: F401  (ConstraintState: the tests' import)
 from engine.nmt.hooks import Batch, Limits, Rule, StepView, limit_step, max_lens
 from engine.nmt.model import RNNSearch
+from engine.nmt.prefixmemo import StepMemo
 from engine.nmt.repeats import TAIL, NoStutter, SameWord, WordKeys, repeat_bans, source_runs
 from engine.nmt.results import Stopped
 from engine.nmt.vocab import BOS, EOS, PAD
@@ -109,7 +110,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                 constraint_spans: list[list[tuple[int, int] | None]] | None = None,
                 word_starts: frozenset[int] | None = None, glue: frozenset[int] = frozenset(),
                 same_word: WordKeys | SameWord | None = None, rules: list[Rule] | None = None,
-                stop=None, **inputs) -> list[Hypothesis]:
+                stop=None, memo: StepMemo | None = None, **inputs) -> list[Hypothesis]:
     """Batched beam search.  ``src`` (B, S), ``src_mask`` (B, S) -> best hypothesis per sentence.
     ``constraints``: per sentence its terms, each a list of alternative token sequences, every term
     of which its translation must contain ([] for none);
@@ -119,7 +120,8 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     (:func:`term_gates`); ``word_starts``: the target tokens that begin a word -- a term is
     proposed only in a form that begins with one (:meth:`ConstraintState.next_tokens`), except
     after a token of ``glue`` (tag symbols: the word after a tag has no ``▁``), where only in a
-    form that does not.  ``rules``: more :class:`~engine.nmt.hooks.Rule` s, applied after these."""
+    form that does not.  ``rules``: more :class:`~engine.nmt.hooks.Rule` s, applied after these.
+    ``memo``: one sentence's model work kept from the last search of it (:mod:`engine.nmt.prefixmemo`)."""
     model.eval()
     B, K = src.size(0), beam
     dev = src.device
@@ -130,9 +132,17 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
                   prefixes)
     for r in rules:
         r.start(batch)
-    enc = model.encode(src, src_mask, **inputs)
-    enc = enc.index_select(torch.arange(B, device=dev).repeat_interleave(K))
+    memo = memo or StepMemo()                                             # (a search's own: keeps no step)
+    memo.start((max(map(len, prefixes)) + 1 if prefixes else 1) if memo.kept else 0)  # the forced steps + 1
+    enc = memo.encode(lambda: model.encode(src, src_mask, **inputs).index_select(
+        torch.arange(B, device=dev).repeat_interleave(K)))               # (B*K, S, A) rows b*K + k
     state = model.init_state(enc)
+    rows_before: list[int] = []                                           # the rows the last step continued
+
+    def run_step():
+        out, new_state = model.step(model.tgt_emb(prev), state, enc)
+        return out, new_state, model.step_log_probs(out, enc)             # lp (B*K, V) log p(y_t | y_<t, x), fp32
+
     scores = torch.full((B, K), NEG_INF, device=dev, dtype=torch.float64)   # (B, K) total log-probability
     scores[:, 0] = 0.0
     prev = torch.full((B * K,), BOS, dtype=torch.long, device=dev)        # (B*K,) the last tokens
@@ -145,8 +155,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
     step = 0
     while not all(done):
         _check(stop)
-        out, state = model.step(model.tgt_emb(prev), state, enc)
-        lp = model.step_log_probs(out, enc)                               # (B*K, V) log p(y_t | y_<t, x), fp32
+        out, state, lp = memo.step(step, prev, rows_before, run_step)
         if step == 0:
             records_copy = model.copy_report(enc, out, torch.zeros(1, dtype=torch.long, device=dev), prev[:1]) is not None
             copy_hist = torch.empty((B * K, 0, 4), device=dev) if records_copy else None
@@ -211,6 +220,7 @@ def beam_search(model: RNNSearch, src: Tensor, src_mask: Tensor, *, beam: int = 
         for r in rules:
             r.advance(sel_rows, sel_tok)
         idx = torch.tensor(sel_rows, device=dev)                          # (B*K,) the rows continued
+        rows_before = sel_rows
         prev = torch.tensor(sel_tok, device=dev)
         scores = torch.tensor(sel_score, device=dev, dtype=torch.float64).view(B, K)
         seqs = torch.cat([seqs.index_select(0, idx), prev.unsqueeze(1)], 1)

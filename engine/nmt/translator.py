@@ -23,6 +23,7 @@ from engine.nmt.longsplit import terms_of_pieces
 from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
+from engine.nmt.prefixmemo import memo_for
 from engine.nmt.results import Term, TranslationRequest, TranslationResult, join_parts, words_result
 from engine.nmt.search import Hypothesis, beam_search
 from engine.nmt.termforms import TermForms
@@ -305,13 +306,15 @@ class Translator:
             kw.update(self._doc_inputs(context, chunk))
             con = [cons[i][0] for i in chunk] if any(cons[i][0] for i in chunk) else None
             starts, glue, same_word = self.forms.word_starts()
-            parts = [typed[i][1] for i in chunk]
+            parts, one = [typed[i][1] for i in chunk], chunk[0]
+            memo = memo_for(self, (ids[one], beam, kind, knn_k, context and context[one], memory and (
+                mem_ids[one], [p.score for p in memory[one]]))) if len(chunk) == 1 else None  # refreshes reuse
             hyps = beam_search(self.model, src, mask, beam=max(1, beam), alpha=alpha, max_ratio=max_ratio,
                                prefixes=pfx, constraints=con, constraint_mode=terms_mode,
                                constraint_spans=[cons[i][1] for i in chunk] if con else None,
                                word_starts=starts, glue=glue if con else frozenset(), same_word=same_word,
                                rules=[TypedWord(parts, self.forms.piece_texts())] if any(parts) else None,
-                               stop=stop, **kw)
+                               stop=stop, memo=memo, **kw)
             for i, h in zip(chunk, hyps):
                 results[i] = self._result(ids[i], h)
             if memory is not None:
