@@ -301,11 +301,17 @@ class Terms(Rule):
         self.on = [0] * len(self.cstate)
         self.gates = [None] * len(self.terms)
         for b, terms in enumerate(self.terms):
-            if not terms or view.done[b] or bt.in_prefix(b, view.step):
+            if not terms or view.done[b]:
                 continue
             gates = term_gates(view.attn_now[b * K:(b + 1) * K].float(), self.spans[b])
             for k, g in enumerate(gates):  # where the attention is on the source terms (bit i: term i)
                 self.on[b * K + k] = sum(1 << i for i, o in enumerate(g) if o)
+            if bt.in_prefix(b, view.step):  # the typed words: tracked (spoke, said), nothing forced
+                for k in range(K):
+                    self.said[b * K + k] |= self.spoke[b * K + k] & ~self.on[b * K + k]
+                continue
+            if bt.prefixes and view.step == len(bt.prefixes[b]):
+                self._typed_over(b)
             wants = lp[b].argmax(-1).tolist()
             # where the model would write a tag (glue that is no word start) the term waits for it; and
             # where it would go on with the word it is writing: a term started there cut "hat" in two on
@@ -324,6 +330,18 @@ class Terms(Rule):
                                                          bt.max_lens[b], self.mode, gates[k], self.word_starts,
                                                          self.glued[b][k], ended[k])
         self.lp = lp
+
+    def _typed_over(self, b: int) -> None:
+        """After the typed words: a term whose source term they have translated in words of their own
+        (written with its attention gate open, the gate shut since: ``said``) counts as met -- the
+        translator's word stands; enforcing the term appended it after their last word ("Der Kind ein
+        Haus hat Baum ein Haus hat." for the typed "Der Kind ein Haus hat " on the toy model)."""
+        K = self.batch.K
+        for r in range(b * K, (b + 1) * K):
+            st, passed = self.cstate[r], self.said[r] & ~(1 << self.cstate[r].cur if self.cstate[r].cur >= 0 else 0)
+            if passed:
+                self.cstate[r] = ConstraintState(st.met | passed, st.cur, st.alts, st.pos, st.how, st.tail)
+                self.said[r] &= ~passed
 
     def candidates(self, b: int, ranked: list[tuple[float, int]], view: StepView) -> list[tuple[float, int]]:
         if not self.terms[b] or self.gates[b] is None:

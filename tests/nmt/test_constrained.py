@@ -232,3 +232,15 @@ def test_no_term_starts_after_sentence_final_punctuation_and_the_sentence_may_en
     lp = torch.full((20,), -5.0)
     constrain_terms(lp, st, terms, 5, 30, "enforce", [True], ended=True)
     assert lp[EOS] == float("-inf") and lp[11] == -5.0
+
+
+@pytest.mark.parametrize("typed", ["Der Kind ein Haus hat", "Der Kind ein Haus ha", "Der Kind ein Haus hat "])
+@pytest.mark.parametrize("mode", ["enforce", "prefer"])
+def test_a_term_the_typed_words_have_passed_is_not_appended_after_them(translator, typed, mode):
+    """The translator typed the sentence without the glossary term, in their own word ("Kind" for
+    "child", term "Baum"), up to but not including its full stop: the completion finishes their
+    sentence rather than appending the term after their last word ("... hat Baum")."""
+    src = "The child has a house."
+    r = translator.translate([src], beam=4, prefixes=[typed], terms=[[_term(src, "child", "Baum")]],
+                             terms_mode=mode)[0]
+    assert r.text.startswith(typed.rstrip()[:-1]) and "Baum" not in r.text, r.text
