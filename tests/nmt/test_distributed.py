@@ -48,6 +48,7 @@ def _worker(rank: int, world: int, port: int, cfg_dict: dict, out: str, record: 
     torch.set_num_threads(1)
     import engine.nmt.checkpoint as ckpt
     import engine.nmt.train as tr
+    import engine.nmt.train_data as td
     from engine.nmt.config import ExperimentConfig
 
     writes: list[str] = []
@@ -59,7 +60,7 @@ def _worker(rank: int, world: int, port: int, cfg_dict: dict, out: str, record: 
                 writes.append(name)
                 return orig(*a, **k)
             setattr(mod, name, wrapped)
-        for mod, name in ((tr, "save_last"), (tr, "_append_history"), (tr, "train_vocab"),
+        for mod, name in ((tr, "save_last"), (tr, "_append_history"), (td, "train_vocab"),
                           (ckpt, "save_weights"), (ckpt, "write_json"), (ckpt, "write_manifest")):
             spy(mod, name)
     events: list[dict] = []
