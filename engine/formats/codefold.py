@@ -50,6 +50,11 @@ def code_chars_in(text: str) -> list[str]:
     return _ANY_RE.findall(text) if _WIDE_RE.search(text) else tag_chars_in(text)
 
 
+def has_code_chars(text: str) -> bool:
+    """True when ``text`` holds a character a paragraph's text uses for a code (private use)."""
+    return _ANY_RE.search(text) is not None
+
+
 def narrow(tags) -> tuple[Tag, ...]:
     """The codes a segmenter can see (it looks at the segment placeholders only)."""
     return tuple(t for t in tags if t.n <= TAG_MAX)

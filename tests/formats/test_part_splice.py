@@ -95,14 +95,14 @@ def test_declaration_and_character_references_outside_the_edit_are_kept(tmp_path
 def test_an_untouched_export_splits_no_paragraph_into_sentences(tmp_path, monkeypatch):
     """A large DOCX's untouched export took as long as its import: every paragraph was cut into
     sentences again.  An export reads only the paragraphs it translates."""
-    from engine.formats import package
+    from engine.formats import paragraphs
 
     body = "".join(f"<w:p><w:r><w:t>Paragraph {i}. It has two sentences.</w:t></w:r></w:p>" for i in range(50))
     path = make_docx(tmp_path / "in.docx", body)
     doc = FORMAT.read(path, src_lang="en")
     calls = []
-    real = package.segment_text
-    monkeypatch.setattr(package, "segment_text", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = paragraphs.segment_text
+    monkeypatch.setattr(paragraphs, "segment_text", lambda *a, **k: calls.append(1) or real(*a, **k))
     FORMAT.write(path, tmp_path / "same.docx", {}, src_lang="en")
     assert calls == []
     with zipfile.ZipFile(path) as a, zipfile.ZipFile(tmp_path / "same.docx") as b:
