@@ -28,9 +28,8 @@ Schema, built for the candidate stage (:mod:`engine.tm.candidates`):
   ``x``: its surface tokens and punctuation (``senc`` U+0001 ``penc``), for
   the case and punctuation penalties of the best ones.
 
-Decoded posting lists are kept in a bounded in-memory cache
-(:class:`PostingCache`) keyed by segment, so the frequent terms of a large
-TM are decoded once per process, not once per query.
+Decoded posting lists are kept in a bounded in-memory cache (:class:`PostingCache`) keyed by
+segment; a large segment's source postings are read from its posting file (:mod:`engine.tm.postfile`).
 
 Trust: Whoosh keeps its table of contents, compound-file directories and
 posting blocks as pickles.  The index is a cache Verso writes itself and
@@ -61,6 +60,7 @@ from engine.tm import whoosh_pickle
 from engine.tm.index_build import BuildCancelled, build_new, clear, new_index_id
 from engine.tm.index_schema import (BLOCK_LIMIT, EXTRA_SEP, FORMAT, INDEX_NAME, SourceTermsField, TermsField,
                                     doc_fields, make_schema, pair_term, split_pair_term, writer_codec)
+from engine.tm.postfile import Postfiles
 from engine.tm.seal import Seal, SealedStorage, Untrusted
 
 whoosh_pickle.install()
@@ -112,9 +112,10 @@ class PostingCache:
 
 
 class LeafView:
-    """One Whoosh segment, with its columns loaded as arrays for the search."""
+    """One Whoosh segment, with its columns loaded as arrays for the search (``postfile``: its
+    memory-mapped source postings, :mod:`engine.tm.postfile`, once there is one)."""
 
-    overlay = False
+    overlay, postfile = False, None
 
     def __init__(self, reader, base: int, cache: PostingCache | None = None):
         self.reader = reader
@@ -267,6 +268,7 @@ class SourceIndex:
         self._reader = None
         self._leaves: list[LeafView] | None = None
         self.cache = PostingCache()
+        self.postfiles = Postfiles(self.dir, seal)
 
     # ----------------------------------------------------------- state
     def state(self, check: bool = False) -> dict | None:
@@ -384,10 +386,8 @@ class SourceIndex:
             self._leaves = [LeafView(r, base, self.cache)
                             for r, base in self._reader.leaf_readers() if r.doc_count_all() > 0]
             self.cache.keep_segments({leaf.segid for leaf in self._leaves})
+            self.postfiles.attach(self._leaves)
         return self._leaves
-
-    def doc_frequency(self, field: str, term: str) -> int:
-        return sum(leaf.reader.doc_frequency(field, term) for leaf in self.leaves())
 
     def size_on_disk(self) -> int:
         if not self.dir.is_dir():
@@ -395,6 +395,6 @@ class SourceIndex:
         return sum(p.stat().st_size for p in self.dir.iterdir() if p.is_file())
 
 
-__all__ = ["SourceIndex", "LeafView", "build_new", "BuildCancelled", "new_index_id", "read_ids", "doc_fields", "pair_term",
-           "split_pair_term", "make_schema", "INDEX_NAME", "FORMAT", "EXTRA_SEP", "BLOCK_LIMIT", "TermsField",
-           "SourceTermsField"]
+__all__ = ["SourceIndex", "LeafView", "build_new", "BuildCancelled", "new_index_id", "read_ids", "doc_fields",
+           "pair_term", "split_pair_term", "make_schema", "INDEX_NAME", "FORMAT", "EXTRA_SEP", "BLOCK_LIMIT",
+           "TermsField", "SourceTermsField"]
