@@ -50,9 +50,22 @@ def _m1_initial(db: sqlite3.Connection) -> None:
             confirmed_at TEXT,
             UNIQUE (document_id, idx)
         );
-        CREATE INDEX segments_doc ON segments(document_id, idx);
         CREATE INDEX segments_status ON segments(document_id, status);
         """)
+
+
+#: What projects made before 2026-11 have beside the latest schema: ``segments_doc`` repeated the
+#: UNIQUE (document_id, idx) constraint's index, which every query plan uses alike without it, at the
+#: cost of a third index written per inserted segment.  Such a project keeps it: no write on opening,
+#: and an older Verso opens a new project (an index it made and does not find is no refusal).
+LEGACY_INDEXES = ("CREATE INDEX IF NOT EXISTS segments_doc ON segments(document_id, idx)",)
+
+
+def _any_version(db: sqlite3.Connection) -> None:
+    """The schema of a project any version of Verso made: the migrations, then the legacy indexes."""
+    migrate(db)
+    for stmt in LEGACY_INDEXES:
+        db.execute(stmt)
 
 
 def _m2_tm_pending(db: sqlite3.Connection) -> None:
@@ -214,7 +227,7 @@ def checked_version(db: sqlite3.Connection, path) -> int:
     from engine.errors import ProjectError
     from engine.sqlguard import check_schema
 
-    check_schema(db, path, migrate, ProjectError, exact=False)
+    check_schema(db, path, _any_version, ProjectError, exact=False)
     return current_version(db)
 
 

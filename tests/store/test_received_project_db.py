@@ -50,6 +50,31 @@ def test_a_project_verso_made_still_opens(tmp_path):
         assert p.segments(doc)[0].status == "confirmed"
 
 
+
+def test_a_project_an_earlier_verso_made_still_opens_with_its_extra_index(tmp_path):
+    """Projects made before 2026-11 have an index ``segments_doc`` that repeats the UNIQUE
+    (document_id, idx) constraint's; new projects do without it (one index less on every
+    inserted segment), and the old ones still open, import and confirm."""
+    db = _project(tmp_path / "p")
+    _sql(db, "CREATE INDEX IF NOT EXISTS segments_doc ON segments(document_id, idx)")
+    src = tmp_path / "b.txt"
+    src.write_text("Third sentence.\n", "utf-8")
+    with Project(tmp_path / "p") as p:
+        p.import_document(src)
+        doc = p.documents()[0].id
+        p.confirm(p.segments(doc)[0].id, "Ein Satz.")
+        assert [s.status for s in p.segments(doc)] == ["confirmed", "new"]
+
+
+def test_a_new_project_indexes_its_segments_once_per_order(tmp_path):
+    db = _project(tmp_path / "p")
+    conn = sqlite3.connect(db)
+    columns = [tuple(r[2] for r in conn.execute(f"PRAGMA index_info('{name}')"))
+               for _, name, *_ in conn.execute("PRAGMA index_list('segments')")]
+    conn.close()
+    assert ("document_id", "idx") in columns
+    assert len(columns) == len(set(columns)), columns
+
 def _glossary(folder):
     from engine.glossary.model import GlossaryEntry
 
