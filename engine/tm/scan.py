@@ -65,12 +65,15 @@ class ScanSearch:
         # Read in the table's order and sorted here: SQLite's ORDER BY length(enc) sorted every row
         # before handing the first, so a search sent meanwhile waited for it.  Surface and
         # punctuation are read for the re-scored pool only (a third of the load).
-        where = " AND length(enc) BETWEEN ? AND ?" if lengths is not None else ""
-        cur = conn.execute(_SELECT + where + " ORDER BY id", lengths or ())
-        while rows := cur.fetchmany(LOAD_CHUNK):
-            self._take(rows, self.ids, self.cores)
-            if between is not None:
-                between()
+        if lengths is not None:  # one row: see one_row
+            self._take(one_row(conn, _SELECT + " AND length(enc) BETWEEN ? AND ? ORDER BY id",
+                               "id, src_lang, tgt_lang, enc", lengths), self.ids, self.cores)
+        else:
+            cur = conn.execute(_SELECT + " ORDER BY id")
+            while rows := cur.fetchmany(LOAD_CHUNK):
+                self._take(rows, self.ids, self.cores)
+                if between is not None:
+                    between()
         self.sorted_n = len(self.ids)  # units past this were added during the rebuild: always scanned
         lens = np.fromiter((len(c) for c in self.cores), dtype=np.int64, count=self.sorted_n)
         order = np.argsort(lens, kind="stable")  # by length, then id (read in id order)
@@ -159,7 +162,18 @@ class ScanSearch:
     def _extras(self, uids: list[int]) -> dict[int, tuple[str, str]]:
         """uid -> (surface, punctuation encodings)."""
         q = "SELECT id, senc, penc FROM units WHERE id IN (%s)" % ",".join("?" * len(uids))
-        return {u: (se or "", pe or "") for u, se, pe in self.conn.execute(q, uids)}
+        return {u: (se or "", pe or "") for u, se, pe in one_row(self.conn, q, "id, senc, penc", uids)}
+
+
+def one_row(conn: sqlite3.Connection, select: str, columns: str, params=()) -> list:
+    """The rows of ``select`` (its ``columns``) as SQLite's one JSON row: Python's sqlite3 lets go of
+    the interpreter lock for every row it steps, and winning it back behind another Python thread
+    (the editor building its window) costs up to a switch interval (5 ms) each: the first search of
+    a new TM (8,300 rows) took 0.71-1.13 s wall beside a busy thread against 0.27-0.32 alone, one
+    row 0.50-0.56 (ad-hoc, 100k TM, 2-core VM at load 8)."""
+    sql = f"SELECT json_group_array(json_array({columns})) FROM ({select})"
+    (text,) = conn.execute(sql, params).fetchone()
+    return json.loads(text) if text else []
 
 
 def nearest_lengths(q: int, min_score: float, counts: dict[int, int]) -> tuple[float, tuple[int, int]]:
@@ -185,8 +199,8 @@ class NearestLengths:
         self.conn = conn
         # units per length from every 16th row, times 16: 10 ms of SQLite for 90k units, the whole
         # table's 41 (the band only needs to be about EARLY_CAP)
-        self.counts = {n: 16 * c for n, c in conn.execute(
-            "SELECT length(enc), count(*) FROM units WHERE rowid % 16 = 0 GROUP BY 1").fetchall()}
+        self.counts = {n: 16 * c for n, c in one_row(
+            conn, "SELECT length(enc) AS n, count(*) AS c FROM units WHERE rowid % 16 = 0 GROUP BY 1", "n, c")}
 
     def best(self, qe: Encoded, need: int, min_score: float, accept_pair) -> tuple[list, dict]:
         b, lengths = nearest_lengths(len(qe.core), min_score, self.counts)
@@ -210,6 +224,15 @@ class ScanProcess:
         self._proc: subprocess.Popen | None = None
         self.pid: int | None = None
         self._start()
+        # The lengths of the units, read as the TM opens: the first search was asked 0.3 s after
+        # the open, the TM thread idle meanwhile (the editor building its window).
+        self._early: NearestLengths | None = None
+        conn = sqlite3.connect(str(self.db_path), isolation_level=None, check_same_thread=False, timeout=30.0)
+        try:
+            conn.execute("PRAGMA query_only=1")
+            self._early = NearestLengths(conn)
+        except sqlite3.Error:
+            conn.close()  # the first search tries again
 
     def _start(self) -> None:
         import engine
@@ -235,10 +258,12 @@ class ScanProcess:
         7-10, 0.5 s alone), and SQLite reads the nearest lengths with the interpreter lock released."""
         if not self._first_done and min_score > 0.0:
             self._first_done = True
-            conn = sqlite3.connect(str(self.db_path), isolation_level=None, check_same_thread=False, timeout=30.0)
+            early, self._early = self._early, None
+            conn = early.conn if early is not None else sqlite3.connect(
+                str(self.db_path), isolation_level=None, check_same_thread=False, timeout=30.0)
             try:
                 conn.execute("PRAGMA query_only=1")
-                ranked, info = NearestLengths(conn).best(qe, need, min_score, pair_filter(*pair))
+                ranked, info = (early or NearestLengths(conn)).best(qe, need, min_score, pair_filter(*pair))
             except sqlite3.Error as e:
                 raise TMError(f"{self.db_path}: the search during the index rebuild failed ({e})") from None
             finally:
@@ -276,6 +301,9 @@ class ScanProcess:
             return None
 
     def close(self) -> None:
+        early, self._early = self._early, None
+        if early is not None:
+            early.conn.close()
         p, self._proc = self._proc, None
         if p is None:
             return
