@@ -18,6 +18,8 @@ def xml_root(path: Path, head: bytes) -> tuple[str, str, str] | None:
     """``(local name, namespace declarations and attributes, doctype)`` of the root of an XML file,
     None when ``path`` is not XML: its text does not start with an XML declaration and its extension
     is not an XML one (an HTML fragment or a Markdown file may begin with a tag)."""
+    if head.startswith(b"PK\x03\x04") or b"<" not in head:  # a zip (DOCX, ODF...), or no tag in any
+        return None  # encoding ("<" is byte 3C in each): not XML, without loading the decoder's modules
     from engine.formats.xliffcommon import decode_head
 
     text = decode_head(head).lstrip("\ufeff")
