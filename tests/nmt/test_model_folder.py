@@ -192,7 +192,9 @@ def test_a_manifest_naming_a_file_outside_the_model_folder_is_refused_before_it_
     _write_manifest(dst, man)
 
     opened = []
-    real_open, real_load = open, ckpt.load_file
+    from engine.nmt import weights
+
+    real_open, real_load = open, weights.load_file
 
     def spy_open(file, *a, **k):
         opened.append(os.path.realpath(file) if isinstance(file, (str, Path)) else file)
@@ -210,7 +212,7 @@ def test_a_manifest_naming_a_file_outside_the_model_folder_is_refused_before_it_
 
     monkeypatch.setattr("builtins.open", spy_open)
     monkeypatch.setattr(os, "open", spy_os_open)
-    monkeypatch.setattr(ckpt, "load_file", spy_load)
+    monkeypatch.setattr(weights, "load_file", spy_load)
     with pytest.raises(ModelError) as e:
         load_model(dst)
     msg = _one_line(e)
