@@ -8,44 +8,33 @@ pair added now is found by the very next search (also from another process:
 each search first reads the journal's tail).  The overlay is committed to
 Whoosh every ``FLUSH_AT`` changes and on :meth:`close`.  On open, a missing,
 unreadable or foreign index is rebuilt from SQLite; a stale one is caught up
-from the journal.
+from the journal.  The search is :mod:`engine.tm.memory_search`'s, the writes
+:mod:`engine.tm.memory_write`'s (mixins of :class:`TranslationMemory`).
 """
 from __future__ import annotations
 
 import contextlib
-import json
-import re
 import sqlite3
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterator
 
-from engine.errors import FormatError, TMError
+from engine.errors import TMError
 from engine.formats.base import TMUnit
-from engine.inline import TaggedText, strip_tags
-from engine.langs import normalize_lang, same_language
+from engine.langs import normalize_lang
 from engine.tm import limits, store
 from engine.tm.candidates import CandidateStage, MemoryLeaf
 from engine.tm.index_process import BackgroundBuild, counted
-from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry
-from engine.tm.rerank import Verified, full_scores, verify
-from engine.tm.rows import _entry, _export_meta, _merge_meta, _meta_columns, _now  # noqa: F401  (pg's too)
-from engine.tm.scoring import Encoded, char_score, core_tokens, edit_ops
+from engine.tm.memory_search import (COVERAGE_POOL, POSTINGS_BUDGET, VERIFY_LIMIT, VERIFY_PER,  # noqa: F401
+                                     _WORD, SearchMixin, _chunks, phrase_hits)
+from engine.tm.memory_write import _MAX_ERRORS, WriteMixin, _note, _pick, _refuse_unclear, _tt, _Unclear  # noqa: F401
+from engine.tm.model import ConcordanceHit, ImportResult, Match, TMEntry  # noqa: F401
 from engine.tm.pairs import any_lang as _any_lang, pair_filter as _pair_filter  # noqa: F401  (pg's too)
+from engine.tm.rows import _entry, _export_meta, _merge_meta, _meta_columns, _now  # noqa: F401  (pg's too)
 from engine.tm.scan import ScanProcess
 from engine.tm.seal import Seal, Untrusted
-from engine.tm.select import coverage_select
-from engine.tm.tokens import analyse, tokenize
+from engine.tm.tokens import analyse
 from engine.tm.whoosh_index import SourceIndex, new_index_id, pair_term
 
-#: Most candidates scored per search (in batches; fewer when the top k is proven
-#: exact sooner): one per ``VERIFY_PER`` units of the TM, within VERIFY_LIMIT
-#: (more units, more near-ties in the bound); postings read per search; and
-#: candidates the coverage selection (Algorithm 1) chooses from.
-VERIFY_LIMIT = (1500, 2000)  # 752k TM, 200 held-out queries: recall 0.99 at 2,000 (shared bigrams in the order)
-VERIFY_PER = 190
-POSTINGS_BUDGET = 1_000_000  # 752k TM, 200 held-out queries: CPU p95 25.8 -> 22.9 ms (4M), same recall (benchmarks/RESULTS.md)
-COVERAGE_POOL = 100
-_MAX_ERRORS = 1000
 #: A TM of at least this many units whose index must be rebuilt on opening is
 #: rebuilt in the background while searches scan SQLite (engine.tm.scan): after a
 #: crash half way through indexing a large import, the first search had waited
@@ -55,14 +44,7 @@ _COLS = ("id, source, source_tags, target, target_tags, src_lang, tgt_lang, orig
          "changed, creator, changer, usage_count, last_used, meta")
 
 
-_WORD = re.compile(r"\w")
-
-
-def _tt(x: str | TaggedText) -> TaggedText:
-    return x if isinstance(x, TaggedText) else TaggedText(str(x))
-
-
-class TranslationMemory:
+class TranslationMemory(SearchMixin, WriteMixin):
     """A translation memory stored in ``folder`` (created when missing).
 
     ``src_lang`` / ``tgt_lang``: the languages of a new TM, and the pair
@@ -369,238 +351,12 @@ class TranslationMemory:
         self._load_journal(last)
         return True
 
-    def search_pair(self, src_lang: str | None = None,
-                    tgt_lang: str | None = None) -> tuple[str, str]:
-        """The (source, target) languages a search keeps ("" = any): the
-        given ones, else this handle's, else the TM's own pair; ``*`` = any."""
-        out = []
-        for given, mine, declared in ((src_lang, self._want[0], self.src_lang),
-                                      (tgt_lang, self._want[1], self.tgt_lang)):
-            out.append(_any_lang(given) if given is not None else (mine or declared))
-        return out[0], out[1]
-
-    def _stage(self, field: str = "src", pair: tuple[str, str] = ("", "")) -> CandidateStage:
-        key = (field, *pair)
-        stage = self._stages.get(key)
-        if stage is not None:
-            return stage
-        leaves = list(self.index.leaves())
-        self._overlay.base = sum(leaf.count for leaf in leaves)
-        stage = CandidateStage(leaves + [self._overlay], self._dead, field=field,
-                               accept_pair=_pair_filter(*pair))
-        if len(self._stages) > 8:
-            self._stages.clear()
-        self._stages[key] = stage
-        return stage
-
-    # ------------------------------------------------------------ writing
-    def add(self, source: str | TaggedText, target: str | TaggedText, *, src_lang: str = "",
-            tgt_lang: str = "", origin: str = "human", creator: str = "",
-            meta: dict | None = None) -> int:
-        """Store one pair (or refresh the metadata of its exact duplicate);
-        return its unit id.  The pair is searchable as soon as this returns."""
-        self._begin()
-        try:
-            uid, _ = self._put(_tt(source), _tt(target), src_lang or self.src_lang,
-                               tgt_lang or self.tgt_lang,
-                               {"origin": origin, "creationid": creator, **(meta or {})})
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            self.vocab.reset()
-            raise
-        self._catch_up()
-        return uid
-
-    def add_many(self, pairs: Iterable[tuple], *, src_lang: str = "", tgt_lang: str = "",
-                 origin: str = "import") -> ImportResult:
-        """Store many (source, target[, meta]) pairs in one transaction."""
-        def units():
-            s, t = src_lang or self.src_lang or "und", tgt_lang or self.tgt_lang or "und"
-            for p in pairs:
-                meta = dict(p[2]) if len(p) > 2 and p[2] else {}
-                yield TMUnit({s: _tt(p[0]), t: _tt(p[1])} if s != t else {s: _tt(p[0])}, meta)
-        s, t = src_lang or self.src_lang or "und", tgt_lang or self.tgt_lang or "und"
-        if s == t:
-            raise TMError("source and target language are the same")
-        return self.import_units(units(), src_lang=s, tgt_lang=t, origin=origin)
-
-    def import_units(self, units: Iterable[TMUnit], *, src_lang: str = "", tgt_lang: str = "",
-                     origin: str = "", problems: list[str] | None = None) -> ImportResult:
-        """Import TM units as ONE transaction: if ``units`` raises half way
-        (e.g. a :class:`~engine.errors.FormatError`), the TM is as before.
-
-        ``problems``: the reader's list of skip reasons, copied into the
-        result's ``errors`` (each counts as skipped).
-        """
-        res = ImportResult()
-        want_s = normalize_lang(src_lang) or self.src_lang
-        want_t = normalize_lang(tgt_lang) or self.tgt_lang
-        self._begin()
-        self.vocab.limit = 10_000_000
-        try:
-            for key, lang in (("src_lang", want_s), ("tgt_lang", want_t)):
-                if lang and not store.get_meta(self.conn, key):
-                    store.set_meta(self.conn, key, lang)
-            for i, unit in enumerate(units, 1):
-                picked = _pick(unit, want_s, want_t)
-                if isinstance(picked, _Unclear):
-                    _refuse_unclear(units, unit, origin, want_s, want_t)
-                if isinstance(picked, str):
-                    res.skipped += 1
-                    _note(res, f"unit {i}" + (f" (line {unit.line})" if unit.line else "")
-                          + f": {picked}")
-                    continue
-                (sl, src), (tl, tgt) = picked
-                if not want_s:
-                    want_s = sl
-                    store.set_meta(self.conn, "src_lang", sl)
-                if not want_t:
-                    want_t = tl
-                    store.set_meta(self.conn, "tgt_lang", tl)
-                meta = dict(unit.meta or {})
-                if origin and not meta.get("origin"):
-                    meta["origin"] = origin
-                _, new = self._put(src, tgt, sl, tl, meta)
-                if new:
-                    res.added += 1
-                else:
-                    res.updated += 1
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            self.vocab.reset()
-            raise
-        finally:
-            self.vocab.limit = 200_000
-        for p in problems or ():
-            res.skipped += 1
-            _note(res, p)
-        self._catch_up()
-        return res
-
-    def _put(self, source: TaggedText, target: TaggedText, src_lang: str, tgt_lang: str,
-             meta: dict) -> tuple[int, bool]:
-        """Insert or merge one unit inside the current transaction."""
-        if not source.text.strip() or not target.text.strip():
-            raise TMError("a TM unit needs a source and a target text")
-        if why := limits.refusal(source, target):
-            raise TMError(why)
-        src_lang, tgt_lang = normalize_lang(src_lang), normalize_lang(tgt_lang)
-        key = store.dup_key(source.text, target.text, src_lang, tgt_lang)
-        cols = _meta_columns(meta)
-        row = None
-        # The same pair under a code of the same language (the editor maps a file's en-US to
-        # the project's en) is the same unit: look under each stored pair of codes that
-        # same_language() equates with these, so a re-import updates instead of duplicating.
-        for s_l, t_l in [(src_lang, tgt_lang)] + [
-                p for p in self._lang_pairs()
-                if p != (src_lang, tgt_lang) and same_language(p[0], src_lang)
-                and same_language(p[1], tgt_lang)]:
-            row = self.conn.execute("SELECT id, meta, usage_count, created FROM units WHERE dkey=?",
-                                    (store.dup_key(source.text, target.text, s_l, t_l),)).fetchone()
-            if row is not None:
-                break
-        if row is not None:
-            uid, old_meta, old_usage, created = row
-            merged = _merge_meta(json.loads(old_meta or "{}"), cols["meta"])
-            self.conn.execute(
-                "UPDATE units SET changed=?, changer=?, usage_count=?, last_used=coalesce(?, last_used), "
-                "meta=?, source_tags=?, target_tags=? WHERE id=?",
-                (cols["changed"] or _now(), cols["changer"] or cols["creator"],
-                 max(old_usage or 0, cols["usage_count"]), cols["last_used"],
-                 json.dumps(merged, ensure_ascii=False), source.tags_json(), target.tags_json(), uid))
-            return uid, False
-        a = analyse(source.text)
-        ids = self.vocab.ids_for_write(a.core + a.surface + a.punct)
-        tc = store.token_char
-        encs = ["".join(tc(ids[t]) for t in seq) for seq in (a.core, a.surface, a.punct)]
-        cur = self.conn.execute(
-            "INSERT INTO units(source, source_tags, target, target_tags, src_lang, tgt_lang, enc, "
-            "senc, penc, origin, created, changed, creator, changer, usage_count, last_used, meta, "
-            "dkey) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (source.text, source.tags_json(), target.text, target.tags_json(), src_lang, tgt_lang,
-             *encs, cols["origin"], cols["created"], cols["changed"], cols["creator"],
-             cols["changer"], cols["usage_count"], cols["last_used"],
-             json.dumps(cols["meta"], ensure_ascii=False), key))
-        uid = cur.lastrowid
-        self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
-        self._lang_pairs().add((src_lang, tgt_lang))
-        return uid, True
-
-    def _lang_pairs(self) -> set[tuple[str, str]]:
-        """The (src_lang, tgt_lang) codes the TM's units are stored under (a handful): read once a
-        handle -- a DISTINCT over every unit is a table scan, too dear for each confirm -- and kept
-        up to date by this handle's own inserts (a pair of codes another process adds meanwhile is
-        seen on reopening)."""
-        if self._pairs is None:
-            self._pairs = {tuple(r) for r in self.conn.execute(
-                "SELECT DISTINCT src_lang, tgt_lang FROM units")}
-        return self._pairs
-
-    def update(self, uid: int, *, source: str | TaggedText | None = None,
-               target: str | TaggedText | None = None, meta: dict | None = None) -> int:
-        """Change a unit's text and/or metadata; returns the id now holding
-        the pair (another one when the change made it a duplicate)."""
-        e = self.get(uid)
-        self._begin()
-        try:
-            new_meta = {**_export_meta(e), **(meta or {}), "changedate_iso": _now()}
-            self.conn.execute("DELETE FROM units WHERE id=?", (uid,))
-            self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
-            s = _tt(source) if source is not None else e.source
-            t = _tt(target) if target is not None else e.target
-            new_id, created = self._put(s, t, e.src_lang, e.tgt_lang, new_meta)
-            if created and new_id != uid:
-                self.conn.execute("UPDATE units SET id=? WHERE id=?", (uid, new_id))
-                self.conn.execute("UPDATE journal SET uid=? WHERE uid=?", (uid, new_id))
-                new_id = uid
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            self.vocab.reset()
-            raise
-        self._catch_up()
-        return new_id
-
-    def delete(self, uid: int) -> bool:
-        """Delete a unit; False when there was none."""
-        self._begin()
-        try:
-            n = self.conn.execute("DELETE FROM units WHERE id=?", (uid,)).rowcount
-            if n:
-                self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
-        self._catch_up()
-        return bool(n)
-
-    def record_use(self, uid: int) -> None:
-        """Count one use of a unit (a match inserted by the translator)."""
-        self._begin()
-        self.conn.execute("UPDATE units SET usage_count=coalesce(usage_count,0)+1, last_used=? "
-                          "WHERE id=?", (_now(), uid))
-        self.conn.execute("COMMIT")
-
     # ------------------------------------------------------------ reading
     def get(self, uid: int) -> TMEntry:
         row = self.conn.execute(f"SELECT {_COLS} FROM units WHERE {limits.FITS} AND id=?", (uid,)).fetchone()
         if row is None:
             raise TMError(f"{self.folder}: no unit {uid}")
         return _entry(row)
-
-    def _same_source(self, text: str, k: int, pair: tuple[str, str]) -> list[Match]:
-        """Units whose source is ``text`` exactly (of the language pair), as 100 % matches."""
-        uids = [r[0] for r in self.conn.execute("SELECT id FROM units WHERE source = ? ORDER BY id DESC", (text,))]
-        out = []
-        for e in self._entries(uids).values():
-            if all(not want or want == "*" or same_language(have, want)
-                   for have, want in ((e.src_lang, pair[0]), (e.tgt_lang, pair[1]))):
-                out.append(Match(e, 1.0, 1.0, []))
-        return sorted(out, key=lambda m: -m.entry.id)[:k]
-
     def _entries(self, uids: list[int]) -> dict[int, TMEntry]:
         out = {}
         for chunk in _chunks(uids, 500):
@@ -638,169 +394,3 @@ class TranslationMemory:
             "size_bytes": {"database": size, "index": self.index.size_on_disk()},
             "origins": origins, "oversized": limits.oversized(self.conn),  # left out of every read
         }
-
-    # ------------------------------------------------------------ search
-    def search(self, query: str | TaggedText, k: int = 5, min_score: float = 0.0,
-               coverage: bool = False, src_lang: str | None = None,
-               tgt_lang: str | None = None) -> list[Match]:
-        """The best ``k`` fuzzy matches of ``query`` (score >= ``min_score``),
-        best first; with ``coverage`` the pairs Algorithm 1 selects from all
-        re-ranked candidates instead.
-
-        Only units of the language pair :meth:`search_pair` gives for
-        ``src_lang`` / ``tgt_lang`` are returned (loose: ``en`` ~ ``en-US``).
-        """
-        text = query.text if isinstance(query, TaggedText) else str(query)
-        qa = analyse(text)
-        if k <= 0:
-            return []
-        if not _WORD.search(strip_tags(text)):
-            # No word to find candidates by (a segment of tags only, or punctuation): the same
-            # text is still a 100 % match -- KDE manuals hold such segments, and the command
-            # line's recall on queries with markup was 97 % without this.
-            return self._same_source(text, k, self.search_pair(src_lang, tgt_lang)) if text.strip() else []
-        if not qa.core:
-            return []
-        self._catch_up()
-        enc = self.vocab.encode_known
-        qe = Encoded(enc(qa.core), enc(qa.surface), enc(qa.punct))
-        if self._bg is not None:
-            return self._scan_search(text, qa, qe, k, min_score, coverage,
-                                     self.search_pair(src_lang, tgt_lang))
-        self.index.postfiles.poll()
-        stage = self._stage("src", self.search_pair(src_lang, tgt_lang))
-        limit = max(VERIFY_LIMIT[0], min(VERIFY_LIMIT[1], stage.total // VERIFY_PER))
-        r = stage.retrieve(qa.core, limit, POSTINGS_BUDGET, min_score, by_dice=True, enc=qe.core)
-        v = verify(stage, r, qe.core, k, limit)
-        self.last_search = {"candidates": len(r.keys), "verified": len(v.keys),
-                            "postings": r.postings, "exact": v.exact}
-        need = max(k, COVERAGE_POOL) if coverage else k
-        ranked = self._full_scores(qe, stage, v, need, min_score)
-        if not coverage:
-            ranked = ranked[:k]
-        return self._matches(text, qa, ranked, coverage)
-
-    def _matches(self, text: str, qa, ranked: list[tuple[float, int]], coverage: bool) -> list[Match]:
-        entries = self._entries([u for _, u in ranked])
-        qt = core_tokens(text)
-        matches = [Match(entries[u], s, char_score(text, entries[u].source.text),
-                         edit_ops(qt, entries[u].source.text))
-                   for s, u in ranked if u in entries]
-        if coverage:
-            return coverage_select(qa.core, matches, lambda m: analyse(m.source.text).core)
-        return matches
-
-    def _scan_search(self, text: str, qa, qe: Encoded, k: int, min_score: float, coverage: bool,
-                     pair: tuple[str, str]) -> list[Match]:
-        """The search while the index is rebuilt: the units of the pair, from SQLite, in the scan's process."""
-        ranked, info = self._scan.best(qe, max(k, COVERAGE_POOL) if coverage else k, min_score, pair)
-        self.last_search = {"candidates": info["scanned"], "verified": info["scanned"], "postings": 0,
-                            "exact": info["exact"], "scan": True, "scan_pid": info["pid"]}
-        return self._matches(text, qa, ranked if coverage else ranked[:k], coverage)
-
-    def _full_scores(self, qe: Encoded, stage: CandidateStage, v: Verified, need: int,
-                     min_score: float) -> list[tuple[float, int]]:
-        return full_scores(qe, stage, v, need, min_score)  # (pg_search's too)
-
-    # ------------------------------------------------------------ concordance
-    def concordance(self, phrase: str, side: str = "source", limit: int = 50,
-                    max_checked: int = 20_000, src_lang: str | None = None,
-                    tgt_lang: str | None = None) -> list[ConcordanceHit]:
-        """Units whose ``side`` (``source``/``target``) contains ``phrase``
-        (case-insensitive, punctuation ignored), most occurrences first, then
-        shorter texts; each with the character spans of the occurrences.
-        Units of other language pairs are left out, as in :meth:`search`."""
-        if side not in ("source", "target"):
-            raise TMError(f"concordance side must be 'source' or 'target', not {side!r}")
-        words = [t.norm for t in tokenize(phrase) if t.kind in ("word", "cjk")]
-        if not words:
-            return []
-        self._catch_up()
-        if self._bg is not None:  # the index is being rebuilt: the units from SQLite
-            accept = _pair_filter(*self.search_pair(src_lang, tgt_lang))
-            uids = [r[0] for r in self.conn.execute(
-                f"SELECT id FROM units WHERE {limits.FITS} AND {side} LIKE ? LIMIT ?", (f"%{words[0]}%", max_checked))]
-            entries = (e for chunk in _chunks(uids, 500) for e in self._entries(chunk).values()
-                       if accept(pair_term(e.src_lang, e.tgt_lang)))
-            return phrase_hits(entries, side, words, limit)
-        stage = self._stage("src" if side == "source" else "tgt",
-                            self.search_pair(src_lang, tgt_lang))
-        uids = stage.units_with_all(words)[:max_checked]
-        entries = (e for chunk in _chunks(uids, 500) for e in self._entries(chunk).values())
-        return phrase_hits(entries, side, words, limit)
-
-
-# ------------------------------------------------------------------ helpers
-def phrase_hits(entries, side: str, words: list[str], limit: int) -> list[ConcordanceHit]:
-    """The ``entries`` whose ``side`` holds the normalised word sequence ``words``, with the spans of
-    each occurrence; most occurrences first, then shorter texts, then newer entries (every backend)."""
-    hits: list[ConcordanceHit] = []
-    n = len(words)
-    for e in entries:
-        text = (e.source if side == "source" else e.target).text
-        toks = [t for t in tokenize(text) if t.kind in ("word", "cjk")]
-        norms = [t.norm for t in toks]
-        spans = [(toks[i].start, toks[i + n - 1].end) for i in range(len(toks) - n + 1) if norms[i:i + n] == words]
-        if spans:
-            hits.append(ConcordanceHit(e, side, spans))
-    hits.sort(key=lambda h: (-len(h.spans), len(h.text.text), -h.entry.id))
-    return hits[:limit]
-
-
-def _chunks(seq: list, n: int):
-    for i in range(0, len(seq), n):
-        yield seq[i:i + n]
-
-
-def _note(res: ImportResult, msg: str) -> None:
-    if len(res.errors) < _MAX_ERRORS:
-        res.errors.append(msg)
-    elif len(res.errors) == _MAX_ERRORS:
-        res.errors.append("... (more problems not listed)")
-
-
-class _Unclear(str):
-    """_pick's answer when the unit holds more languages than it can tell apart."""
-
-
-def _refuse_unclear(units: Iterable[TMUnit], unit: TMUnit, origin: str, want_s: str, want_t: str):
-    """Refuse an import whose languages are not known: once, naming the
-    languages the file holds (the rest of it is read, unit by unit, to list
-    them), instead of skipping unit after unit with the same reason."""
-    langs = set(unit.variants)
-    for other in units:
-        langs.update(other.variants)
-    flags = " and ".join(f for f, given in (("--src-lang", want_s), ("--tgt-lang", want_t)) if not given)
-    raise FormatError(origin or None, f"the file holds {', '.join(sorted(langs))} and does not say which "
-                                      f"to import: give {flags}")
-
-
-def _pick(unit: TMUnit, want_s: str, want_t: str):
-    """((src_lang, text), (tgt_lang, text)) of a unit, or a reason to skip it."""
-    v = unit.variants
-    def find(want: str, exclude: str = ""):
-        for lang, tt in v.items():
-            if lang != exclude and same_language(lang, want):
-                return lang, tt
-        return None
-    if want_s:
-        s = find(want_s)
-    else:
-        ref = normalize_lang((unit.meta or {}).get("srclang") or "")
-        s = find(ref) if ref and ref != "*all*" else None
-        if s is None and len(v) == 2 and want_t:
-            s = next(((lang, tt) for lang, tt in v.items() if not same_language(lang, want_t)), None)
-    if s is None:
-        return f"no source text in {want_s}" if want_s else _Unclear("source")
-    if want_t:
-        t = find(want_t, exclude=s[0])
-    else:
-        others = [(lang, tt) for lang, tt in v.items() if lang != s[0]]
-        t = others[0] if len(others) == 1 else None
-        if t is None:
-            return _Unclear("target")
-    if t is None:
-        return f"no target text in {want_t}"
-    if not s[1].text.strip() or not t[1].text.strip():
-        return "empty source or target"
-    return limits.refusal(s[1], t[1], unit.meta) or (s, t)

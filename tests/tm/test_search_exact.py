@@ -6,7 +6,7 @@ import random
 import pytest
 
 from engine.tm import TranslationMemory, token_score
-from engine.tm import memory as tm_memory
+from engine.tm import memory_search as tm_memory
 
 WORDS = ("the file was saved to disk and then the window closed before we could open "
          "another copy of the document while printing page number one two three four "
