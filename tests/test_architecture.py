@@ -127,7 +127,6 @@ MAX_MODULE_LINES = 400
 #: Engine modules longer than MAX_MODULE_LINES, each with the most lines it may have: a
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
 LONG_MODULES = {
-    "engine/formats/tabular.py": 406,
     "engine/formats/xliff12.py": 519,
     "engine/store/project.py": 649,
 }

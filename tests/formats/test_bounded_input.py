@@ -255,9 +255,9 @@ def test_a_quoted_csv_field_over_the_limit_is_refused_in_verso_words(tmp_path, m
     not with Python's csv wording of its 128 KiB default."""
     import csv
 
-    from engine.formats import tabular
+    from engine.formats import tabular, tabular_records
 
-    monkeypatch.setattr(tabular, "MAX_STRING_CHARS", 2000)
+    monkeypatch.setattr(tabular_records, "MAX_STRING_CHARS", 2000)
     monkeypatch.setattr(textutil, "MAX_STRING_CHARS", 2000)
     body = "\n".join(["word " * 50] * 20)  # 20 lines of 250 characters: no line is long, the field is
     f = tmp_path / "long.csv"
