@@ -63,6 +63,21 @@ def _read() -> dict[str, list[str]]:
     return data if isinstance(data, dict) else {}
 
 
+def _update(key: str, new: list[str]) -> None:
+    """Add ``new`` to the list the trust file keeps under ``key`` (a project's folder, or
+    :data:`SERVERS`), each once: read, changed and written back under the lock, so that
+    two confirmations made at once both stay."""
+    from engine.fsutil import atomic_write
+
+    with _lock:
+        data = _read()
+        have = data.get(key)
+        have = have if isinstance(have, list) else []
+        data[key] = have + [k for k in dict.fromkeys(new) if k not in have]
+        with atomic_write(trust_file(), "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+
+
 def confirmed(project_folder: Path, path: Path) -> bool:
     """True when ``path`` is inside the project folder or its user confirmed it for this project."""
     if inside(project_folder, path):
@@ -73,18 +88,9 @@ def confirmed(project_folder: Path, path: Path) -> bool:
 
 def confirm(project_folder: Path, paths: Iterable[Path]) -> None:
     """Record that the user lets the project ``project_folder`` use the folders ``paths``."""
-    from engine.fsutil import atomic_write
-
     new = [_key(p) for p in paths if not inside(project_folder, p)]
-    if not new:
-        return
-    with _lock:
-        data = _read()
-        have = data.get(_key(project_folder))
-        have = have if isinstance(have, list) else []
-        data[_key(project_folder)] = have + [p for p in new if p not in have]
-        with atomic_write(trust_file(), "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1)
+    if new:
+        _update(_key(project_folder), new)
 
 
 def added(project_folder: Path, path, ref):
@@ -119,16 +125,7 @@ def server_confirmed(url: str) -> bool:
 
 def confirm_servers(urls: Iterable[str]) -> None:
     """Record that the user lets every project use the shared-TM servers of ``urls``."""
-    from engine.fsutil import atomic_write
-
-    new = [server_key(u) for u in urls]
-    with _lock:
-        data = _read()
-        have = data.get(SERVERS)
-        have = have if isinstance(have, list) else []
-        data[SERVERS] = have + [k for k in dict.fromkeys(new) if k not in have]
-        with atomic_write(trust_file(), "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1)
+    _update(SERVERS, [server_key(u) for u in urls])
 
 
 class Unconfirmed(ProjectError):
