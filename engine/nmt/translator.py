@@ -18,7 +18,7 @@ from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
 from engine.nmt.forcing import forced_results
 from engine.nmt.knn import KNN_FILE, MEMORY_MODES, KnnInput
-from engine.nmt.loading import MetaUninitialised, for_inference
+from engine.nmt.loading import FilledFromFile, for_inference
 from engine.nmt.longsplit import terms_of_pieces
 from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
@@ -49,7 +49,7 @@ class Translator:
         """``threads``: CPU threads for translating (0: :mod:`engine.nmt.threads` decides; None: as set)."""
         if threads is not None:
             use_threads(threads)
-        with MetaUninitialised():
+        with FilledFromFile():  # every tensor comes from the file: no random initialisation
             loaded = load_model(folder, device=device)
         return cls(loaded, quantize=quantize)
 

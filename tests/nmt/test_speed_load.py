@@ -151,3 +151,24 @@ def test_knn_calibrate_keeps_the_thread_count_asked_for(monkeypatch):
         assert seen.value.args == (3,) and threads.inference_threads(0) == 3
     finally:
         torch.set_num_threads(1)
+
+
+def test_a_model_loaded_for_translation_holds_its_files_weights_and_translates_as_before(trained_model):
+    """Translator.load builds the model without random initialisation (every tensor is then read
+    from the weights file): the same tensors, ties and translations as a build initialised first."""
+    from engine.nmt.checkpoint import load_model
+    from engine.nmt.translator import Translator
+
+    torch.manual_seed(0)
+    plain = load_model(trained_model).model  # initialised at random, then filled from the file
+    tr = Translator.load(trained_model, threads=1)
+    fast = tr.loaded.model
+    a, b = plain.state_dict(), fast.state_dict()
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert all(torch.isfinite(v).all() for v in b.values() if v.is_floating_point())
+    tied = [(n, p) for n, p in fast.named_parameters(remove_duplicate=False)]
+    assert len({id(p) for _, p in tied}) == len({id(p) for _, p in plain.named_parameters(remove_duplicate=False)})
+    other = Translator(load_model(trained_model), quantize=False)
+    sents = ["the cat sees the dog", "a small house"]
+    assert [r.text for r in tr.translate(sents, beam=3)] == [r.text for r in other.translate(sents, beam=3)]
