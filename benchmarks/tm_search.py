@@ -25,6 +25,8 @@ only and always resumes them (SIGCONT), so latency is measured without
 them; the load average before each loop is recorded.
 
 ``--skip-adds`` leaves a kept TM (``--reuse``) unchanged; the exhaustive ground truth is kept beside it.
+``--anchor tantivy``: also tantivy's BM25 top 50 / 500 + Verso's re-rank on the same TM and queries
+(benchmarks/tm_anchor.py; skipped when tantivy is not installed; not with ``--tree``).
 ``--tree OTHER [--rounds N]``: the same run on this checkout and OTHER, interleaved, each run a fresh
 process (benchmarks/compare.py): medians per checkout and their ratio.
 """
@@ -251,7 +253,7 @@ def _schema_module_of_this_format() -> None:
 
 
 def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
-             reuse: bool = False, add_test: bool = True) -> dict:
+             reuse: bool = False, add_test: bool = True, anchor: str = "") -> dict:
     from engine.tm import TranslationMemory
     from engine.tm.memory import ImportResult
     folder = compare.tree_tm(work / f"tm-{size}", share_index=True) if reuse else work / f"tm-{size}"
@@ -310,6 +312,13 @@ def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
         for th in (0.0, 0.3, 0.5):
             vals = [r for r in (fn(f, t, th) for f, t in zip(found, truth)) if r is not None]
             recalls[name + str(th)] = (sum(vals) / len(vals) if vals else None, len(vals))
+    anchored = {}
+    if anchor == "tantivy":
+        from benchmarks import tm_anchor
+        if tm_anchor.available():
+            anchored = {"anchor_tantivy": tm_anchor.run(tm, queries, truth, work, size)}
+        else:
+            print("tantivy is not installed (pip install tantivy): the anchor is skipped", file=sys.stderr)
     # incremental add: one pair, then the very next search must find it
     adds, after, first_hits = [], [], 0
     for s, t, _ in held[:50] if add_test else ():
@@ -347,6 +356,7 @@ def run_size(size: int, pool, queries, work: Path, held, pause: list[int],
         "added_found_by_next_search": f"{first_hits}/{len(adds)}",
         "best_match_recall": best_recall(found, truth),
         "search_after_add_ms_p50": pct(after, 50), "search_after_add_ms_p95": pct(after, 95),
+        **anchored,
     }
 
 
@@ -363,6 +373,8 @@ def main() -> None:
                     help="processes to SIGSTOP during the query loops only (always resumed)")
     ap.add_argument("--skip-adds", action="store_true",
                     help="leave the TM as it is (no incremental-add test): for runs on a kept TM")
+    ap.add_argument("--anchor", choices=["tantivy"], default="",
+                    help="also run an outside search on the same TM and queries (optional package)")
     if compare.run_if_asked("tm_search"):  # --tree OTHER [--rounds N]: both checkouts, interleaved
         return
     args = ap.parse_args()
@@ -376,7 +388,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     for size in args.sizes:
         r = run_size(min(size, len(pool)), pool, queries, args.work, held, args.pause_pids,
-                     reuse=size in args.reuse, add_test=not args.skip_adds)
+                     reuse=size in args.reuse, add_test=not args.skip_adds, anchor=args.anchor)
         r["requested_size"] = size
         print(json.dumps(r), flush=True)
         if args.json:

@@ -108,15 +108,20 @@ def build_arrays(cps: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndar
         raise ValueError("too many documents or tokens for a posting file")
     m = np.uint64((1 << cb) - 1)
     uni = (((((dc & m) << np.uint64(kb)) | k)) << np.uint64(db)) | (dc >> np.uint64(cb))
+    del dc, idx, new, k  # peak memory: a 752k segment's build held 2 GB with every intermediate kept
     same = doc[1:] == doc[:-1]
     bi = ((np.uint64(1 << flag) | (cps[:-1][same] << np.uint64(cb)) | cps[1:][same]) << np.uint64(db)) | doc[:-1][same]
-    packed = np.sort(np.concatenate([uni, bi]))
+    del same, doc, cps
+    packed = np.concatenate([uni, bi])
+    del uni, bi
+    packed.sort()
     if len(packed):
         keep = np.ones(len(packed), dtype=bool)
         keep[1:] = packed[1:] != packed[:-1]  # a bigram twice in a document
         packed = packed[keep]
-    keys = packed >> np.uint64(db)
     docs = (packed & np.uint64((1 << db) - 1)).astype(np.uint32)
+    keys = packed >> np.uint64(db)
+    del packed
     first = np.ones(len(keys), dtype=bool)
     first[1:] = keys[1:] != keys[:-1]
     starts = np.flatnonzero(first)
@@ -148,7 +153,8 @@ def _code_points(leaf) -> tuple[np.ndarray, np.ndarray]:
 
 def _check(folder: Path, segid: str, count: int) -> PostFile:
     """The segment's file, after its seal and every structural check (ValueError/OSError otherwise)."""
-    arrs = [np.load(folder / n, mmap_mode="r", allow_pickle=False) for n in names(segid)]
+    # plain views of the maps: np.memmap's own __getitem__ is Python, 20,000 calls a 200 queries
+    arrs = [np.asarray(np.load(folder / n, mmap_mode="r", allow_pickle=False)) for n in names(segid)]
     meta, keys, offs, docs = arrs
     if meta.dtype != np.int64 or meta.shape != (4,) or int(meta[0]) != FORMAT or int(meta[1]) != count \
             or not (0 < int(meta[2]) <= 21 and 0 < int(meta[3]) <= 32):
@@ -211,6 +217,7 @@ class Postfiles:
             leaf.postfile = _load(self.folder, self.seal, leaf)
             if leaf.postfile is None:
                 if leaf.segid not in self._jobs:
+                    _drop_orphans(self.folder, leaf.segid)
                     self._jobs[leaf.segid] = job = _Build(self.folder, leaf)
                     job.start()
                 self._waiting.append(leaf)
@@ -274,6 +281,21 @@ def order_key(stage, acc: np.ndarray, docs: np.ndarray, core: Sequence[str], enc
     if acc2 is not None:
         bi = np.where(has[docs], acc2[docs].astype(np.float32), bi)
     return (2.0 * (shared + 2.0 * bi) / (3.0 * (stage.lengths()[docs] + q))).astype(np.float32)
+
+
+def _drop_orphans(folder: Path, segid: str) -> None:
+    """Remove the temporary files of builds whose process is gone (a command line that ended)."""
+    with contextlib.suppress(OSError):
+        for n in os.listdir(folder):
+            parts = n.split(".")
+            if n.startswith(f"post_{segid}.") and n.endswith(".tmp") and len(parts) == 6 and parts[3].isdigit():
+                try:
+                    os.kill(int(parts[3]), 0)
+                except ProcessLookupError:
+                    with contextlib.suppress(OSError):
+                        os.unlink(folder / n)
+                except OSError:
+                    pass
 
 
 def drop_others(folder: Path, segids: set[str]) -> None:
