@@ -81,8 +81,11 @@ class Tally:
                 f"{r(self.chars_typed + self.accepts, self.char_chars)} | {self.asks} |")
 
 
-def documents(corpus: str, n_docs: int, min_segs: int, max_segs: int, max_words: int):
-    """(held-aside documents [(name, [Segment])], TM pairs [(source, target)]), tags protected as in the editor."""
+def documents(corpus: str, n_docs: int, min_segs: int, max_segs: int, max_words: int, split: str = "test"):
+    """(held-aside documents [(name, [Segment])], TM pairs [(source, target)]), tags protected as in the editor.
+    ``split`` ``dev``: the documents of the demo corpus's dev split instead (``held_out == 1``: the demo model
+    chose its checkpoint on them, never trained on them), and a TM of the training documents only -- the
+    documents to tune the engine's choices on, never the held-aside ones."""
     folder, en, de, doc = CORPORA[corpus]
     base = SHARED_DATA / folder
     names = (base / doc).read_text(encoding="utf-8").splitlines()
@@ -96,26 +99,26 @@ def documents(corpus: str, n_docs: int, min_segs: int, max_segs: int, max_words:
         p = protect_pair(s.strip(), t.strip())
         if p is None:
             continue
-        if held_out(d) == 2:
+        if held_out(d) == (1 if split == "dev" else 2):
             by_doc.setdefault(d, []).append(Segment(*p, protect(s.strip())))
-        else:
+        elif held_out(d) == 0 or split != "dev":
             tm.append(p)
     docs = [(d, segs) for d, segs in by_doc.items()
             if min_segs <= len(segs) <= max_segs and all(len(x.ref.split()) <= max_words for x in segs)]
     return docs[:n_docs], tm
 
 
-def working_tm(corpus: str, pairs: list[tuple[str, str]]):
+def working_tm(corpus: str, pairs: list[tuple[str, str]], split: str = "test"):
     """A fresh copy of the corpus TM (built once), which this run's confirmed segments go into."""
     from engine.nmt.retrieval import build_training_tm, data_hash
     from engine.tm import TranslationMemory
 
     folder, en, de, _ = CORPORA[corpus]
-    key = data_hash(SHARED_DATA / folder / en, SHARED_DATA / folder / de, extra="effort-tm")
+    key = data_hash(SHARED_DATA / folder / en, SHARED_DATA / folder / de, extra="effort-tm" if split == "test" else f"effort-tm-{split}")
     built = RUNS / "effort" / f"tm-{corpus}-{key}"
     tm = build_training_tm(built, [p[0] for p in pairs], [p[1] for p in pairs], src_lang="en", tgt_lang="de")
     tm.close()
-    work = RUNS / "effort" / f"work-{corpus}"
+    work = RUNS / "effort" / f"work-{corpus}{'' if split == 'test' else '-' + split}"
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(built, work)
     return TranslationMemory(work, create=False)
@@ -233,13 +236,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--raw", action="store_true", help="the engine's text as it comes, without the finishing "
                     "(separators, tags, terms: engine.nmt.finish) the editor applies")
     ap.add_argument("--json", help="write the table here as JSON")
+    ap.add_argument("--split", default="test", choices=("test", "dev"),
+                    help="test: the held-aside documents (measure only); dev: the dev split's (tune on these)")
     a = ap.parse_args(argv)
     from engine.nmt.retrieval import FUZZY_BANDS
     from engine.nmt.translator import Translator
 
     t0 = time.perf_counter()
-    docs, tm_pairs = documents(a.corpus, a.docs, a.min_segs, a.max_segs, a.max_words)
-    tm = working_tm(a.corpus, tm_pairs)
+    docs, tm_pairs = documents(a.corpus, a.docs, a.min_segs, a.max_segs, a.max_words, a.split)
+    tm = working_tm(a.corpus, tm_pairs, a.split)
     index = None
     if a.glossary:
         from engine.glossary.formats import read_glossary_file

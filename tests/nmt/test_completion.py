@@ -98,3 +98,50 @@ def test_the_typed_words_are_kept_when_the_model_gives_them_no_probability(trans
     monkeypatch.setattr(model, "step_log_probs", peaked)
     out = translator.translate(["The house has a child."], beam=4, prefixes=[typed])[0].text
     assert out.startswith(typed.rstrip()), out
+
+
+class _Scorer:
+    """A translator whose constrained completion is ``own`` and whose model scores each text by
+    ``prefer`` (a higher value: more likely per token); records the texts it scored."""
+
+    def __init__(self, own: str, plain: str, prefer: dict[str, float]):
+        from engine.nmt.results import TranslationResult
+
+        self.R, self.own, self.plain, self.prefer, self.scored = TranslationResult, own, plain, prefer, []
+
+    def translate(self, texts, prefixes=None, best_of_both=True, **kw):
+        return [self.R(self.own if prefixes else self.plain, 0.0)]
+
+    def forced(self, srcs, tgts, **kw):
+        self.scored.append(list(tgts))
+        return [self.R(t, self.prefer.get(t, -9.0), tokens=["x"]) for t in tgts]
+
+
+def test_typed_words_agreeing_with_a_tm_match_get_its_rest_where_the_model_scores_it_best():
+    from engine.nmt.completion import complete
+
+    typed, match = "Klicken Sie auf ", "Klicken Sie auf den Knopf Anwenden."
+    tr = _Scorer(own="Klicken Sie auf Anwenden.", plain="Drücken Sie Anwenden.",
+                 prefer={match: -1.0, "Klicken Sie auf Anwenden.": -2.0})
+    out = complete(tr, ["Click Apply."], [typed], memories=[[("Click the Apply button.", match, 0.8)]])[0]
+    assert out.text == match
+    tr = _Scorer(own="Klicken Sie auf Anwenden.", plain="Drücken Sie Anwenden.",
+                 prefer={match: -3.0, "Klicken Sie auf Anwenden.": -2.0})      # the model's own is better
+    assert complete(tr, ["Click Apply."], [typed], memories=[[("x", match, 0.8)]])[0].text == "Klicken Sie auf Anwenden."
+    for pairs in ([("x", match, 0.3)],                          # a low fuzzy match is not offered
+                  [("x", "Wählen Sie den Knopf Anwenden.", 0.9)]):   # nor one the typed words do not agree with
+        tr = _Scorer(own="Klicken Sie auf Anwenden.", plain="Drücken Sie Anwenden.", prefer={})
+        complete(tr, ["Click Apply."], [typed], memories=[pairs])
+        assert all(match not in s and "Wählen" not in " ".join(s) for s in tr.scored), tr.scored
+
+
+def test_the_completion_is_never_worse_than_the_tm_match_continued(translator):
+    plain = translator.translate([SRC], beam=4)[0].text
+    words = plain.split()
+    match = " ".join(words[:2] + ["ein", "Baum", "hat."])
+    typed = " ".join(words[:2]) + " "
+    out = translator.translate([SRC], beam=4, prefixes=[typed], memories=[[("The child has a tree.", match, 0.8)]])[0]
+    assert out.text.startswith(typed.rstrip())
+    mem = [[("The child has a tree.", match, 0.8)]] * 2
+    mine, theirs = translator.forced([SRC, SRC], [out.text, match], memories=mem)
+    assert mine.score / len(mine.tokens) >= theirs.score / len(theirs.tokens) - 1e-6, (out.text, match)
