@@ -4,12 +4,11 @@ manuals: never the held-aside documents) once per setting of :data:`engine.nmt.c
 one after another in one process, the same documents and model.  Run from the repository root:
 
     OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.completion_choice --docs 5 --min-segs 10 --max-segs 40 \\
-        --max-words 60 --variants search,suggestion,suggestion+memory
+        --max-words 60 --variants search,suggestion
 
-``search``: the constrained search's completion only; ``suggestion``: or the suggestion continued;
-``suggestion+memory``: or the best TM match's target continued too; ``--margin``, ``--memory-min``: the
-choice rule's :data:`~engine.nmt.completion.MARGIN` and :data:`~engine.nmt.completion.MEMORY_MIN` (any
-other options go to effort.py).
+``search``: the constrained search's completion only; ``suggestion``: or the suggestion continued where
+the model scores it better (any other options go to effort.py).  6e7f2c6 had a third, ``memory``: the best
+TM match's target continued too.
 """
 from __future__ import annotations
 
@@ -22,14 +21,11 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variants", default="search,suggestion,suggestion+memory")
-    ap.add_argument("--margin", type=float, default=0.0, help="engine.nmt.completion.MARGIN")
-    ap.add_argument("--memory-min", type=float, default=0.5, help="engine.nmt.completion.MEMORY_MIN")
+    ap.add_argument("--variants", default="search,suggestion")
     a, rest = ap.parse_known_args(argv)
     import engine.nmt.completion as completion
     from benchmarks import effort
 
-    completion.MARGIN, completion.MEMORY_MIN = a.margin, a.memory_min
     out = {}
     for v in a.variants.split(","):
         completion.ALTERNATIVES = tuple(x for x in v.split("+") if x != "search")

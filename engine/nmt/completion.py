@@ -23,7 +23,6 @@ import inspect
 from torch import Tensor
 
 from engine.nmt.hooks import Batch, Rule, StepView
-from engine.nmt.pairs import as_pairs
 from engine.nmt.vocab import EOS, WORD_START
 
 NEG_INF = float("-inf")
@@ -116,46 +115,34 @@ def along_suggestion(typed: str, suggestion: str) -> str | None:
     return out if out.startswith(typed) else None
 
 
-#: What a completion is chosen among besides the constrained search's own (:func:`complete`):
-#: ``suggestion`` the unconstrained suggestion continued after the typed words, ``memory`` the best TM
-#: match's target continued likewise where its fuzzy score is at least :data:`MEMORY_MIN` (the CAT
-#: tools' habit of offering the match's rest once the typed words agree with it).
-ALTERNATIVES = ("suggestion", "memory")
-MEMORY_MIN = 0.5
-#: An alternative is taken where its score per token is above the constrained completion's minus this.
-MARGIN = 0.0
+#: What a completion is chosen among besides the constrained search's own (``suggestion``: the
+#: suggestion continued; ``()``: the search's alone -- the same translator effort on the dev split,
+#: benchmarks/completion_choice.py; with the best TM match's rest as a third, scored alike, the same again).
+ALTERNATIVES = ("suggestion",)
 
 
 def complete(tr, texts: list[str], prefixes: list[str], **kw) -> list:
     """``tr.translate`` of sentences with typed prefixes (see the module doc): the constrained
-    completion, or an alternative (:data:`ALTERNATIVES`) continuing the typed words where the model
-    scores it better (total log-probability / tokens, ``</s>`` counted)."""
+    completion, or the unconstrained suggestion continued after the typed words where the model
+    scores that better (total log-probability / tokens, ``</s>`` counted)."""
     done = tr.translate(texts, prefixes=prefixes, best_of_both=False, **kw)
-    todo = [i for i, p in enumerate(prefixes) if p and not kw.get("exact_matches")]
+    todo = [i for i, p in enumerate(prefixes) if p and not kw.get("exact_matches") and "suggestion" in ALTERNATIVES]
     if not todo:
         return done
     memories, context = kw.get("memories"), kw.get("context")
     for i in todo:
         own = {k: [v[i]] if isinstance(v, list) and len(v) == len(texts) else v for k, v in kw.items()}
-        others = []
-        if "suggestion" in ALTERNATIVES:
-            others.append(along_suggestion(prefixes[i], plain_suggestion(tr, texts[i], own).text))
-        if "memory" in ALTERNATIVES and memories is not None and memories[i]:
-            best = max(as_pairs(memories[i]), key=lambda p: p.score)
-            if best.score >= MEMORY_MIN:
-                others.append(along_suggestion(prefixes[i], best.target))
-        others = [o for o in dict.fromkeys(others) if o is not None and o != done[i].text]
-        if not others:
+        p = plain_suggestion(tr, texts[i], own)
+        other = along_suggestion(prefixes[i], p.text)
+        if other is None or other == done[i].text:
             continue
-        n = 1 + len(others)
-        mem = [memories[i]] * n if memories is not None else None
-        ctx = [context[i]] * n if context is not None else None
-        scored = tr.forced([texts[i]] * n, [done[i].text, *others], context=ctx, memories=mem,
-                           memory_mode=kw.get("memory_mode", "auto"))
-        norm = [r.score / max(1, len(r.tokens)) + (MARGIN if j else 0.0) for j, r in enumerate(scored)]
-        pick = max(range(n), key=lambda j: (norm[j], -j))
-        if pick:
-            done[i] = scored[pick]
+        mem = [memories[i]] * 2 if memories is not None else None
+        ctx = [context[i]] * 2 if context is not None else None
+        both = tr.forced([texts[i]] * 2, [done[i].text, other], context=ctx, memories=mem,
+                         memory_mode=kw.get("memory_mode", "auto"))
+        norm = [r.score / max(1, len(r.tokens)) for r in both]
+        if norm[1] > norm[0]:
+            done[i] = both[1]
     return done
 
 
