@@ -292,7 +292,12 @@ def _extract(tree, part: str, reject: bool, lang: str, wanted: set[str] | None =
     prefixes whose sentences are needed (an export reads only the paragraphs it translates: the
     sentence splitting was 91 % of a 30,000-paragraph DOCX's untouched export)."""
     ex = _Extractor(reject)
-    paras = []
+    return list(_paragraphs(ex, tree, part, lang, wanted, path)), ex
+
+
+def _paragraphs(ex: "_Extractor", tree, part: str, lang: str, wanted: set[str] | None = None, path=None):
+    """:func:`_extract`'s paragraphs one at a time: an import keeps their sentences, not each paragraph's
+    runs, codes and text (half the objects a 3 MB DOCX's read left for the garbage collector to scan)."""
     # a drawing's text is there twice: for Word (mc:Choice) and for older readers
     # (mc:Fallback); the Choice copy is read (and, on export, written to both)
     ps = [p for p in tree.getroot().iter(w("p"))
@@ -302,8 +307,7 @@ def _extract(tree, part: str, reject: bool, lang: str, wanted: set[str] | None =
         prefix = f"{part}:p{i}"
         if wanted is None or prefix in wanted:
             paragraph_text(para, lang, path, f"paragraph {prefix}")
-        paras.append((prefix, para))
-    return paras, ex
+        yield prefix, para
 
 
 class DocxFormat:
@@ -326,9 +330,8 @@ class DocxFormat:
             parts = _parts(pkg)
             comments = _comments(pkg, parts[0])
             for part in parts:
-                paras, _ = _extract(pkg.xml(part), part, self.reject, src_lang, path=path)
                 context = part.rsplit("/", 1)[-1]
-                for prefix, para in paras:
+                for prefix, para in _paragraphs(_Extractor(self.reject), pkg.xml(part), part, src_lang, path=path):
                     note = "\n".join(comments[c] for c in para.note.split("\x00") if c in comments) \
                         if comments else ""
                     for key, src in zip(segment_keys(prefix, para), para.sentences):

@@ -290,20 +290,25 @@ def _inside(spans: list[tuple[int, int]], cut: int) -> bool:
 
 def _pieces(text: str, cuts: list[int]) -> Segmentation:
     """Cut ``text`` at ``cuts``; each piece's surrounding whitespace goes to the gaps."""
-    lead = len(text) - len(text.lstrip())
-    bounds = [lead] + sorted({c for c in cuts if lead < c < len(text)}) + [len(text)]
+    n = len(text)
+    lead = n - len(text.lstrip())
+    bounds = sorted({c for c in cuts if lead < c < n}) if cuts else []
+    bounds.append(n)
     sentences: list[str] = []
     gaps: list[str] = [text[:lead]]
-    for a, b in zip(bounds, bounds[1:]):
+    a = lead
+    for b in bounds:
         piece = text[a:b]
+        a = b
         core = piece.rstrip()
         if not core:  # whitespace only: belongs to the previous gap
             gaps[-1] += piece
             continue
-        if piece[: len(piece) - len(piece.lstrip())]:  # cut before whitespace
-            ws = piece[: len(piece) - len(piece.lstrip())]
-            gaps[-1] += ws
-            core = core[len(ws):]
+        tail = piece[len(core):]
+        if piece[0].isspace():  # cut before whitespace
+            k = len(piece) - len(piece.lstrip())
+            gaps[-1] += piece[:k]
+            core = core[k:]
         sentences.append(core)
-        gaps.append(piece[len(piece.rstrip()):])
+        gaps.append(tail)
     return Segmentation(tuple(sentences), tuple(gaps))
