@@ -49,7 +49,9 @@ def check_prolog(path: str | Path, head: bytes) -> None:
 _CHUNK = 1 << 16
 _NEXT_MARKUP = re.compile("<")
 _NEXT_IN_DOCTYPE = re.compile("[<\"']")
-_NAME_START = re.compile(r"[A-Za-z_:\u00c0-\uffff]")
+#: [A-Za-z_:\u00c0-\uffff], written so that it compiles in 0.05 ms, not 7 (a range past U+00FF makes
+#: the compiler build a 64K-entry map: 0.007 s of every process that imports this module)
+_NAME_START = re.compile(r"[A-Za-z_:]|[^\x00-\xbf\U00010000-\U0010ffff]")
 
 
 def _prolog_encoding(head: bytes) -> str:
