@@ -7,6 +7,8 @@ seen while streaming.  The units look like a real TM export: two languages,
 dates, a creator, a prop, and a bold pair in one unit of three.
 
     .venv/bin/python -m benchmarks.tmx_stream [--size-mb 1024] [--keep DIR]
+
+``--tree OTHER [--rounds N]``: the same on another checkout, interleaved (:mod:`benchmarks.compare`).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import compare
 from engine.formats.tmx import read_tmx
 
 _WORDS = ("the file system index cache server printer option window report user account "
@@ -68,6 +71,8 @@ def _rss() -> int:
 
 
 def main() -> None:
+    if compare.run_if_asked("tmx_stream"):
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--keep", type=Path, help="write the file here and keep it")
