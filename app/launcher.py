@@ -111,13 +111,14 @@ def display_problem(env: dict | None = None) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = argv is not None
     argv = list(sys.argv[1:] if argv is None else argv)
     opens_file = (len(argv) == 1 and Path(argv[0]).suffix.lower() in (*DOCUMENT_SUFFIXES, ".tmx")
                   and Path(argv[0]).is_file())
     if argv and not opens_file and not (len(argv) == 1 and (Path(argv[0]) / "project.verso").is_file()):
         from engine.cli import main as cli_main
 
-        return cli_main(argv)
+        return cli_main(argv if given else None)  # None: the process's own command (engine.cli.main)
     problem = display_problem()
     if problem:
         print(f"verso: cannot open the editor: {problem}", file=sys.stderr)
