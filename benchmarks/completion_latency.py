@@ -14,6 +14,7 @@ Goal: refresh p95 <= 100 ms on the shared 2-core VM.  Run from the repository ro
     .venv/bin/python -m benchmarks.completion_latency --model resources/models/demo --docs 2 --max 40
     .venv/bin/python -m benchmarks.completion_latency --pace-ms 150   (typing at a pace, as the editor asks)
     .venv/bin/python -m benchmarks.completion_latency --model $PWD/resources/models/demo --tree /tmp/base  (interleaved)
+    .venv/bin/python -m benchmarks.completion_latency --in-process   (CPU seconds a refresh, one thread: load-proof)
 """
 from __future__ import annotations
 
@@ -33,15 +34,17 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
 
 
-def type_segment(tr, src: str, ref: str, beam: int, cbeam: int) -> tuple[list[float], int, int, float]:
-    """(refresh times in ms, keystrokes, keystrokes served without a request, suggestion ms)."""
+def type_segment(tr, src: str, ref: str, beam: int, cbeam: int,
+                 clock=time.perf_counter) -> tuple[list[float], int, int, float]:
+    """(refresh times in ms, keystrokes, keystrokes served without a request, suggestion ms); ``clock``:
+    wall (perf_counter) or, in process, CPU time (process_time)."""
     from app.ghost import Ghost
     from engine.nmt.editorbeam import suggestion_beam
     from engine.nmt.results import TranslationRequest
 
-    t0 = time.perf_counter()  # the editor's beams: the suggestion's by length, the completion's COMPLETION_BEAM
+    t0 = clock()  # the editor's beams: the suggestion's by length, the completion's COMPLETION_BEAM
     sug = tr.suggest(TranslationRequest(src, "", (), None, ()), beam=suggestion_beam(src, beam)).text
-    sug_ms = 1000 * (time.perf_counter() - t0)
+    sug_ms = 1000 * (clock() - t0)
     ghost, times, free = Ghost(), [], 0
     for i in range(1, len(ref) + 1):
         typed = ref[:i]
@@ -54,9 +57,9 @@ def type_segment(tr, src: str, ref: str, beam: int, cbeam: int) -> tuple[list[fl
             ghost.set(typed, sug[len(typed):])
             free += 1
             continue
-        t0 = time.perf_counter()
+        t0 = clock()
         out = tr.suggest(TranslationRequest(src, typed, (), None, ()), beam=min(beam, cbeam)).text
-        times.append(1000 * (time.perf_counter() - t0))
+        times.append(1000 * (clock() - t0))
         if out.startswith(typed) and len(out) > len(typed):
             ghost.set(typed, out[len(typed):])
     return times, len(ref), free, sug_ms
@@ -142,6 +145,8 @@ def main() -> None:
     ap.add_argument("--keep-running", action="store_true",
                     help="with --pace-ms: a keystroke along the text under way does not stop its refresh")
     ap.add_argument("--completion-beam", type=int, default=0, help="0: the editor's (app.suggest.COMPLETION_BEAM)")
+    ap.add_argument("--in-process", action="store_true",
+                    help="the engine in this process, one thread, each refresh timed in CPU seconds (load-proof)")
     if compare.run_if_asked("completion_latency"):  # --tree OTHER [--rounds N]: both checkouts, interleaved
         return
     args = ap.parse_args()
@@ -153,7 +158,14 @@ def main() -> None:
         return paced(args, cbeam)
 
     load0 = os.getloadavg()[0]
-    tr = RemoteTranslator(args.model, threads=args.threads, quantize=not args.no_quantize)
+    clock = time.perf_counter
+    if args.in_process:
+        from engine.nmt.translator import Translator
+
+        tr, clock = Translator.load(args.model, threads=1, quantize=not args.no_quantize), time.process_time
+        tr.close = lambda: None
+    else:
+        tr = RemoteTranslator(args.model, threads=args.threads, quantize=not args.no_quantize)
     try:
         pairs = held_out(args.docs, args.max)
         times: list[float] = []
@@ -163,7 +175,7 @@ def main() -> None:
         keys = free = 0
         t0 = time.perf_counter()
         for src, ref in pairs:
-            t, k, f, s = type_segment(tr, src, ref, args.beam, cbeam)
+            t, k, f, s = type_segment(tr, src, ref, args.beam, cbeam, clock)
             times += t
             firsts += t[:1]
             later += t[1:]

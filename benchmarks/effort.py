@@ -12,6 +12,7 @@ best TM match (the bands of ``verso translate --tm``) and overall it measures
     KSR      character-level interactive: each round accept the longest correct character prefix of the
              completion (one accept action), then type one character;  KSR = characters typed / reference chars
     KSMR     (characters typed + accept actions) / reference chars  (Barrachina et al. 2009)
+             (``--ghost word``: the ghost text is the completion's next word; a word taken whole asks again)
 
 Distances are micro-averaged (sums over the band).  A tag is one character (the editor's chip).
 Held-aside documents: those the demo model's corpus held out for test (``experiments.demo.prepare.held_out``
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -38,6 +40,7 @@ from benchmarks.paths import RUNS, SHARED_DATA
 from engine.inline import protect
 from experiments.demo.prepare import held_out, protect_pair
 
+_NEXT_WORD = re.compile(r"\s*\S+")
 CORPORA = {"kde": ("kde4-l10n-de", "docs.en", "docs.de", "docs.doc"),
            "jrc": ("jrc-acquis-endefr", "common.en", "common.de", "common.docid")}
 
@@ -182,6 +185,8 @@ class Simulator:
         while True:
             typed = ref[:have]
             rest = out[len(typed):] if out.startswith(typed) else ""
+            if self.a.ghost == "word":   # the ghost text is the completion's next word only
+                rest = rest[:len(m.group())] if (m := _NEXT_WORD.match(rest)) else ""
             n = 0
             while have + n < len(ref) and n < len(rest) and rest[n] == ref[have + n]:
                 n += 1
@@ -190,6 +195,9 @@ class Simulator:
                 have += n
             if have >= len(ref):
                 return
+            if self.a.ghost == "word" and rest and n == len(rest):   # the whole word taken: the next one
+                out = self.ask(seg, ref[:have], pairs, context, tally)
+                continue
             have += 1      # one character typed
             tally.chars_typed += 1
             if have >= len(ref):
@@ -236,6 +244,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--raw", action="store_true", help="the engine's text as it comes, without the finishing "
                     "(separators, tags, terms: engine.nmt.finish) the editor applies")
     ap.add_argument("--json", help="write the table here as JSON")
+    ap.add_argument("--ghost", default="rest", choices=("rest", "word"),
+                    help="character protocol: the ghost text shows the completion's rest (the editor) or its next word")
     ap.add_argument("--split", default="test", choices=("test", "dev"),
                     help="test: the held-aside documents (measure only); dev: the dev split's (tune on these)")
     a = ap.parse_args(argv)
