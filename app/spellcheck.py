@@ -21,7 +21,7 @@ from typing import Callable
 
 import weakref
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QSyntaxHighlighter, QTextCharFormat, \
     QTextCursor, QTextDocument
 from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTextEdit
@@ -66,16 +66,17 @@ def misspelling_format() -> QTextCharFormat:
 
 class SpellHighlighter(QSyntaxHighlighter):
     """Underlines the misspelt words of ``document``; with no checker it underlines nothing.
-    When the checker's spelling process had ended and answers again, the underlines are redone
-    (words typed meanwhile were not marked)."""
+    The UI thread never waits for a spelling process: words it has not answered yet are not
+    underlined, and the underlines are redone when its answers come (or when it answers again
+    after it had ended)."""
 
-    _restored = Signal()  # emitted on the spelling process's thread, received on the UI thread
+    _news = Signal()  # emitted on the checker's thread, received on the UI thread
 
     def __init__(self, document: QTextDocument, checker: SpellChecker | None = None):
         super().__init__(document)
         self._checker = None
         self._format = misspelling_format()
-        self._restored.connect(self._on_restored)
+        self._news.connect(self._on_news)
         self._watch(checker)
 
     def checker(self) -> SpellChecker | None:
@@ -90,27 +91,30 @@ class SpellHighlighter(QSyntaxHighlighter):
         if checker is not None and checker is not self._checker:
             me = weakref.ref(self)
 
-            def restored() -> None:
+            def news() -> None:
                 hl = me()
                 if hl is not None:
                     try:
-                        hl._restored.emit()
+                        hl._news.emit()
                     except RuntimeError:  # the highlighter's Qt object is gone
                         pass
 
-            checker.on_restored(restored)
+            checker.on_news(news)
         self._checker = checker
 
-    def _on_restored(self) -> None:
-        if self._checker is not None:
-            self.rehighlight()
+    def _on_news(self) -> None:
+        if self._checker is not None and self.document() is not None:
+            # The document's signals held: a rehighlight emits the editor's textChanged, which
+            # would start the autosave and ask the suggestion engine for a completion each time.
+            with QSignalBlocker(self.document()):
+                self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt's name)
         checker = self._checker
         if checker is None or not text:
             return
         index = _utf16_index(text)
-        for m in checker.misspellings(text):
+        for m in checker.misspellings(text, wait=False):
             start = _to_utf16(index, m.start)
             self.setFormat(start, _to_utf16(index, m.end) - start, self._format)
 

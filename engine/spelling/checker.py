@@ -38,6 +38,10 @@ class SpellChecker:
         self._extra_upper: set[str] = set()
         self._checked: OrderedDict[str, bool] = OrderedDict()
         self._suggested: OrderedDict[str, tuple[list[str], bool, float]] = OrderedDict()
+        self._news: list[Callable[[], None]] = []
+        self._pending: set[str] = set()       # words asked without waiting, not answered yet
+        self._queue: list[list[str]] = []
+        self._asker: threading.Thread | None = None
         for w in extra_words:
             self.add_word(w)
 
@@ -75,12 +79,57 @@ class SpellChecker:
     def lang(self) -> str:
         return self.info.lang if self.info else ""
 
-    def on_restored(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` (on another thread) when a spelling process that had ended answers
-        again: words checked meanwhile counted as right.  Nothing for a dictionary read here."""
-        callbacks = getattr(self._dict, "on_restored", None)
-        if callbacks is not None:
-            callbacks.append(callback)
+    def on_news(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (on another thread) when words checked without waiting
+        (``misspellings(text, wait=False)``) have their answers, or when a spelling process that
+        had ended answers again (words checked meanwhile counted as right): marks may change."""
+        self._news.append(callback)
+        if len(self._news) == 1 and hasattr(self._dict, "on_restored"):
+            self._dict.on_restored.append(self._tell)
+
+    def _tell(self) -> None:
+        for fn in list(self._news):
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - a closed editor's callback
+                log.debug("spelling callback failed", exc_info=True)
+
+    def _ask_later(self, words: list[str]) -> None:
+        """Ask the dictionary for ``words`` on the checker's own thread (a spelling process: the
+        caller, the UI thread, does not wait on its pipe -- a round trip at load 5-7 on 2 cores
+        waited for the child to be scheduled), then :meth:`_tell`."""
+        with self._lock:
+            words = [w for w in words if w not in self._pending]
+            self._pending.update(words)
+            if not words:
+                return
+            self._queue.append(words)
+            if self._asker is None or not self._asker.is_alive():
+                self._asker = threading.Thread(target=self._ask_loop, name="spelling-ask", daemon=True)
+                self._asker.start()
+
+    def _ask_loop(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._asker = None
+                    return
+                words = [w for batch in self._queue for w in batch]
+                self._queue.clear()
+            answers = self._dict.lookup_many(words)
+            with self._lock:
+                self._pending.difference_update(words)
+                if answers is not None:
+                    self._remember(words, answers)
+            if answers is not None:
+                self._tell()
+
+    def _remember(self, words: list[str], answers: list[bool]) -> None:
+        """Cache the answers (the lock held)."""
+        for word, ok in zip(words, answers):
+            self._checked[word] = ok
+        while len(self._checked) > self.CACHE_SIZE:
+            self._checked.popitem(last=False)
 
     def close(self) -> None:
         """End the spelling process, if any (its words count as right from now on)."""
@@ -116,9 +165,10 @@ class SpellChecker:
         return False
 
     # -- checking
-    def _known(self, words: Iterable[str]) -> dict[str, bool]:
+    def _known(self, words: Iterable[str], wait: bool = True) -> dict[str, bool]:
         """Each (NFC) word's answer: from the cache or the project's words, the rest asked of the
-        dictionary in one call (one round trip to a spelling process)."""
+        dictionary in one call (one round trip to a spelling process); without ``wait`` (a
+        spelling process only) the rest count as right for now and are asked on another thread."""
         out: dict[str, bool] = {}
         todo: list[str] = []
         with self._lock:
@@ -133,17 +183,17 @@ class SpellChecker:
                     out[word] = True
                 elif word not in todo:
                     todo.append(word)
-        if todo:
+        if todo and not wait and hasattr(self._dict, "on_restored"):
+            self._ask_later(todo)
+            out.update(dict.fromkeys(todo, True))
+        elif todo:
             answers = self._dict.lookup_many(todo)
             if answers is None:  # a spelling process that is starting again: no marks meanwhile
                 out.update(dict.fromkeys(todo, True))
                 return out
+            out.update(zip(todo, answers))
             with self._lock:
-                for word, ok in zip(todo, answers):
-                    out[word] = ok
-                    self._checked[word] = ok
-                while len(self._checked) > self.CACHE_SIZE:
-                    self._checked.popitem(last=False)
+                self._remember(todo, answers)
         return out
 
     def check(self, word: str) -> bool:
@@ -153,18 +203,19 @@ class SpellChecker:
             return True
         return self._known([word])[word]
 
-    def misspellings(self, text: str) -> list[Misspelling]:
+    def misspellings(self, text: str, *, wait: bool = True) -> list[Misspelling]:
         """The misspelt words of ``text`` (see :func:`iter_words` for what counts as a word).
 
         A hyphenated word whose parts are right but whose whole is not stays one finding; one
-        with misspelt parts gives those parts.
+        with misspelt parts gives those parts.  ``wait=False`` (the editor's underlines): words a
+        spelling process has not answered yet count as right, :meth:`on_news` says when they are in.
         """
         words = list(iter_words(text))
         parts = {w: [p for p in _parts(w) if not _skip_token(p[2])] if any(h in w for h in _HYPHENS) else []
                  for _, _, w in words}
         asked = [unicodedata.normalize("NFC", w) for _, _, w in words]
         asked += [unicodedata.normalize("NFC", p[2]) for ps in parts.values() for p in ps]
-        known = self._known(asked) if asked else {}
+        known = self._known(asked, wait) if asked else {}
 
         def right(w: str) -> bool:
             return known.get(unicodedata.normalize("NFC", w), True) if w else True

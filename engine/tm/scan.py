@@ -44,6 +44,9 @@ SCAN_CAP = 60_000
 #: the length bound min(q, L) / max(q, L) of the bands, scanned in this order
 BANDS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 _SELECT = "SELECT id, src_lang, tgt_lang, enc FROM units WHERE " + FITS  # engine.tm.limits: none read whole
+#: the units of some lengths: the length first, so that most rows skip the FITS checks (SQLite 75 -> 40
+#: ms CPU for a band of 9k of 90k units on the 2-core VM)
+_SELECT_BAND = "SELECT id, src_lang, tgt_lang, enc FROM units WHERE length(enc) BETWEEN ? AND ? AND " + FITS
 #: rows read between two looks for a search waiting (the child answers it from its lengths meanwhile)
 LOAD_CHUNK = 4096
 #: most units a search answered before the TM is read whole reads (nearest lengths first): ~0.07 s
@@ -66,8 +69,8 @@ class ScanSearch:
         # before handing the first, so a search sent meanwhile waited for it.  Surface and
         # punctuation are read for the re-scored pool only (a third of the load).
         if lengths is not None:  # one row: see one_row
-            self._take(one_row(conn, _SELECT + " AND length(enc) BETWEEN ? AND ? ORDER BY id",
-                               "id, src_lang, tgt_lang, enc", lengths), self.ids, self.cores)
+            self._take(one_row(conn, _SELECT_BAND + " ORDER BY id", "id, src_lang, tgt_lang, enc", lengths),
+                       self.ids, self.cores)
         else:
             cur = conn.execute(_SELECT + " ORDER BY id")
             while rows := cur.fetchmany(LOAD_CHUNK):

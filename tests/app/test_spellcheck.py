@@ -166,15 +166,20 @@ def child_editor(qtbot, de_info):
     checker.close()
 
 
-def test_a_spelling_process_marks_and_corrects_the_same_words_as_the_dictionary_read_here(child_editor, checker):
+def test_a_spelling_process_marks_and_corrects_the_same_words_as_the_dictionary_read_here(qtbot, child_editor,
+                                                                                          checker):
     import os
 
     text = "Das Hauss ist rot, der Haustürschlüssel auch.\nDer Gartn und das Haus-Tür-Schlöss."
-    child_editor.setPlainText(text)
+    changed: list[int] = []
+    child_editor.textChanged.connect(lambda: changed.append(1))
+    child_editor.setPlainText(text)  # the UI thread does not wait: the marks come with the answers
+    qtbot.waitUntil(lambda: len(underlined(child_editor)) == 3, timeout=30_000)
     in_process = QTextEdit()
     in_process.highlighter = SpellHighlighter(in_process.document(), checker)
     in_process.setPlainText(text)
     assert underlined(child_editor) == underlined(in_process) == ["Hauss", "Gartn", "Schlöss"]
+    assert changed == [1]  # the marks redone are no edit (no autosave, no completion asked)
     child = child_editor.highlighter.checker()
     assert child._dict.pid != os.getpid()  # the dictionary was read elsewhere
     assert child.suggest("Hauss", 3) == checker.suggest("Hauss", 3) and child.suggest("Hauss", 3)
@@ -185,12 +190,12 @@ def test_marks_come_back_after_the_spelling_process_is_killed(qtbot, child_edito
     import signal
 
     child_editor.setPlainText("Das Hauss ist rot.")
-    assert underlined(child_editor) == ["Hauss"]
+    qtbot.waitUntil(lambda: underlined(child_editor) == ["Hauss"], timeout=30_000)
     process = child_editor.highlighter.checker()._dict
     os.kill(process.pid, signal.SIGKILL)
     child_editor.textCursor().insertText("Gartn ")  # asked of the killed process: no error, "Hauss" still marked
     assert "Hauss" in underlined(child_editor)
     qtbot.waitUntil(lambda: underlined(child_editor) == ["Gartn", "Hauss"], timeout=60_000)
     assert process.restarts == 1
-    child_editor.textCursor().insertText("Wolkn ")  # the new process answers at once
-    assert underlined(child_editor) == ["Gartn", "Wolkn", "Hauss"]
+    child_editor.textCursor().insertText("Wolkn ")  # the new process answers
+    qtbot.waitUntil(lambda: underlined(child_editor) == ["Gartn", "Wolkn", "Hauss"], timeout=30_000)
