@@ -98,3 +98,19 @@ def test_the_typed_words_are_kept_when_the_model_gives_them_no_probability(trans
     monkeypatch.setattr(model, "step_log_probs", peaked)
     out = translator.translate(["The house has a child."], beam=4, prefixes=[typed])[0].text
     assert out.startswith(typed.rstrip()), out
+
+
+def test_a_typed_part_allows_exactly_the_pieces_that_agree_with_it():
+    import random
+
+    from engine.nmt.completion import PieceTexts
+
+    rng = random.Random(3)
+    pieces = ["<pad>", "<s>", "</s>", "▁", "▁K", "▁Kn", "▁Knopf", "K", "n", "nopf", "opf", "▁Kno", "▁Ka", "▁k",
+              "Kn", "▁Knöpfe", "ö"] + ["".join(rng.choice("▁Knopfa") for _ in range(rng.randint(1, 5))) for _ in range(300)]
+    table = PieceTexts(pieces)
+    for left in [" Kn", " K", "nopf", "opf", " Knöpfe", "f", " ", "Kno", " Knopfa"] + [
+            "".join(rng.choice(" Knopfa") for _ in range(rng.randint(1, 6))) for _ in range(200)]:
+        want = {i for i, t in enumerate(table.text) if t and (t.startswith(left) or left.startswith(t))}
+        got = table.allowed(left)
+        assert sorted(got) == sorted(want) and len(got) == len(set(got)), left
