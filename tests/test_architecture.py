@@ -128,7 +128,6 @@ MAX_MODULE_LINES = 400
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
 LONG_MODULES = {
     "engine/formats/xliff12.py": 519,
-    "engine/store/project.py": 649,
 }
 
 

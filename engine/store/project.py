@@ -19,25 +19,27 @@ import os
 import shutil
 import sqlite3
 import threading
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from engine.errors import ProjectError, TagErrorsError
-from engine.formats.base import ParsedDocument, SegmentStatus, Translation
+from engine.errors import ProjectError
+from engine.formats.base import ParsedDocument, SegmentStatus
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
-from engine.store import migrations, trusted
+from engine.store import migrations
 from engine.store.locks import refusal
+from engine.store.project_export import EXPORTS, ProjectExport
+from engine.store.project_settings import (  # noqa: F401  (asked of engine.store.project)
+    DICTIONARY, GLOSSARIES_SETTING, GLOSSARY_TRUST_FLAG, TMS_SETTING, ProjectSettings,
+)
+from engine.store.records import DocumentInfo, PendingTMWrite, Segment, TMRef  # noqa: F401
 
 DB_NAME = "project.verso"
 ORIGINALS = "originals"
-EXPORTS = "exports"
-TMS_SETTING = "tms"
-GLOSSARIES_SETTING, GLOSSARY_TRUST_FLAG = "glossaries", "--trust-project-glossaries"
-DICTIONARY = "dictionary.txt"
 ORIGINS = ("", "file", "human", "tm", "mt")
+__all__ = ["DB_NAME", "DICTIONARY", "DocumentInfo", "EXPORTS", "ORIGINALS", "ORIGINS", "PendingTMWrite",
+           "Project", "Segment", "TMRef"]
 
 
 def _now() -> str:
@@ -50,83 +52,7 @@ def _now_and_next() -> tuple[str, str]:
     return t.isoformat(timespec="milliseconds"), (t + timedelta(milliseconds=1)).isoformat(timespec="milliseconds")
 
 
-@dataclass(frozen=True)
-class DocumentInfo:
-    id: int
-    name: str
-    format: str
-    original: str
-    src_lang: str
-    tgt_lang: str
-    imported_at: str
-    meta: dict = field(default_factory=dict, compare=False)
-    segment_count: int = 0
-    confirmed_count: int = 0
-
-
-@dataclass(frozen=True)
-class TMRef:
-    """A translation memory (setting ``tms``) or glossary (setting ``glossaries``) a project
-    reads; paths relative to the project folder or absolute.  Confirmed segments go to the
-    first writable TM."""
-
-    path: Path
-    writable: bool
-    name: str
-
-
-@dataclass(frozen=True)
-class Segment:
-    """One segment of a document as stored in the project."""
-
-    id: int
-    document_id: int
-    idx: int
-    key: str
-    source: TaggedText
-    target: TaggedText
-    status: SegmentStatus
-    origin: str
-    origin_score: float | None
-    note: str
-    context: str
-    meta: dict
-    updated_at: str
-    confirmed_at: str | None
-    created_at: str = ""
-    locked: bool = False  # the target may not change (engine/store/locks.py)
-
-    @property
-    def as_received(self) -> bool:
-        """The target is the one the file came with, untouched in Verso (neither edited
-        nor confirmed here): the client's, so a tag difference in it is theirs to answer
-        for -- a QA warning, never a reason to refuse the export."""
-        return self.origin == "file" and bool(self.target.text) and self.updated_at == self.created_at
-
-    @classmethod
-    def from_row(cls, r: dict) -> "Segment":
-        source = TaggedText.from_parts(r["source"], r["source_tags"])
-        return cls(
-            id=r["id"], document_id=r["document_id"], idx=r["idx"], key=r["key"],
-            source=source,
-            target=TaggedText.from_parts(r["target"], r["target_tags"]),
-            status=r["status"], origin=r["origin"], origin_score=r["origin_score"],
-            note=r["note"], context=r["context"], meta=json.loads(r["meta"] or "{}"), locked=bool(r.get("locked")),
-            updated_at=r["updated_at"], confirmed_at=r["confirmed_at"], created_at=r["created_at"],
-        )
-
-
-@dataclass(frozen=True)
-class PendingTMWrite:
-    """A confirmed segment the TM may not have yet, the unit metadata it goes with, and the
-    target of the unit it corrects (None: a new unit)."""
-
-    segment: Segment
-    meta: dict
-    replaces: TaggedText | None = None
-
-
-class Project:
+class Project(ProjectSettings, ProjectExport):
     """A translation project on disk.  Thread-safe for one writer at a time.
 
     >>> p = Project.create(tmp, src_lang="en", tgt_lang="de", name="Manual")   # doctest: +SKIP
@@ -209,117 +135,6 @@ class Project:
     def _tx(self):
         """One atomic transaction (nested calls use savepoints)."""
         return _Tx(self)
-
-    # ------------------------------------------------------------- settings
-    def setting(self, key: str, default: str | None = None) -> str | None:
-        row = self._conn.execute("SELECT value FROM project WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else default
-
-    def set_setting(self, key: str, value: str) -> None:
-        with self._tx():
-            self._conn.execute("INSERT OR REPLACE INTO project (key, value) VALUES (?, ?)", (key, value))
-
-    @property
-    def tm_key(self) -> str:
-        """What a TM unit confirmed in this project is stamped with (meta ``project``), so the
-        statistics can tell the project's own work from matches that were there before.
-        The project's name and a random id made once: a shared TM shows it to the whole team,
-        so never the folder's path; the id tells two projects of one name apart and stays
-        when the folder moves."""
-        key = self.setting("tm_key")
-        if not key:
-            import secrets
-
-            key = f"{self.name}#{secrets.token_hex(4)}"
-            self.set_setting("tm_key", key)
-        return key
-
-    def qa_options(self):
-        """The QA checks this project runs (:class:`engine.qa.QAOptions`)."""
-        from engine.qa import QAOptions
-
-        return QAOptions.from_setting(self.setting(QAOptions.SETTING))
-
-    def set_qa_options(self, options) -> None:
-        self.set_setting(options.SETTING, options.to_setting())
-
-    def dictionary_path(self) -> Path:
-        """The project dictionary: words spelling must accept, one a line (UTF-8)."""
-        return self.folder / DICTIONARY
-
-    def spell_checker(self):
-        """A :class:`engine.spelling.SpellChecker` for the target language with the project
-        dictionary's words, or None when no hunspell dictionary for it is installed."""
-        from engine.spelling import ProjectDictionary, SpellChecker
-
-        return SpellChecker.for_language(self.tgt_lang, ProjectDictionary(self.dictionary_path()).words())
-
-    def glossary_refs(self, *, outside: str = "skip") -> list[TMRef]:
-        """The glossaries, highest priority first, as ``tms``; one outside: :func:`trusted.guarded`."""
-        return trusted.guarded(self.folder, GLOSSARIES_SETTING, self._refs(GLOSSARIES_SETTING), outside,
-                               GLOSSARY_TRUST_FLAG)
-
-    def add_glossary_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
-        """List a glossary in the project: a writable one goes first (highest priority)."""
-        return trusted.added(self.folder, path, self._add_ref(GLOSSARIES_SETTING, path, writable, first=writable))
-
-    def term_index(self, *, outside: str = "skip"):
-        """One :class:`engine.glossary.TermIndex` over every glossary of the project (entries of
-        higher-priority glossaries first), or None when the project has none."""
-        from engine.glossary import load_term_index
-
-        return load_term_index([r.path for r in self.glossary_refs(outside=outside)], self.src_lang)
-
-    def _refs(self, key: str) -> list[TMRef]:
-        raw = self.setting(key, "") or ""
-        try:
-            items = json.loads(raw) if raw else []
-        except ValueError:
-            items = []
-        out = []
-        for i in items if isinstance(items, list) else []:
-            if isinstance(i, dict) and isinstance(i.get("path"), str) and i["path"]:
-                p = Path(i["path"])
-                out.append(TMRef(p if p.is_absolute() else self.folder / p, bool(i.get("writable")), p.name))
-        return out
-
-    def _add_ref(self, key: str, path: str | Path, writable: bool, first: bool = False) -> TMRef:
-        raw = self.setting(key, "") or ""
-        try:
-            items = [i for i in (json.loads(raw) if raw else []) if isinstance(i, dict)]
-        except ValueError:
-            items = []
-        item = {"path": str(path), "writable": writable}
-        items = [item] + items if first else items + [item]
-        self.set_setting(key, json.dumps(items))
-        p = Path(path)
-        return TMRef(p if p.is_absolute() else self.folder / p, writable, p.name)
-
-    def tm_refs(self) -> list[TMRef]:
-        """The project's TMs, in the order they are searched."""
-        return self._refs(TMS_SETTING)
-
-    def add_tm_ref(self, path: str | Path, *, writable: bool = False) -> TMRef:
-        """List a TM in the project (relative paths are relative to the project folder).  A
-        shared TM's URL is stored without credentials: libpq finds the password in
-        ``~/.pgpass``, ``PGPASSWORD`` or a service file, never in the project."""
-        if isinstance(path, str) and "://" in path:
-            from engine.urls import strip_credentials
-
-            path = strip_credentials(path)
-        return trusted.added(self.folder, path, self._add_ref(TMS_SETTING, path, writable))
-
-    @property
-    def name(self) -> str:
-        return self.setting("name", self.folder.name) or self.folder.name
-
-    @property
-    def src_lang(self) -> str:
-        return self.setting("src_lang", "") or ""
-
-    @property
-    def tgt_lang(self) -> str:
-        return self.setting("tgt_lang", "") or ""
 
     # ------------------------------------------------------------ documents
     def import_parsed(self, parsed: ParsedDocument, original: str | Path, *, name: str | None = None) -> int:
@@ -515,71 +330,6 @@ class Project:
             out[st] = n
         return out
 
-    # --------------------------------------------------------------- export
-    def translations(self, document_id: int) -> dict[str, Translation]:
-        """Targets by key for a document's writer.
-
-        Left out: segments without a target, and segments nobody has touched since the
-        import (``updated_at`` still its ``created_at``), so the writer leaves their units
-        byte for byte as the original had them -- an untouched file exports unchanged.
-        The pieces of a split segment share its key: the writer gets them as one target
-        (:func:`engine.store.splitjoin.translations`), so the paragraph is rebuilt whole.
-        """
-        from engine.store.splitjoin import translations
-
-        return translations(self._conn, document_id)
-
-    def tag_errors(self, document_id: int) -> list:
-        """The tag errors (:func:`engine.qa.tag_issues`) of the targets written or confirmed in
-        Verso (what export refuses); a target as the file brought it is not checked here
-        (:attr:`Segment.as_received`: the QA reports it as a warning)."""
-        from engine.qa import tag_issues
-
-        return [i for s in self.segments(document_id) if s.target.text and not s.as_received
-                for i in tag_issues(s.id, s.idx, s.source, s.target)]
-
-    def default_export_path(self, ref: int | str) -> Path:
-        """Where a document's translation goes unless the user says otherwise: the project's
-        ``exports/`` folder, the original's name with the target language before its
-        extension (``guide.xlf`` -> ``exports/guide.de.xlf``; ``guide.en.po`` -> ``guide.de.po``)."""
-        info = self.document(ref)
-        name = Path(info.name).name
-        stem, dot, ext = name.rpartition(".")
-        if not dot:
-            stem, ext = name, ""
-        base, dot2, last = stem.rpartition(".")
-        if dot2 and base and normalize_lang(last) and (
-                normalize_lang(last) == normalize_lang(info.src_lang)
-                or normalize_lang(last).split("-")[0] == normalize_lang(info.src_lang).split("-")[0]):
-            stem = base
-        return self.folder / EXPORTS / (f"{stem}.{info.tgt_lang}" + (f".{ext}" if ext else ""))
-
-    def export_document(self, ref: int | str, out: str | Path, *, force: bool = False) -> Path:
-        """Write the document, translated, in its original format.
-
-        Refused (:class:`~engine.errors.TagErrorsError`, naming the segments) while a target
-        has tag errors, unless ``force``: a broken tag breaks the client's file.  Never
-        writes over the file the document was imported from.  Open comments go into the file
-        where its format keeps comments (:func:`engine.store.comments.write_with_comments`).
-        """
-        from engine.store.comments import write_with_comments
-
-        info = self.document(ref)
-        if not force:
-            errors = self.tag_errors(info.id)
-            if errors:
-                raise TagErrorsError(info.name, errors)
-        imported = info.meta.get("imported_from")
-        if imported and _same_file(Path(out), Path(imported)):
-            raise ProjectError(f"{out}: this is the file {info.name!r} was imported from; "
-                               "export to another file")
-        original = self.folder / info.original
-        if not original.exists():
-            raise ProjectError(f"{self.folder}: the kept original of {info.name!r} is missing ({original})")
-        write_with_comments(self, info, original, Path(out), self.translations(info.id))
-        return Path(out)
-
-
 #: ``json.dumps(obj, ensure_ascii=False)`` without building an encoder per call: json.dumps with
 #: any option builds one (per-segment json.dumps: 3.1 s of a 20.8 s profiled 100,000-entry PO import).
 _json = json.JSONEncoder(ensure_ascii=False).encode
@@ -606,13 +356,6 @@ def _replaced_target(raw: str | None) -> TaggedText | None:
         return TaggedText.from_parts(d["text"], d["tags"]) if isinstance(d, dict) else None
     except (ValueError, KeyError, TypeError):
         return None
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except OSError:
-        return False
 
 
 class _Tx:
