@@ -374,7 +374,7 @@ class CandidateStage:
         # 0.95 / 0.98 by the bound), shared bigrams earlier still (postfile.order_key); the bounds
         # still decide when the top k is exact.
         key = (2.0 * acc[docs] / (self.lengths()[docs] + q)).astype(np.float32) if by_dice else bounds
-        if by_dice and len(docs) > limit and codes:
+        if by_dice and len(docs) > limit and codes and qlen >= postfile.BIGRAM_MIN_LEN:
             key = postfile.order_key(self, acc, docs, core, enc, q)
         if len(docs) > limit:
             if by_dice and limit >= BOUND_SHARE:  # a share to the best bounds: what is left out bounds lower

@@ -43,6 +43,9 @@ FORMAT = 1
 MIN_DOCS = 20_000
 #: bigram postings read per search to order the candidates (the most frequent bigrams say least)
 BIGRAM_BUDGET = 300_000
+#: queries shorter than this (core tokens) keep the Dice order: their true best is among the first
+#: candidates anyway (752k TM, paired runs: CPU p50 5.6 -> 5.0 ms, recall 0.99; from 20 on: 0.985)
+BIGRAM_MIN_LEN = 12
 _PARTS = ("meta", "keys", "offs", "docs")
 
 
