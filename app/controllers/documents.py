@@ -268,9 +268,8 @@ class DocumentsController(Controller):
         grid.fit_visible_rows()
         self.update_counts()
         # The window's first document: nothing of a document before to collect, and the full
-        # collection (227-474 ms, 2,000 segments, no model) held the interpreter lock against the
-        # first segment's TM lookup just started (a TM folder new to the installation: its match
-        # came 0.46-0.9 s after show() instead of 0.16-0.3).
+        # collection (227-474 ms, 2,000 segments, no model, 2-core VM at load 6) held the
+        # interpreter lock just as the first segment's TM lookup began.
         freeze_heap(collect=self._collect_next)
         self._collect_next = True
 
