@@ -39,7 +39,8 @@ def _typing(text: str) -> list[str]:
 
 def test_a_refresh_after_more_typing_completes_as_a_search_from_scratch(translator, steps):
     plain = translator.translate([SRC], beam=2)[0].text
-    for kw in ({}, {"best_of_both": False}, {"terms": [[Term(("Baum",), (4, 9), False)]]}):
+    for kw in ({}, {"best_of_both": False}, {"terms": [[Term(("Baum",), (4, 9), False)]]},
+               {"memories": [[("The child has a tree.", "Das Kind hat einen Baum.", 0.8)]]}):   # kNN memory
         translator.__dict__.pop("_step_memos", None)
         for typed in _typing(plain):
             kept = _kept(translator, typed, **kw)
@@ -58,6 +59,14 @@ def test_a_refresh_runs_the_model_only_after_the_typed_words(translator, steps):
     fresh = steps[0]
     n_typed = len(translator.loaded.tgt_vocab.encode(f"{first} {second}"))
     assert n_typed >= 2 and again <= fresh - (n_typed + 1), (again, fresh, n_typed)
+
+
+def test_a_refresh_with_other_memory_pairs_is_not_served_from_the_kept_work(translator, steps):
+    plain = translator.translate([SRC], beam=2)[0].text
+    typed = " ".join(plain.split()[:2]) + " "
+    pairs = ([], [("The child has a tree.", "Das Kind hat einen Baum.", 0.8)], [(SRC, "Der Baum hat ein Haus.", 1.0)])
+    kept = [_kept(translator, typed, memories=[p], best_of_both=False) for p in pairs]   # one after another
+    assert kept == [_fresh(translator, typed, memories=[p], best_of_both=False) for p in pairs]
 
 
 def test_a_word_edited_or_deleted_in_the_middle_is_decoded_again(translator, steps):
