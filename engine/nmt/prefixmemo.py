@@ -19,6 +19,7 @@ of them along the typed words decoded again at every keystroke.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 from torch import Tensor
@@ -61,12 +62,18 @@ class StepMemo:
 
 
 def memo_for(owner, key: tuple) -> StepMemo:
-    """``owner``'s memo of the search ``key`` (the last :data:`KEEP` keys kept, most recent last)."""
-    memos: OrderedDict = owner.__dict__.setdefault("_step_memos", OrderedDict())
-    k = repr(key)
-    if k not in memos:
-        memos[k] = StepMemo(kept=True)
-        while len(memos) > KEEP:
-            memos.popitem(last=False)
-    memos.move_to_end(k)
-    return memos[k]
+    """``owner``'s memo of the search ``key`` (the last :data:`KEEP` keys kept, most recent last).  Each
+    thread has its own: a memo is changed as its search goes, so two searches at once never share one
+    (the editor's engine process searches on one thread, one request at a time)."""
+    k = repr((key, threading.get_ident()))
+    with _LOCK:
+        memos: OrderedDict = owner.__dict__.setdefault("_step_memos", OrderedDict())
+        if k not in memos:
+            memos[k] = StepMemo(kept=True)
+            while len(memos) > KEEP:
+                memos.popitem(last=False)
+        memos.move_to_end(k)
+        return memos[k]
+
+
+_LOCK = threading.Lock()
