@@ -149,3 +149,25 @@ def _serve_while_reading(tmp_path, q) -> list[dict]:
     out = io.BytesIO()
     serve(tmp_path / "tm" / "tm.sqlite", ("en", "de"), None, out, requests)
     return [json.loads(x) for x in out.getvalue().splitlines()]
+
+
+def test_the_first_search_of_a_new_tm_finds_units_with_quotes_backslashes_and_emoji(tmp_path, monkeypatch):
+    """The first search reads the units of the nearest lengths as one JSON row from SQLite: every
+    character comes back as stored."""
+    gate = threading.Event()
+    real = index_process.BackgroundBuild.run
+    monkeypatch.setattr(memory_mod, "BACKGROUND_MIN", 100)
+    monkeypatch.setattr(index_process.BackgroundBuild, "run", lambda self: (gate.wait(30), real(self)))
+    odd = ('Press "Save" \\ then C:\\temp\\new 😀 \u2028 now', 'Drücke „Speichern“ \\ dann C:\\temp\\new 😀 \u2028 jetzt')
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as t:
+        t.add_many(PAIRS[:300] + [odd])
+    shutil.rmtree(tmp_path / "tm" / "index")
+    t = TranslationMemory(tmp_path / "tm")
+    try:
+        assert t.rebuilding is not None
+        hit = t.search(odd[0], k=3, min_score=0.3)[0]
+        assert t.last_search["scan_pid"] == os.getpid()  # the first search: the nearest lengths, here
+        assert (hit.score, hit.source.text, hit.target.text) == (1.0, odd[0], odd[1])
+    finally:
+        gate.set()
+        t.close()
