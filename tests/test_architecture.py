@@ -126,9 +126,7 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
 MAX_MODULE_LINES = 400
 #: Engine modules longer than MAX_MODULE_LINES, each with the most lines it may have: a
 #: ceiling only ever lowered (split a module rather than raise it); app/ has none.
-LONG_MODULES = {
-    "engine/formats/xliff12.py": 519,
-}
+LONG_MODULES: dict[str, int] = {}
 
 
 def _lines(path: Path) -> int:

@@ -26,7 +26,7 @@ def write_notes(out: Path, format: str, comments: dict[str, list[ExportComment]]
 
         doc, ns = Doc20(out), NS
     else:
-        from engine.formats.xliff12 import _Doc as Doc12
+        from engine.formats.xliff12_doc import Doc as Doc12
 
         doc = Doc12(out)
         ns = doc.ns

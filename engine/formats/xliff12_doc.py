@@ -1,0 +1,156 @@
+"""An XLIFF 1.x tree and its segments: where each is (unit, ``<mrk mtype="seg">``), its source
+as tagged text, and its current target (see :mod:`engine.formats.xliff12` for the rules).
+
+Shared by the reader, the writer (:mod:`engine.formats.xliff12_write`) and the comment export
+(:mod:`engine.formats.comments_xliff`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+
+from engine.formats.xliff12_status import read_status, sdl_seg
+from engine.formats.xliff_revisions import tracked_change
+from engine.formats.xliffcommon import (
+    Extracted, Extractor, KeyMaker, code_label, edges, load, localname, normalize, preserve_space,
+    remap_target, root_of, where,
+)
+from engine.inline import TaggedText
+
+
+# ------------------------------------------------------------------ inline
+class Inline12(Extractor):
+    """XLIFF 1.2 inline elements -> protected tags."""
+
+    def __init__(self, path: Path, ns: str):
+        super().__init__(path)
+        self.ns = ns
+
+    def handle(self, el) -> bool:
+        if etree.QName(el).namespace != (self.ns or None):
+            return False
+        name = localname(el)
+        ident = el.get("id", "")
+        attrs = {"element": name, "id": ident} if ident else {"element": name}
+        if name == "mrk":
+            attrs["mtype"] = el.get("mtype", "")
+            change = tracked_change(el)
+            if change == "del":
+                self.ph(el, "deleted", attrs)
+            elif change == "ins":
+                self.wrap(el, "inserted", attrs)
+            elif attrs["mtype"] == "protected":
+                self.ph(el, "protected", attrs)
+            else:
+                self.wrap(el, code_label(name, ident), attrs)
+        elif name == "g":
+            self.wrap(el, code_label(name, ident), attrs)
+        elif name in ("bx", "bpt"):
+            self.ph(el, code_label(name, ident), attrs, kind="open",
+                    pair=f"{name}:{el.get('rid') or ident}")
+        elif name in ("ex", "ept"):
+            opener = "bx" if name == "ex" else "bpt"
+            self.ph(el, code_label(name, ident), attrs, kind="close",
+                    pair=f"{opener}:{el.get('rid') or ident}")
+        elif name in ("x", "ph", "it"):
+            self.ph(el, code_label(name, ident), attrs)
+        else:
+            return False
+        return True
+
+
+def extract(path: Path, ns: str, el) -> Extracted:
+    return Inline12(path, ns).run(el)
+
+
+# ------------------------------------------------------------------ sites
+@dataclass
+class Site:
+    """One segment's place in the tree (shared by reader and writer)."""
+
+    key: str
+    unit: etree._Element
+    src: etree._Element          # <source>, or <mrk mtype="seg"> in <seg-source>
+    mid: str | None              # None: the whole unit is the segment
+    ext: Extracted
+    preserve: bool
+    file_el: etree._Element
+    edges: tuple[str, str]       # whitespace that normalising trimmed from the source
+
+
+class Doc:
+    """A parsed XLIFF 1.x tree and its segments in document order."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.tree = load(path)
+        self.root = root_of(path, self.tree, "1")
+        self.ns = etree.QName(self.root).namespace or ""
+        self.problems: list[str] = []
+        self.sites: list[Site] = []
+        self._collect()
+
+    def q(self, name: str) -> str:
+        return f"{{{self.ns}}}{name}" if self.ns else name
+
+    def child(self, el, name: str):
+        return el.find(self.q(name))
+
+    def seg_mrks(self, container) -> list:
+        return [m for m in container.iter(self.q("mrk")) if m.get("mtype") == "seg"]
+
+    def _collect(self) -> None:
+        units = list(self.root.iter(self.q("trans-unit")))
+        keys = KeyMaker({u.get("id") for u in units if u.get("id")})
+        for ordinal, unit in enumerate(units, 1):
+            uid = unit.get("id") or f"tu{ordinal}"
+            ukey = keys.take(uid)
+            source = self.child(unit, "source")
+            if source is None:
+                self.problems.append(f"unit {uid!r} ({where(unit)}): no <source>, skipped")
+                continue
+            file_el = next((a for a in unit.iterancestors(self.q("file"))), self.root)
+            seg_source = self.child(unit, "seg-source")
+            mrks = self.seg_mrks(seg_source) if seg_source is not None else []
+            if not mrks:
+                self._add(ukey, unit, source, None, file_el)
+                continue
+            for i, mrk in enumerate(mrks, 1):
+                mid = mrk.get("mid") or f"#{i}"
+                self._add(keys.take(f"{ukey}#{mid}"), unit, mrk, mid, file_el)
+
+    def _add(self, key, unit, src, mid, file_el) -> None:
+        preserve = preserve_space(src)
+        raw = extract(self.path, self.ns, src)
+        ext = Extracted(normalize(raw.text, preserve), raw.codes)
+        if not ext.text.plain().strip():
+            return  # nothing to translate: only codes or whitespace
+        self.sites.append(Site(key, unit, src, mid, ext, preserve, file_el, edges(raw.text)))
+
+    # -------------------------------------------------------------- targets
+    def target_container(self, site: Site):
+        """The element holding this segment's current target, or None."""
+        target = self.child(site.unit, "target")
+        if target is None or site.mid is None:
+            return target
+        return self.target_mrks(site.unit, target).get(site.mid)
+
+    def target_mrks(self, unit, target) -> dict:
+        return {m.get("mid") or f"#{i}": m for i, m in enumerate(self.seg_mrks(target), 1)}
+
+    def read_target(self, site: Site) -> TaggedText | None:
+        cont = self.target_container(site)
+        if cont is None:
+            return None
+        tgt = extract(self.path, self.ns, cont)
+        tt = normalize(remap_target(site.ext, tgt).text, preserve_space(cont))
+        return tt if tt.text else None
+
+    def sdl_seg(self, site: Site):
+        return sdl_seg(site.unit, site.mid)
+
+    def status(self, site: Site, target: TaggedText | None) -> tuple[str, dict]:
+        """(status, raw values) of ``site`` whose target text is ``target``."""
+        return read_status(site.unit, self.child(site.unit, "target"), self.sdl_seg(site), target)
