@@ -240,6 +240,31 @@ def test_heat_map_cells_are_darker_where_attention_is_higher(qtbot):
     assert lightness(1, 0) == lightness(0, 2)  # no attention: the same empty cell colour
 
 
+def test_heat_map_labels_fit_after_a_longer_view_or_a_larger_font(qtbot):
+    """The label margins are measured once per view and font, and again when either changes."""
+    from PySide6.QtGui import QFont
+
+    from app.panels.alignment import HeatMap
+    from app.suggest import SuggestionView
+
+    def view(word):
+        return SuggestionView(source=f"a {word}", text="x y", words=["x", "y"], src_words=["a", word],
+                              alignment=[[0.9, 0.1], [0.2, 0.8]], gates=[0.5, 0.7])
+
+    heat = HeatMap()
+    qtbot.addWidget(heat)
+    heat.set_view(view("b"))
+    short = heat.sizeHint()
+    assert heat.sizeHint() == short
+    heat.set_view(view("Donaudampfschifffahrtsgesellschaft"))
+    longer = heat.sizeHint()
+    assert longer.height() > short.height()  # the source words stand rotated along the top
+    font = QFont(heat.font())
+    font.setPointSizeF(font.pointSizeF() * 2)
+    heat.setFont(font)
+    assert heat.sizeHint().height() > longer.height()
+
+
 def test_a_100_percent_match_is_the_suggestion_not_a_machine_guess(qtbot, tiny_translator, tmp_path):
     """The TM's translation of the very same source is what the panel shows (Ctrl+0 inserts it),
     with the model's alignment over it; a fuzzy match still gets the machine's translation."""
