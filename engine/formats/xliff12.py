@@ -28,7 +28,10 @@ Writing
     source's code ``n``; the state is written in the file's own convention
     (SDL ``conf``, ``mq:status``, or ``state``: ``translated`` /
     ``needs-review-translation`` / ``needs-translation``), keeping a raw value
-    that already means the same status.  Everything else is kept.
+    that already means the same status.  Everything else is kept.  As
+    Trados Studio does, an SDL segment whose text the translator changed
+    becomes ``origin="interactive"``, what it was (MT, a TM match with its
+    percent) kept as ``<sdl:prev-origin>``; one confirmed unchanged keeps its origin.
 
     The file is not re-serialised: the edited targets, the status
     attributes set and a new ``<target>`` (after ``</source>`` or

@@ -7,6 +7,8 @@ keeps a raw value that already means the status being written.
 """
 from __future__ import annotations
 
+import copy
+
 from engine.inline import TaggedText
 
 SDL_NS = "http://sdl.com/FileTypes/SdlXliff/1.0"
@@ -80,13 +82,55 @@ def variant(root) -> str:
     return "xliff"
 
 
-def set_sdl_status(sp, seg, status: str) -> None:
-    """Write ``status`` on an ``<sdl:seg>`` through the splice ``sp``, as Trados does."""
+# What an origin is made of in an <sdl:seg> or <sdl:prev-origin> (Trados' Type_OriginInformation)
+_ORIGIN_ATTRS = ("origin", "origin-system", "percent", "struct-match", "text-match")
+
+
+def set_sdl_status(sp, seg, status: str, edited: bool) -> None:
+    """Write ``status`` on an ``<sdl:seg>`` through the splice ``sp``, as Trados does; ``edited``:
+    the translator changed the target's text (a confirmation alone keeps the origin)."""
     cur = seg.get("conf")
     if not cur or SDL_STATUS.get(cur.lower(), "draft") != status:
         sp.set(seg, "conf", STATUS_SDL[status]) if STATUS_SDL[status] else sp.delete(seg, "conf")
-    if seg.get("origin") == "not-translated":
+    origin = seg.get("origin")
+    if origin == "not-translated":
         sp.set(seg, "origin", "interactive")
+    elif edited and origin and origin != "interactive":
+        _keep_prev_origin(sp, seg)
+
+
+def _keep_prev_origin(sp, seg) -> None:
+    """Studio's edit of an MT/TM segment: the segment's origin becomes ``interactive`` and what it
+    was (origin attributes, ``rep``, older ``prev-origin`` nested, ``value`` metadata) moves into a
+    new ``<sdl:prev-origin>``, placed where the schema's sequence (rep, prev-origin, value) puts it;
+    the segment keeps its ``rep`` and ``value`` (Studio clones the origin)."""
+    prev = seg.makeelement(f"{{{SDL_NS}}}prev-origin",
+                           {a: seg.get(a) for a in _ORIGIN_ATTRS if seg.get(a) is not None})
+    children = list(seg)
+    old_prev = seg.find(f"{{{SDL_NS}}}prev-origin")
+    if old_prev is not None:  # the new one takes its place and whitespace
+        index, tail = children.index(old_prev), old_prev.tail
+    else:
+        rep = seg.find(f"{{{SDL_NS}}}rep")
+        index = 0 if rep is None else children.index(rep) + 1
+        before = seg.text if index == 0 else children[index - 1].tail
+        tail = before if index < len(children) else None
+        if index == len(children) and index > 0:  # after the last child: indented as its siblings
+            tail, children[index - 1].tail = children[index - 1].tail, seg.text
+    for child in children:
+        if child is old_prev:
+            seg.remove(child)
+            prev.append(child)  # the segment's older history nests one level down
+        elif isinstance(child.tag, str):
+            prev.append(copy.deepcopy(child))
+    for child in prev:
+        child.tail = None
+    seg.insert(index, prev)
+    prev.tail = tail
+    sp.content(seg)
+    sp.set(seg, "origin", "interactive")
+    for a in _ORIGIN_ATTRS[1:]:
+        sp.delete(seg, a)
 
 
 def set_unit_state(sp, target, unit, status: str) -> None:

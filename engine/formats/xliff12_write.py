@@ -101,6 +101,7 @@ class Writer:
 
     def apply(self) -> None:
         todo = [s for s in self.sites if s.key in self.translations]
+        self.edited = {s.key for s in todo if _text(self.doc.read_target(s)) != self.translations[s.key].target.text}
         if self.sites[0].mid is None:
             site = self.sites[0]
             target = self.doc.child(self.unit, "target")
@@ -156,7 +157,7 @@ class Writer:
         for site in todo:
             seg = doc.sdl_seg(site)
             if seg is not None and site.key in statuses:
-                set_sdl_status(self.sp, seg, statuses[site.key])
+                set_sdl_status(self.sp, seg, statuses[site.key], site.key in self.edited)
                 sdl_done = True
         if sdl_done:
             return
@@ -174,6 +175,10 @@ class Writer:
             changed = MQ_STATUSES.get(unit.get(MQ_STATUS).lower(), "draft") != st
             return stamp_mq_unit(self.sp, unit, MQ_STATUS, STATUS_MQ[st], changed)
         set_unit_state(self.sp, doc.child(unit, "target"), unit, st)
+
+
+def _text(tt) -> str:
+    return "" if tt is None else tt.text
 
 
 def _insert_after(parent, ref, new) -> None:

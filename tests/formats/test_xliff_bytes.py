@@ -97,13 +97,15 @@ def test_utf16_file_with_bom_and_crlf_keeps_its_encoding(tmp_path: Path):
     assert got == b"\xff\xfe" + text.encode("utf-16-le")
 
 
-def test_sdlxliff_edit_changes_only_its_mrk_and_its_sdl_seg_conf(tmp_path: Path):
+def test_sdlxliff_edit_changes_only_its_mrk_and_its_sdl_seg_conf_and_origin(tmp_path: Path):
     raw = (FIXTURES / "segmented.sdlxliff").read_bytes()
     got = _export(tmp_path, "segmented.sdlxliff", {"u1#2": ("Zwei!", "confirmed")})
     want = _one_replacement(raw, b'<mrk mtype="seg" mid="2">Zwei.</mrk>',
                             b'<mrk mtype="seg" mid="2">Zwei!</mrk>')
+    # the edited MT segment is the translator's now, its MT origin kept as Trados keeps it
     want = _one_replacement(want, b'<sdl:seg id="2" conf="Draft" origin="mt"/>',
-                            b'<sdl:seg id="2" conf="Translated" origin="mt"/>')
+                            b'<sdl:seg id="2" conf="Translated" origin="interactive">'
+                            b'<sdl:prev-origin origin="mt"/></sdl:seg>')
     assert got == want
 
 

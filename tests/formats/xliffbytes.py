@@ -6,7 +6,8 @@ commented-out unit is not taken for one), and everything outside the edited
 units must be the same characters.  Inside an edited unit its ``<target>``
 elements (with the whitespace before them, so an inserted target counts) and
 its status attributes -- XLIFF 1.2 ``state`` / ``approved``, memoQ
-``mq:status``, SDL ``<sdl:seg conf origin>``, 2.0 ``state`` / ``subState``
+``mq:status``, SDL ``<sdl:seg conf origin>`` and its origin history (the other origin
+attributes and ``<sdl:prev-origin>``: Trados keeps an edited MT/TM segment's origin there), 2.0 ``state`` / ``subState``
 -- may change; anything else in the unit may not.  An ``<alt-trans>``'s
 target is not the unit's: it must stay as it was.
 
@@ -29,7 +30,9 @@ _LANG_ATTR = re.compile(r"""\s+(?:target-language|trgLang)\s*=\s*(["'])[^"']*\1"
 _STATUS_ATTR = re.compile(r"""\s+(?:state|approved|mq:status|subState|mq:lastchangedtimestamp|mq:lastchanginguser)"""
                           r"""\s*=\s*(["'])[^"']*\1""")
 _SDL_SEG = re.compile(r"<sdl:seg\b[^>]*>")
-_SDL_STATUS = re.compile(r"""\s+(?:conf|origin)\s*=\s*(["'])[^"']*\1""")
+_SDL_STATUS = re.compile(r"""\s+(?:conf|origin|origin-system|percent|struct-match|text-match)\s*=\s*(["'])[^"']*\1""")
+_SDL_SEG_BLOCK = re.compile(r"<sdl:seg(?=[\s/>])(?:[^>]*/>|.*?</sdl:seg\s*>)", re.S)
+_SDL_PREV = re.compile(r"\s*<sdl:prev-origin\b(?:[^>]*/>|.*</sdl:prev-origin\s*>)", re.S)
 _ALT = re.compile(r"<(?:[\w.-]+:)?alt-trans\b.*?</(?:[\w.-]+:)?alt-trans\s*>", re.S)
 _TARGET = re.compile(r"\s*<(?:[\w.-]+:)?target\b(?:[^>]*/>|.*?</(?:[\w.-]+:)?target\s*>)", re.S)
 
@@ -66,6 +69,7 @@ def _mask_unit(s: str) -> str:
     s = _ALT.sub(lambda m: f"\x00alt-trans {hashlib.sha1(m.group(0).encode()).hexdigest()}\x00", s)
     s = _TARGET.sub("", s)
     s = _STATUS_ATTR.sub("", s)
+    s = _SDL_SEG_BLOCK.sub(lambda m: _SDL_PREV.sub("", m.group(0)), s)
     return _SDL_SEG.sub(lambda m: _SDL_STATUS.sub("", m.group(0)), s)
 
 
