@@ -315,7 +315,12 @@ class CandidateStage:
             return _empty(1.0 if qlen and self.total else 0.0, complete=not terms)
         unread = sum(1 for t in core if t == TAG)
         codes = postfile.occurrence_codes(core, enc) if len(enc) == qlen else {}
-        dfs = {t: self.doc_frequency(t, codes.get(t)) for t in terms}
+        spans = postfile.term_spans(self, codes)
+        if spans:
+            dfs = {t: sum(spans[li][t][1] - spans[li][t][0] if li in spans and t in codes
+                          else leaf.doc_frequency(self.field, t) for li, leaf in enumerate(self.leaves)) for t in terms}
+        else:
+            dfs = {t: self.doc_frequency(t, codes.get(t)) for t in terms}
         terms.sort(key=lambda t: (dfs[t], t))
         acc = np.zeros(self.total, dtype=np.uint16)
         read = 0
@@ -328,9 +333,13 @@ class CandidateStage:
                 unread += len(terms) - i - sum(1 for u in terms[i:] if dfs[u] == 0)
                 complete = False
                 break
-            for leaf in self.leaves:
-                pf = self._postfile(leaf) if t in codes else None
-                ids = pf.postings(pf.unigram(*codes[t])) if pf is not None else leaf.postings(self.field, t)
+            for li, leaf in enumerate(self.leaves):
+                sp = spans.get(li)
+                if sp is not None and t in sp:
+                    a, b = sp[t]
+                    ids = leaf.postfile.docs[a:b].astype(np.intp)  # (an int index array: 4.3 against 6.1 ms uint32)
+                else:
+                    ids = leaf.postings(self.field, t)
                 if len(ids):
                     if leaf.base:
                         acc[ids + leaf.base] += 1

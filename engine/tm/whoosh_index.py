@@ -200,6 +200,7 @@ class _BytesColumn:
             self._offsets = np.asarray(cr._offsets, dtype=np.int64) + cr._basepos
             self._lens = np.asarray(cr._lengths, dtype=np.int64)
             self._data = np.frombuffer(buf, dtype=np.uint8)
+            self._view = memoryview(self._data)
         except (AttributeError, TypeError, ValueError):  # pragma: no cover - another storage
             self._data = None
 
@@ -209,14 +210,13 @@ class _BytesColumn:
         if self._data is None:  # pragma: no cover - another storage
             cr = self._cr
             return [cr[d].decode("utf-8") for d in local.tolist()]
+        # slices of the map joined by NUL and decoded once (values never hold NUL: token characters
+        # start at U+0100); a long query's 2,000 candidates (104 bytes each): 1.1 against 1.7 ms a
+        # search for gathering every byte by a numpy index
         offs = self._offsets[local]
-        seg = self._lens[local] + 1           # each value and a NUL after it
-        ends = np.cumsum(seg)
-        idx = np.arange(int(ends[-1]), dtype=np.int64) - np.repeat(ends - seg - offs, seg)
-        np.minimum(idx, len(self._data) - 1, out=idx)
-        out = self._data[idx]
-        out[ends - 1] = 0  # values never hold NUL: token characters start at U+0100
-        return out.tobytes().decode("utf-8").split("\x00")[:-1]
+        mv = self._view
+        return b"\x00".join([mv[a:b] for a, b in zip(offs.tolist(), (offs + self._lens[local]).tolist())]
+                             ).decode("utf-8").split("\x00")
 
 
 def _segment_id(reader) -> str:

@@ -120,3 +120,16 @@ def test_the_unit_sharing_the_query_in_word_order_is_verified_first(tmp_path, mo
         assert _with_files(tm)
         ms = tm.search(" ".join(words), k=1)
         assert ms[0].target.text == "in order"
+
+
+def test_many_terms_looked_up_at_once_find_the_same_postings_as_one_by_one():
+    # documents as code points: the search looks up a long query's 100-300 terms in one call
+    docs = [[300, 301, 300], [301, 302], [300], [305, 300, 301]]
+    keys, offs, post, cb, kb = postfile.build_arrays(np.array(sum(docs, []), np.uint32),
+                                                     np.array([len(d) for d in docs]))
+    pf = postfile.PostFile(keys, offs, post, cb, kb)
+    asked = [pf.unigram(300, 1), pf.unigram(300, 2), pf.unigram(304, 1), pf.unigram(299, 1),
+             pf.unigram(9999, 1), None, pf.bigram(300, 301), pf.bigram(302, 300), pf.unigram(305, 1)]
+    starts, ends = pf.spans(asked)
+    assert list(zip(starts, ends)) == [pf.span(k) for k in asked]
+    assert [pf.docs[a:b].tolist() for a, b in zip(starts, ends)][:2] == [[0, 2, 3], [0]]
