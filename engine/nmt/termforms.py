@@ -20,6 +20,14 @@ class TermForms:
         self._starts: tuple | None = None  # target pieces that begin a word, glue, cases (see word_starts)
         self._forms: dict[str, list[str]] | None = None  # stem -> target-vocabulary words (inflected terms)
         self._texts: PieceTexts | None = None
+        self._pieces: list[str] | None = None
+
+    def pieces(self) -> list[str]:
+        """The target pieces as text, by id (one call into sentencepiece for all 8,000: 0.9 ms, not 2)."""
+        if self._pieces is None:
+            sp = self.loaded.tgt_vocab.sp
+            self._pieces = sp.id_to_piece(list(range(sp.get_piece_size())))
+        return self._pieces
 
     def constraints(self, text: str, src_ids: list[int], items: list, caps: bool
                      ) -> tuple[list[list[list[int]]], list[tuple[int, int] | None]]:
@@ -40,8 +48,7 @@ class TermForms:
     def piece_texts(self) -> PieceTexts:
         """The target pieces as text, for completing a word typed half way (built once)."""
         if self._texts is None:
-            sp = self.loaded.tgt_vocab.sp
-            self._texts = PieceTexts([sp.id_to_piece(i) for i in range(sp.get_piece_size())])
+            self._texts = PieceTexts(self.pieces())
         return self._texts
 
     def word_starts(self) -> tuple[frozenset[int], frozenset[int], WordKeys]:
@@ -49,8 +56,7 @@ class TermForms:
         "▁" (a term is proposed as ``▁Datei``, right after glue as ``Datei``), and the pieces as
         text (:class:`WordKeys`: the search's repeat rule, a word cut two ways included); built once."""
         if self._starts is None:
-            sp = self.loaded.tgt_vocab.sp
-            pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+            pieces = self.pieces()
             self._starts = (frozenset(i for i, p in enumerate(pieces) if p.startswith(WORD_START)),
                             frozenset(i for i, p in enumerate(pieces) if p == WORD_START
                                       or len(p) == 1 and is_tag_char(p)),

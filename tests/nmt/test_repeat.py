@@ -93,6 +93,16 @@ def test_a_word_cut_into_other_pieces_after_a_tag_is_still_a_repeat():
     assert word_repeat_ban([1, 8, 1], starts, words) == []                   # a tag between: no repeat
 
 
+def test_a_word_in_another_case_or_spelling_that_folds_alike_is_the_same_word():
+    """"▁STRASSE ▁Straße", "ǅ ǆ": a repeat in any case is refused, the piece already folded included."""
+    words = WordKeys(["▁Straße", "▁strasse", "▁STRASSE", "ǅ", "ǆ", "Ǆ", "▁the", ",", "▁Haus"])
+    assert words.same == {0: (0, 1, 2), 1: (0, 1, 2), 2: (0, 1, 2), 3: (3, 4, 5), 4: (3, 4, 5), 5: (3, 4, 5)}
+    starts = frozenset({0, 1, 2, 6, 8})
+    assert repeat_ban([2], starts, words.same) == [(1, 2, (0, 1, 2))]
+    assert words.ids["strasse"] == (0, 1, 2) and words.ids[","] == (7,)
+    assert word_repeat_ban([2, 7, 1], starts, words)[0] == (4, 2, (7,))  # "▁STRASSE, ▁strasse" + ",": again
+
+
 def test_the_source_runs_count_the_copies_in_a_row_around_each_piece():
     assert source_runs([4, 9, 9, 6]) == [1, 2, 2, 1]
     assert source_runs([4, 7, 8, 7, 8, 7, 8, 3]) == [1, 3, 3, 3, 3, 3, 3, 1]
