@@ -20,15 +20,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
 #: Normal form of every inline tag / placeholder (never a word: has a space).
 TAG = "\x00tag"
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
-_TOKEN_RE = re.compile(
-    rf"(?P<tag>[\ue001-\uf8ff])|(?P<cjk>[{_CJK}])|(?P<word>[^\W_{_CJK}]+)|(?P<punct>\S)"
-)
+
+
+@cache
+def _token_re() -> re.Pattern:
+    """The tokenizer's pattern, compiled on first use: its ranges past U+00FF make `re` fill 64K-entry
+    maps (6-11 ms), which a process that imports the TM modules and never tokenizes skips."""
+    return re.compile(rf"(?P<tag>[\ue001-\uf8ff])|(?P<cjk>[{_CJK}])|(?P<word>[^\W_{_CJK}]+)|(?P<punct>\S)")
+
+
 _KIND = {"tag": 1, "cjk": 2, "word": 0, "punct": 3}
 
 
@@ -51,7 +58,7 @@ class Token(NamedTuple):
 def tokenize(text: str) -> list[Token]:
     """All tokens of ``text`` (core and punctuation) with their spans."""
     out: list[Token] = []
-    for m in _TOKEN_RE.finditer(text):
+    for m in _token_re().finditer(text):
         kind = m.lastgroup
         s = m.group()
         if kind == "tag":
@@ -83,7 +90,7 @@ def analyse(text: str) -> Analysed:
     core: list[str] = []
     surface: list[str] = []
     punct: list[str] = []
-    for m in _TOKEN_RE.finditer(text):
+    for m in _token_re().finditer(text):
         kind = m.lastgroup
         s = m.group()
         if kind == "punct":
@@ -104,7 +111,7 @@ def index_terms(text: str) -> list[str]:
     terms and say nothing about the text); they still count in the score.
     """
     seen: dict[str, None] = {}
-    for m in _TOKEN_RE.finditer(text):
+    for m in _token_re().finditer(text):
         kind = m.lastgroup
         if kind == "word" or kind == "cjk":
             seen[m.group().lower()] = None
@@ -133,4 +140,4 @@ def occurrence_terms(core) -> list[str]:
 
 def core_length(text: str) -> int:
     """Number of core tokens (words, CJK characters, tags) of ``text``."""
-    return sum(1 for m in _TOKEN_RE.finditer(text) if m.lastgroup != "punct")
+    return sum(1 for m in _token_re().finditer(text) if m.lastgroup != "punct")

@@ -462,6 +462,18 @@ def test_write_drops_characters_xml_cannot_hold(tmp_path: Path):
     assert u.variants["en"].plain() == "bell here"
 
 
+def test_write_keeps_every_character_xml_allows_and_drops_the_rest():
+    """Every code point against XML 1.0's Char production (#x9 | #xA | #xD | [#x20-#xD7FF] |
+    [#xE000-#xFFFD] | [#x10000-#x10FFFF]): kept if it is one, dropped otherwise."""
+    from engine.formats.tmx_meta import _clean
+
+    def xml_char(c: int) -> bool:
+        return c in (0x9, 0xA, 0xD) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or 0x10000 <= c <= 0x10FFFF
+
+    every = "".join(map(chr, range(0x110000)))
+    assert _clean(every) == "".join(chr(c) for c in range(0x110000) if xml_char(c))
+
+
 def test_tmx_dates():
     assert tmx_date_to_iso("20060101T120000Z") == "2006-01-01T12:00:00Z"
     assert tmx_date_to_iso("2006-01-01T12:00:00Z") == "2006-01-01T12:00:00Z"
