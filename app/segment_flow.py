@@ -9,8 +9,8 @@ the panels connect to the signals:
                          │                                (preferences: how many, minimum score)
                          ▼
                    suggestion (suggest.NMTService, off the UI thread) ─► suggestionReady(row, view, tags)
-                   + the next LOOKAHEAD rows looked up and translated ahead (prefetch), each only
-                     while it is still ahead of the translator
+                   + the next LOOKAHEAD rows looked up and translated ahead (those not cached in one
+                     batch, NMTService.prefetch_many), each only while it is still ahead of the translator
     keystroke ────► complete(prefix) ─► completionReady(row, view, tags)   (only while the prefix is typed;
                     a newer prefix stops the older one's search; the rows ahead are then prefetched again)
     own target ───► forced decoding ──► forcedReady(row, view)
@@ -179,8 +179,7 @@ class SegmentFlow(QObject):
         self.found[row] = memories
         self._asked = (row, memory_pairs(memories))
         self.nmt.suggest(self._key(row), seg.source.text, memories, self.context(row), self.suggestion_terms(row))
-        for ahead in range(row + 1, min(row + 1 + LOOKAHEAD, self.model.rowCount())):
-            self._prefetch(ahead)
+        self._prefetch_after(row)
 
     def ahead(self, row: int) -> bool:
         """Whether ``row`` is the row entered or one of the LOOKAHEAD after it (read on worker threads:
@@ -188,30 +187,41 @@ class SegmentFlow(QObject):
         model, current = self.model, self.row
         return model is not None and current is not None and current <= row <= current + LOOKAHEAD
 
-    def _prefetch(self, row: int) -> None:
-        """Look ``row`` up in the TM (once until the TM changes) and translate it ahead, both in the
-        background, while it stays ahead of the translator."""
-        src = self.model.segment(row).source
-        if not src.text.strip():
+    def _prefetch_after(self, row: int) -> None:
+        """Look the LOOKAHEAD rows after ``row`` up in the TM (each once until the TM changes, in one
+        background job) and translate those not cached in one batch (NMTService.prefetch_many), each
+        only while it stays ahead of the translator."""
+        rows = [r for r in range(row + 1, min(row + 1 + LOOKAHEAD, self.model.rowCount()))
+                if self.model.segment(r).source.text.strip()]
+        if not rows or self.nmt is None:
             return
-        ctx, terms, doc = self.context(row), self.suggestion_terms(row), self.model.document_id
+        doc = self.model.document_id
+        src = {r: self.model.segment(r).source for r in rows}
+        extra = {r: (self.context(r), self.suggestion_terms(r)) for r in rows}
 
-        def wanted(row=row) -> bool:
-            return self.model is not None and self.model.document_id == doc and self.ahead(row)
+        def wanted_of(r: int):
+            return lambda: self.model is not None and self.model.document_id == doc and self.ahead(r)
 
-        def translate(found) -> None:
-            if found is None or self.nmt is None or not wanted():
+        def translate(found: dict | None) -> None:
+            if found is None or self.nmt is None:
                 return
-            self._ahead[row] = found
-            self.nmt.prefetch(src.text, self.memory_reads(found), ctx, terms, wanted=wanted)
+            items = []
+            for r in rows:
+                wanted = wanted_of(r)
+                if found.get(r) is not None and wanted():
+                    self._ahead[r] = found[r]
+                    items.append((src[r].text, self.memory_reads(found[r]), *extra[r], wanted))
+            self.nmt.prefetch_many(items)
 
+        missing = [r for r in rows if r not in self._ahead]
         if self.tm is None or not self.tm.infos:
-            translate([])
-        elif row in self._ahead:
-            translate(self._ahead[row])
+            translate({r: [] for r in rows})
+        elif not missing:
+            translate({r: self._ahead[r] for r in rows})
         else:
-            k, tm = preferences().tm_matches, self.tm
-            tm.run(lambda c: tm.search_now(c, src, k) if wanted() else None, on_result=translate, priority=-1)
+            k, tm, known = preferences().tm_matches, self.tm, {r: self._ahead[r] for r in rows if r in self._ahead}
+            tm.run(lambda c: known | {r: tm.search_now(c, src[r], k) for r in missing if wanted_of(r)()},
+                   on_result=translate, priority=-1)
 
     def _on_suggestion(self, key, view) -> None:
         if not self._current(key):
@@ -243,8 +253,7 @@ class SegmentFlow(QObject):
         if not self._current(key) or self.typed() != key[2]:
             return  # another row, or the translator typed on: a newer request is under way
         self.completionReady.emit(key[1], view, self.model.segment(key[1]).source.tags)
-        for ahead in range(key[1] + 1, min(key[1] + 1 + LOOKAHEAD, self.model.rowCount())):
-            self._prefetch(ahead)  # (a completion stops a prefetch under way: asked again, cached ones skipped)
+        self._prefetch_after(key[1])  # (a completion stops a prefetch under way: asked again, cached ones skipped)
 
     # -- the translator's own target ----------------------------------------------------
     def score_own_target(self) -> None:

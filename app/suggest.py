@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
+from app.suggest_ahead import AheadBatch
 from app.workers import Cancelled, LatestOnly, Worker, start
 from engine.nmt.editorbeam import suggestion_beam
 
@@ -151,7 +152,7 @@ def _term_key(hit: TermHit) -> str:
     return f"{hit.start}:{hit.end}:{int(hit.entry.inflect)}:" + "|".join(hit.entry.targets)
 
 
-class NMTService(QObject):
+class NMTService(AheadBatch, QObject):
     """Loads a model in the background and answers suggestion requests.
 
     ``suggest(key, text, memories)`` answers with ``ready(key, SuggestionView)``
@@ -202,7 +203,7 @@ class NMTService(QObject):
         # queueing a second identical one behind it (which doubled the wait).
         self._inflight: dict[str, tuple] = {}
         self._waiting: tuple | None = None  # (generation, request key, cache key)
-        self._running: tuple | None = None  # (cache key, Control) of the prefetch translating now
+        self._running: tuple | None = None  # (cache keys, Control) of the prefetch(es) translating now
         # how each suggestion was served: "ready" (translated ahead), "waited" (for a prefetch under
         # way), "translated" (on request) -- benchmarks/ui_latency.py reports it
         self.served: Counter[str] = Counter()
@@ -261,7 +262,7 @@ class NMTService(QObject):
             self._waiting = (self._latest.generation, key, ck)
             return
         running = self._running
-        if running is not None and running[0] != ck:  # the thread is this one's: the prefetch is asked again later
+        if running is not None and ck not in running[0]:  # the thread is this one's: the prefetch is asked again later
             running[1].cancel()  # its Control
         self.served["translated"] += 1
         self._latest.request(key, self._translate, text, list(memories or ()), list(context or ()), "",
@@ -287,7 +288,7 @@ class NMTService(QObject):
         """A prefetch on the pool thread: stopped when cancelled or no longer ``wanted``."""
         if wanted is not None and not wanted():
             raise Cancelled()
-        self._running = (ck, control)
+        self._running = ((ck,), control)
         try:
             return self._translate(control, *args, wanted=wanted)
         finally:
@@ -339,6 +340,10 @@ class NMTService(QObject):
                                   terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode, stop=stop)
         except Stopped:
             raise Cancelled() from None
+        return self._view(text, res, memories, context, prefix, terms)
+
+    def _view(self, text: str, res, memories: list, context, prefix: str, terms: tuple) -> SuggestionView:
+        """The panels' view of the result ``res`` of this request, its cache key in ``extra``."""
         view = view_of(text, res, memories)
         if terms and self.terms_mode != "off":
             # the glossary terms the suggestion holds (any accepted target of each)

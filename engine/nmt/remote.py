@@ -1,5 +1,5 @@
 """The editor's side of the suggestion engine process (:mod:`engine.nmt.server`):
-:class:`RemoteTranslator` has the translator methods the editor uses (``suggest``, ``forced``,
+:class:`RemoteTranslator` has the translator methods the editor uses (``suggest``, ``suggest_many``, ``forced``,
 ``memory_in_effect``, ``info``, ``quantized``) and runs each in the engine process.
 
 One request at a time (a lock): the calling thread sends it and waits on the pipe, which releases
@@ -127,6 +127,13 @@ class RemoteTranslator:
         out = self._call({"op": "suggest", "req": request_to_dict(req), "beam": beam, "memory_mode": memory_mode,
                           "terms_mode": terms_mode}, stop)
         return result_from_dict(out)
+
+    def suggest_many(self, reqs: list, *, beams: list[int], memory_mode: str = "auto", terms_mode: str = "off",
+                     stop=None) -> list:
+        """:meth:`suggest` of each request (a beam each), translated together (engine.nmt.server.suggest_many)."""
+        out = self._call({"op": "suggest_many", "reqs": [request_to_dict(r) for r in reqs], "beams": list(beams),
+                          "memory_mode": memory_mode, "terms_mode": terms_mode}, stop)
+        return [result_from_dict(d) for d in out]
 
     def forced(self, srcs: list[str], tgts: list[str]):
         return [result_from_dict(d) for d in self._call({"op": "forced", "srcs": list(srcs), "tgts": list(tgts)})]

@@ -11,7 +11,7 @@ editor's process, 88 ms for 74 ms here; suggestion on screen p50 290-318 -> 77-7
 nobody else wants, and the editor's thread waiting for it blocks on the pipe without the lock.
 
 Requests (``op``): ``suggest`` (a :class:`~engine.nmt.results.TranslationRequest` as a dict, ``beam``,
-``memory_mode``, ``terms_mode``), ``forced`` (``srcs``, ``tgts``), ``memory_in_effect`` (``mode``),
+``memory_mode``, ``terms_mode``), ``suggest_many`` (``reqs``, ``beams``: the rows ahead, one batch), ``forced`` (``srcs``, ``tgts``), ``memory_in_effect`` (``mode``),
 ``info``, ``quit``.  Each carries an ``id``; the answer has the same ``id`` and ``ok`` (the value),
 ``stopped`` (the search was stopped) or ``error`` (one line).  The first message, before any request,
 is the load's: ``ok`` (``quantized``, ``memory``: the memory in effect for each mode) or ``error``.
@@ -91,6 +91,10 @@ def answer(tr, msg: dict, cancel, slow: float = 0.0) -> dict:
                              memory_mode=msg.get("memory_mode", "auto"), terms_mode=msg.get("terms_mode", "off"),
                              stop=stop)
             out = result_to_dict(res)
+        elif op == "suggest_many":
+            out = [result_to_dict(r) for r in suggest_many(
+                tr, [request_from_dict(d) for d in msg["reqs"]], msg["beams"], memory_mode=msg.get("memory_mode", "auto"),
+                terms_mode=msg.get("terms_mode", "off"), stop=stop)]
         elif op == "forced":
             out = [result_to_dict(r) for r in tr.forced(msg["srcs"], msg["tgts"])]
         elif op == "memory_in_effect":
@@ -104,6 +108,43 @@ def answer(tr, msg: dict, cancel, slow: float = 0.0) -> dict:
     except Exception as e:  # noqa: BLE001 - one line back to the editor, the process goes on
         return {"id": rid, "error": one_line(e)}
     return {"id": rid, "ok": out}
+
+
+#: what ``Translator.suggest`` passes one list per sentence of (the rest is shared by a batch)
+_PER_SENTENCE = ("terms", "prefixes", "memories", "context")
+
+
+def suggest_many(tr, reqs: list, beams: list[int], *, memory_mode: str = "auto", terms_mode: str = "off",
+                 stop=None) -> list:
+    """``tr.suggest(req, beam=b, ...)`` of each request, those asking the same search (beam, memory,
+    terms mode, inputs) in one batched ``tr.translate``: the demo model on the 2-core VM, one thread,
+    a sentence alone costs 40-47 ms of CPU, one more in a batch ~20 ms (benchmarks/nmt_speed.py).
+    Each result is remembered for completions as its own ``suggest`` would remember it."""
+    from engine.nmt.completion import remember_plain
+    from engine.nmt.doccontext import find_doc_context
+
+    doc = find_doc_context(tr.model) is not None
+    groups: dict[tuple, list[tuple[int, dict]]] = {}
+    for i, (req, beam) in enumerate(zip(reqs, beams)):
+        kind = tr.memory_in_effect(memory_mode) if req.pairs else "none"
+        kw: dict = {"beam": beam, "stop": stop}  # as Translator.suggest builds it
+        if req.terms and terms_mode in ("prefer", "enforce"):
+            kw["terms"], kw["terms_mode"] = [list(req.terms)], terms_mode
+        if req.prefix:
+            kw["prefixes"] = [req.prefix]
+        if kind != "none":
+            kw["memories"], kw["memory_mode"] = [list(req.pairs)], kind
+        if req.context is not None and doc:
+            kw["context"] = [list(req.context)]
+        shared = tuple(sorted((k, v) for k, v in kw.items() if k not in _PER_SENTENCE and k != "stop"))
+        groups.setdefault((shared, tuple(k for k in _PER_SENTENCE if k in kw)), []).append((i, kw))
+    out: list = [None] * len(reqs)
+    for members in groups.values():
+        kw = {k: (v if k not in _PER_SENTENCE else [x for _i, m in members for x in m[k]])
+              for k, v in members[0][1].items()}
+        for (i, one), res in zip(members, tr.translate([reqs[i].source for i, _ in members], **kw)):
+            out[i] = remember_plain(tr, reqs[i].source, one, res)
+    return out
 
 
 def _send(conn, msg: dict) -> bool:

@@ -78,7 +78,18 @@ def slow_translator(win, log: list, monkeypatch):
         log.append(("finished", req.source))
         return out
 
-    tr.suggest = logged
+    real_many = tr.suggest_many
+
+    def logged_many(reqs, **kw):  # the rows ahead, translated together
+        try:
+            out = real_many(reqs, **kw)
+        except Stopped:
+            log.extend(("stopped", r.source, threading.current_thread() is threading.main_thread()) for r in reqs)
+            raise
+        log.extend(("finished", r.source) for r in reqs)
+        return out
+
+    tr.suggest, tr.suggest_many = logged, logged_many
     return real
 
 
@@ -116,9 +127,40 @@ def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win, monk
         assert running[1].cancelled
     finally:
         win.nmt.translator.suggest = real
-    ahead = running[0].split("\x00")[0]  # the sentence that was being translated ahead
-    assert ahead in SENTENCES[2:2 + LOOKAHEAD]
-    assert ("stopped", ahead, False) in log and ("finished", ahead) not in log
+        vars(win.nmt.translator).pop("suggest_many", None)
+    ahead = [k.split("\x00")[0] for k in running[0]]  # the sentences that were being translated ahead, together
+    assert ahead == SENTENCES[2:2 + LOOKAHEAD]
+    for sentence in ahead:
+        assert ("stopped", sentence, False) in log and ("finished", sentence) not in log
+
+
+def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_ready(qtbot, win):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    tr, singles, batches = win.nmt.translator, [], []
+    real_one, real_many = tr.suggest, tr.suggest_many
+    tr.suggest = lambda req, **kw: singles.append(req.source) or real_one(req, **kw)
+    tr.suggest_many = lambda reqs, **kw: batches.append([r.source for r in reqs]) or real_many(reqs, **kw)
+    try:
+        win.nmt.cache.clear()
+        win.nav.go_to(3)  # the row entered alone and first, the three after it in one request
+        wait_panel(qtbot, win, 3, "suggestion", timeout=60_000)
+        qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=60_000)
+        assert singles == [SENTENCES[3]] and batches == [SENTENCES[4:7]]
+        together = {k: v.text for k, v in win.nmt.cache.items() if k.split("\x00")[0] in SENTENCES[4:7]}
+        # the same rows prefetched one by one: the same keys, the same suggestions
+        win.nmt.cache.clear()
+        for r in range(4, 7):
+            win.nmt.prefetch(SENTENCES[r], [], win.flow.context(r), win.flow.suggestion_terms(r))
+        qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=60_000)
+        assert singles[1:] == SENTENCES[4:7] and len(batches) == 1
+        assert {k: v.text for k, v in win.nmt.cache.items() if k.split("\x00")[0] in SENTENCES[4:7]} == together
+        ready = win.nmt.served["ready"]
+        win.nav.go_to(4)  # served from what was translated ahead
+        wait_panel(qtbot, win, 4, "suggestion", timeout=5_000)
+        assert win.nmt.served["ready"] == ready + 1 and len(singles) == 4
+    finally:
+        tr.suggest, tr.suggest_many = real_one, real_many
 
 
 def test_an_engine_process_that_dies_says_so_in_one_line_and_the_next_suggestion_comes(qtbot, win, monkeypatch):

@@ -1,0 +1,99 @@
+"""The rows ahead of the translator translated in one batch (mixed into
+:class:`~app.suggest.NMTService`): the rows a lookahead finds not cached go to the engine as one
+``suggest_many`` request.  Demo model, one thread, 2-core VM (benchmarks/nmt_speed.py): a sentence
+alone costs 40-47 ms of CPU, one more in a batch ~20 ms -- three rows ahead in about half the CPU.
+
+Each result is cached under the key its single prefetch would have (same view: the same request
+per sentence); the batch stops once none of its rows is wanted, and a request for a row outside
+it stops it (the row entered goes first, as for a single prefetch)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from app.workers import Cancelled, Worker, start
+from engine.nmt.editorbeam import suggestion_beam
+
+
+class AheadBatch:
+    """``prefetch_many`` for :class:`~app.suggest.NMTService` (its cache, pool, ``_inflight`` and ``_running``)."""
+
+    def prefetch_many(self, items: Sequence[tuple]) -> None:
+        """``items``: (text, memories, context, terms, wanted) of the rows ahead, nearest first.  Those
+        not cached nor under way are translated together (one alone, or one with a 100 % match --
+        forced decoding, one pass -- goes as :meth:`prefetch`)."""
+        from app.suggest import exact_match
+
+        todo, keys = [], set()
+        for text, memories, context, terms, wanted in items:
+            ck = self._key(text, memories, context, terms)
+            if self.error or not text.strip() or ck in self.cache or ck in self._inflight or ck in keys:
+                continue
+            if exact_match(memories) is not None:
+                self.prefetch(text, memories, context, terms, wanted=wanted)
+                continue
+            keys.add(ck)
+            todo.append((ck, wanted, (text, list(memories or ()), list(context or ()), "", tuple(terms))))
+        if len(todo) == 1:
+            text, memories, context, _prefix, terms = todo[0][2]
+            self.prefetch(text, memories, context, terms, wanted=todo[0][1])
+            return
+        if not todo:
+            return
+        for ck, _wanted, args in todo:
+            self._inflight[ck] = args
+        cks = [ck for ck, _w, _a in todo]
+
+        def failed(*_args, cks=cks) -> None:
+            for ck in cks:
+                self._prefetched(ck, None)
+
+        w = Worker(self._ahead_many, todo)
+        w.signals.result.connect(lambda views, cks=cks: [self._prefetched(ck, v) for ck, v in zip(cks, views)])
+        w.signals.error.connect(failed)
+        w.signals.cancelled.connect(failed)
+        start(w, self.pool, priority=-1)
+
+    def _ahead_many(self, control, todo: list) -> list:
+        """The batch on the pool thread: the rows still wanted, translated together (None for the others)."""
+        live = [t for t in todo if t[1] is None or t[1]()]
+        if not live:
+            raise Cancelled()
+        self._running = (tuple(ck for ck, _w, _a in live), control)
+        try:
+            views = self._translate_many(control, live)
+        finally:
+            self._running = None
+        got = {ck: v for (ck, _w, _a), v in zip(live, views)}
+        return [got.get(ck) for ck, _w, _a in todo]
+
+    def _translate_many(self, control, live: list) -> list:
+        from app.suggest import memory_pairs
+        from engine.nmt.results import Stopped, TranslationRequest
+        from engine.nmt.server import suggest_many
+
+        control.check()
+        if self.translator is None:  # loading failed after the batch was queued
+            raise RuntimeError(self.error or "no model")
+        wanted = [w for _ck, w, _a in live]
+
+        def stop() -> bool:  # nobody will read any of them any more
+            return control.cancelled or not any(w is None or w() for w in wanted)
+
+        reqs, beams = [], []
+        for _ck, _w, (text, memories, context, _prefix, terms) in live:
+            if terms and self.terms_mode != "off":  # as call_translator sends them
+                from engine.glossary.suggest_terms import suggestion_terms
+
+                terms = suggestion_terms(text, terms)
+            reqs.append(TranslationRequest(text, "", memory_pairs(memories), tuple(context), tuple(terms)))
+            beams.append(suggestion_beam(text, self.beam))
+        many = getattr(self.translator, "suggest_many", None)  # the engine process's; else here
+        try:
+            if many is not None:
+                results = many(reqs, beams=beams, memory_mode=self.memory_mode, terms_mode=self.terms_mode, stop=stop)
+            else:
+                results = suggest_many(self.translator, reqs, beams, memory_mode=self.memory_mode,
+                                       terms_mode=self.terms_mode, stop=stop)
+        except Stopped:
+            raise Cancelled() from None
+        return [self._view(a[0], res, a[1], a[2], "", a[4]) for (_ck, _w, a), res in zip(live, results)]
