@@ -316,8 +316,9 @@ class CandidateStage:
         unread = sum(1 for t in core if t == TAG)
         codes = postfile.occurrence_codes(core, enc) if len(enc) == qlen else {}
         spans = postfile.term_spans(self, codes)
+        at = {t: i for i, t in enumerate(codes)}
         if spans:
-            dfs = {t: sum(spans[li][t][1] - spans[li][t][0] if li in spans and t in codes
+            dfs = {t: sum(spans[li][1][at[t]] - spans[li][0][at[t]] if li in spans and t in at
                           else leaf.doc_frequency(self.field, t) for li, leaf in enumerate(self.leaves)) for t in terms}
         else:
             dfs = {t: self.doc_frequency(t, codes.get(t)) for t in terms}
@@ -335,9 +336,8 @@ class CandidateStage:
                 break
             for li, leaf in enumerate(self.leaves):
                 sp = spans.get(li)
-                if sp is not None and t in sp:
-                    a, b = sp[t]
-                    ids = leaf.postfile.docs[a:b].astype(np.intp)  # (an int index array: 4.3 against 6.1 ms uint32)
+                if sp is not None and t in at:
+                    ids = leaf.postfile.docs[sp[0][at[t]]:sp[1][at[t]]].astype(np.intp)  # (an int index array: 4.3 against 6.1 ms uint32)
                 else:
                     ids = leaf.postings(self.field, t)
                 if len(ids):

@@ -210,12 +210,12 @@ class _BytesColumn:
         if self._data is None:  # pragma: no cover - another storage
             cr = self._cr
             return [cr[d].decode("utf-8") for d in local.tolist()]
-        # slices of the map joined by NUL and decoded once (values never hold NUL: token characters
-        # start at U+0100); a long query's 2,000 candidates (104 bytes each): 1.1 against 1.7 ms a
-        # search for gathering every byte by a numpy index
+        # bytes of the map joined by NUL, decoded once (values never hold NUL: token characters start
+        # at U+0100): a long query's 2,000 candidates 1.1 against 1.7 ms by a numpy index a byte; bytes,
+        # not memoryviews, which the collector tracks (2,000 alive a call brought on its full passes)
         offs = self._offsets[local]
         mv = self._view
-        return b"\x00".join([mv[a:b] for a, b in zip(offs.tolist(), (offs + self._lens[local]).tolist())]
+        return b"\x00".join([bytes(mv[a:b]) for a, b in zip(offs.tolist(), (offs + self._lens[local]).tolist())]
                              ).decode("utf-8").split("\x00")
 
 
