@@ -169,16 +169,12 @@ def _retrieve(tm, lines: list[str], args) -> tuple[list, list, float]:
 
 
 def _translator(args):
-    import gc
+    from engine.nmt.heap import loaded_for_good
 
-    from engine.nmt.translator import Translator
+    with loaded_for_good():  # torch and the model, for the whole command
+        from engine.nmt.translator import Translator
 
-    tr = Translator.load(args.model, device=args.device, quantize=args.quantize, threads=args.threads)
-    # torch's modules and the model, loaded for the whole command, are left out of every later
-    # collection and the one at exit: 0.2-0.3 s of the 1.8-2.1 s CPU of `verso translate` on 20
-    # sentences (2-core VM; py-spy put the cyclic GC at 13 % of a run, 0.5 s at exit)
-    gc.freeze()
-    return tr
+        return Translator.load(args.model, device=args.device, quantize=args.quantize, threads=args.threads)
 
 
 def _protect(lines: list[str], args) -> list:

@@ -43,22 +43,20 @@ def one_line(e: BaseException) -> str:
 def serve(conn, cancel, folder: str, threads: int, quantize: int, parent: int) -> None:
     """The engine process (the target of a spawned ``multiprocessing.Process``)."""
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="parent-watch").start()
+    from engine.nmt.heap import loaded_for_good
+
     try:
-        import torch
+        with loaded_for_good():  # torch and the model, for the process's life
+            import torch
 
-        from engine.nmt.knn import MEMORY_MODES
-        from engine.nmt.translator import Translator
+            from engine.nmt.knn import MEMORY_MODES
+            from engine.nmt.translator import Translator
 
-        tr = Translator.load(folder, quantize=bool(quantize) and not torch.cuda.is_available(), threads=threads)
-        hello = {"ok": {"quantized": tr.quantized, "memory": {m: tr.memory_in_effect(m) for m in MEMORY_MODES}}}
+            tr = Translator.load(folder, quantize=bool(quantize) and not torch.cuda.is_available(), threads=threads)
+            hello = {"ok": {"quantized": tr.quantized, "memory": {m: tr.memory_in_effect(m) for m in MEMORY_MODES}}}
     except Exception as e:  # noqa: BLE001 - the editor shows it as the load's one-line error
         _send(conn, {"error": one_line(e)})
         return
-    # torch's modules and the model, here for the process's life, are left out of every later
-    # collection (the cyclic GC was 13 % of a translating process's CPU, py-spy)
-    import gc
-
-    gc.freeze()
     if not _send(conn, hello):
         return
     slow = float(os.environ.get(SLOW_STEP_ENV, "0") or 0) / 1000
