@@ -131,7 +131,7 @@ class Xliff12Format:
               tgt_lang: str = "") -> None:
         original, out = Path(original), Path(out)
         doc = Doc(original)
-        translations = changes(doc, translations)
+        translations, text_edited = changes(doc, translations)
         by_unit: dict[int, list[Site]] = {}
         units: dict[int, etree._Element] = {}
         for site in doc.sites:
@@ -145,7 +145,8 @@ class Xliff12Format:
         files = list(dict.fromkeys(by_unit[uid][0].file_el for uid in edited))
         sp = Splice(original, doc.tree, [units[uid] for uid in edited], files)
         for uid in edited:
-            Writer(doc, units[uid], by_unit[uid], translations, tgt_lang, out, sp).apply()
+            Writer(doc, units[uid], by_unit[uid], translations, tgt_lang, out, sp,
+                   text_edited).apply()
         if tgt_lang:
             for f in files:
                 if localname(f) == "file" and not f.get("target-language"):

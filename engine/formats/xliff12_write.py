@@ -27,28 +27,32 @@ from engine.formats.xliffcommon import (
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-def changes(doc: Doc, translations: dict[str, Translation]) -> dict[str, Translation]:
-    """The translations that change something.  One whose target and status
-    are what the file already says is an untouched segment: writing it would
-    only trim its whitespace or restate its status in another attribute."""
+def changes(doc: Doc, translations: dict[str, Translation]) -> tuple[dict[str, Translation], set[str]]:
+    """The translations that change something, and the keys of those whose text changed (a
+    confirmation alone is not an edit: an SDL segment keeps its origin).  One whose target and
+    status are what the file already says is an untouched segment: writing it would only trim
+    its whitespace or restate its status in another attribute."""
     out = dict(translations)
+    edited: set[str] = set()
     for site in doc.sites:
         tr = out.get(site.key)
         if tr is None:
             continue
         cur = doc.read_target(site)
-        if cur is not None and tr.target.text == cur.text \
-                and tr.status == doc.status(site, cur)[0]:
+        if cur is None or tr.target.text != cur.text:
+            edited.add(site.key)
+        elif tr.status == doc.status(site, cur)[0]:
             del out[site.key]
-    return out
+    return out, edited
 
 
 class Writer:
     """Applies the translations of one trans-unit."""
 
     def __init__(self, doc: Doc, unit, sites: list[Site], translations, tgt_lang: str, out: Path,
-                 sp: Splice):
+                 sp: Splice, edited: set[str]):
         self.doc, self.unit, self.sites = doc, unit, sites
+        self.edited = edited  # keys whose target text changed
         self.sp = sp
         self.translations = translations
         self.out = out
@@ -101,7 +105,6 @@ class Writer:
 
     def apply(self) -> None:
         todo = [s for s in self.sites if s.key in self.translations]
-        self.edited = {s.key for s in todo if _text(self.doc.read_target(s)) != self.translations[s.key].target.text}
         if self.sites[0].mid is None:
             site = self.sites[0]
             target = self.doc.child(self.unit, "target")
@@ -175,10 +178,6 @@ class Writer:
             changed = MQ_STATUSES.get(unit.get(MQ_STATUS).lower(), "draft") != st
             return stamp_mq_unit(self.sp, unit, MQ_STATUS, STATUS_MQ[st], changed)
         set_unit_state(self.sp, doc.child(unit, "target"), unit, st)
-
-
-def _text(tt) -> str:
-    return "" if tt is None else tt.text
 
 
 def _insert_after(parent, ref, new) -> None:

@@ -204,7 +204,7 @@ class Splice:
         self.original = Path(original)
         self.tree = tree
         self._attrs: dict = {}        # element -> its attributes before the first change
-        self._content: list = []      # elements whose content was replaced
+        self._content: dict = {}      # elements whose content was replaced (a dict: in order, found in O(1))
         self._inserted: list = []     # (ref, new): new inserted right after ref
         self._replaced: list = []     # (old, new): new in the place of old
         self._prepended: list = []    # (parent, new): new first in parent
@@ -253,8 +253,7 @@ class Splice:
             del el.attrib[name]
 
     def content(self, el) -> None:
-        if el not in self._content:
-            self._content.append(el)
+        self._content.setdefault(el, None)
 
     def inserted(self, ref, new) -> None:
         self._inserted.append((ref, new))
