@@ -18,9 +18,9 @@ class AheadBatch:
     """``prefetch_many`` for :class:`~app.suggest.NMTService` (its cache, pool, ``_inflight`` and ``_running``)."""
 
     def prefetch_many(self, items: Sequence[tuple]) -> None:
-        """``items``: (text, memories, context, terms, wanted) of the rows ahead, nearest first.  Those
-        not cached nor under way are translated together (one alone, or one with a 100 % match --
-        forced decoding, one pass -- goes as :meth:`prefetch`)."""
+        """``items``: (text, memories, context, terms, wanted) of the rows ahead, nearest first.  Of those
+        not cached nor under way the nearest goes alone (:meth:`prefetch`), and so does one with a 100 %
+        match (forced decoding, one pass) or the last; two or more after the nearest go together."""
         from app.suggest import exact_match
 
         todo, keys = [], set()
@@ -33,10 +33,12 @@ class AheadBatch:
                 continue
             keys.add(ck)
             todo.append((ck, wanted, (text, list(memories or ()), list(context or ()), "", tuple(terms))))
-        if len(todo) == 1:
-            text, memories, context, _prefix, terms = todo[0][2]
-            self.prefetch(text, memories, context, terms, wanted=todo[0][1])
-            return
+        # the nearest alone, first: the row the translator enters next never waits for the others (at dwell 0
+        # in one batch with them: suggestion p50 66-68 -> 98-99 ms, benchmarks/RESULTS.md issue 46 Y2)
+        alone = todo if len(todo) <= 2 else todo[:1]
+        for _ck, wanted, (text, memories, context, _prefix, terms) in alone:
+            self.prefetch(text, memories, context, terms, wanted=wanted)
+        todo = todo[len(alone):]
         if not todo:
             return
         for ck, _wanted, args in todo:

@@ -118,8 +118,8 @@ def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win, monk
     real = slow_translator(win, log, monkeypatch)
     try:
         win.nmt.cache.clear()
-        win.nav.go_to(1)  # rows 2-4 go ahead, slowly
-        qtbot.waitUntil(lambda: win.nmt._running is not None, timeout=20_000)
+        win.nav.go_to(1)  # rows 2-4 go ahead, slowly: row 2 alone, then 3 and 4 together
+        qtbot.waitUntil(lambda: win.nmt._running is not None and len(win.nmt._running[0]) > 1, timeout=20_000)
         running = win.nmt._running
         win.nav.go_to(6)  # far away: the running prefetch stops, row 6 is translated now
         wait_panel(qtbot, win, 6, "suggestion", timeout=20_000)
@@ -129,7 +129,7 @@ def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win, monk
         win.nmt.translator.suggest = real
         vars(win.nmt.translator).pop("suggest_many", None)
     ahead = [k.split("\x00")[0] for k in running[0]]  # the sentences that were being translated ahead, together
-    assert ahead == SENTENCES[2:2 + LOOKAHEAD]
+    assert ahead == SENTENCES[3:2 + LOOKAHEAD]
     for sentence in ahead:
         assert ("stopped", sentence, False) in log and ("finished", sentence) not in log
 
@@ -143,22 +143,27 @@ def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_rea
     tr.suggest_many = lambda reqs, **kw: batches.append([r.source for r in reqs]) or real_many(reqs, **kw)
     try:
         win.nmt.cache.clear()
-        win.nav.go_to(3)  # the row entered alone and first, the three after it in one request
+        win.nav.go_to(3)  # the row entered alone and first, the next alone, the two after it in one request
         wait_panel(qtbot, win, 3, "suggestion", timeout=60_000)
         qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=60_000)
-        assert singles == [SENTENCES[3]] and batches == [SENTENCES[4:7]]
-        together = {k: v.text for k, v in win.nmt.cache.items() if k.split("\x00")[0] in SENTENCES[4:7]}
+        assert singles == [SENTENCES[3], SENTENCES[4]] and batches == [SENTENCES[5:7]]
+        ahead = dict(win.nmt.cache)
+        together = {k: v.text for k, v in ahead.items() if k.split("\x00")[0] in SENTENCES[4:7]}
         # the same rows prefetched one by one: the same keys, the same suggestions
         win.nmt.cache.clear()
         for r in range(4, 7):
             win.nmt.prefetch(SENTENCES[r], [], win.flow.context(r), win.flow.suggestion_terms(r))
         qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=60_000)
-        assert singles[1:] == SENTENCES[4:7] and len(batches) == 1
+        assert singles[2:] == SENTENCES[4:7] and len(batches) == 1
         assert {k: v.text for k, v in win.nmt.cache.items() if k.split("\x00")[0] in SENTENCES[4:7]} == together
+        win.nmt.cache.clear()
+        win.nmt.cache.update(ahead)
         ready = win.nmt.served["ready"]
         win.nav.go_to(4)  # served from what was translated ahead
         wait_panel(qtbot, win, 4, "suggestion", timeout=5_000)
-        assert win.nmt.served["ready"] == ready + 1 and len(singles) == 4
+        win.nav.go_to(5)  # and so is a row of the batch
+        wait_panel(qtbot, win, 5, "suggestion", timeout=5_000)
+        assert win.nmt.served["ready"] == ready + 2 and len(singles) == 5
     finally:
         tr.suggest, tr.suggest_many = real_one, real_many
 
