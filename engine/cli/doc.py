@@ -254,9 +254,12 @@ def _pretranslate(a) -> int:
         if note:
             print(f"pretranslate: {note}", file=sys.stderr, flush=True)
         if model is not None:
-            from engine.nmt.translator import Translator
+            from engine.nmt.heap import loaded_for_good
 
-            translator = Translator.load(model)
+            with loaded_for_good():  # torch and the model, for the whole command
+                from engine.nmt.translator import Translator
+
+                translator = Translator.load(model)
         tms = open_tms(p, a.tm, outside=outside)
         try:
             def progress(done: int, total: int) -> None:

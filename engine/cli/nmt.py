@@ -229,9 +229,13 @@ def _read(path: str) -> list[str]:
 
 # ------------------------------------------------------------------ handlers
 def cmd_info(args) -> int:
-    from engine.nmt.translator import Translator
+    from engine.nmt.heap import loaded_for_good
 
-    print_json(Translator.load(args.model).info())
+    with loaded_for_good():
+        from engine.nmt.translator import Translator
+
+        tr = Translator.load(args.model)
+    print_json(tr.info())
     return 0
 
 
