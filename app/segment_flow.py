@@ -188,9 +188,9 @@ class SegmentFlow(QObject):
         return model is not None and current is not None and current <= row <= current + LOOKAHEAD
 
     def _prefetch_after(self, row: int) -> None:
-        """Look the LOOKAHEAD rows after ``row`` up in the TM (each once until the TM changes, in one
-        background job) and translate those not cached in one batch (NMTService.prefetch_many), each
-        only while it stays ahead of the translator."""
+        """Look the LOOKAHEAD rows after ``row`` up in the TM (each once until the TM changes, in the
+        background) and translate those not cached (NMTService.prefetch_many: the ones after the nearest
+        in one batch), each only while it stays ahead of the translator."""
         rows = [r for r in range(row + 1, min(row + 1 + LOOKAHEAD, self.model.rowCount()))
                 if self.model.segment(r).source.text.strip()]
         if not rows or self.nmt is None:
@@ -213,15 +213,22 @@ class SegmentFlow(QObject):
                     items.append((src[r].text, self.memory_reads(found[r]), *extra[r], wanted))
             self.nmt.prefetch_many(items)
 
-        missing = [r for r in rows if r not in self._ahead]
         if self.tm is None or not self.tm.infos:
-            translate({r: [] for r in rows})
-        elif not missing:
-            translate({r: self._ahead[r] for r in rows})
-        else:
-            k, tm, known = preferences().tm_matches, self.tm, {r: self._ahead[r] for r in rows if r in self._ahead}
-            tm.run(lambda c: known | {r: tm.search_now(c, src[r], k) for r in missing if wanted_of(r)()},
-                   on_result=translate, priority=-1)
+            return translate({r: [] for r in rows})
+        found = {r: self._ahead[r] for r in rows if r in self._ahead}
+        if len(found) == len(rows):
+            return translate(found)
+        k, tm = preferences().tm_matches, self.tm
+
+        def got(matches, r: int) -> None:  # (None: left behind before its lookup)
+            found[r] = matches
+            if len(found) == len(rows):
+                translate(found)
+
+        for r in rows:  # one lookup a job: the row entered next waits for one at most on the TM thread
+            if r not in found:
+                tm.run(lambda c, r=r: tm.search_now(c, src[r], k) if wanted_of(r)() else None,
+                       on_result=lambda m, r=r: got(m, r), priority=-1)
 
     def _on_suggestion(self, key, view) -> None:
         if not self._current(key):
