@@ -56,7 +56,7 @@ from whoosh.index import TOC, FileIndex
 
 from engine.errors import TMError
 from engine.fsutil import atomic_write
-from engine.tm import whoosh_pickle
+from engine.tm import whoosh_buffers, whoosh_pickle
 from engine.tm.index_build import BuildCancelled, build_new, clear, new_index_id
 from engine.tm.index_schema import (BLOCK_LIMIT, EXTRA_SEP, FORMAT, INDEX_NAME, SourceTermsField, TermsField,
                                     doc_fields, make_schema, pair_term, split_pair_term, writer_codec)
@@ -64,6 +64,7 @@ from engine.tm.postfile import Postfiles
 from engine.tm.seal import Seal, SealedStorage, Untrusted
 
 whoosh_pickle.install()
+whoosh_buffers.install()  # compound segments' files read in place, not copied
 class PostingCache:
     """Decoded posting lists (int32 numpy arrays) by (segment, field, term),
     least recently used first out once ``max_postings`` are held; lists
@@ -210,9 +211,8 @@ class _BytesColumn:
         if self._data is None:  # pragma: no cover - another storage
             cr = self._cr
             return [cr[d].decode("utf-8") for d in local.tolist()]
-        # bytes of the map joined by NUL, decoded once (values never hold NUL: token characters start
-        # at U+0100): a long query's 2,000 candidates 1.1 against 1.7 ms by a numpy index a byte; bytes,
-        # not memoryviews, which the collector tracks (2,000 alive a call brought on its full passes)
+        # bytes of the map joined by NUL, decoded once (values never hold NUL: from U+0100): 1.1 against 1.7 ms
+        # a numpy index a byte (2,000 long candidates); not memoryviews, which the collector tracks
         offs = self._offsets[local]
         mv = self._view
         return b"\x00".join([bytes(mv[a:b]) for a, b in zip(offs.tolist(), (offs + self._lens[local]).tolist())]
