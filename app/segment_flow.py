@@ -9,8 +9,8 @@ the panels connect to the signals:
                          │                                (preferences: how many, minimum score)
                          ▼
                    suggestion (suggest.NMTService, off the UI thread) ─► suggestionReady(row, view, tags)
-                   + the next LOOKAHEAD rows looked up and translated ahead (those not cached in one
-                     batch, NMTService.prefetch_many), each only while it is still ahead of the translator
+                   + the next LOOKAHEAD rows looked up and translated ahead (the nearest alone, those
+                     after it in one batch: NMTService.prefetch_many), each only while still ahead of the translator
     keystroke ────► complete(prefix) ─► completionReady(row, view, tags)   (only while the prefix is typed;
                     a newer prefix stops the older one's search; the rows ahead are then prefetched again)
     own target ───► forced decoding ──► forcedReady(row, view)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
-from app.suggest_ahead import AheadBatch
+from app.suggest_ahead import AheadBatch, exact_match, memory_pairs
 from app.workers import Cancelled, LatestOnly, Worker, start
 from engine.nmt.editorbeam import suggestion_beam
 
@@ -130,21 +130,6 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
         terms = suggestion_terms(text, terms)
     req = TranslationRequest(text, prefix, memory_pairs(memories), tuple(context) if context is not None else None, tuple(terms))
     return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode, stop=stop)
-
-
-def memory_pairs(memories: Sequence | None) -> tuple:
-    """The (source, target, score) of each TM match (:class:`~app.tmservice.FoundMatch`) a memory reads:
-    what the engine is sent, and what tells two suggestion requests apart."""
-    return tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
-
-
-def exact_match(memories: Sequence | None) -> int | None:
-    """Index of the first 100 % match with a translation among the TM matches (as pre-translation
-    and ``verso translate --exact-matches`` take it), or None."""
-    for j, fm in enumerate(memories or ()):
-        if fm.match.score >= 1.0 - 1e-9 and fm.match.target.text.strip():
-            return j
-    return None
 
 
 def _term_key(hit: TermHit) -> str:

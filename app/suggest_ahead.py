@@ -1,7 +1,8 @@
 """The rows ahead of the translator translated in one batch (mixed into
-:class:`~app.suggest.NMTService`): the rows a lookahead finds not cached go to the engine as one
-``suggest_many`` request.  Demo model, one thread, 2-core VM (benchmarks/nmt_speed.py): a sentence
-alone costs 40-47 ms of CPU, one more in a batch ~20 ms -- three rows ahead in about half the CPU.
+:class:`~app.suggest.NMTService`): of the rows a lookahead finds not cached, the nearest goes alone
+and first (the row entered next), those after it to the engine as one ``suggest_many`` request.
+Demo model, one thread, 2-core VM (benchmarks/nmt_speed.py): a sentence alone costs 40-47 ms of CPU,
+one more in a batch ~20 ms.
 
 Each result is cached under the key its single prefetch would have (same view: the same request
 per sentence); the batch stops once none of its rows is wanted, and a request for a row outside
@@ -14,6 +15,21 @@ from app.workers import Cancelled, Worker, start
 from engine.nmt.editorbeam import suggestion_beam
 
 
+def memory_pairs(memories: Sequence | None) -> tuple:
+    """The (source, target, score) of each TM match (:class:`~app.tmservice.FoundMatch`) a memory reads:
+    what the engine is sent, and what tells two suggestion requests apart."""
+    return tuple((fm.match.source.text, fm.match.target.text, fm.match.score) for fm in memories or ())
+
+
+def exact_match(memories: Sequence | None) -> int | None:
+    """Index of the first 100 % match with a translation among the TM matches (as pre-translation
+    and ``verso translate --exact-matches`` take it), or None."""
+    for j, fm in enumerate(memories or ()):
+        if fm.match.score >= 1.0 - 1e-9 and fm.match.target.text.strip():
+            return j
+    return None
+
+
 class AheadBatch:
     """``prefetch_many`` for :class:`~app.suggest.NMTService` (its cache, pool, ``_inflight`` and ``_running``)."""
 
@@ -21,8 +37,6 @@ class AheadBatch:
         """``items``: (text, memories, context, terms, wanted) of the rows ahead, nearest first.  Of those
         not cached nor under way the nearest goes alone (:meth:`prefetch`), and so does one with a 100 %
         match (forced decoding, one pass) or the last; two or more after the nearest go together."""
-        from app.suggest import exact_match
-
         todo, keys = [], set()
         for text, memories, context, terms, wanted in items:
             ck = self._key(text, memories, context, terms)
@@ -69,7 +83,6 @@ class AheadBatch:
         return [got.get(ck) for ck, _w, _a in todo]
 
     def _translate_many(self, control, live: list) -> list:
-        from app.suggest import memory_pairs
         from engine.nmt.results import Stopped, TranslationRequest
         from engine.nmt.server import suggest_many
 
