@@ -121,6 +121,21 @@ class TranslationRequest:
     context: tuple[str, ...] | None = None
     terms: tuple = ()
 
+    def options(self, *, beam: int, memory_kind: str, terms_mode: str, reads_context: bool, stop=None) -> dict:
+        """The keyword arguments of :meth:`Translator.translate` for this one sentence (each
+        per-sentence option a list of one): ``memory_kind`` the memory in effect for its pairs
+        ("none": none), ``reads_context``: the model reads document context."""
+        kw: dict = {"beam": beam, "stop": stop}
+        if self.terms and terms_mode in ("prefer", "enforce"):
+            kw["terms"], kw["terms_mode"] = [list(self.terms)], terms_mode
+        if self.prefix:
+            kw["prefixes"] = [self.prefix]
+        if self.pairs and memory_kind != "none":
+            kw["memories"], kw["memory_mode"] = [list(self.pairs)], memory_kind
+        if self.context is not None and reads_context:
+            kw["context"] = [list(self.context)]
+        return kw
+
 
 @dataclass(frozen=True)
 class Term:

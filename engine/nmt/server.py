@@ -124,16 +124,8 @@ def suggest_many(tr, reqs: list, beams: list[int], *, memory_mode: str = "auto",
     doc = find_doc_context(tr.model) is not None
     groups: dict[tuple, list[tuple[int, dict]]] = {}
     for i, (req, beam) in enumerate(zip(reqs, beams)):
-        kind = tr.memory_in_effect(memory_mode) if req.pairs else "none"
-        kw: dict = {"beam": beam, "stop": stop}  # as Translator.suggest builds it
-        if req.terms and terms_mode in ("prefer", "enforce"):
-            kw["terms"], kw["terms_mode"] = [list(req.terms)], terms_mode
-        if req.prefix:
-            kw["prefixes"] = [req.prefix]
-        if kind != "none":
-            kw["memories"], kw["memory_mode"] = [list(req.pairs)], kind
-        if req.context is not None and doc:
-            kw["context"] = [list(req.context)]
+        kw = req.options(beam=beam, memory_kind=tr.memory_in_effect(memory_mode) if req.pairs else "none",
+                         terms_mode=terms_mode, reads_context=doc, stop=stop)  # as Translator.suggest
         shared = tuple(sorted((k, v) for k, v in kw.items() if k not in _PER_SENTENCE and k != "stop"))
         groups.setdefault((shared, tuple(k for k in _PER_SENTENCE if k in kw)), []).append((i, kw))
     out: list = [None] * len(reqs)

@@ -105,16 +105,8 @@ class Translator:
         :meth:`translate`."""
         from engine.nmt.doccontext import find_doc_context
 
-        kind = self.memory_in_effect(memory_mode) if req.pairs else "none"
-        kw: dict = {"beam": beam, "stop": stop}
-        if req.terms and terms_mode in ("prefer", "enforce"):
-            kw["terms"], kw["terms_mode"] = [list(req.terms)], terms_mode
-        if req.prefix:
-            kw["prefixes"] = [req.prefix]
-        if kind != "none":
-            kw["memories"], kw["memory_mode"] = [list(req.pairs)], kind
-        if req.context is not None and find_doc_context(self.model) is not None:
-            kw["context"] = [list(req.context)]
+        kw = req.options(beam=beam, memory_kind=self.memory_in_effect(memory_mode) if req.pairs else "none",
+                         terms_mode=terms_mode, reads_context=find_doc_context(self.model) is not None, stop=stop)
         return remember_plain(self, req.source, kw, self.translate([req.source], **kw)[0])  # completions reuse it
 
     # ---------------------------------------------------------------- translate

@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from engine.childproc import end_child
 from engine.spelling.dictionaries import DictionaryInfo
 from engine.spelling.server import MAX_WORDS
 
@@ -173,13 +174,4 @@ class SpellProcess:
 
     @staticmethod
     def _end(proc: subprocess.Popen) -> None:
-        for f in (proc.stdin, proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        try:
-            proc.wait(2)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        end_child(proc)

@@ -34,6 +34,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from engine.childproc import end_child
 from engine.errors import TMError
 from engine.tm.pairs import pair_filter, pair_term
 from engine.tm.limits import FITS
@@ -310,16 +311,7 @@ class ScanProcess:
         p, self._proc = self._proc, None
         if p is None:
             return
-        for f in (p.stdin, p.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        try:
-            p.wait(2)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        end_child(p)
 
 
 __all__ = ["ScanSearch", "ScanProcess", "SCAN_CAP"]
