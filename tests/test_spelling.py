@@ -304,3 +304,42 @@ def test_engine_spelling_needs_no_qt_or_torch():
 
 def test_misspelling_is_a_small_value():
     assert Misspelling(0, 5, "Hauss") == Misspelling(0, 5, "Hauss")
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie is no longer a process that answers
+        return f.read().split()[2] != "Z"
+
+
+def test_checkers_of_one_dictionary_ask_one_spelling_process(de_info):
+    """Two editor windows (or a project reopened) do not read German twice: one child answers both,
+    and the second window closing leaves the first one's marks working."""
+    a = SpellChecker.from_info(de_info, process=True)
+    b = SpellChecker.from_info(de_info, process=True)
+    try:
+        assert a._dict.pid == b._dict.pid
+        b.close()
+        assert [m.word for m in a.misspellings("Das Hauss ist rot.")] == ["Hauss"]
+    finally:
+        a.close()
+
+
+def test_a_spelling_process_nobody_uses_ends_beyond_the_ones_kept(de_info, monkeypatch):
+    from engine.spelling import shared
+
+    monkeypatch.setattr(shared, "IDLE_KEPT", 0)
+    shared.close_all()
+    checker = SpellChecker.from_info(de_info, process=True)
+    pid = checker._dict.pid
+    assert _alive(pid)
+    checker.close()
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)

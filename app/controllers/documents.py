@@ -79,9 +79,6 @@ class DocumentsController(Controller):
         win.machine.project_opened(project)    # the training notice, the suggestion engine
         # The spelling dictionary (and the QA marks, app/controllers/qa_marks.py) once the first
         # segment's TM matches are on screen: app/opening.py says why.
-        if win.delivery.spell is not None:
-            win.delivery.spell.close()  # its spelling process
-        win.delivery.spell, win.delivery.spell_ready = None, False  # not the last project's meanwhile
         win.opening.begin()
         win.opening.after_matches(lambda: win.project is project and win.delivery.project_opened(project))
         combo = win.doc_combo
@@ -97,9 +94,12 @@ class DocumentsController(Controller):
             self._clear_document()
 
     def close_services(self) -> None:
-        """Stop the TM thread and the suggestion engine of the project that goes."""
+        """Stop the TM thread, the suggestion engine and the spelling of the project that goes."""
         self.win.memory.close_tm()
         self.win.machine.close_nmt()
+        if self.win.delivery.spell is not None:
+            self.win.delivery.spell.close()  # gives its spelling process back
+        self.win.delivery.spell, self.win.delivery.spell_ready = None, False
 
     def close_project(self) -> None:
         self.win.nav.commit_editor()

@@ -53,11 +53,9 @@ class SpellChecker:
         process of its own (the editor: spylls is Python and would hold this process's lock).
         Raises OSError or ValueError on a bad file."""
         if process:
-            from engine.spelling.process import SpellProcess
+            from engine.spelling.shared import lease
 
-            child = SpellProcess(info)
-            child.start()
-            return cls(child, info, extra_words)
+            return cls(lease(info), info, extra_words)
         from engine.spelling.hunspell import load
 
         return cls(load(info), info, extra_words)
