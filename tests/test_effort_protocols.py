@@ -28,7 +28,7 @@ def _run(ref: str, wrong: int, protocol: str, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))   # as `python -m benchmarks.effort` from the repository root
     from benchmarks.effort import Segment, Simulator, Tally
 
-    args = SimpleNamespace(beam=1, memory="auto", terms="prefer", raw=True, interactive=protocol)
+    args = SimpleNamespace(beam=1, memory="auto", terms="prefer", raw=True, interactive=protocol, ghost="rest")
     tr = OneWrongWord(ref, wrong)
     t = Tally()
     first = tr.suggest(SimpleNamespace(prefix="")).text

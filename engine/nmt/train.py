@@ -384,6 +384,7 @@ def train(cfg: ExperimentConfig, out_dir: str | Path, *, on_event: EventFn | Non
             h.update(name.encode())
             h.update(t.detach().cpu().contiguous().numpy().tobytes())
         on_rank({"event": "weights", "rank": rank, "step": st["step"], "sha256": h.hexdigest()})
-    if world > 1:
+    if world > 1:  # every rank past its last collective before any closes the group: a rank whose peer
+        dist.barrier()  # closed it mid-call aborted ("terminate called without an active exception")
         dist.destroy_process_group()
     return last
