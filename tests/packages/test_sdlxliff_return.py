@@ -112,3 +112,14 @@ def test_package_return_runs_the_check_and_writes_nothing_when_it_fails(tmp_path
     rc, _, err = _run(capsys, "package", "return", str(opened), "--out", str(tmp_path / "r.sdlrpx"))
     assert rc != 0 and f"{MEMBER}, unit 'u2'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r.sdlrpx").exists()
+
+
+def test_a_target_language_the_export_adds_to_a_file_without_one_is_not_refused():
+    """A received <file> without target-language gets one from Verso's export (as Trados writes it):
+    that is no change the check refuses; a different one than received still is."""
+    data = SEGMENTED.read_bytes()
+    sent = re.sub(rb' target-language="[^"]*"', b"", data, count=1)
+    assert sent != data
+    check_returned(MEMBER, sent, data)
+    with pytest.raises(FormatError):
+        check_returned(MEMBER, data, re.sub(rb'target-language="[^"]*"', b'target-language="fr-FR"', data, count=1))
