@@ -39,9 +39,9 @@ def changes(doc: Doc, translations: dict[str, Translation]) -> tuple[dict[str, T
         if tr is None:
             continue
         cur = doc.read_target(site)
-        if cur is None or tr.target.text != cur.text:
+        if (cur.text if cur is not None else "") != tr.target.text:
             edited.add(site.key)
-        elif tr.status == doc.status(site, cur)[0]:
+        elif cur is not None and tr.status == doc.status(site, cur)[0]:
             del out[site.key]
     return out, edited
 
