@@ -35,10 +35,11 @@ class StepMemo:
         self.enc = None           # EncoderOutput, rows expanded to the beam (B*K, ...)
         self.steps: list = []     # per step: (signature, StepOutput, DecoderState, log-probs (B*K, V))
         self.limit = 0
+        self.same = True          # this search's steps so far are the kept ones
 
     def start(self, limit: int) -> None:
         """A search begins; it may keep its first ``limit`` steps (forced prefix + 1)."""
-        self.limit = limit
+        self.limit, self.same = limit, True
 
     def encode(self, run):
         """The encoder output: kept, or ``run()`` (nothing kept depends on anything but the key)."""
@@ -48,15 +49,17 @@ class StepMemo:
 
     def step(self, t: int, prev: Tensor, rows: list[int], run):
         """(out, state, lp) of step ``t`` with last tokens ``prev`` reached by continuing ``rows``: kept
-        where step t's signature and all before it match, else ``run()`` (kept when t < limit).
-        Invariant: ``steps[:t]`` are this search's own steps 0..t-1 (reused or replaced in order)."""
+        where step t's signature and all before it match, else ``run()`` (kept when t < limit).  A
+        search that parts from the kept steps beyond its own limit (the unconstrained suggestion after
+        the typed words' search) leaves them for the next keystroke."""
         sig = (tuple(prev.tolist()), tuple(rows))
-        if t < len(self.steps) and self.steps[t][0] == sig:
+        if self.same and t < len(self.steps) and self.steps[t][0] == sig:
             _, out, state, lp = self.steps[t]
             return out, state, lp.clone()     # the rules change lp in place
-        del self.steps[t:]
+        self.same = False
         out, state, lp = run()
         if t < self.limit:
+            del self.steps[t:]
             self.steps.append((sig, out, state, lp.clone()))
         return out, state, lp
 
