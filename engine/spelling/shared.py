@@ -39,38 +39,64 @@ def _key(info: DictionaryInfo) -> tuple:
 def lease(info: DictionaryInfo) -> SpellLease:
     """A lease on the child of ``info``'s dictionary, started (and waited for: 1-3 s for German,
     call it off the UI thread) unless one already answers.  Raises ValueError (one line naming the
-    file) when the dictionary cannot be read."""
+    file) when the dictionary cannot be read.  The start runs outside the registry's lock: a
+    project closed on the UI thread meanwhile gives its lease back without waiting for it."""
     key = _key(info)
+    ending: list[SpellProcess] = []
     with _lock:
-        entry = _entries.get(key)
-        if entry is not None and (entry.proc.restarts or entry.proc.pid is None):
-            del _entries[key]          # it crashed once: a fresh child for the new lease
-            if entry.users:
-                _retired.append(entry)
-            else:
-                entry.proc.close()
-            entry = None
+        entry = _fresh(key, ending)
+        if entry is not None:
+            return _take(key, entry)
+    for proc in ending:
+        proc.close()
+    proc = SpellProcess(info)
+    proc.start()
+    with _lock:
+        entry = _fresh(key, ending)
         if entry is None:
-            proc = SpellProcess(info)
-            proc.start()
             entry = _entries[key] = _Entry(proc)
-        entry.users += 1
-        _entries.move_to_end(key)
-        return SpellLease(entry)
+        else:
+            ending.append(proc)    # another thread started one meanwhile: use that
+        lease_ = _take(key, entry)
+    for p in ending:
+        p.close()
+    return lease_
+
+
+def _fresh(key: tuple, ending: list) -> _Entry | None:
+    """The entry of ``key`` if its child never crashed (under the lock); a crashed one leaves the
+    registry (closed by the caller after the lock when nobody uses it)."""
+    entry = _entries.get(key)
+    if entry is not None and entry.proc.restarts:
+        del _entries[key]          # it crashed once: a fresh child for the new lease
+        if entry.users:
+            _retired.append(entry)
+        else:
+            ending.append(entry.proc)
+        entry = None
+    return entry
+
+
+def _take(key: tuple, entry: _Entry) -> SpellLease:
+    entry.users += 1
+    _entries.move_to_end(key)
+    return SpellLease(entry)
 
 
 def _release(entry: _Entry) -> None:
+    ending: list[SpellProcess] = []
     with _lock:
         entry.users -= 1
         if entry.users > 0:
             return
         if entry in _retired:
             _retired.remove(entry)
-            entry.proc.close()
-            return
-        idle = [k for k, e in _entries.items() if e.users == 0]
-        for k in idle[:max(0, len(idle) - IDLE_KEPT)]:
-            _entries.pop(k).proc.close()
+            ending.append(entry.proc)
+        else:
+            idle = [k for k, e in _entries.items() if e.users == 0]
+            ending.extend(_entries.pop(k).proc for k in idle[:max(0, len(idle) - IDLE_KEPT)])
+    for proc in ending:   # outside the lock: a child's end may wait up to 2 s
+        proc.close()
 
 
 @atexit.register
