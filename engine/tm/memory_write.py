@@ -171,13 +171,14 @@ class WriteMixin:
         return self._pairs
 
     def update(self, uid: int, *, source: str | TaggedText | None = None,
-               target: str | TaggedText | None = None, meta: dict | None = None) -> int:
+               target: str | TaggedText | None = None, meta: dict | None = None, stamp: bool = True) -> int:
         """Change a unit's text and/or metadata; returns the id now holding
-        the pair (another one when the change made it a duplicate)."""
+        the pair (another one when the change made it a duplicate).  ``stamp=False`` writes
+        ``meta`` as the unit's whole metadata, dates included (an undo)."""
         e = self.get(uid)
         self._begin()
         try:
-            new_meta = {**_export_meta(e), **(meta or {}), "changedate_iso": _now()}
+            new_meta = {**_export_meta(e), **(meta or {}), "changedate_iso": _now()} if stamp else dict(meta or {})
             self.conn.execute("DELETE FROM units WHERE id=?", (uid,))
             self.conn.execute("INSERT INTO journal(uid) VALUES (?)", (uid,))
             s = _tt(source) if source is not None else e.source

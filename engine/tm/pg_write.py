@@ -267,11 +267,11 @@ class PgWrite:
         return int(uid), False
 
     def update(self, uid: int, *, source: str | TaggedText | None = None,
-               target: str | TaggedText | None = None, meta: dict | None = None) -> int:
+               target: str | TaggedText | None = None, meta: dict | None = None, stamp: bool = True) -> int:
         self._need_write()
         e = self.get(uid)
         with self._tx() as conn:
-            new_meta = {**_export_meta(e), **(meta or {}), "changedate_iso": _now()}
+            new_meta = {**_export_meta(e), **(meta or {}), "changedate_iso": _now()} if stamp else dict(meta or {})
             conn.execute(self._q("DELETE FROM {s}.units WHERE id=%s"), (uid,))
             s = _tt(source) if source is not None else e.source
             t = _tt(target) if target is not None else e.target

@@ -156,8 +156,9 @@ def undo(tm, change: UnitChange) -> TMEntry:
     if change.kind not in ("edit", "delete"):
         raise TMError(f"not a change to undo: {change.kind!r}")
     if change.kind == "edit" and change.after_id == b.id:
-        tm.update(b.id, source=b.source, target=b.target)  # the texts, in the same unit
-    # the unit as it was (an exact duplicate of the pair just restored takes its metadata back)
+        # texts and metadata in one write: a shared TM's other clients follow it write by write
+        return tm.get(tm.update(b.id, source=b.source, target=b.target, meta=_export_meta(b), stamp=False))
+    # the unit as it was, under a new id (an exact duplicate of the pair takes its metadata back)
     uid = tm.add(b.source, b.target, src_lang=b.src_lang, tgt_lang=b.tgt_lang, origin=b.meta.get("origin", ""),
                  creator=b.meta.get("creator", ""), meta=_export_meta(b))
     return tm.get(uid)

@@ -124,6 +124,26 @@ def test_an_edit_records_the_editor_and_the_time_and_undo_brings_the_unit_back(m
     assert len(tm) == 3
 
 
+def test_undo_of_an_edit_is_one_write_so_no_reader_sees_the_old_text_under_the_editors_name(make_tm):
+    # a second client's replica follows the TM write by write: a text restored in one write
+    # and its author in another showed it "3 Kopien drucken" by dora for a moment (CI, stop 52)
+    tm = make_tm(src_lang="en", tgt_lang="de")
+    ids = seed(tm)
+    change = edit_unit(tm, ids["cem"], editor="dora", target="Drei Kopien drucken")
+    seen = []
+    for name in ("add", "update", "delete"):
+        write = getattr(tm, name)
+
+        def watched(*a, _write=write, **kw):
+            out = _write(*a, **kw)
+            e = tm.get(ids["cem"])
+            seen.append((e.target.text, author(e)))
+            return out
+        setattr(tm, name, watched)
+    undo(tm, change)
+    assert seen == [("3 Kopien drucken", "cem")]
+
+
 def test_an_edited_source_is_found_by_its_new_words_and_undo_finds_the_old_ones_again(make_tm):
     tm = make_tm(src_lang="en", tgt_lang="de")
     tm.add_many([(f"Filler sentence number {i}", f"Füllsatz {i}") for i in range(30)])
