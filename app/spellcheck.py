@@ -75,9 +75,14 @@ class SpellHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument, checker: SpellChecker | None = None):
         super().__init__(document)
         self._checker = None
+        # How to leave the current checker's callbacks; a list, so that the destroyed signal's
+        # handler holds it and not the highlighter.
+        self._unwatch: list[Callable[[], None]] = []
         self._format = misspelling_format()
         self._news.connect(self._on_news)
         self._watch(checker)
+        unwatch = self._unwatch
+        self.destroyed.connect(lambda _=None: [fn() for fn in unwatch])
 
     def checker(self) -> SpellChecker | None:
         return self._checker
@@ -88,7 +93,12 @@ class SpellHighlighter(QSyntaxHighlighter):
         self.rehighlight()
 
     def _watch(self, checker: SpellChecker | None) -> None:
-        if checker is not None and checker is not self._checker:
+        if checker is self._checker:
+            return
+        for fn in self._unwatch:
+            fn()
+        self._unwatch.clear()
+        if checker is not None:
             me = weakref.ref(self)
 
             def news() -> None:
@@ -100,6 +110,9 @@ class SpellHighlighter(QSyntaxHighlighter):
                         pass
 
             checker.on_news(news)
+            # A closed editor's highlighter goes with its document: its callback leaves the
+            # checker then (one editor per segment opened; the checker lives for the project).
+            self._unwatch.append(lambda: checker.off_news(news))
         self._checker = checker
 
     def _on_news(self) -> None:

@@ -81,9 +81,20 @@ class SpellChecker:
         """Call ``callback`` (on another thread) when words checked without waiting
         (``misspellings(text, wait=False)``) have their answers, or when a spelling process that
         had ended answers again (words checked meanwhile counted as right): marks may change."""
-        self._news.append(callback)
-        if len(self._news) == 1 and hasattr(self._dict, "on_restored"):
+        with self._lock:
+            self._news.append(callback)
+            hook = len(self._news) == 1 and hasattr(self._dict, "on_restored") \
+                and self._tell not in self._dict.on_restored
+        if hook:
             self._dict.on_restored.append(self._tell)
+
+    def off_news(self, callback: Callable[[], None]) -> None:
+        """Stop calling ``callback`` (an editor that closed: one is opened per segment)."""
+        with self._lock:
+            try:
+                self._news.remove(callback)
+            except ValueError:
+                pass
 
     def _tell(self) -> None:
         for fn in list(self._news):
