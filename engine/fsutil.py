@@ -49,6 +49,21 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def host_tag() -> str:
+    """:func:`_host_tag`, for other writers' temporary names (engine.tm.postfile's builds)."""
+    return _host_tag()
+
+
+def abandoned_temp(host: str | None, pid: int | None, mtime: float) -> bool:
+    """True when a temporary file whose name carries ``host`` and ``pid`` (None: a name without
+    them), last changed at ``mtime``, is no write in progress: its writer was on this machine and
+    has ended, or it is untouched for :data:`STALE_TEMP_S`.  Another machine's file sharing the
+    folder (a team drive) is left to its own writer until then."""
+    if host == _host_tag() and pid is not None and pid != os.getpid() and not _pid_alive(pid):
+        return True
+    return time.time() - mtime > STALE_TEMP_S
+
+
 def remove_stale_temps(path: str | Path) -> list[Path]:
     """Remove the temporary files an earlier :func:`atomic_write` of ``path`` left when it was
     killed, and nothing else: a regular file named ``.NAME.HOST-PID.XXXXXXXX.tmp`` whose writer
@@ -57,7 +72,7 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
     Returns what was removed."""
     path = Path(path)
     pattern = re.compile(r"\." + re.escape(path.name) + r"\.(?:([0-9a-f]{8})-(\d{1,10})\.)?[a-z0-9_]{8}\.tmp")
-    host, now, removed = _host_tag(), time.time(), []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(path.parent))
     except OSError:
@@ -70,8 +85,7 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
             st = entry.stat(follow_symlinks=False)
             if not stat.S_ISREG(st.st_mode):
                 continue
-            ended = m.group(1) == host and int(m.group(2)) != os.getpid() and not _pid_alive(int(m.group(2)))
-            if ended or now - st.st_mtime > STALE_TEMP_S:
+            if abandoned_temp(m.group(1), int(m.group(2)) if m.group(2) else None, st.st_mtime):
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
         except OSError:  # gone already, or not ours to remove: the write goes on

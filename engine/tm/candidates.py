@@ -226,18 +226,12 @@ class CandidateStage:
         """The leaf's memory-mapped posting file (:mod:`engine.tm.postfile`), for source searches."""
         return getattr(leaf, "postfile", None) if self.field == "src" else None
 
-    def doc_frequency(self, term: str, code: tuple[int, int] | None = None) -> int:
-        """Documents holding ``term`` (``code``: its (code point, occurrence) in the encoding)."""
+    def doc_frequency(self, term: str) -> int:
+        """Documents holding ``term`` (by the leaves' postings: a retrieval with posting files
+        reads their counts from :func:`postfile.term_spans` instead)."""
         df = self._df_cache.get(term)
         if df is None:
-            df = 0
-            for leaf in self.leaves:
-                pf = self._postfile(leaf) if code is not None else None
-                if pf is not None:
-                    a, b = pf.span(pf.unigram(*code))
-                    df += b - a
-                else:
-                    df += leaf.doc_frequency(self.field, term)
+            df = sum(leaf.doc_frequency(self.field, term) for leaf in self.leaves)
             if len(self._df_cache) > 100_000:
                 self._df_cache.clear()
             self._df_cache[term] = df
@@ -321,7 +315,7 @@ class CandidateStage:
             dfs = {t: sum(spans[li][1][at[t]] - spans[li][0][at[t]] if li in spans and t in at
                           else leaf.doc_frequency(self.field, t) for li, leaf in enumerate(self.leaves)) for t in terms}
         else:
-            dfs = {t: self.doc_frequency(t, codes.get(t)) for t in terms}
+            dfs = {t: self.doc_frequency(t) for t in terms}  # no posting file (or no encoding) to read
         terms.sort(key=lambda t: (dfs[t], t))
         acc = np.zeros(self.total, dtype=np.uint16)
         read = 0

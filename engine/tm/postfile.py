@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -35,6 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
+from engine.fsutil import abandoned_temp, host_tag
 from engine.tm.seal import Seal, Untrusted
 from engine.tm.tokens import OCC_SEP, TAG
 
@@ -197,51 +199,98 @@ def _load(folder: Path, seal: Seal, leaf) -> PostFile | None:
         return None
 
 
+#: a build's temporary file: ``post_SEGID.PART.npy.HOST-PID.N.tmp`` (HOST: engine.fsutil.host_tag)
+_TMP = re.compile(r"post_.+\.(?:meta|keys|offs|docs)\.npy\.(?:([0-9a-f]{8})-(\d{1,10})\.|\d{1,10}\.)?\d+\.tmp")
+
+
+def _identity(folder: Path, segid: str) -> tuple | None:
+    """(size, mtime, inode) of the segment's four files, None when one is missing."""
+    try:
+        return tuple((st.st_size, st.st_mtime_ns, st.st_ino) for st in (os.stat(folder / n) for n in names(segid)))
+    except OSError:
+        return None
+
+
 class _Build(threading.Thread):
     """Writes a segment's posting file under temporary names (sealed and renamed by :meth:`Postfiles.poll`)."""
 
     def __init__(self, folder: Path, leaf):
         super().__init__(name="verso-tm-postings", daemon=True)
         self.folder, self.leaf, self.error = folder, leaf, None
-        self.tmp = [f"{n}.{os.getpid()}.{id(self)}.tmp" for n in names(leaf.segid)]
+        self.cancelled = threading.Event()
+        self.tmp = [f"{n}.{host_tag()}-{os.getpid()}.{id(self)}.tmp" for n in names(leaf.segid)]
 
     def run(self) -> None:
         try:
             keys, offs, docs, cb, kb = build_arrays(*_code_points(self.leaf))
             meta = np.array([FORMAT, self.leaf.count, cb, kb], dtype=np.int64)
             for n, a in zip(self.tmp, (meta, keys, offs, docs)):
+                if self.cancelled.is_set():
+                    break
                 with open(self.folder / n, "wb") as fh:
                     np.save(fh, a, allow_pickle=False)
         except Exception as e:  # a full disk, a closed segment: Whoosh's postings serve
             self.error = e
+        if self.cancelled.is_set():  # the TM was closed meanwhile: nothing left behind
+            for n in self.tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.folder / n)
 
 
 class Postfiles:
     """The posting files of one index folder: checked and given to the segments as they are read
-    (``leaf.postfile``); a missing or failing one is built on a thread (numpy's sorts release the
-    interpreter lock) and put in place by :meth:`poll`, on the searching thread, which seals it."""
+    (``leaf.postfile``; a file checked once is kept by segment id while it stays the same file:
+    a re-attach after each index change read a 752k TM's 95 MB of doc numbers again).  A missing
+    or failing one is built on a thread (numpy's sorts release the interpreter lock), started by
+    :meth:`poll` -- the searching path -- from a handle's second search on, so that a command
+    which searches once and exits never starts one it would not use; put in place by a later
+    :meth:`poll`, on the searching thread, which seals it."""
 
     def __init__(self, folder: Path, seal: Seal):
         self.folder, self.seal = folder, seal
         self._jobs: dict[str, _Build] = {}
         self._waiting: list = []
+        self._checked: dict[str, tuple[tuple, PostFile]] = {}
+        self._polled = False
 
     def attach(self, leaves) -> None:
-        drop_others(self.folder, {leaf.segid for leaf in leaves})
+        segids = {leaf.segid for leaf in leaves}
+        drop_others(self.folder, segids)
+        self._checked = {s: v for s, v in self._checked.items() if s in segids}
         self._waiting = []
         for leaf in leaves:
             if leaf.count < MIN_DOCS:
                 continue
-            leaf.postfile = _load(self.folder, self.seal, leaf)
+            leaf.postfile = self._load(leaf)
             if leaf.postfile is None:
+                self._waiting.append(leaf)
+
+    def _load(self, leaf) -> PostFile | None:
+        ident = _identity(self.folder, leaf.segid)
+        kept = self._checked.get(leaf.segid)
+        if kept is not None and ident is not None and kept[0] == ident:
+            return kept[1]
+        pf = _load(self.folder, self.seal, leaf)
+        if pf is not None and ident is not None:
+            self._checked[leaf.segid] = (ident, pf)
+        return pf
+
+    def close(self) -> None:
+        """Stop waiting for the builds under way; each removes its temporary files when it ends."""
+        for job in self._jobs.values():
+            job.cancelled.set()
+        self._jobs, self._waiting, self._checked, self._polled = {}, [], {}, False
+
+    def poll(self, wait: bool = False) -> None:
+        """Start the builds the segments read since need (from the second call on; ``wait``: now,
+        and wait for them), and put the files built since in place."""
+        if self._polled or wait:
+            for leaf in self._waiting:
                 if leaf.segid not in self._jobs:
                     _drop_orphans(self.folder, leaf.segid)
                     self._jobs[leaf.segid] = job = _Build(self.folder, leaf)
                     job.start()
-                self._waiting.append(leaf)
-
-    def poll(self, wait: bool = False) -> None:
-        """Put the files built since in place (``wait``: for those under way too)."""
+        self._polled = True
         for leaf in list(self._waiting):
             job = self._jobs.get(leaf.segid)
             if job is not None and wait:
@@ -256,7 +305,7 @@ class Postfiles:
                     self.seal.record(self.folder, job.tmp, as_names=dict(zip(job.tmp, ns)))
                     for tmp, n in zip(job.tmp, ns):
                         os.replace(self.folder / tmp, self.folder / n)
-                    leaf.postfile = _load(self.folder, self.seal, leaf)
+                    leaf.postfile = self._load(leaf)
 
 
 def occurrence_codes(core: Sequence[str], enc: str) -> dict[str, tuple[int, int]]:
@@ -314,26 +363,36 @@ def order_key(stage, acc: np.ndarray, docs: np.ndarray, core: Sequence[str], enc
     return (2.0 * (shared + 2.0 * bi) / (3.0 * (stage.lengths()[docs] + q))).astype(np.float32)
 
 
+def _abandoned(folder: Path, name: str) -> bool:
+    """``name`` is a build's temporary file and no build is writing it (engine.fsutil.abandoned_temp:
+    this machine's and its process gone, or untouched an hour -- a TM on a team drive holds
+    other machines' builds in progress, whose process numbers mean nothing here)."""
+    m = _TMP.fullmatch(name)
+    if m is None:
+        return False
+    try:
+        mtime = os.stat(folder / name, follow_symlinks=False).st_mtime
+    except OSError:
+        return False
+    return abandoned_temp(m.group(1), int(m.group(2)) if m.group(2) else None, mtime)
+
+
 def _drop_orphans(folder: Path, segid: str) -> None:
-    """Remove the temporary files of builds whose process is gone (a command line that ended)."""
+    """Remove the temporary files of the segment's builds that ended unfinished (a command line that exited)."""
     with contextlib.suppress(OSError):
         for n in os.listdir(folder):
-            parts = n.split(".")
-            if n.startswith(f"post_{segid}.") and n.endswith(".tmp") and len(parts) == 6 and parts[3].isdigit():
-                try:
-                    os.kill(int(parts[3]), 0)
-                except ProcessLookupError:
-                    with contextlib.suppress(OSError):
-                        os.unlink(folder / n)
-                except OSError:
-                    pass
+            if n.startswith(f"post_{segid}.") and _abandoned(folder, n):
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / n)
 
 
 def drop_others(folder: Path, segids: set[str]) -> None:
-    """Remove the posting files of segments no longer in the index."""
+    """Remove the posting files of segments no longer in the index (a build in progress elsewhere
+    is left: its segment may be newer than this reader's view)."""
     with contextlib.suppress(OSError):
         for n in os.listdir(folder):
-            if n.startswith("post_") and n.split(".", 1)[0][5:] not in segids:
+            if n.startswith("post_") and n.split(".", 1)[0][5:] not in segids \
+                    and (not n.endswith(".tmp") or _abandoned(folder, n)):
                 with contextlib.suppress(OSError):
                     os.unlink(folder / n)
 

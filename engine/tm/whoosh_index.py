@@ -5,10 +5,9 @@ Layout inside the TM folder::
     index/          Whoosh index (schema below)
     index/state.json  {"format": F, "index_id": "...", "seq": n}
 
-``seq`` is the last change of the SQLite journal (see :mod:`engine.tm.store`)
-the index reflects.  ``state.json`` is written (atomically) *after* the
-Whoosh commit, so a crash in between leaves an older ``seq``: replaying the
-journal from there is idempotent (delete by unit id, then add).
+``seq`` is the last change of the SQLite journal (see :mod:`engine.tm.store`) the index reflects.
+``state.json`` is written (atomically) *after* the Whoosh commit, so a crash in between leaves an
+older ``seq``: replaying the journal from there is idempotent (delete by unit id, then add).
 
 Schema, built for the candidate stage (:mod:`engine.tm.candidates`):
 
@@ -363,6 +362,7 @@ class SourceIndex:
 
     def close(self) -> None:
         self._drop_reader()
+        self.postfiles.close()  # the builds under way end without leaving files
         if self._ix is not None:
             with contextlib.suppress(Exception):
                 self._ix.close()

@@ -1,11 +1,17 @@
 """The memory-mapped posting files beside large index segments (engine.tm.postfile): searches
 read them with the same results as Whoosh's postings, units added since they were built are
 still found, a changed file is never read, and shared word bigrams order the candidates."""
+import os
 import random
+import subprocess
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
 
+from engine import fsutil
 from engine.tm import TranslationMemory, token_score
 from engine.tm import memory_search as tm_memory
 from engine.tm import postfile
@@ -133,3 +139,108 @@ def test_many_terms_looked_up_at_once_find_the_same_postings_as_one_by_one():
     starts, ends = pf.spans(asked)
     assert list(zip(starts, ends)) == [pf.span(k) for k in asked]
     assert [pf.docs[a:b].tolist() for a, b in zip(starts, ends)][:2] == [[0, 2, 3], [0]]
+
+
+def _builds_started(monkeypatch) -> list:
+    started: list = []
+    start = postfile._Build.start
+
+    def counted(self):
+        started.append(self)
+        start(self)
+
+    monkeypatch.setattr(postfile._Build, "start", counted)
+    return started
+
+
+def _post_files(folder) -> list[str]:
+    return sorted(p.name for p in (folder / "index").iterdir() if p.name.startswith("post_"))
+
+
+def test_a_command_that_searches_once_starts_no_build_and_leaves_no_file(big_tm, tmp_path, monkeypatch):
+    tm, rng = big_tm
+    tm.close()
+    started = _builds_started(monkeypatch)
+    with TranslationMemory(tmp_path / "tm") as cli:  # `verso tm search TEXT`: open, one search, exit
+        assert cli.search(_sentence(rng), k=5)
+        assert len(cli.index.leaves()) == 1
+    assert started == []
+    assert _post_files(tmp_path / "tm") == []
+
+
+def test_the_second_search_builds_the_file_and_a_later_one_reads_it(big_tm, tmp_path, monkeypatch):
+    tm, rng = big_tm
+    started = _builds_started(monkeypatch)
+    q = _sentence(rng)
+    want = [m.score for m in tm.search(q, k=5)]
+    assert started == []
+    assert [m.score for m in tm.search(q, k=5)] == want
+    assert len(started) == 1
+    started[0].join()
+    assert [m.score for m in tm.search(q, k=5)] == want
+    assert all(leaf.postfile is not None for leaf in tm.index.leaves())
+    assert _post_files(tmp_path / "tm") == sorted(postfile.names(tm.index.leaves()[0].segid))
+
+
+def test_closing_the_tm_during_a_build_leaves_no_temporary_file(big_tm, tmp_path, monkeypatch):
+    tm, rng = big_tm
+    started, release = _builds_started(monkeypatch), threading.Event()
+    build = postfile.build_arrays
+
+    def slow(*a):
+        release.wait(10)
+        return build(*a)
+
+    monkeypatch.setattr(postfile, "build_arrays", slow)
+    tm.search(_sentence(rng), k=5)
+    tm.search(_sentence(rng), k=5)
+    assert len(started) == 1 and started[0].is_alive()
+    tm.close()
+    release.set()
+    started[0].join()
+    assert _post_files(tmp_path / "tm") == []
+
+
+def test_reading_the_index_again_does_not_check_a_kept_file_again(big_tm, monkeypatch):
+    tm, rng = big_tm
+    leaf = _with_files(tm)[0]
+    checks: list = []
+    check = postfile._check
+    monkeypatch.setattr(postfile, "_check", lambda *a: checks.append(a) or check(*a))
+    tm.add("zebra crossings glow purple tonight", "neu")
+    tm.flush()  # a new segment: the index is read again
+    assert tm.search("zebra crossings glow purple tonight", k=1)[0].target.text == "neu"
+    again = [lf for lf in tm.index.leaves() if lf.segid == leaf.segid][0]
+    assert again is not leaf and again.postfile is leaf.postfile
+    assert checks == []
+    # a file replaced since (another process built it again) is checked again
+    docs = tm.index.dir / postfile.names(leaf.segid)[3]
+    good = np.load(docs, allow_pickle=False)
+    docs.unlink()
+    np.save(docs, good, allow_pickle=False)
+    tm.index.seal.record(docs.parent, [docs.name])
+    tm.index._drop_reader()
+    assert [lf.postfile for lf in tm.index.leaves() if lf.segid == leaf.segid][0] is not None
+    assert len(checks) == 1
+
+
+def test_only_abandoned_builds_of_this_machine_are_removed(tmp_path):
+    """A TM folder on a team drive: another machine's build in progress is never removed (its process
+    number means nothing here); this machine's whose process ended is, and anyone's after an hour."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    me, other = fsutil.host_tag(), "0123abcd" if fsutil.host_tag() != "0123abcd" else "abcd0123"
+    names = {"mine_gone": f"post_S_1.docs.npy.{me}-{gone.pid}.7.tmp",
+             "mine_alive": f"post_S_1.keys.npy.{me}-{os.getpid()}.7.tmp",
+             "other": f"post_S_1.offs.npy.{other}-{gone.pid}.7.tmp",
+             "other_old": f"post_S_1.meta.npy.{other}-{gone.pid}.8.tmp",
+             "other_segment": f"post_T_2.docs.npy.{other}-{gone.pid}.7.tmp",
+             "gone_segment": "post_U_3.docs.npy"}
+    for n in names.values():
+        (tmp_path / n).write_bytes(b"x")
+    old = time.time() - 2 * fsutil.STALE_TEMP_S
+    os.utime(tmp_path / names["other_old"], (old, old))
+    postfile._drop_orphans(tmp_path, "S_1")
+    postfile.drop_others(tmp_path, {"S_1"})
+    left = {k for k, n in names.items() if (tmp_path / n).exists()}
+    assert left == {"mine_alive", "other", "other_segment"}
