@@ -343,3 +343,39 @@ def test_a_spelling_process_nobody_uses_ends_beyond_the_ones_kept(de_info, monke
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pid)
+
+
+class _ChildLike:
+    """Answers like a spelling process (``on_restored``: checked on the checker's own thread);
+    words ending in "x" are misspelt."""
+
+    def __init__(self):
+        self.on_restored: list = []
+
+    def lookup_many(self, words):
+        return [not w.endswith("x") for w in words]
+
+    def suggest(self, word, limit, time_budget):
+        return [], True
+
+
+def _answered(checker: SpellChecker) -> None:
+    deadline = time.monotonic() + 10
+    while checker._asker is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert checker._asker is None
+
+
+def test_answers_that_are_all_right_redraw_no_underlines():
+    """Words not answered yet count as right: answers that are all right change no mark, so the
+    editor is not told to redo its underlines (every segment typed or browsed asks)."""
+    checker = SpellChecker(_ChildLike())
+    told: list[int] = []
+    checker.on_news(lambda: told.append(1))
+    assert checker.misspellings("Das Haus ist rot.", wait=False) == []
+    _answered(checker)
+    assert told == []
+    assert checker.misspellings("Das Hausx ist rot.", wait=False) == []  # not answered yet
+    _answered(checker)
+    assert told == [1]
+    assert [m.word for m in checker.misspellings("Das Hausx ist rot.", wait=False)] == ["Hausx"]

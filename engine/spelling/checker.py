@@ -79,8 +79,9 @@ class SpellChecker:
 
     def on_news(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on another thread) when words checked without waiting
-        (``misspellings(text, wait=False)``) have their answers, or when a spelling process that
-        had ended answers again (words checked meanwhile counted as right): marks may change."""
+        (``misspellings(text, wait=False)``) have their answers and one is misspelt, or when a
+        spelling process that had ended answers again (words checked meanwhile counted as right):
+        marks may change."""
         with self._lock:
             self._news.append(callback)
             hook = len(self._news) == 1 and hasattr(self._dict, "on_restored") \
@@ -106,7 +107,7 @@ class SpellChecker:
     def _ask_later(self, words: list[str]) -> None:
         """Ask the dictionary for ``words`` on the checker's own thread (a spelling process: the
         caller, the UI thread, does not wait on its pipe -- a round trip at load 5-7 on 2 cores
-        waited for the child to be scheduled), then :meth:`_tell`."""
+        waited for the child to be scheduled), then :meth:`_tell` if one is misspelt."""
         with self._lock:
             words = [w for w in words if w not in self._pending]
             self._pending.update(words)
@@ -130,8 +131,8 @@ class SpellChecker:
                 self._pending.difference_update(words)
                 if answers is not None:
                     self._remember(words, answers)
-            if answers is not None:
-                self._tell()
+            if answers is not None and not all(answers):
+                self._tell()  # words not answered counted as right: all right changes no mark
 
     def _remember(self, words: list[str], answers: list[bool]) -> None:
         """Cache the answers (the lock held)."""
