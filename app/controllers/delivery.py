@@ -44,7 +44,6 @@ class DeliveryController(Controller):
         """Load the target language's hunspell dictionary off the UI thread (German: ~3 s);
         until then, and without a dictionary, nothing is underlined."""
         from app.workers import Worker, start
-        from engine.spelling import ProjectDictionary, SpellChecker
 
         if self.spell is not None:
             self.spell.close()
@@ -54,8 +53,7 @@ class DeliveryController(Controller):
         def job(control, project=project):
             # In a process of its own: spylls is Python, and reading German here held the
             # interpreter lock for over half of an opening, stalling the UI up to 140 ms a time.
-            return SpellChecker.for_language(project.tgt_lang, ProjectDictionary(project.dictionary_path()).words(),
-                                             process=True)
+            return project.spell_checker(process=True)
 
         def done(checker, project=project):
             if self.win.project is not project:

@@ -52,12 +52,14 @@ class ProjectSettings:
         """The project dictionary: words spelling must accept, one a line (UTF-8)."""
         return self.folder / DICTIONARY
 
-    def spell_checker(self):
+    def spell_checker(self, *, process: bool = False):
         """A :class:`engine.spelling.SpellChecker` for the target language with the project
-        dictionary's words, or None when no hunspell dictionary for it is installed."""
+        dictionary's words, or None when no hunspell dictionary for it is installed.  ``process``:
+        asked of a shared spelling process (the editor; ``close()`` gives it back)."""
         from engine.spelling import ProjectDictionary, SpellChecker
 
-        return SpellChecker.for_language(self.tgt_lang, ProjectDictionary(self.dictionary_path()).words())
+        return SpellChecker.for_language(self.tgt_lang, ProjectDictionary(self.dictionary_path()).words(),
+                                         process=process)
 
     def glossary_refs(self, *, outside: str = "skip") -> list[TMRef]:
         """The glossaries, highest priority first, as ``tms``; one outside: :func:`trusted.guarded`."""

