@@ -168,6 +168,31 @@ def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_rea
         tr.suggest, tr.suggest_many = real_one, real_many
 
 
+def test_a_failed_tm_lookup_of_one_row_ahead_leaves_the_others_translated_ahead(qtbot, win, monkeypatch):
+    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    tm, real = win.tm, win.tm.search_now
+    said: list[str] = []
+    tm.failed.connect(said.append)
+
+    def search_now(control, query, k=1):
+        if query.text == SENTENCES[3]:
+            raise OSError("the shared TM went away")
+        return real(control, query, k)
+
+    monkeypatch.setattr(tm, "search_now", search_now)
+    win.nmt.cache.clear()
+    win.flow._ahead.clear()
+    win.nav.go_to(1)  # rows 2-4 looked up ahead: row 3's lookup fails
+    wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
+    qtbot.waitUntil(lambda: cached(win, SENTENCES[2]) and cached(win, SENTENCES[4]), timeout=60_000)
+    assert not cached(win, SENTENCES[3]) and any("went away" in m for m in said)
+    monkeypatch.setattr(tm, "search_now", real)
+    win.nav.go_to(3)  # entered, the row is looked up and translated as any other
+    wait_panel(qtbot, win, 3, "suggestion", timeout=60_000)
+    assert win.suggestion.current.source == SENTENCES[3]
+
+
 def test_an_engine_process_that_dies_says_so_in_one_line_and_the_next_suggestion_comes(qtbot, win, monkeypatch):
     import os
     import signal
