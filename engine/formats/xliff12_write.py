@@ -8,7 +8,6 @@ edited units change; see :mod:`engine.formats.xliff12` for the rules.
 from __future__ import annotations
 
 import copy
-import re
 from pathlib import Path
 
 from engine.errors import FormatError
@@ -18,13 +17,12 @@ from engine.formats.xliff12_status import (
     MQ_STATUS, MQ_STATUSES, STATUS_MQ, set_sdl_status, set_unit_state,
 )
 from engine.formats.xliff_revisions import revision_codes, stamp_mq_unit
+from engine.formats.xmlsafe import INVALID_XML_CHARS as _XML_INVALID
 from engine.formats.xmlsplice import Splice
 from engine.formats.xliffcommon import (
     XML_LANG, append_text, clear_content, fill_content, keep_edges, localname, min_status,
     preserve_space, target_codes,
 )
-
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def changes(doc: Doc, translations: dict[str, Translation]) -> tuple[dict[str, Translation], set[str]]:

@@ -54,6 +54,7 @@ from engine.formats.base import ParsedDocument, ParsedSegment, Translation
 from engine.formats import xliff20_valid
 from engine.formats.xlifflocks import translate_no
 from engine.formats.xliff20_ctr import add_change_track, received
+from engine.formats.xmlsafe import INVALID_XML_CHARS
 from engine.formats.xmlsplice import Splice, copy_file
 from engine.formats.xliffcommon import (
     XML_SPACE, Extracted, Extractor, KeyMaker, append_text, code_label, edges, fill_content,
@@ -68,7 +69,6 @@ NS = "urn:oasis:names:tc:xliff:document:2.0"
 _STATE_STATUS = {"initial": "new", "translated": "draft", "reviewed": "confirmed",
                  "final": "confirmed"}
 _STATUS_STATE = {"new": "initial", "draft": "translated", "confirmed": "reviewed"}
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _HEX = re.compile(r"^[0-9A-Fa-f]{1,6}$")
 
 
@@ -221,7 +221,7 @@ def _isolate(el, role, partner_present):
 def _add_text(parent, s: str) -> None:
     """Append text, writing characters XML cannot hold as ``<cp hex>``."""
     pos = 0
-    for m in _XML_INVALID.finditer(s):
+    for m in INVALID_XML_CHARS.finditer(s):
         append_text(parent, s[pos:m.start()])
         parent.append(parent.makeelement(q("cp"), {"hex": f"{ord(m.group(0)):04X}"}))
         pos = m.end()
