@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QHeaderView, QMessageBox
 
 from engine.errors import VersoError
 from engine.store import Project
+from engine.store.first_row import first_open_row
 
 from app.controllers.base import Controller
 from app.preferences import preferences
@@ -242,6 +243,7 @@ class DocumentsController(Controller):
 
     def show_document(self, document_id: int) -> None:
         win = self.win
+        win.flow.look_up_first(document_id, first_open_row(win.project, document_id))  # searched as it loads
         model = win.model = SegmentTableModel(win.project, document_id, win)
         win.flow.set_model(model)
         win.editing.document_shown()  # its steps and propagation belong to this document
