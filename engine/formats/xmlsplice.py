@@ -12,12 +12,11 @@ order and quotes, namespace declarations, whitespace inside tags, ``<x></x>``,
 of 87 of the 112 XLIFF samples under ``../shared/data/format-samples`` that
 were exported untouched.
 
-Where each element is in the file comes from a small tokenizer over the
-decoded text (the file has already been parsed by lxml through
-:mod:`engine.formats.xmlsafe`, so it is well-formed and has no entities to
-expand): its n-th start tag is lxml's n-th element in document order.  Only
-the elements under the units a writer touches are mapped (a span each), so a
-large file with one edit keeps no proxy per element.
+Where each element is in the file comes from :mod:`engine.formats.xmlspans`
+(its n-th start tag is lxml's n-th element in document order): only the
+elements under the units a writer touches are numbered, and only those it
+changed are looked up in the text, so a large file with one edit keeps no
+proxy per element.
 
 What is spliced in is lxml's own serialisation of the changed part (the new
 content of a target, a new ``<target>``), with the file's newline style; a
@@ -28,106 +27,20 @@ rather than writing a wrong splice.
 """
 from __future__ import annotations
 
-import codecs
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from lxml import etree
 
 from engine.errors import FormatError
+from engine.formats.xmlspans import Locator, SpliceError, _decode, _localname, _Span, _tokenize, starts_within
 from engine.fsutil import atomic_write
 
+__all__ = ["Splice", "SpliceError", "_decode", "_localname", "_tokenize", "attr_edits", "copy_file", "inner_xml", "outer_xml",
+           "qname"]
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 
-_START = re.compile(r"<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
-_END = re.compile(r"</([^\s>]+)\s*>")
 _ATTR = re.compile(r"(\s+)([^\s=/>]+)(\s*=\s*)([\"'])(.*?)\4", re.S)
-_DOCTYPE = re.compile(r"<!DOCTYPE(?:[^\[>\"']|\"[^\"]*\"|'[^']*')*(?:\[.*?\]\s*)?>", re.S | re.I)
-
-
-class SpliceError(Exception):
-    """The original text could not be mapped onto the tree."""
-
-
-@dataclass
-class _Span:
-    name: str          # the raw qualified name
-    start: int         # the '<' of the start tag
-    stag_end: int      # after the start tag's '>'
-    etag_start: int    # the '<' of the end tag (== stag_end for an empty element)
-    end: int           # after the end tag
-    empty: bool        # written as <x/>
-
-
-def _decode(raw: bytes, declared: str | None) -> tuple[bytes, str, str]:
-    """(BOM, codec, text) of a file; the codec re-encodes the text to the same bytes."""
-    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
-                       (codecs.BOM_UTF16_BE, "utf-16-be")):
-        if raw.startswith(bom):
-            break
-    else:
-        bom = b""
-        if len(raw) > 1 and raw[0] == 0:
-            codec = "utf-16-be"
-        elif len(raw) > 1 and raw[1] == 0:
-            codec = "utf-16-le"
-        else:
-            codec = declared or "utf-8"
-    body = raw[len(bom):]
-    try:
-        text = body.decode(codec)
-        if text.encode(codec) != body:
-            raise SpliceError(f"{codec} does not give the same bytes back")
-    except (LookupError, UnicodeError) as e:
-        raise SpliceError(str(e)) from None
-    return bom, codec, text
-
-
-def _tokenize(text: str) -> list[_Span]:
-    """The spans of all elements, in document order of their start tags."""
-    spans: list[_Span] = []
-    stack: list[_Span] = []
-    pos = text.find("<")
-    while pos >= 0:
-        if text.startswith("<!--", pos):
-            nxt = text.find("-->", pos + 4) + 3
-        elif text.startswith("<![CDATA[", pos):
-            nxt = text.find("]]>", pos + 9) + 3
-        elif text.startswith("<?", pos):
-            nxt = text.find("?>", pos + 2) + 2
-        elif text.startswith("<!", pos):
-            m = _DOCTYPE.match(text, pos)
-            if not m:
-                raise SpliceError(f"unreadable markup at offset {pos}")
-            nxt = m.end()
-        elif text.startswith("</", pos):
-            m = _END.match(text, pos)
-            if not m or not stack or stack[-1].name != m.group(1):
-                raise SpliceError(f"unmatched end tag at offset {pos}")
-            sp = stack.pop()
-            sp.etag_start, sp.end = pos, m.end()
-            nxt = m.end()
-        else:
-            m = _START.match(text, pos)
-            if not m:
-                raise SpliceError(f"unreadable start tag at offset {pos}")
-            empty = bool(m.group(3))
-            sp = _Span(m.group(1), pos, m.end(), m.end(), m.end(), empty)
-            spans.append(sp)
-            if not empty:
-                stack.append(sp)
-            nxt = m.end()
-        if nxt < pos:  # find() gave -1: an unterminated comment/CDATA/PI
-            raise SpliceError(f"unterminated markup at offset {pos}")
-        pos = text.find("<", nxt)
-    if stack:
-        raise SpliceError("unclosed elements")
-    return spans
-
-
-def _localname(el) -> str:
-    return el.tag.rsplit("}", 1)[-1]
 
 
 def qname(el, clark: str, *, strict: bool = False) -> str:
@@ -208,7 +121,7 @@ class Splice:
         self._inserted: list = []     # (ref, new): new inserted right after ref
         self._replaced: list = []     # (old, new): new in the place of old
         self._prepended: list = []    # (parent, new): new first in parent
-        self._spans: dict = {}
+        self._loc: Locator | None = None
         self.error: str | None = None
         try:
             raw = self.original.read_bytes()
@@ -218,29 +131,7 @@ class Splice:
             self.error = str(e)
 
     def _map(self, scopes: list, attr_only: list) -> None:
-        spans = _tokenize(self.text)
-        want = {el: True for el in scopes}
-        want.update({el: False for el in attr_only if el not in want})
-        if not want:
-            return
-        elements = self.tree.getroot().iter(etree.Element)
-        i = 0
-        for el in elements:
-            if i >= len(spans):
-                raise SpliceError("more elements than start tags")
-            deep = want.get(el)
-            if deep is None:
-                i += 1
-                continue
-            group = list(el.iter(etree.Element)) if deep else [el]
-            for j, sub in enumerate(group):
-                sp = spans[i + j] if i + j < len(spans) else None
-                if sp is None or sp.name.rsplit(":", 1)[-1] != _localname(sub):
-                    raise SpliceError(f"element {_localname(sub)!r} not found where expected")
-                self._spans[sub] = sp
-            i += 1
-        if i != len(spans):
-            raise SpliceError(f"{len(spans)} start tags for {i} elements")
+        self._loc = Locator(self.text, self.tree.getroot(), scopes, attr_only)
 
     # -- what the writer changed
     def set(self, el, name: str, value: str) -> None:
@@ -279,11 +170,8 @@ class Splice:
             return
         _write(out, data)
 
-    def _span(self, el) -> _Span:
-        sp = self._spans.get(el)
-        if sp is None:
-            raise SpliceError(f"element {_localname(el)!r} was not mapped")
-        return sp
+    def _span(self, el, closed: bool = True) -> _Span:
+        return self._loc.span(el, closed)
 
     def _render(self) -> bytes:
         text = self.text
@@ -294,7 +182,7 @@ class Splice:
             return s.replace("\n", newline) if newline != "\n" else s
 
         edits: list[tuple[int, int, str]] = []
-        gone: list[tuple[int, int]] = []  # spans whose element was replaced whole
+        gone: list[tuple[int, int]] = []  # spans whose element was replaced whole (disjoint)
         for old, new in self._replaced:
             sp = self._span(old)
             gone.append((sp.start, sp.end))
@@ -311,14 +199,16 @@ class Splice:
             ws = re.match(r"\s*", text[sp.stag_end:sp.etag_start]).group(0)
             edits.append((sp.stag_end, sp.stag_end, ws + fix(outer_xml(new, parent))))
 
-        def live(el) -> _Span | None:
-            sp = self._spans.get(el)  # None: an element the writer created
-            if sp is None or any(a <= sp.start < b for a, b in gone):
+        in_gone = starts_within(gone)
+
+        def live(el, closed: bool) -> _Span | None:
+            if el not in self._loc:  # an element the writer created
                 return None
-            return sp
+            sp = self._span(el, closed)
+            return None if in_gone(sp.start) else sp
 
         for el in self._content:
-            sp = live(el)
+            sp = live(el, True)
             if sp is None:
                 continue
             inner = fix(inner_xml(el))
@@ -328,7 +218,7 @@ class Splice:
                 slash = text.rindex("/", sp.start, sp.stag_end)
                 edits.append((slash, sp.stag_end, f">{inner}</{sp.name}>"))
         for el, before in self._attrs.items():
-            sp = live(el)
+            sp = live(el, False)
             if sp is not None:
                 edits.extend(attr_edits(text, el, sp, before))
         edits.sort(key=lambda e: (e[0], e[1]), reverse=True)
