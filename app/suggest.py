@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
-from app.suggest_ahead import AheadBatch, exact_match, memory_pairs
+from app.suggest_ahead import AheadBatch, exact_match, memory_pairs, request_of  # noqa: F401 - memory_pairs: the flow's
 from app.workers import Cancelled, LatestOnly, Worker, start
 from engine.nmt.editorbeam import suggestion_beam
 
@@ -116,19 +116,13 @@ def call_translator(translator, text: str, memories: Sequence | None, *, beam: i
     document when the model reads them, the glossary's target ``terms`` (``terms_mode``: off,
     prefer or enforce; of the hits, those :func:`~engine.glossary.suggest_terms.suggestion_terms` keeps).
     ``stop``: asked before every decoding step; True ends the search (engine ``Stopped``)."""
-    from engine.nmt.results import TranslationRequest
-
     exact = None if prefix else exact_match(memories)
     if exact is not None:  # the translator's own translation of this very source, not a machine guess
         target = memories[exact].match.target.text
         res = translator.forced([text], [target])[0]  # one pass: nothing to stop
         res.text, res.exact_match = target, exact
         return res
-    if terms and terms_mode != "off":  # the hits written as the glossary writes them, one a span
-        from engine.glossary.suggest_terms import suggestion_terms
-
-        terms = suggestion_terms(text, terms)
-    req = TranslationRequest(text, prefix, memory_pairs(memories), tuple(context) if context is not None else None, tuple(terms))
+    req = request_of(text, memories, context, prefix, terms, terms_mode)
     return translator.suggest(req, beam=beam, memory_mode=memory_mode, terms_mode=terms_mode, stop=stop)
 
 

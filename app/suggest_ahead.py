@@ -1,6 +1,7 @@
 """The rows ahead of the translator translated in one batch (mixed into
 :class:`~app.suggest.NMTService`): of the rows a lookahead finds not cached, the nearest goes alone
-and first (the row entered next), those after it to the engine as one ``suggest_many`` request.
+and first (the row entered next), those after it to the engine as one ``suggest_many`` request
+(engine/nmt/suggesting.py), each the :func:`request_of` its single prefetch sends.
 Demo model, one thread, 2-core VM (benchmarks/nmt_speed.py): a sentence alone costs 40-47 ms of CPU,
 one more in a batch ~20 ms.
 
@@ -28,6 +29,22 @@ def exact_match(memories: Sequence | None) -> int | None:
         if fm.match.score >= 1.0 - 1e-9 and fm.match.target.text.strip():
             return j
     return None
+
+
+def request_of(text: str, memories: Sequence | None, context: Sequence[str] | None = None, prefix: str = "",
+               terms: Sequence = (), terms_mode: str = "off"):
+    """The engine's :class:`~engine.nmt.results.TranslationRequest` for one row, alone or in a batch:
+    its TM matches' pairs, the previous sources of its document, the glossary hits written as the
+    glossary writes them, one a span (of the hits, those
+    :func:`~engine.glossary.suggest_terms.suggestion_terms` keeps; none when ``terms_mode`` is off)."""
+    from engine.nmt.results import TranslationRequest
+
+    if terms and terms_mode != "off":
+        from engine.glossary.suggest_terms import suggestion_terms
+
+        terms = suggestion_terms(text, terms)
+    return TranslationRequest(text, prefix, memory_pairs(memories), tuple(context) if context is not None else None,
+                              tuple(terms))
 
 
 class AheadBatch:
@@ -83,8 +100,7 @@ class AheadBatch:
         return [got.get(ck) for ck, _w, _a in todo]
 
     def _translate_many(self, control, live: list) -> list:
-        from engine.nmt.results import Stopped, TranslationRequest
-        from engine.nmt.server import suggest_many
+        from engine.nmt.results import Stopped
 
         control.check()
         if self.translator is None:  # loading failed after the batch was queued
@@ -94,21 +110,12 @@ class AheadBatch:
         def stop() -> bool:  # nobody will read any of them any more
             return control.cancelled or not any(w is None or w() for w in wanted)
 
-        reqs, beams = [], []
-        for _ck, _w, (text, memories, context, _prefix, terms) in live:
-            if terms and self.terms_mode != "off":  # as call_translator sends them
-                from engine.glossary.suggest_terms import suggestion_terms
-
-                terms = suggestion_terms(text, terms)
-            reqs.append(TranslationRequest(text, "", memory_pairs(memories), tuple(context), tuple(terms)))
-            beams.append(suggestion_beam(text, self.beam))
-        many = getattr(self.translator, "suggest_many", None)  # the engine process's; else here
+        reqs = [request_of(text, memories, context, prefix, terms, self.terms_mode)
+                for _ck, _w, (text, memories, context, prefix, terms) in live]
+        beams = [suggestion_beam(r.source, self.beam) for r in reqs]
         try:
-            if many is not None:
-                results = many(reqs, beams=beams, memory_mode=self.memory_mode, terms_mode=self.terms_mode, stop=stop)
-            else:
-                results = suggest_many(self.translator, reqs, beams, memory_mode=self.memory_mode,
-                                       terms_mode=self.terms_mode, stop=stop)
+            results = self.translator.suggest_many(reqs, beams=beams, memory_mode=self.memory_mode,
+                                                   terms_mode=self.terms_mode, stop=stop)
         except Stopped:
             raise Cancelled() from None
         return [self._view(a[0], res, a[1], a[2], "", a[4]) for (_ck, _w, a), res in zip(live, results)]

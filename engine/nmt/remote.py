@@ -130,7 +130,7 @@ class RemoteTranslator:
 
     def suggest_many(self, reqs: list, *, beams: list[int], memory_mode: str = "auto", terms_mode: str = "off",
                      stop=None) -> list:
-        """:meth:`suggest` of each request (a beam each), translated together (engine.nmt.server.suggest_many)."""
+        """:meth:`suggest` of each request (a beam each), translated together (engine.nmt.suggesting)."""
         out = self._call({"op": "suggest_many", "reqs": [request_to_dict(r) for r in reqs], "beams": list(beams),
                           "memory_mode": memory_mode, "terms_mode": terms_mode}, stop)
         return [result_from_dict(d) for d in out]

@@ -90,9 +90,9 @@ def answer(tr, msg: dict, cancel, slow: float = 0.0) -> dict:
                              stop=stop)
             out = result_to_dict(res)
         elif op == "suggest_many":
-            out = [result_to_dict(r) for r in suggest_many(
-                tr, [request_from_dict(d) for d in msg["reqs"]], msg["beams"], memory_mode=msg.get("memory_mode", "auto"),
-                terms_mode=msg.get("terms_mode", "off"), stop=stop)]
+            out = [result_to_dict(r) for r in tr.suggest_many(
+                [request_from_dict(d) for d in msg["reqs"]], beams=msg["beams"],
+                memory_mode=msg.get("memory_mode", "auto"), terms_mode=msg.get("terms_mode", "off"), stop=stop)]
         elif op == "forced":
             out = [result_to_dict(r) for r in tr.forced(msg["srcs"], msg["tgts"])]
         elif op == "memory_in_effect":
@@ -106,35 +106,6 @@ def answer(tr, msg: dict, cancel, slow: float = 0.0) -> dict:
     except Exception as e:  # noqa: BLE001 - one line back to the editor, the process goes on
         return {"id": rid, "error": one_line(e)}
     return {"id": rid, "ok": out}
-
-
-#: what ``Translator.suggest`` passes one list per sentence of (the rest is shared by a batch)
-_PER_SENTENCE = ("terms", "prefixes", "memories", "context")
-
-
-def suggest_many(tr, reqs: list, beams: list[int], *, memory_mode: str = "auto", terms_mode: str = "off",
-                 stop=None) -> list:
-    """``tr.suggest(req, beam=b, ...)`` of each request, those asking the same search (beam, memory,
-    terms mode, inputs) in one batched ``tr.translate``: the demo model on the 2-core VM, one thread,
-    a sentence alone costs 40-47 ms of CPU, one more in a batch ~20 ms (benchmarks/nmt_speed.py).
-    Each result is remembered for completions as its own ``suggest`` would remember it."""
-    from engine.nmt.completion import remember_plain
-    from engine.nmt.doccontext import find_doc_context
-
-    doc = find_doc_context(tr.model) is not None
-    groups: dict[tuple, list[tuple[int, dict]]] = {}
-    for i, (req, beam) in enumerate(zip(reqs, beams)):
-        kw = req.options(beam=beam, memory_kind=tr.memory_in_effect(memory_mode) if req.pairs else "none",
-                         terms_mode=terms_mode, reads_context=doc, stop=stop)  # as Translator.suggest
-        shared = tuple(sorted((k, v) for k, v in kw.items() if k not in _PER_SENTENCE and k != "stop"))
-        groups.setdefault((shared, tuple(k for k in _PER_SENTENCE if k in kw)), []).append((i, kw))
-    out: list = [None] * len(reqs)
-    for members in groups.values():
-        kw = {k: (v if k not in _PER_SENTENCE else [x for _i, m in members for x in m[k]])
-              for k, v in members[0][1].items()}
-        for (i, one), res in zip(members, tr.translate([reqs[i].source for i, _ in members], **kw)):
-            out[i] = remember_plain(tr, reqs[i].source, one, res)
-    return out
 
 
 def _send(conn, msg: dict) -> bool:

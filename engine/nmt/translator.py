@@ -13,7 +13,7 @@ from pathlib import Path
 from engine.errors import ModelError
 from engine.nmt import casing
 from engine.nmt.checkpoint import LoadedModel, load_model
-from engine.nmt.completion import TypedWord, complete, remember_plain, split_typed
+from engine.nmt.completion import TypedWord, complete, split_typed
 from engine.nmt.copyreport import annotate, trace_copies, traces_of
 from engine.nmt.data import pad_sources
 from engine.nmt.forcing import forced_results
@@ -24,15 +24,16 @@ from engine.nmt.memory import memory_source
 from engine.nmt.model import count_parameters
 from engine.nmt.pairs import as_pairs, encode_pairs, pack_memory
 from engine.nmt.prefixmemo import memo_for
-from engine.nmt.results import Term, TranslationRequest, TranslationResult, join_parts, words_result
+from engine.nmt.results import Term, TranslationRequest, TranslationResult, join_parts, words_result  # noqa: F401 - TranslationRequest: the API's
 from engine.nmt.search import Hypothesis, beam_search
+from engine.nmt.suggesting import EditorRequests
 from engine.nmt.termforms import TermForms
 from engine.nmt.threads import use as use_threads
 from engine.nmt.vocab import EOS
 
 
-class Translator:
-    """A loaded model with text-level methods."""
+class Translator(EditorRequests):
+    """A loaded model with text-level methods (and the editor's requests: :mod:`engine.nmt.suggesting`)."""
 
     def __init__(self, loaded: LoadedModel, *, quantize: bool = False):
         self.loaded = loaded
@@ -96,18 +97,6 @@ class Translator:
             return self.memory_kind(mode)
         except ModelError:
             return self.memory_kind("auto")
-
-    def suggest(self, req: TranslationRequest, *, beam: int = 5, memory_mode: str = "auto",
-                terms_mode: str = "off", stop=None) -> TranslationResult:
-        """The suggestion for one :class:`TranslationRequest`: the pairs read by the memory
-        ``memory_mode`` names (or the one the model has), the document context when the model
-        reads it, the glossary terms as ``terms_mode`` says (off, prefer, enforce); ``stop``: see
-        :meth:`translate`."""
-        from engine.nmt.doccontext import find_doc_context
-
-        kw = req.options(beam=beam, memory_kind=self.memory_in_effect(memory_mode) if req.pairs else "none",
-                         terms_mode=terms_mode, reads_context=find_doc_context(self.model) is not None, stop=stop)
-        return remember_plain(self, req.source, kw, self.translate([req.source], **kw)[0])  # completions reuse it
 
     # ---------------------------------------------------------------- translate
     def _src_ids(self, text: str) -> list[int]:

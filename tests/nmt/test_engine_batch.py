@@ -1,4 +1,4 @@
-"""The rows ahead of the translator translated together (engine/nmt/server.py ``suggest_many``): each row
+"""The rows ahead of the translator translated together (``Translator.suggest_many``, engine/nmt/suggesting.py): each row
 gets the suggestion it gets asked alone -- its own TM pairs, context, terms and beam -- in one request."""
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from engine.nmt.remote import RemoteTranslator
 from engine.nmt.results import Term, TranslationRequest
-from engine.nmt.server import suggest_many
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "models" / "demo"
 ROWS = ["The red dog sees a small cat.", "A big man has the blue car.", "The child likes the ball.",
@@ -49,7 +48,7 @@ def same_view(a, b) -> None:
 def test_rows_translated_together_get_each_the_suggestion_asked_alone(translator, terms_mode, monkeypatch):
     reqs, beams = requests()
     sizes = batches(translator, monkeypatch)
-    together = suggest_many(translator, reqs, beams, terms_mode=terms_mode)
+    together = translator.suggest_many(reqs, beams=beams, terms_mode=terms_mode)
     assert max(sizes) >= 2 and sum(sizes) == len(reqs)  # those with the same beam and inputs: one batch
     for req, beam, got in zip(reqs, beams, together):
         same_view(got, translator.suggest(req, beam=beam, terms_mode=terms_mode))
@@ -61,7 +60,7 @@ def test_the_demo_model_reads_each_rows_own_memory_in_a_batch(monkeypatch):
     tr = Translator.load(DEMO, threads=1)
     reqs, beams = requests()
     sizes = batches(tr, monkeypatch)
-    together = suggest_many(tr, reqs, beams)
+    together = tr.suggest_many(reqs, beams=beams)
     assert max(sizes) >= 2 and sum(sizes) == len(reqs)  # rows 0 and 4, each with its own pairs
     assert [r.memory_kind for r in together] == ["knn", None, "knn", None, "knn"]
     assert together[4].memory_pairs != together[0].memory_pairs

@@ -1,0 +1,59 @@
+"""A row translated ahead in a batch gets the suggestion it gets alone: the editor sends the engine
+the same request for it -- TM pairs, context, glossary terms, beam -- either way (app.suggest_ahead
+``request_of``; the engine side: tests/nmt/test_engine_batch.py)."""
+from __future__ import annotations
+
+from app.suggest import NMTService
+from app.tmservice import FoundMatch
+from engine.glossary import GlossaryEntry, TermIndex
+from engine.tm import TranslationMemory
+
+ROWS = ["The red dog sees a small cat.", "A big man has the blue car.", "The child likes the ball.",
+        "The small cat sees the red car and the big dog likes the blue ball of the child."]
+
+
+class Recording:
+    """The translator, with each request it is sent: (how, source, request, beam)."""
+
+    def __init__(self, tr):
+        self.tr, self.sent = tr, []
+
+    def suggest(self, req, *, beam, **kw):
+        self.sent.append(("alone", req.source, req, beam))
+        return self.tr.suggest(req, beam=beam, **kw)
+
+    def suggest_many(self, reqs, *, beams, **kw):
+        self.sent.extend(("batch", r.source, r, b) for r, b in zip(reqs, beams))
+        return self.tr.suggest_many(reqs, beams=beams, **kw)
+
+
+def test_a_row_ahead_is_sent_the_same_request_alone_as_in_a_batch(qtbot, tiny_translator, tmp_path):
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add("The red dog sees a big cat.", "Der rote Hund sieht eine große Katze.")
+        tm.add("The child likes the car.", "Das Kind mag das Auto.")
+        found = {s: [FoundMatch(m, "tm") for m in tm.search(s, k=2, min_score=0.3)] for s in ROWS}
+    assert sum(map(len, found.values())) >= 2
+    terms = TermIndex([GlossaryEntry("ball", ("Ball",), "en", "de"), GlossaryEntry("dog", ("Hund",), "en", "de")],
+                      "en")
+    items = [(s, found[s], ROWS[:i], terms.find(s), None) for i, s in enumerate(ROWS)]
+    assert sum(bool(t) for _s, _m, _c, t, _w in items) >= 2
+    svc = NMTService(None)
+    rec = Recording(tiny_translator)
+    svc.error, svc.translator, svc.terms_mode = None, rec, "enforce"
+    try:
+        svc.prefetch_many(items)  # the nearest alone, the three after it in one batch
+        qtbot.waitUntil(lambda: len(svc.cache) == len(ROWS) and not svc._inflight, timeout=60_000)
+        batched = {src: (req, beam) for how, src, req, beam in rec.sent if how == "batch"}
+        assert sorted(batched) == sorted(ROWS[1:])
+        together = {k: v.text for k, v in svc.cache.items()}
+        svc.cache.clear()
+        rec.sent.clear()
+        for text, memories, context, hits, wanted in items[1:]:
+            svc.prefetch(text, memories, context, hits, wanted=wanted)
+        qtbot.waitUntil(lambda: len(svc.cache) == len(ROWS) - 1 and not svc._inflight, timeout=60_000)
+        alone = {src: (req, beam) for how, src, req, beam in rec.sent if how == "alone"}
+        assert alone == batched
+        assert {k: v.text for k, v in svc.cache.items()} == {k: together[k] for k in svc.cache}
+    finally:
+        svc.translator = None
+        svc.pool.waitForDone(10_000)
