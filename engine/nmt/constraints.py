@@ -275,10 +275,11 @@ class Terms(Rule):
                     self.spans[b].append(spans[b][j] if spans and spans[b] else None)
         self.mode, self.word_starts, self.glue = mode, word_starts, glue
         # the tokens that go on with a word: letters or digits without a word start (WordKeys.word)
-        self.inner = (frozenset(i for i, w in enumerate(words.word) if w and i not in word_starts and i not in glue)
+        self.inner = (words.derived(("inner", word_starts, glue), lambda: frozenset(
+                          i for i, w in enumerate(words.word) if w and i not in word_starts and i not in glue))
                       if words is not None and word_starts is not None else frozenset())
         self.word = words.word if words is not None else None   # per token: letters or digits
-        self.ends = sentence_end_tokens(words.key) if words is not None else frozenset()
+        self.ends = words.derived("ends", lambda: sentence_end_tokens(words.key)) if words is not None else frozenset()
 
     def start(self, batch: Batch) -> None:
         super().start(batch)

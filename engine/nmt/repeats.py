@@ -59,6 +59,16 @@ class WordKeys:
             if f in changes:
                 cases.setdefault(f, []).append(i)
         self.same: SameWord = {i: tuple(v) for v in cases.values() if len(v) > 1 for i in v}
+        self._derived: dict = {}
+
+    def derived(self, key, build):
+        """A table another rule reads off this vocabulary, ``build()`` the first time ``key`` is
+        asked and kept with it (the term rule's sentence ends and word insides: two scans of all
+        8,000 pieces, 0.9 ms of every search with terms)."""
+        hit = self._derived.get(key)
+        if hit is None:
+            hit = self._derived[key] = build()
+        return hit
 
     @cached_property
     def ids(self) -> dict[str, tuple[int, ...]]:

@@ -234,6 +234,24 @@ def test_no_term_starts_after_sentence_final_punctuation_and_the_sentence_may_en
     assert lp[EOS] == float("-inf") and lp[11] == -5.0
 
 
+def test_the_sentence_ends_are_read_off_the_vocabulary_once_and_a_term_still_stops_there(translator, monkeypatch):
+    """Every search with terms (each keystroke's completion) used to scan all 8,000 target pieces
+    for the ones that end a sentence; the vocabulary keeps them, and a term is still not written
+    after the full stop of the sentence the translator typed."""
+    from engine.nmt import constraints
+
+    scans: list[int] = []
+    real = constraints.sentence_end_tokens
+    monkeypatch.setattr(constraints, "sentence_end_tokens", lambda keys: scans.append(1) or real(keys))
+    translator.forms.word_starts()[2]._derived.clear()   # as a model just loaded
+    src, typed = "The child has a house.", "Der Kind ein Haus hat."
+    for mode in ("enforce", "prefer", "enforce"):
+        r = translator.translate([src], beam=4, prefixes=[typed], terms=[[_term(src, "child", "Baum")]],
+                                 terms_mode=mode, best_of_both=False)[0]
+        assert r.text == typed and "Baum" not in r.text, r.text
+    assert scans == [1]
+
+
 @pytest.mark.parametrize("typed", ["Der Kind ein Haus hat", "Der Kind ein Haus ha", "Der Kind ein Haus hat "])
 @pytest.mark.parametrize("mode", ["enforce", "prefer"])
 def test_a_term_the_typed_words_have_passed_is_not_appended_after_them(translator, typed, mode):
