@@ -121,8 +121,10 @@ class Opening(QObject):
         self._check()
 
     def _matches_shown(self) -> None:
-        nmt = self.win.nmt
+        nmt, tm = self.win.nmt, self.win.tm
         self.matched_done = True
+        if tm is not None:  # a TM's index rebuild and scan processes (app/tmservice.py HOLD_MS)
+            tm.hold.set()
         todo, self._after_matches = self._after_matches, []
         for fn in todo:
             fn()
