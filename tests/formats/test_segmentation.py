@@ -31,6 +31,14 @@ def test_french_guillemets_hold_their_sentences_together():
     assert split_sentences(text, "fr") == ["Il a dit « Bonjour. Ça va ? » puis il est parti.", "Fin."]
 
 
+@pytest.mark.parametrize("inside, held", [(399, True), (400, True), (401, False)])
+def test_a_guillemet_quotation_holds_a_sentence_end_up_to_400_characters_after_its_opening(inside, held):
+    quoted = ("Ça va " * 100)[:inside - 1] + "x"  # ``inside`` characters between « and the full stop
+    text = f"Il a dit «{quoted}. Bien » puis il est parti."
+    expected = [text] if held else [f"Il a dit «{quoted}.", "Bien » puis il est parti."]
+    assert split_sentences(text, "fr") == expected
+
+
 def test_empty_and_blank_text():
     assert split_sentences("", "en") == []
     seg = segment_text("  \n ", "en")
