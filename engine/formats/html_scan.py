@@ -22,6 +22,7 @@ VOID_INLINE = {"br", "img", "wbr", "input"}
 #: their content is never translated
 OPAQUE = {"script", "style", "pre", "code", "textarea", "svg", "math", "template", "noscript"}
 TRANSLATABLE_ATTRS = ("alt", "title")
+_TRANSLATABLE_ATTR = re.compile(r"""\s(alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 #: inline elements open at once in one block (see the module's docstring)
 MAX_INLINE_DEPTH = 100
 
@@ -157,7 +158,9 @@ class Scanner(HTMLParser):
         self.flush()
 
     def _attrs(self, start: int, raw: str) -> None:
-        for m in re.finditer(r"""\s(alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)')""", raw, re.I):
+        if "=" not in raw:  # most tags (``<p>``, ``<b>``): the pattern's cache lookup and search were
+            return          # 0.01 s of reading 3 MB of HTML with a bold word a paragraph
+        for m in _TRANSLATABLE_ATTR.finditer(raw):
             g = 2 if m.group(2) is not None else 3
             if m.group(g).strip():
                 self.attrs.append((start + m.start(g), start + m.end(g), m.group(1).lower()))
