@@ -75,7 +75,7 @@ def paragraph_text(p: Paragraph, lang: str, path=None, place: str | None = None)
         built = _codes_text(p, path, place)
     p.text, p.actions, k, e = built
     text = p.text
-    if not any(map(str.isalnum, text.plain() if text.tags else text.text)):
+    if not any(map(str.isalnum, text.text)):  # a code's character (private use) is no letter: no plain() copy
         p.sentences, p.gaps, p.lead, p.tail = [], [], text.text, ""
         return
     seg = segment_text(text.text[k:e], lang, narrow(text.tags))

@@ -129,19 +129,27 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
         from engine.segmentation.pysbd_legacy import pysbd_cuts as cut
     else:
         seg = active_rules().segmenter(lang or "")
-        spaces = "".join(t.char for t in tags if t.label == "br" or (t.original and t.original.isspace()))
+        spaces = "".join(t.char for t in tags if t.label == "br" or (t.original and t.original.isspace())) \
+            if tags else ""
+        if len(text) <= LONG_TEXT:  # one piece (most paragraphs): no pieces to cut and join
+            cuts = _rule_cuts(text, seg, spaces)
+            return _finished(text, tags, cuts) if cuts else _pieces(text, cuts)
 
         def cut(piece: str, lang: str) -> list[int]:
             return _rule_cuts(piece, seg, spaces)
-    cuts: list[int] = []
+    cuts = []
     start = 0
     for end in safe_cuts(text) + [len(text)]:
         cuts += [start + c for c in cut(text[start:end], lang)]
         if end < len(text):
             cuts.append(end)
         start = end
-    if not cuts:  # one sentence (most paragraphs of a document)
-        return _pieces(text, cuts)
+    return _finished(text, tags, cuts) if cuts else _pieces(text, cuts)
+
+
+def _finished(text: str, tags: Sequence[Tag], cuts: list[int]) -> Segmentation:
+    """The sentences of ``text`` cut at the rules' ``cuts``, moved past the codes that close the sentence
+    before and dropped between a pair of codes."""
     closing = frozenset(t.n for t in tags if t.kind == "close")
     cuts = [_after_trailing_codes(text, c, closing) for c in cuts]
     if tags:
@@ -184,7 +192,7 @@ def _rule_cuts(text: str, seg: Segmenter, spaces: str = "") -> list[int]:
     before, onto the next sentence's first character (a code there goes with it, or, when it
     closes, back with the sentence it closes: :func:`_after_trailing_codes`).  ``spaces``: the codes
     that stand for a line break (``<br/>``, a subtitle's line end), white space to the rules."""
-    if not text.strip():
+    if not text or text.isspace():
         return []
     probe = text.replace("\r", " ").replace("\n", " ")
     for ch in spaces:
