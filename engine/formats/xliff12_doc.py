@@ -96,7 +96,9 @@ class Doc:
         return f"{{{self.ns}}}{name}" if self.ns else name
 
     def child(self, el, name: str):
-        return el.find(self.q(name))
+        for c in el.iterchildren(self.q(name)):  # half the time of find()'s path parser
+            return c
+        return None
 
     def seg_mrks(self, container) -> list:
         return [m for m in container.iter(self.q("mrk")) if m.get("mtype") == "seg"]

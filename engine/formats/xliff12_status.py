@@ -36,14 +36,17 @@ MQ_STATUSES = {
 STATUS_MQ = {"new": "NotStarted", "draft": "PartiallyEdited", "confirmed": "ManuallyConfirmed"}
 
 
+_SEG_DEFS, _SEG = f"{{{SDL_NS}}}seg-defs", f"{{{SDL_NS}}}seg"
+_PREV, _REP = f"{{{SDL_NS}}}prev-origin", f"{{{SDL_NS}}}rep"
+
+
 def sdl_seg(unit, mid: str | None):
     """The ``<sdl:seg>`` of segment ``mid`` in ``unit``'s ``<sdl:seg-defs>``, or None."""
     if mid is None:
         return None
-    defs = unit.find(f"{{{SDL_NS}}}seg-defs")
-    if defs is None:
-        return None
-    return next((s for s in defs.findall(f"{{{SDL_NS}}}seg") if s.get("id") == mid), None)
+    for defs in unit.iterchildren(_SEG_DEFS):  # iterchildren: half the time of find()'s path parser
+        return next((s for s in defs.iterchildren(_SEG) if s.get("id") == mid), None)
+    return None
 
 
 def read_status(unit, t_el, seg, target: TaggedText | None) -> tuple[str, dict]:
@@ -104,15 +107,15 @@ def _keep_prev_origin(sp, seg) -> None:
     was (origin attributes, ``rep``, older ``prev-origin`` nested, ``value`` metadata) moves into a
     new ``<sdl:prev-origin>``, placed where the schema's sequence (rep, prev-origin, value) puts it;
     the segment keeps its ``rep`` and ``value`` (Studio clones the origin)."""
-    prev = seg.makeelement(f"{{{SDL_NS}}}prev-origin",
-                           {a: seg.get(a) for a in _ORIGIN_ATTRS if seg.get(a) is not None})
+    attrib = seg.attrib
+    prev = seg.makeelement(_PREV, {a: attrib[a] for a in _ORIGIN_ATTRS if a in attrib})
     children = list(seg)
-    old_prev = seg.find(f"{{{SDL_NS}}}prev-origin")
+    tags = [c.tag for c in children]
+    old_prev = children[tags.index(_PREV)] if _PREV in tags else None
     if old_prev is not None:  # the new one takes its place and whitespace
         index, tail = children.index(old_prev), old_prev.tail
     else:
-        rep = seg.find(f"{{{SDL_NS}}}rep")
-        index = 0 if rep is None else children.index(rep) + 1
+        index = tags.index(_REP) + 1 if _REP in tags else 0
         before = seg.text if index == 0 else children[index - 1].tail
         tail = before if index < len(children) else None
         if index == len(children) and index > 0:  # after the last child: indented as its siblings

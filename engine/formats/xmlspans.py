@@ -153,8 +153,10 @@ class Locator:
 
     def _close(self, sp: _Span) -> None:
         stack: list[str] = []
-        for m in _tokens(self.text, sp.stag_end):
+        for m in _TOKEN.finditer(self.text, sp.stag_end):
             k = m.lastindex
+            if k == 4:
+                raise SpliceError(f"unreadable markup at offset {m.start()}")
             if k == 3 and not m.group(3):
                 stack.append(m.group(2))
             elif k == 1:

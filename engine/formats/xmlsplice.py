@@ -135,13 +135,16 @@ class Splice:
 
     # -- what the writer changed
     def set(self, el, name: str, value: str) -> None:
-        self._attrs.setdefault(el, dict(el.attrib))
+        if el not in self._attrs:
+            self._attrs[el] = dict(el.attrib)
         el.set(name, value)
 
     def delete(self, el, name: str) -> None:
-        if name in el.attrib:
-            self._attrs.setdefault(el, dict(el.attrib))
-            del el.attrib[name]
+        attrib = el.attrib
+        if name in attrib:
+            if el not in self._attrs:
+                self._attrs[el] = dict(attrib)
+            del attrib[name]
 
     def content(self, el) -> None:
         self._content.setdefault(el, None)
