@@ -264,3 +264,36 @@ def test_a_rule_that_backtracks_without_end_is_refused_naming_its_file_and_line(
         segment_text("a" * 34 + "y. Next one.", "en")
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith(f"{tmp_path / 'mine.srx'}, line 7: ") and "sentence rule" in msg
+
+
+def test_rules_needing_a_character_the_text_lacks_are_skipped_without_changing_a_break(tmp_path, monkeypatch):
+    import random
+
+    from engine.segmentation import srx
+
+    rules = parse_srx(srx_file(tmp_path, r"""
+<rule break="no"><beforebreak>«[^«»]{0,20}+[.?!]+</beforebreak><afterbreak>\s</afterbreak></rule>
+<rule break="no"><beforebreak>[#@]\w+\.</beforebreak><afterbreak>\s</afterbreak></rule>
+<rule break="no"><beforebreak>x\.|\bNo\.</beforebreak><afterbreak>\s\d</afterbreak></rule>
+<rule break="no"><beforebreak>(?i)q\.</beforebreak><afterbreak>\s</afterbreak></rule>
+<rule break="yes"><beforebreak>[.?!]+</beforebreak><afterbreak>\s</afterbreak></rule>
+<rule break="yes"><beforebreak>;</beforebreak><afterbreak>\s</afterbreak></rule>""")).rules_for("en")
+    rng = random.Random(5)
+    words = ["«", "»", "#tag.", "@me.", "No.", "5", "x.", "Q.", "end.", "ok", "Yes!", ";", "a;", "Why?", "Go."]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))) for _ in range(600)]
+    assert any("«" in t for t in texts) and any("«" not in t for t in texts)
+    assert any(c in t for t in texts for c in "#@") and any(not set("#@;") & set(t) for t in texts)
+    skipping = [srx.Segmenter(rules).cuts(t) for t in texts]
+    monkeypatch.setattr(srx, "first_chars", lambda pattern: None)  # every rule tried on every text
+    assert skipping == [srx.Segmenter(rules).cuts(t) for t in texts]
+
+
+@pytest.mark.parametrize("pattern, chars", [
+    ("«[^«»\\n]{0,400}+[.?!…]+", "«"), ("[。！？]+[」』]*", "。！？"), (";", ";"), ("[#@]\\w", "#@"),
+    ("«a|b", None), ("(?i)q\\.", None), ("«*x", None), ("[a-c]x", None), ("\\.x", None), ("\\bNo\\.", None),
+    ("(a|b)c", None), ("[^a]x", None), ("a{0,2}b", None), (" x", None), ("", None),
+])
+def test_the_first_characters_a_rule_needs_are_known_only_where_the_pattern_says_so(pattern, chars):
+    from engine.segmentation.srx import first_chars
+
+    assert first_chars(pattern) == (frozenset(chars) if chars else None)
