@@ -23,6 +23,7 @@ from itertools import count
 from lxml import etree
 
 _START = re.compile(r"<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
+_END = re.compile(r"</([^\s>]+)\s*>")
 _DOCTYPE_BODY = r"!(?i:DOCTYPE)(?:[^\[>\"']|\"[^\"]*\"|'[^']*')*(?:\[.*?\]\s*)?>"
 # one token at each '<': an end tag (group 1), a start tag (2: name, 3: '/' when empty), a
 # comment, CDATA, PI or DOCTYPE (no group), else unreadable markup (group 4)
@@ -152,6 +153,13 @@ class Locator:
         return sp
 
     def _close(self, sp: _Span) -> None:
+        text = self.text
+        j = text.find("<", sp.stag_end)
+        if text.startswith("/", j + 1) and text.startswith(sp.name, j + 2):  # text content only
+            m = _END.match(text, j)
+            if m is not None and m.group(1) == sp.name:
+                sp.etag_start, sp.end = j, m.end()
+                return
         stack: list[str] = []
         for m in _TOKEN.finditer(self.text, sp.stag_end):
             k = m.lastindex

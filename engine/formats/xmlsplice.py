@@ -28,6 +28,7 @@ rather than writing a wrong splice.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from pathlib import Path
 
 from lxml import etree
@@ -202,13 +203,14 @@ class Splice:
             ws = re.match(r"\s*", text[sp.stag_end:sp.etag_start]).group(0)
             edits.append((sp.stag_end, sp.stag_end, ws + fix(outer_xml(new, parent))))
 
-        in_gone = starts_within(gone)
+        in_gone = starts_within(gone) if gone else None
+        mapped, span = self._loc._order, self._loc.span
 
         def live(el, closed: bool) -> _Span | None:
-            if el not in self._loc:  # an element the writer created
+            if el not in mapped:  # an element the writer created
                 return None
-            sp = self._span(el, closed)
-            return None if in_gone(sp.start) else sp
+            sp = span(el, closed)
+            return None if in_gone is not None and in_gone(sp.start) else sp
 
         for el in self._content:
             sp = live(el, True)
@@ -224,7 +226,7 @@ class Splice:
             sp = live(el, False)
             if sp is not None:
                 edits.extend(attr_edits(text, el, sp, before))
-        edits.sort(key=lambda e: (e[0], e[1]), reverse=True)
+        edits.sort(key=itemgetter(0, 1), reverse=True)
         parts: list[str] = []
         tail_from = len(text)
         for a, b, s in edits:
@@ -268,4 +270,11 @@ def attr_edits(text: str, el, sp: _Span, before: dict) -> list[tuple[int, int, s
             added.append(f" {qn}={quote}{_esc_attr(new, quote)}{quote}")
     if added:
         edits.append((last, last, "".join(added)))
-    return edits
+    if len(edits) < 2:
+        return edits
+    edits.sort(key=itemgetter(0, 1))  # one edit of the tag: fewer for the writer to sort and join
+    parts, pos = [], edits[0][0]
+    for a, b, s in edits:
+        parts += (text[pos:a], s)
+        pos = b
+    return [(edits[0][0], pos, "".join(parts))]
