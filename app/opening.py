@@ -23,6 +23,11 @@ heap had grown by a quarter a full collection walked all of them with the interp
 -- 5-7 collections of 55-215 ms, growing, in the 2 s after the first match; frozen every 200 ms,
 none over 50 ms (``benchmarks.opening_gaps``, 3 runs each).  Objects frozen then are still freed
 by reference counting; only cycles among them wait for the next document's ``freeze_heap``.
+
+The first segment's lookup is asked as its document starts loading (SegmentFlow.look_up_first),
+and a TM folder new to the installation starts its index build and scan processes once the first
+matches are on screen (``TMService.hold``): the TM thread opens the TM and searches while the UI
+thread builds the window, and when the answer came after ``show()`` it waited for the first paint.
 """
 from __future__ import annotations
 
