@@ -11,13 +11,14 @@ namespace declarations, attribute order, other paragraphs -- keeps its bytes.  S
 whole tree instead changed the declaration or character references of 7 of the 74 DOCX
 samples (``tests/formats/test_part_splice.py``) outside the edited paragraph.
 
-Where an element is in the bytes comes from :mod:`engine.formats.xmlsplice`'s tokenizer (the part
+Where an element is in the bytes comes from :mod:`engine.formats.xmlspans`'s locator (the part
 was already parsed by lxml through :mod:`engine.formats.xmlsafe`): the n-th start tag is lxml's
-n-th element.  The numbers are taken, in one pass, before the first edit changes the tree.  When
-the tokenizer and lxml disagree, or the spliced bytes do not read as the edited tree (an edit the
-writer did not name), the whole tree is serialised (:func:`package.xml_bytes`) rather than
-writing a wrong splice.  This module does no parsing of its own: the tokenizer is shared
-with the XLIFF and string writers, as Okapi's filters share one skeleton writer.
+n-th element, and only the edited elements' end tags are looked for.  The numbers are taken, in
+one pass, before the first edit changes the tree.  When the locator and lxml disagree, or the
+spliced bytes do not read as the edited tree (an edit the writer did not name), the whole tree is
+serialised (:func:`package.xml_bytes`) rather than writing a wrong splice.  This module does no
+parsing of its own: the locator is shared with the XLIFF and string writers, as Okapi's filters
+share one skeleton writer.
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from lxml import etree
 
 from engine.formats import xmlsafe
 from engine.formats.package import Package, xml_bytes
-from engine.formats.xmlsplice import SpliceError, _decode, _localname, _tokenize, attr_edits, inner_xml, outer_xml
+from engine.formats.xmlspans import Locator
+from engine.formats.xmlsplice import SpliceError, _decode, attr_edits, inner_xml, outer_xml
 
 
 class PartSplice:
@@ -83,21 +85,15 @@ class PartSplice:
 
     def _spliced(self) -> bytes:
         bom, codec, text = _decode(self.raw, self.tree.docinfo.encoding)
-        spans = _tokenize(text)
-        order = self._order or {}
-        if len(spans) != len(order):
-            raise SpliceError(f"{len(spans)} start tags for {len(order)} elements")
+        loc = Locator(text, self.tree.getroot(), numbered=self._order or {})
         crlf = text.count("\r\n")
         newline = "\r\n" if crlf and crlf == text.count("\n") else "\n"
         edits: list[tuple[int, int, str]] = []
 
-        def span(el):
-            if order.get(el) is None:
+        def span(el, closed: bool = True):
+            if el not in loc:
                 raise SpliceError("an edited element was not in the original")
-            sp = spans[order[el]]
-            if sp.name.rsplit(":", 1)[-1] != _localname(el):
-                raise SpliceError(f"element {_localname(el)!r} not found where expected")
-            return sp
+            return loc.span(el, closed)  # its start tag checked against el's name
 
         for ref, new in self._inserted:
             sp = span(ref)
@@ -108,7 +104,7 @@ class PartSplice:
                 text[sp.stag_end:sp.etag_start].lstrip())]
             edits.append((sp.stag_end, sp.stag_end, ws + outer_xml(new, parent).replace("\n", newline)))
         for el, before in self._attrs.items():
-            edits.extend(attr_edits(text, el, span(el), before))
+            edits.extend(attr_edits(text, el, span(el, False), before))
         for el in self._edited:
             sp = span(el)
             inner = inner_xml(el)

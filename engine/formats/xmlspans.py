@@ -109,10 +109,11 @@ def _localname(el) -> str:
 
 class Locator:
     """The spans of chosen elements of ``root`` (parsed from ``text``), numbered before any edit:
-    ``deep`` elements with all their descendants, ``shallow`` ones alone.  :meth:`span` finds an
-    element's start tag; ``closed=True`` its end tag too (by walking its content only)."""
+    ``deep`` elements with all their descendants, ``shallow`` ones alone (or ``numbered``: every
+    element's number, taken by the caller).  :meth:`span` finds an element's start tag;
+    ``closed=True`` its end tag too (by walking its content only)."""
 
-    def __init__(self, text: str, root, deep=(), shallow=()):
+    def __init__(self, text: str, root, deep=(), shallow=(), numbered: dict | None = None):
         self.text = text
         self._starts = [m.start() for m in _STARTS.finditer(text) if m.lastindex]
         self._order: dict = {}  # element -> its number in document order
@@ -120,7 +121,9 @@ class Locator:
         want = {el: False for el in shallow}
         want.update({el: True for el in deep})
         n = 0
-        if want:
+        if numbered is not None:
+            self._order, n = numbered, len(numbered)
+        elif want:
             for n, el in enumerate(root.iter(etree.Element), 1):
                 flag = want.get(el)
                 if flag:
