@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from app.suggest_ahead import AheadBatch, exact_match, memory_pairs, request_of  # noqa: F401 - memory_pairs: the flow's
 from app.workers import Cancelled, LatestOnly, Worker, start
-from engine.nmt.editorbeam import suggestion_beam
+from engine.nmt.editorbeam import ahead_beam, suggestion_beam
 
 if TYPE_CHECKING:
     from engine.glossary.model import TermHit
@@ -183,8 +183,14 @@ class NMTService(AheadBatch, QObject):
         self._inflight: dict[str, tuple] = {}
         self._waiting: tuple | None = None  # (generation, request key, cache key)
         self._running: tuple | None = None  # (cache keys, Control) of the prefetch(es) translating now
+        self._refining = None  # the Control of a row ahead being redone with the editor's beam, while one is
+        self._shown: str | None = None  # the cache key of the row asked for last (a redone one is not stored)
+        self._closed = False
+        self._to_refine: dict[str, tuple] = {}  # rows ahead to redo with the editor's beam: key -> (args, wanted)
+        self._reading = QTimer(self, singleShot=True, timeout=self._refine)
         # how each suggestion was served: "ready" (translated ahead), "waited" (for a prefetch under
-        # way), "translated" (on request) -- benchmarks/ui_latency.py reports it
+        # way), "translated" (on request); "refined": rows ahead redone with the editor's beam before
+        # being entered -- benchmarks/ui_latency.py reports it
         self.served: Counter[str] = Counter()
         if model_dir is None:
             self.error = "No NMT model: choose one in Settings, or fine-tune one (Tools ▸ Fine-tune)."
@@ -228,7 +234,8 @@ class NMTService(AheadBatch, QObject):
         ``terms``: the glossary's hits in this source (used as ``terms_mode`` says)."""
         if self.error and self.translator is None:
             return
-        ck = self._key(text, memories, context, terms)
+        ck = self._shown = self._key(text, memories, context, terms)
+        self._browsed()
         hit = self.cache.get(ck)
         if hit is not None:
             self.served["ready"] += 1
@@ -257,21 +264,25 @@ class NMTService(AheadBatch, QObject):
             return
         args = (text, list(memories or ()), list(context or ()), "", tuple(terms))
         self._inflight[ck] = args
-        w = Worker(self._ahead, ck, wanted, *args)
-        w.signals.result.connect(lambda view, ck=ck: self._prefetched(ck, view))
+        self._stop_refining()
+        w = Worker(self._ahead, ck, wanted, *args, beam=ahead_beam(text, self.beam))
+        w.signals.result.connect(lambda view, ck=ck, a=args, wanted=wanted: (self._prefetched(ck, view),
+                                                                              self._refine_later(ck, a, wanted)))
         w.signals.error.connect(lambda _msg, ck=ck: self._prefetched(ck, None))
         w.signals.cancelled.connect(lambda ck=ck: self._prefetched(ck, None))
         start(w, self.pool, priority=-1)
 
-    def _ahead(self, control, ck: str, wanted, *args):
-        """A prefetch on the pool thread: stopped when cancelled or no longer ``wanted``."""
+    def _ahead(self, control, ck: str, wanted, *args, beam: int | None = None, refine: bool = False):
+        """A prefetch on the pool thread (``refine``: one redone with the editor's beam): stopped when
+        cancelled or no longer ``wanted``."""
         if wanted is not None and not wanted():
             raise Cancelled()
         self._running = ((ck,), control)
+        self._refining = control if refine else None
         try:
-            return self._translate(control, *args, wanted=wanted)
+            return self._translate(control, *args, wanted=wanted, beam=beam)
         finally:
-            self._running = None
+            self._running = self._refining = None
 
     def _prefetched(self, ck: str, view: SuggestionView | None) -> None:
         args = self._inflight.pop(ck, None)
@@ -302,7 +313,7 @@ class NMTService(AheadBatch, QObject):
                                tuple(terms))
 
     def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = "",
-                   terms: tuple = (), wanted=None):
+                   terms: tuple = (), wanted=None, beam: int | None = None):
         from engine.nmt.results import Stopped
 
         control.check()
@@ -313,7 +324,8 @@ class NMTService(AheadBatch, QObject):
             return control.cancelled or (wanted is not None and not wanted())
 
         # long: a smaller beam, half the CPU; a completion (asked at each keystroke): COMPLETION_BEAM
-        beam = min(self.beam, COMPLETION_BEAM) if prefix else suggestion_beam(text, self.beam)
+        if beam is None:
+            beam = min(self.beam, COMPLETION_BEAM) if prefix else suggestion_beam(text, self.beam)
         try:
             res = call_translator(self.translator, text, memories, beam=beam, context=context, prefix=prefix,
                                   terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode, stop=stop)
@@ -370,6 +382,8 @@ class NMTService(AheadBatch, QObject):
 
     def close(self) -> None:
         """Stop what runs, and end the engine process."""
+        self._closed = True  # (a job stopped now queues nothing more)
+        self._reading.stop()
         self._latest.invalidate()
         self._forced.invalidate()
         if self.translator is not None:  # what runs stops at its next step, what waits is refused

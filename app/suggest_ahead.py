@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from app.workers import Cancelled, Worker, start
-from engine.nmt.editorbeam import suggestion_beam
+from engine.nmt.editorbeam import ahead_beam, suggestion_beam
 
 
 def memory_pairs(memories: Sequence | None) -> tuple:
@@ -45,6 +45,12 @@ def request_of(text: str, memories: Sequence | None, context: Sequence[str] | No
         terms = suggestion_terms(text, terms)
     return TranslationRequest(text, prefix, memory_pairs(memories), tuple(context) if context is not None else None,
                               tuple(terms))
+
+
+#: how long the translator stays on a row before the rows ahead translated greedily are redone with the
+#: editor's beam: browsing without a pause, a step took 40-150 ms at load <= 1 (benchmarks/RESULTS.md
+#: issue 46 item 3), so a redo never takes the engine from the rows the translator browses to
+REFINE_AFTER_MS = 500
 
 
 class AheadBatch:
@@ -80,11 +86,55 @@ class AheadBatch:
             for ck in cks:
                 self._prefetched(ck, None)
 
+        self._stop_refining()
         w = Worker(self._ahead_many, todo)
-        w.signals.result.connect(lambda views, cks=cks: [self._prefetched(ck, v) for ck, v in zip(cks, views)])
+        w.signals.result.connect(lambda views, todo=todo: [(self._prefetched(ck, v), self._refine_later(ck, a, wanted))
+                                                           for (ck, wanted, a), v in zip(todo, views)])
         w.signals.error.connect(failed)
         w.signals.cancelled.connect(failed)
         start(w, self.pool, priority=-1)
+
+    def _refine_later(self, ck: str, args: tuple, wanted) -> None:
+        """A row ahead translated greedily (:func:`~engine.nmt.editorbeam.ahead_beam`), cached: redone
+        with the editor's beam once the translator has stayed on a row :data:`REFINE_AFTER_MS` (reading,
+        not browsing) and the engine has nothing else to do (below every prefetch; a new one stops it,
+        and it waits again), kept only while the row is ahead and not asked for -- a suggestion on
+        screen never changes, a translator who reads gets the full beam's."""
+        text = args[0]
+        if (ahead_beam(text, self.beam) >= suggestion_beam(text, self.beam) or ck not in self.cache
+                or self._shown == ck or self.translator is None or self._closed):
+            return
+        self._to_refine[ck] = (args, wanted)
+        if not self._reading.isActive():
+            self._reading.start(REFINE_AFTER_MS)
+
+    def _browsed(self) -> None:
+        """A row entered: the rows ahead wait to be redone until the translator stays on one."""
+        self._reading.start(REFINE_AFTER_MS)
+
+    def _refine(self) -> None:
+        todo, self._to_refine = self._to_refine, {}
+        for ck, (args, wanted) in todo.items():
+            def still(ck=ck, wanted=wanted) -> bool:
+                return self._shown != ck and (wanted is None or wanted())
+
+            def done(view, ck=ck, still=still) -> None:
+                if view is not None and still() and ck in self.cache:
+                    self._store(view)
+                    self.served["refined"] += 1
+
+            if not still():
+                continue
+            w = Worker(self._ahead, ck, still, *args, beam=suggestion_beam(args[0], self.beam), refine=True)
+            w.signals.result.connect(done)
+            w.signals.cancelled.connect(lambda ck=ck, a=args, wanted=wanted: self._refine_later(ck, a, wanted))
+            start(w, self.pool, priority=-2)
+
+    def _stop_refining(self) -> None:
+        """A row ahead to translate goes before any redone with the editor's beam."""
+        control = self._refining
+        if control is not None:
+            control.cancel()
 
     def _ahead_many(self, control, todo: list) -> list:
         """The batch on the pool thread: the rows still wanted, translated together (None for the others)."""
@@ -112,7 +162,7 @@ class AheadBatch:
 
         reqs = [request_of(text, memories, context, prefix, terms, self.terms_mode)
                 for _ck, _w, (text, memories, context, prefix, terms) in live]
-        beams = [suggestion_beam(r.source, self.beam) for r in reqs]
+        beams = [ahead_beam(r.source, self.beam) for r in reqs]
         try:
             results = self.translator.suggest_many(reqs, beams=beams, memory_mode=self.memory_mode,
                                                    terms_mode=self.terms_mode, stop=stop)

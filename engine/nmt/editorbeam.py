@@ -19,8 +19,18 @@ from __future__ import annotations
 
 LONG_WORDS = 15
 LONG_BEAM = 2
+#: a row ahead of this many words or more is first translated greedily (:func:`ahead_beam`): same bands,
+#: load 11, 90 sentences of 30+ words (mean 49): beam 1 against 2, CPU ms mean 106 / 140, p95 166 / 220,
+#: BLEU 8.94 / 9.39, chrF 40.70 / 41.48 -- the editor redoes it with :func:`suggestion_beam` when idle
+VERY_LONG_WORDS = 30
 
 
 def suggestion_beam(source: str, beam: int) -> int:
     """The beam for the suggestion of ``source`` when the editor's setting is ``beam``."""
     return min(beam, LONG_BEAM) if len(source.split()) >= LONG_WORDS else beam
+
+
+def ahead_beam(source: str, beam: int) -> int:
+    """The beam of a row translated ahead of the translator before the engine is idle: greedy from
+    :data:`VERY_LONG_WORDS` words, the time the translator browsing without a pause waits for it."""
+    return 1 if len(source.split()) >= VERY_LONG_WORDS else suggestion_beam(source, beam)

@@ -57,3 +57,67 @@ def test_a_row_ahead_is_sent_the_same_request_alone_as_in_a_batch(qtbot, tiny_tr
     finally:
         svc.translator = None
         svc.pool.waitForDone(10_000)
+
+
+LONG = " ".join(ROWS)  # 37 words: a row ahead translated greedily first
+
+
+def service(translator) -> tuple[NMTService, Recording]:
+    svc = NMTService(None)
+    rec = Recording(translator)
+    svc.error, svc.translator = None, rec
+    return svc, rec
+
+
+def stop(svc: NMTService) -> None:
+    svc.translator = None
+    svc.pool.waitForDone(10_000)
+
+
+def test_a_long_row_ahead_comes_greedy_first_then_with_the_full_beam_while_the_engine_is_idle(qtbot, tiny_translator):
+    from app.suggest_ahead import request_of
+    from engine.nmt.editorbeam import suggestion_beam
+
+    svc, rec = service(tiny_translator)
+    try:
+        svc.prefetch(LONG, [], ROWS[:1], ())
+        qtbot.waitUntil(lambda: svc.served["refined"] == 1, timeout=60_000)
+        beam = suggestion_beam(LONG, svc.beam)
+        assert [(how, b) for how, _s, _r, b in rec.sent] == [("alone", 1), ("alone", beam)] and beam > 1
+        (view,) = svc.cache.values()
+        assert view.text == tiny_translator.suggest(request_of(LONG, [], ROWS[:1]), beam=beam).text
+    finally:
+        stop(svc)
+
+
+def test_a_long_row_entered_before_it_is_redone_keeps_the_suggestion_it_was_shown(qtbot, tiny_translator):
+    import threading
+
+    from app.suggest_ahead import request_of
+
+    svc, rec = service(tiny_translator)
+    started, go = threading.Event(), threading.Event()
+    real = rec.suggest
+
+    def held(req, *, beam, **kw):  # the full-beam redo waits until the row is entered
+        if beam > 1:
+            started.set()
+            go.wait(30)
+        return real(req, beam=beam, **kw)
+
+    rec.suggest = held
+    shown = []
+    svc.ready.connect(lambda key, view: shown.append(view.text))
+    try:
+        svc.prefetch(LONG, [], ROWS[:1], ())
+        qtbot.waitUntil(started.is_set, timeout=60_000)
+        svc.suggest("row", LONG, [], ROWS[:1], ())  # entered: served what was translated ahead
+        go.set()
+        qtbot.waitUntil(lambda: bool(shown) and not svc.pool.activeThreadCount(), timeout=30_000)
+        qtbot.wait(200)
+        greedy = tiny_translator.suggest(request_of(LONG, [], ROWS[:1]), beam=1).text
+        assert shown == [greedy] and [v.text for v in svc.cache.values()] == [greedy]
+        assert svc.served["ready"] == 1 and svc.served["refined"] == 0
+    finally:
+        go.set()
+        stop(svc)
