@@ -23,13 +23,20 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import regex
+
 from engine.errors import FormatError
 from engine.formats.textutil import renumber as renumber_narrow
 from engine.inline import TAG_MAX, Tag, TaggedText, TaggedTextBuilder, tag_char, tag_chars_in, tag_number
 
 WIDE = 0xF0000 - TAG_MAX   # code n > TAG_MAX of a paragraph's text is chr(WIDE + n): U+F0001 ...
 PARAGRAPH_MAX = 0xFFFFD - WIDE
-_WIDE_RE = re.compile("[\U000f0001-\U000ffffd]")
+# The searches that mostly find nothing (a sentence or a paragraph with no code, or no wide one) scan the
+# whole text: ``regex`` does so 3-4 times faster than ``re`` for a class of one range, and at once in a
+# text whose characters are all below the range (``re``: 7 us for 600 characters; 3 MB of DOCX has
+# 13,000 sentences and 4,700 paragraphs to look through).
+_WIDE_RE = regex.compile("[\U000f0001-\U000ffffd]")
+_NARROW_SEARCH = regex.compile("[\ue001-\uf8ff]")
 _ANY_RE = re.compile("[\ue001-\uf8ff\U000f0001-\U000ffffd]")
 _NARROW_RE = re.compile("[\ue001-\uf8ff]")
 
@@ -52,7 +59,7 @@ def code_chars_in(text: str) -> list[str]:
 
 def has_code_chars(text: str) -> bool:
     """True when ``text`` holds a character a paragraph's text uses for a code (private use)."""
-    return _ANY_RE.search(text) is not None
+    return _NARROW_SEARCH.search(text) is not None or _WIDE_RE.search(text) is not None
 
 
 def narrow(tags) -> tuple[Tag, ...]:

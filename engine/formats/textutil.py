@@ -237,7 +237,8 @@ def renumber(text: str, tags) -> TaggedText:
     """``text`` with its codes numbered 1, 2, ... in order of appearance; codes
     of ``tags`` (a sequence, or a dict number -> tag) that do not occur in
     ``text`` are dropped."""
-    if not tags or not _CODE_CHAR.search(text):  # most sentences: no per-character walk (1.2 s a MB)
+    # most sentences: no per-character walk (1.2 s a MB); an ASCII one (isascii: no scan) holds no code
+    if not tags or text.isascii() or not _CODE_CHAR.search(text):
         return TaggedText(text, ())
     by_n = tags if isinstance(tags, dict) else {t.n: t for t in tags}
     new_tags: list[Tag] = []
