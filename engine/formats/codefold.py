@@ -59,7 +59,7 @@ def code_chars_in(text: str) -> list[str]:
 
 def has_code_chars(text: str) -> bool:
     """True when ``text`` holds a character a paragraph's text uses for a code (private use)."""
-    return _NARROW_SEARCH.search(text) is not None or _WIDE_RE.search(text) is not None
+    return not text.isascii() and (_NARROW_SEARCH.search(text) is not None or _WIDE_RE.search(text) is not None)
 
 
 def narrow(tags) -> tuple[Tag, ...]:

@@ -107,8 +107,9 @@ PIECE_CODES = 3000
 def _pieces(block: Block) -> list[Block]:
     """``block``, or its pieces when it holds more codes than one segment can number."""
     items = block.items
-    codes = [1 if it[0] == "tag" else len(_PUA.findall(html.unescape(it[3]) if "&" in it[3] else it[3]))
-             for it in items]
+    # an ASCII text (isascii reads a flag) holds no private-use character: not scanned (3 MB of HTML: 0.04 -> 0.006 s)
+    codes = [1 if it[0] == "tag" else 0 if it[3].isascii() and "&" not in it[3]
+             else len(_PUA.findall(html.unescape(it[3]) if "&" in it[3] else it[3])) for it in items]
     if sum(codes) <= PIECE_CODES:
         return [block]
     pieces: list[Block] = []
