@@ -21,6 +21,21 @@ from app.preferences import ProjectSettings
 #: The export question names this many findings; the QA check lists them all.
 SHOWN_FINDINGS = 8
 
+_spell_pool = None
+
+
+def spell_pool():
+    """The threads that wait for a spelling process's dictionary (German: ~3 s, tens of seconds on a
+    busy machine), apart from the shared pool: two such waits (a project opened after another) held
+    both of its threads on a 2-core machine, and the QA marks waited for the dictionaries."""
+    global _spell_pool
+    if _spell_pool is None:
+        from PySide6.QtCore import QThreadPool
+
+        _spell_pool = QThreadPool()
+        _spell_pool.setMaxThreadCount(2)
+    return _spell_pool
+
 
 def findings_text(issues) -> str:
     """What the export's QA found, one line a finding (segment, check, message), the first
@@ -68,7 +83,7 @@ class DeliveryController(Controller):
         w = Worker(job)
         w.signals.result.connect(done)
         w.signals.error.connect(lambda msg: done(None))  # no checker: nothing underlined
-        self._spell_worker = start(w)
+        self._spell_worker = start(w, spell_pool())
 
     def add_to_dictionary(self, word: str) -> None:
         """A word the translator added from the right-click menu: kept in the project dictionary."""

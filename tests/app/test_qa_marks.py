@@ -32,7 +32,7 @@ def open_qa(qtbot, win):
             w.close()
     qtbot.keyClick(win, Qt.Key_F8)
     qtbot.waitUntil(lambda: any(w.windowTitle() == "QA check" and w.isVisible()
-                                for w in QApplication.topLevelWidgets()), timeout=5000)
+                                for w in QApplication.topLevelWidgets()), timeout=30_000)
     dlg = next(w for w in QApplication.topLevelWidgets() if w.windowTitle() == "QA check" and w.isVisible())
     qtbot.addWidget(dlg)
     return dlg
@@ -58,7 +58,7 @@ def marked(win) -> list[int]:
 
 
 def wait_marks(qtbot, win, rows: list[int]) -> None:
-    qtbot.waitUntil(lambda: marked(win) == rows, timeout=15_000)
+    qtbot.waitUntil(lambda: marked(win) == rows, timeout=30_000)
 
 
 def test_a_row_with_qa_findings_is_marked_with_its_findings_as_tooltip(qtbot, tmp_path):
@@ -97,12 +97,12 @@ def test_a_finding_ignored_in_the_qa_check_loses_its_mark_and_leaves_the_qa_filt
     numbers = [i for i in dlg.issues if i.check == "number" and i.idx == 1]
     dlg.table.setFocus()
     select(dlg, numbers)
-    with qtbot.waitSignal(win.delivery.marks.updated, timeout=15_000):
+    with qtbot.waitSignal(win.delivery.marks.updated, timeout=30_000):
         qtbot.keyClick(dlg.table, Qt.Key_Delete)
     assert marked(win) == [3]
     dlg.close()
     win.activateWindow()
-    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+    qtbot.waitUntil(win.isActiveWindow, timeout=30_000)
     choose_filter(qtbot, win, "qa")
     assert shown(win) == [2, 3]                    # the tag error and the finding not ignored
     # restored (Show ignored, Delete again): the mark comes back
@@ -110,7 +110,7 @@ def test_a_finding_ignored_in_the_qa_check_loses_its_mark_and_leaves_the_qa_filt
     dlg.show_ignored.setChecked(True)
     dlg.table.setFocus()
     select(dlg, [i for i in dlg.issues if i in dlg.ignored])
-    with qtbot.waitSignal(win.delivery.marks.updated, timeout=15_000):
+    with qtbot.waitSignal(win.delivery.marks.updated, timeout=30_000):
         qtbot.keyClick(dlg.table, Qt.Key_Delete)
     assert marked(win) == [1, 3]
 
@@ -128,16 +128,14 @@ def test_a_check_for_a_document_no_longer_shown_is_dropped(qtbot, tmp_path, monk
     monkeypatch.setattr(qa_marks, "check", lambda *a: (started.set(), gate.wait(20), real(*a))[2])
     win = open_window(qtbot, folder)
     first = win.model
-    qtbot.waitUntil(started.is_set, timeout=5000)      # the first document's check waits at the gate
-    with qtbot.waitSignal(win.delivery.marks.updated, timeout=15_000):
+    qtbot.waitUntil(started.is_set, timeout=30_000)      # the first document's check waits at the gate
+    with qtbot.waitSignal(win.delivery.marks.updated, timeout=30_000):
         win.doc_combo.setCurrentIndex(1)               # the second document, its check waiting too
         gate.set()
     assert win.model is not first
     assert marked(win) == [1] and "5" in tooltip(win, 1)
-    time.sleep(0.2)
-    qtbot.wait(100)
-    assert first.qa_findings(1) == ()                  # the first document's answer was dropped
-    assert win.delivery.marks.dropped >= 1
+    qtbot.waitUntil(lambda: win.delivery.marks.dropped >= 1, timeout=30_000)  # the first document's answer came
+    assert first.qa_findings(1) == ()                  # ... and was dropped
 
 
 def test_the_ui_thread_cost_on_a_2000_segment_document_is_a_few_ms_and_a_confirm_rechecks_one(qtbot, tmp_path):
@@ -156,7 +154,7 @@ def test_the_ui_thread_cost_on_a_2000_segment_document_is_a_few_ms_and_a_confirm
     ed = win.editor()
     qtbot.keyClick(ed, Qt.Key_End)
     qtbot.keyClicks(ed, " 5")
-    with qtbot.waitSignal(marks.updated, timeout=15_000):
+    with qtbot.waitSignal(marks.updated, timeout=30_000):
         t0 = time.perf_counter()
         qtbot.keyClick(ed, Qt.Key_Return, Qt.ControlModifier)
         confirmed = time.perf_counter() - t0
@@ -169,15 +167,38 @@ def test_the_ui_thread_cost_on_a_2000_segment_document_is_a_few_ms_and_a_confirm
         times.append(time.perf_counter() - t0)
         qtbot.wait(50)
     before = marks._last
-    t0 = time.perf_counter()
-    model.set_qa_findings({**before.marks, model.segment(2).id: ("a finding",)})
-    applied = time.perf_counter() - t0
+    applied = rerun = float("inf")    # each the best of 5: one preemption on a busy machine is not the cost
+    for i in range(5):                # each application changes one segment's mark: on, off, on ...
+        t0 = time.perf_counter()
+        model.set_qa_findings({**before.marks, model.segment(2).id: ("a finding",)} if i % 2 == 0 else before.marks)
+        applied = min(applied, time.perf_counter() - t0)
     # the run after a confirm checks the one segment that changed (off the UI thread)
     segs = model.segments()
-    t0 = time.perf_counter()
-    again = qa_marks.check(Control(lambda e: None), segs, win.project.qa_options(), set(), before)
-    rerun = time.perf_counter() - t0
-    assert again.marks == before.marks
+    for _ in range(5):
+        t0 = time.perf_counter()
+        again = qa_marks.check(Control(lambda e: None), segs, win.project.qa_options(), set(), before)
+        rerun = min(rerun, time.perf_counter() - t0)
+        assert again.marks == before.marks
     print(f"2,000 segments: confirm {confirmed * 1000:.1f} ms, request {min(times) * 1000:.2f}-"
           f"{max(times) * 1000:.2f} ms, apply {applied * 1000:.2f} ms, re-check off the thread {rerun * 1000:.1f} ms")
     assert min(times) < 0.01 and applied < 0.01 and rerun < 0.25, (times, applied, rerun)
+
+
+def test_the_marks_come_while_the_spelling_dictionary_is_still_loading(qtbot, tmp_path, monkeypatch):
+    """The dictionary loads in a spelling process (seconds for German, tens of seconds on a busy machine);
+    its wait took a thread of the shared pool, and two such waits (a project opened after another)
+    took both of a 2-core machine's, so the QA marks waited for the dictionaries."""
+    from PySide6.QtCore import QThreadPool
+
+    gate = threading.Event()
+    monkeypatch.setattr(Project, "spell_checker", lambda self, **kw: (gate.wait(120), None)[1])
+    pool = QThreadPool.globalInstance()
+    threads = pool.maxThreadCount()
+    pool.setMaxThreadCount(1)       # as two dictionary loads on a 2-core machine: no thread to spare
+    try:
+        win = open_window(qtbot, project_with(tmp_path, ROWS))
+        wait_marks(qtbot, win, [1])
+        assert not win.delivery.spell_ready  # the dictionary is still loading
+    finally:
+        gate.set()
+        pool.setMaxThreadCount(threads)
