@@ -41,7 +41,7 @@ def win(qtbot, model_project) -> MainWindow:
     w.show()
     qtbot.waitExposed(w)
     w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    qtbot.waitUntil(w.isActiveWindow, timeout=30_000)
     w.nav.go_to(ROW)
     wait_panel(qtbot, w, ROW, "suggestion", timeout=60_000)
     return w
@@ -122,7 +122,7 @@ def test_ghost_text_is_never_saved_or_confirmed(qtbot, win):
 
 def slow_engine(win, monkeypatch, log: list) -> None:
     """The engine process started again with every search step 40 ms slow (stoppable as always);
-    ``log``: each request's prefix and whether it finished or was stopped."""
+    ``log``: each request's prefix as it starts, and whether it finished or was stopped."""
     from engine.nmt.results import Stopped
     from engine.nmt.server import SLOW_STEP_ENV
 
@@ -132,6 +132,7 @@ def slow_engine(win, monkeypatch, log: list) -> None:
     real = tr.suggest
 
     def logged(req, **kw):
+        log.append(("started", req.prefix))
         try:
             out = real(req, **kw)
         except Stopped:
@@ -148,7 +149,7 @@ def test_a_keystroke_stops_the_completion_under_way(qtbot, win, monkeypatch):
     slow_engine(win, monkeypatch, log)
     ed = win.editor()
     qtbot.keyClicks(ed, "Ein K")
-    qtbot.wait(200)  # its search is under way
+    qtbot.waitUntil(lambda: ("started", "Ein K") in log, timeout=30_000)  # its search is under way
     qtbot.keyClicks(ed, "x")
     qtbot.waitUntil(lambda: ("finished", "Ein Kx") in log, timeout=60_000)
     assert ("stopped", "Ein K") in log and ("finished", "Ein K") not in log
