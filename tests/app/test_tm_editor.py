@@ -30,7 +30,7 @@ def _seed(tm) -> None:
 
 def open_editor(qtbot, win) -> TMEditorDialog:
     """Tools ▸ TM Editor… from the menu bar, with the keyboard."""
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     tools = next(a.menu() for a in win.menuBar().actions() if a.text() == "&Tools")
     item = next(a for a in tools.actions() if a.text() == "TM &Editor…")
     item.trigger()
@@ -47,7 +47,7 @@ def shown(dlg) -> list[str]:
 def find(qtbot, dlg, text: str, expect: list[str]) -> None:
     dlg.search.clear()
     qtbot.keyClicks(dlg.search, text)
-    qtbot.waitUntil(lambda: shown(dlg) == expect, timeout=10_000)
+    qtbot.waitUntil(lambda: shown(dlg) == expect, timeout=30_000)
 
 
 def edit_target(qtbot, dlg, row: int, text: str) -> None:
@@ -73,29 +73,29 @@ def test_a_unit_found_by_typing_is_edited_in_place_ctrl_z_restores_it_and_ctrl_y
         _seed(tm)
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
-    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=30_000)
     assert "3 units shown" in dlg.status.text()
 
     find(qtbot, dlg, "window", ["Close the window"])
     edit_target(qtbot, dlg, 0, "Schließen Sie das Fenster")
-    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=10_000)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=30_000)
     assert author(dlg.model.entries[0]) == win.memory.tm_editor.controller.editor
     with TranslationMemory(folder / "tm") as tm:  # another reader: it is in the TM, and found
         assert tm.search("Close the window", k=1)[0].target.text == "Schließen Sie das Fenster"
 
     dlg.table.setFocus()
     qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=10_000)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=30_000)
     assert author(dlg.model.entries[0]) == "bob"
     with TranslationMemory(folder / "tm") as tm:
         assert tm.search("Close the window", k=1)[0].target.text == "Fenster schließen"
 
     qtbot.keyClick(dlg.table, Qt.Key_Y, Qt.ControlModifier)  # and again
-    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=10_000)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=30_000)
     with TranslationMemory(folder / "tm") as tm:
         assert tm.search("Close the window", k=1)[0].target.text == "Schließen Sie das Fenster"
     qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=10_000)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=30_000)
 
 
 def test_the_delete_key_removes_a_unit_from_the_tm_search_and_ctrl_z_brings_it_back(qtbot, tmp_path):
@@ -104,26 +104,26 @@ def test_the_delete_key_removes_a_unit_from_the_tm_search_and_ctrl_z_brings_it_b
         _seed(tm)
     win = open_window(qtbot, folder)
     offered = lambda: [m.match.target.text for m in win.matches.matches]  # noqa: E731
-    qtbot.waitUntil(lambda: "Seite drucken" in offered(), timeout=10_000)  # the segment's best match
+    qtbot.waitUntil(lambda: "Seite drucken" in offered(), timeout=30_000)  # the segment's best match
     dlg = open_editor(qtbot, win)
     find(qtbot, dlg, "drucken", ["Print the page"])
     dlg.table.setFocus()
     dlg.table.selectRow(0)
     qtbot.keyClick(dlg.table, Qt.Key_Delete)
-    qtbot.waitUntil(lambda: shown(dlg) == [] and "deleted" in dlg.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: shown(dlg) == [] and "deleted" in dlg.status.text(), timeout=30_000)
     # looked up again: the other units are still offered, the deleted one is not
-    qtbot.waitUntil(lambda: offered() and "Seite drucken" not in offered(), timeout=10_000)
+    qtbot.waitUntil(lambda: offered() and "Seite drucken" not in offered(), timeout=30_000)
     with TranslationMemory(folder / "tm") as tm:
         assert len(tm) == 2 and not tm.search("Print the page", k=1, min_score=0.99)
 
     qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: shown(dlg) == ["Print the page"], timeout=10_000)
+    qtbot.waitUntil(lambda: shown(dlg) == ["Print the page"], timeout=30_000)
     assert author(dlg.model.entries[0]) == "ann"
-    qtbot.waitUntil(lambda: offered()[:1] == ["Seite drucken"], timeout=10_000)
+    qtbot.waitUntil(lambda: offered()[:1] == ["Seite drucken"], timeout=30_000)
     with TranslationMemory(folder / "tm") as tm:
         assert tm.search("Print the page", k=1)[0].target.text == "Seite drucken"
     qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)  # deleted again
-    qtbot.waitUntil(lambda: shown(dlg) == [] and "deleted" in dlg.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: shown(dlg) == [] and "deleted" in dlg.status.text(), timeout=30_000)
     with TranslationMemory(folder / "tm") as tm:
         assert len(tm) == 2
 
@@ -135,11 +135,11 @@ def test_search_by_author_regex_and_a_bad_expression_said_in_one_line(qtbot, tmp
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
     qtbot.keyClicks(dlg.author, "ANN")
-    qtbot.waitUntil(lambda: shown(dlg) == ["Open the file", "Print the page"], timeout=10_000)
+    qtbot.waitUntil(lambda: shown(dlg) == ["Open the file", "Print the page"], timeout=30_000)
     dlg.regex.setChecked(True)
     find(qtbot, dlg, "^(Close|Print)", ["Print the page"])
     find(qtbot, dlg, "(unclosed", ["Print the page"])  # the last good search stays
-    qtbot.waitUntil(lambda: "not a regular expression" in dlg.status.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "not a regular expression" in dlg.status.text(), timeout=30_000)
     assert "\n" not in dlg.status.text()
 
 
@@ -152,12 +152,12 @@ def test_units_are_read_a_page_at_a_time_as_the_translator_scrolls(qtbot, tmp_pa
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
     qtbot.waitUntil(lambda: len(dlg.model.entries) == PAGE and "scroll for more" in dlg.status.text(),
-                    timeout=10_000)
+                    timeout=30_000)
     dlg.table.setFocus()
     dlg.table.setCurrentIndex(dlg.model.index(0, TARGET))
     for n in (2 * PAGE, 2 * PAGE + 30):
         qtbot.keyClick(dlg.table, Qt.Key_End, Qt.ControlModifier)  # to the last row shown: the next page
-        qtbot.waitUntil(lambda n=n: len(dlg.model.entries) == n, timeout=10_000)
+        qtbot.waitUntil(lambda n=n: len(dlg.model.entries) == n, timeout=30_000)
     assert dlg.model.done and dlg.status.text() == f"{2 * PAGE + 30} units shown"
     assert [e.source.text for e in dlg.model.entries[-2:]] == [f"Sentence number {2 * PAGE + 28}",
                                                               f"Sentence number {2 * PAGE + 29}"]
@@ -179,10 +179,10 @@ def test_every_tm_of_the_project_is_listed_and_the_chosen_one_is_shown(qtbot, tm
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
     assert [dlg.tm_combo.itemText(i) for i in range(dlg.tm_combo.count())] == ["tm", "reference"]
-    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=30_000)
     dlg.tm_combo.setFocus()
     qtbot.keyClick(dlg.tm_combo, Qt.Key_Down)
-    qtbot.waitUntil(lambda: shown(dlg) == ["Save the document"], timeout=10_000)
+    qtbot.waitUntil(lambda: shown(dlg) == ["Save the document"], timeout=30_000)
     assert author(dlg.model.entries[0]) == "eva"
 
 
@@ -217,24 +217,24 @@ def test_an_edit_of_a_shared_tm_reaches_another_clients_replica(qtbot, tmp_path,
     other = SharedTM(url, replica_dir=tmp_path / "other", src_lang="en", tgt_lang="de")
     try:
         other.search("The first search starts the first sync", k=1)
-        assert wait_until(lambda: other.replica.ready, 20), other.feed_error
+        assert wait_until(lambda: other.replica.ready, 30), other.feed_error
         win = open_window(qtbot, folder)
         dlg = open_editor(qtbot, win)
         assert dlg.tm_combo.currentText().endswith("(shared)")
         find(qtbot, dlg, "window", ["Close the window"])
         edit_target(qtbot, dlg, 0, "Schließen Sie das Fenster")
-        qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=10_000)
+        qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=30_000)
 
         def replica_has(text: str) -> bool:
             ms = other.search("Close the window", k=1, min_score=0.99)
             return bool(ms) and ms[0].target.text == text
-        assert wait_until(lambda: replica_has("Schließen Sie das Fenster"), 3)
+        assert wait_until(lambda: replica_has("Schließen Sie das Fenster"), 30)
         assert other.last_search  # answered by the other client's own replica
 
         dlg.table.setFocus()
         qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
-        qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=10_000)
-        assert wait_until(lambda: replica_has("Fenster schließen"), 3)
+        qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen", timeout=30_000)
+        assert wait_until(lambda: replica_has("Fenster schließen"), 30)
     finally:
         other.close()
 
@@ -267,13 +267,13 @@ def test_a_reader_roles_edit_of_a_shared_tm_is_refused_in_one_line(qtbot, tmp_pa
     dlg = open_editor(qtbot, win)
     find(qtbot, dlg, "window", ["Close the window"])
     edit_target(qtbot, dlg, 0, "Fenster zu")
-    qtbot.waitUntil(lambda: "may only read" in dlg.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "may only read" in dlg.status.text(), timeout=30_000)
     assert "\n" not in dlg.status.text() and target_of(dlg, 0) == "Fenster schließen"
     dlg.table.setFocus()
     dlg.table.selectRow(0)
     dlg.status.clear()
     qtbot.keyClick(dlg.table, Qt.Key_Delete)
-    qtbot.waitUntil(lambda: "may only read" in dlg.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "may only read" in dlg.status.text(), timeout=30_000)
     assert shown(dlg) == ["Close the window"]
     with open_tm(url) as tm:
         assert len(tm) == 3 and tm.search("Close the window", k=1)[0].target.text == "Fenster schließen"

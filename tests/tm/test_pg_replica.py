@@ -24,7 +24,7 @@ def client(url: str, folder, **kw) -> SharedTM:
     """One translator's handle, with its own replica in ``folder``, synced."""
     tm = SharedTM(url, replica_dir=folder, src_lang="en", tgt_lang="de", **kw)
     tm.search("The first search starts the first sync", k=1)
-    assert wait_until(lambda: tm.replica.ready, 20), tm.feed_error
+    assert wait_until(lambda: tm.replica.ready, 30), tm.feed_error
     return tm
 
 
@@ -52,8 +52,11 @@ def test_a_confirm_by_one_client_is_found_by_another_within_a_second(pg_url, tmp
         for i in range(5):
             t0 = time.monotonic()
             a.add(f"Translator A confirmed sentence number {i} today", f"A bestätigte Satz {i}", creator="ana")
-            assert wait_until(lambda: found(b, f"Translator A confirmed sentence number {i} today"), 1.0)
+            assert wait_until(lambda: found(b, f"Translator A confirmed sentence number {i} today"), 30)
             times.append(time.monotonic() - t0)
+        # the change feed's notice, not its 10 s poll: the median of 5, as one of them may wait behind a busy
+        # machine's other processes
+        assert sorted(times)[2] < 1.0, times
         assert found(a, "Translator A confirmed sentence number 4 today")  # the writer's own, at once
         assert b.stats()["replica"]["ready"] and b.last_search  # answered by the local TM
     finally:
@@ -65,7 +68,7 @@ def test_results_carry_the_shared_units_author_and_date(pg_url, tmp_path):
     a, b = client(pg_url, tmp_path / "a"), client(pg_url, tmp_path / "b")
     try:
         a.add("Open the settings dialog", "Öffnen Sie den Einstellungsdialog", creator="ana")
-        assert wait_until(lambda: found(b, "Open the settings dialog"), 2)
+        assert wait_until(lambda: found(b, "Open the settings dialog"), 30)
         m = b.search("Open the settings dialog", k=1)[0]
         truth = a.get(m.entry.id)
         assert m.meta["creator"] == "ana" and m.meta["created"] == truth.meta["created"]
@@ -80,11 +83,11 @@ def test_edits_and_deletes_replicate(pg_url, tmp_path):
     try:
         uid = a.add("Close all windows", "Alle Fenster schließen")
         keep = a.add("Close the window", "Das Fenster schließen")
-        assert wait_until(lambda: found(b, "Close all windows"), 2)
+        assert wait_until(lambda: found(b, "Close all windows"), 30)
         a.update(uid, target="Sämtliche Fenster schließen")
-        assert wait_until(lambda: found(b, "Close all windows", "Sämtliche Fenster schließen"), 1)
+        assert wait_until(lambda: found(b, "Close all windows", "Sämtliche Fenster schließen"), 30)
         a.delete(uid)
-        assert wait_until(lambda: not found(b, "Close all windows"), 1)
+        assert wait_until(lambda: not found(b, "Close all windows"), 30)
         assert found(b, "Close the window") and b.get(keep).target.text == "Das Fenster schließen"
         assert b.replica.tm.conn.execute("SELECT count(*) FROM units").fetchone()[0] == len(a) == 1
     finally:
@@ -96,13 +99,13 @@ def test_a_change_committed_late_with_an_older_change_id_is_not_skipped(pg_url, 
     a, b = client(pg_url, tmp_path / "a"), client(pg_url, tmp_path / "b")
     try:
         uid = a.add("Print the page", "Seite drucken")
-        assert wait_until(lambda: found(b, "Print the page"), 2)
+        assert wait_until(lambda: found(b, "Print the page"), 30)
         with psycopg.connect(pg_server[0]) as slow:  # takes its change id first, commits last
             slow.execute(f"UPDATE {a.schema}.units SET target = 'Die Seite drucken' WHERE id = %s", (uid,))
             a.add("Print the document", "Dokument drucken")  # a later change id, committed first
-            assert wait_until(lambda: found(b, "Print the document"), 2)
+            assert wait_until(lambda: found(b, "Print the document"), 30)
             slow.commit()
-        assert wait_until(lambda: found(b, "Print the page", "Die Seite drucken"), 1)
+        assert wait_until(lambda: found(b, "Print the page", "Die Seite drucken"), 30)
     finally:
         a.close()
         b.close()
@@ -112,16 +115,16 @@ def test_an_offline_client_searches_its_replica_and_catches_up_on_reconnect(pg_u
     a, b = client(pg_url, tmp_path / "a"), client(pg_url, tmp_path / "b")
     try:
         a.add("Save the file", "Datei speichern")
-        assert wait_until(lambda: found(b, "Save the file"), 2)
+        assert wait_until(lambda: found(b, "Save the file"), 30)
         assert b.online
         restartable.stop()
-        assert wait_until(lambda: not b.online, 10)
+        assert wait_until(lambda: not b.online, 30)
         assert found(b, "Save the file")  # offline: the replica answers
         with pytest.raises(TMOffline):
             b.add("Written while offline", "Offline geschrieben")
         restartable.start()
         a.add("Added while B was cut off", "Hinzugefügt, während B getrennt war")
-        assert wait_until(lambda: found(b, "Added while B was cut off"), 10), b.feed_error
+        assert wait_until(lambda: found(b, "Added while B was cut off"), 30), b.feed_error
         assert b.online
     finally:
         a.close()
@@ -144,7 +147,7 @@ def test_a_client_opened_while_the_server_is_down_works_from_its_replica(pg_url,
         c = client(pg_url, tmp_path / "c")
         c.add("Redo the step", "Den Schritt wiederholen")
         c.close()
-        assert wait_until(lambda: found(b, "Redo the step"), 10), b.feed_error
+        assert wait_until(lambda: found(b, "Redo the step"), 30), b.feed_error
         b.add("Now it works", "Jetzt geht es")
         assert found(b, "Now it works")
     finally:
@@ -176,13 +179,13 @@ def test_the_first_sync_reports_progress_and_can_be_cancelled(pg_url, tmp_path, 
     def progress(done, total):  # told on the feed thread
         seen.append((done, total))
         if done >= 30:
-            wait_until(lambda: handle, 5)
+            wait_until(lambda: handle, 30)
             handle[0].cancel_sync()
     tm = SharedTM(pg_url, replica_dir=tmp_path / "r", progress=progress)
     handle.append(tm)
     assert seen == [] and found(tm, "Segment 42 of the guide")  # the first search starts the copy
     try:
-        assert wait_until(lambda: "cancelled" in tm.feed_error, 10), tm.feed_error
+        assert wait_until(lambda: "cancelled" in tm.feed_error, 30), tm.feed_error
         assert seen[0] == (0, 100) and (30, 100) in seen and not tm.replica.ready
         assert found(tm, "Segment 42 of the guide")  # from the server meanwhile
     finally:
@@ -243,12 +246,12 @@ def test_a_tm_emptied_on_the_server_empties_every_replica(pg_url, pg_server, tmp
     a, b = client(pg_url, tmp_path / "a"), client(pg_url, tmp_path / "b")
     try:
         a.add("Delete everything", "Alles löschen")
-        assert wait_until(lambda: found(b, "Delete everything"), 2)
+        assert wait_until(lambda: found(b, "Delete everything"), 30)
         with psycopg.connect(pg_server[0], autocommit=True) as admin:  # no row triggers fire
             admin.execute(f"TRUNCATE {a.schema}.units")
-        assert wait_until(lambda: b.replica.ready and not found(b, "Delete everything"), 10), b.feed_error
+        assert wait_until(lambda: b.replica.ready and not found(b, "Delete everything"), 30), b.feed_error
         a.add("A fresh start", "Ein Neuanfang")
-        assert wait_until(lambda: found(b, "A fresh start"), 2)
+        assert wait_until(lambda: found(b, "A fresh start"), 30)
     finally:
         a.close()
         b.close()
@@ -259,7 +262,7 @@ def test_a_replica_that_cannot_be_kept_current_is_not_searched(pg_url, tmp_path)
     try:
         b.replica.tm.conn.close()  # as a disk that fails under the replica
         a.add("Written after the replica broke", "Geschrieben, nachdem das Replikat kaputtging")
-        assert wait_until(lambda: b.feed_error.startswith("the replica stopped"), 5), b.feed_error
+        assert wait_until(lambda: b.feed_error.startswith("the replica stopped"), 30), b.feed_error
         assert found(b, "Written after the replica broke")  # from the server
         assert b.stats()["replica"]["why_not"].startswith("the replica stopped")
     finally:
@@ -288,7 +291,7 @@ def test_verso_tm_search_answers_from_the_replica_with_the_server_down(pg_url, t
     with open_tm(pg_url, src_lang="en", tgt_lang="de") as tm:
         tm.add("Save the file", "Datei speichern", creator="ana")
         tm.search("Save the file")  # the first search starts this computer's copy
-        assert wait_until(lambda: tm.replica.ready, 20), tm.feed_error
+        assert wait_until(lambda: tm.replica.ready, 30), tm.feed_error
     restartable.stop()
     try:
         assert main(["tm", "search", "--tm", pg_url, "--json", "Save the file"]) == 0
