@@ -18,7 +18,7 @@ def test_aligned_pairs_go_into_the_projects_tm(qtbot, tmp_path):
     (tmp_path / "en.txt").write_text(EN, "utf-8")
     (tmp_path / "de.txt").write_text(DE, "utf-8")
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     win.actions_by_id["align_documents"].trigger()
     dlg = win.aligning.dialog
     assert dlg is not None and dlg.isVisible()
@@ -26,12 +26,12 @@ def test_aligned_pairs_go_into_the_projects_tm(qtbot, tmp_path):
     dlg.tgt_path.setText(str(tmp_path / "de.txt"))
     dlg.use_model.setChecked(False)
     qtbot.mouseClick(dlg.align_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: dlg.review.table.rowCount() == 3, timeout=20_000)
+    qtbot.waitUntil(lambda: dlg.review.table.rowCount() == 3, timeout=30_000)
     dlg.review.above.setChecked(True)
     dlg.review.threshold.setValue(0.0)
     qtbot.mouseClick(dlg.review.add_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: dlg.status.text().startswith("Added"), timeout=20_000)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: dlg.status.text().startswith("Added"), timeout=30_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     win.close()
     with TranslationMemory(folder / "tm", create=False) as tm:
         units = {(u.source.text, u.target.text, u.meta["origin"]) for u in tm.entries()}

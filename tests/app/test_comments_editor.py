@@ -64,7 +64,7 @@ def _imported(tmp_path, name: str, text: str):
 def _add_by_keyboard(qtbot, win, text: str) -> None:
     qtbot.keyClick(win.editor(), *ADD_KEYS)
     box = win.comments_panel.box
-    qtbot.waitUntil(box.hasFocus, timeout=3000)
+    qtbot.waitUntil(box.hasFocus, timeout=30_000)
     qtbot.keyClicks(box, text)
     qtbot.keyClick(box, *CTRL_ENTER)
 
@@ -106,16 +106,16 @@ def test_a_comment_added_by_keyboard_shows_marks_the_row_and_survives_reopening(
     assert win.delegate.commented == {0} and _mark_painted(win, 0) and not _mark_painted(win, 1)
     assert NO_PLACE in win.comments_panel.where.text()     # a .txt has no place for comments
     qtbot.keyClick(win.comments_panel.box, Qt.Key_Escape)  # back to the target
-    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=3000)
+    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=30_000)
     qtbot.keyClick(win.editor(), Qt.Key_Down, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: win.current_row() == 1, timeout=3000)
+    qtbot.waitUntil(lambda: win.current_row() == 1, timeout=30_000)
     assert _shown(win) == []
     win.close()
 
     again = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: win.delegate.commented is not None and again.delegate.commented == {0}, timeout=3000)
+    qtbot.waitUntil(lambda: win.delegate.commented is not None and again.delegate.commented == {0}, timeout=30_000)
     again.nav.go_to(0)
-    qtbot.waitUntil(lambda: len(_shown(again)) == 1, timeout=3000)
+    qtbot.waitUntil(lambda: len(_shown(again)) == 1, timeout=30_000)
     assert "Is it a document or a folder?" in _shown(again)[0]
     again.close()
 
@@ -168,11 +168,11 @@ def test_a_row_whose_file_brings_a_comment_is_marked_in_grey_and_an_open_comment
     """A client's note in the file marks its row before anyone comments in Verso (it showed no mark)."""
     folder, _ = _imported(tmp_path, "ui.xlf", XLF)
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: win.delegate.noted == {0}, timeout=3000)
+    qtbot.waitUntil(lambda: win.delegate.noted == {0}, timeout=30_000)
     assert _mark_painted(win, 0, NOTE_COLOUR) and not _mark_painted(win, 1, NOTE_COLOUR)
     assert not _mark_painted(win, 1)
     _add_by_keyboard(qtbot, win, "Short enough?")
-    qtbot.waitUntil(lambda: win.delegate.commented == {0}, timeout=3000)
+    qtbot.waitUntil(lambda: win.delegate.commented == {0}, timeout=30_000)
     assert _mark_painted(win, 0)                          # the open comment's mark wins
     win.close()
 
@@ -214,7 +214,7 @@ def test_an_exported_docx_has_the_comment_as_a_word_comment(qtbot, tmp_path):
     win = open_window(qtbot, tmp_path / "p")
     assert "Word comments" in win.comments_panel.where.text()
     qtbot.keyClick(win.editor(), Qt.Key_Down, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: win.current_row() == 1, timeout=3000)
+    qtbot.waitUntil(lambda: win.current_row() == 1, timeout=30_000)
     _add_by_keyboard(qtbot, win, "Which window?")
     out = tmp_path / "guide.de.docx"
     assert win.delivery.export_to(win.model.document_id, out)

@@ -70,4 +70,4 @@ def test_moving_down_a_long_document_keeps_the_current_segment_on_screen(qtbot, 
         shown = [r for r in grid.visible_rows(margin=0) if r != grid.currentIndex().row()]
         return (any("wrap" in win.model.segment(r).source.text for r in shown)
                 and all(grid.rowHeight(r) == grid.sizeHintForRow(r) for r in shown))
-    qtbot.waitUntil(on_screen_rows_fitted, timeout=10_000)
+    qtbot.waitUntil(on_screen_rows_fitted, timeout=30_000)

@@ -41,13 +41,13 @@ def test_import_tmx_with_a_broken_unit_maps_languages_and_reports_it(qtbot, tmp_
     dlg.src.setEditText("en-GB")
     dlg.tgt.setEditText("de-DE")
     dlg.set_file(tmx)
-    qtbot.waitUntil(lambda: dlg.report is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
     assert dlg.report["units"] == 3 and dlg.report["usable"] == 2
     assert set(dlg.report["languages"]) == {"en-GB", "de-DE"}
     assert "2 can be imported" in dlg.summary.text()
     assert dlg.import_button.isEnabled()
     dlg.start_import()
-    qtbot.waitUntil(lambda: dlg.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.result is not None, timeout=30_000)
     res = dlg.result
     assert (res.added, res.skipped) == (2, 1)
     assert len(res.errors) == 1 and "TU 2" in res.errors[0] and "line 5" in res.errors[0]
@@ -55,7 +55,7 @@ def test_import_tmx_with_a_broken_unit_maps_languages_and_reports_it(qtbot, tmp_
     assert units_in(folder / "tm") == 2
     # Stored under the project's languages, so the next lookup finds it.
     win.nav.go_to(1)
-    qtbot.waitUntil(lambda: win.shown_for.get("matches") == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: win.shown_for.get("matches") == 1, timeout=30_000)
     win.nav.go_to(0)
     wait_matches(qtbot, win, 0)
     assert win.matches.matches and win.matches.matches[0].match.target.text == "Öffnen Sie das rote Album."
@@ -78,7 +78,7 @@ def test_cancelled_import_leaves_the_tm_unchanged(qtbot, tmp_path):
     progressed = []
     dlg.start_import()
     dlg._job.signals.progress.connect(lambda ev: progressed.append(ev) or dlg.cancel())
-    qtbot.waitUntil(lambda: not dlg.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not dlg.busy(), timeout=30_000)
     assert dlg.result is None and "unchanged" in dlg.summary.text()
     assert units_in(folder / "tm") == 0
 
@@ -135,7 +135,7 @@ def test_export_tm_as_tmx_round_trips(qtbot, demo_dir, tmp_path):
     wait_matches(qtbot, win, 0)
     out = tmp_path / "out.tmx"
     export_tm(win, win.tm, out)
-    qtbot.waitUntil(out.exists, timeout=10_000)
+    qtbot.waitUntil(out.exists, timeout=30_000)
     units = list(read_tm_file(out, src_lang="en", tgt_lang="de"))
     assert len(units) == units_in(demo_dir / "tm")
 
@@ -166,9 +166,9 @@ def test_importing_the_demo_tmx_again_updates_instead_of_duplicating(qtbot, demo
     dlg = win.memory.import_tm_dialog()
     qtbot.addWidget(dlg)
     dlg.set_file(Path(__file__).resolve().parents[2] / "resources" / "demo" / "memory.tmx")
-    qtbot.waitUntil(lambda: dlg.report is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
     dlg.start_import()
-    qtbot.waitUntil(lambda: dlg.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.result is not None, timeout=30_000)
     assert (dlg.result.added, dlg.result.updated) == (0, before)
     assert "0 added" in dlg.summary.text()
     assert units_in(demo_dir / "tm") == before
@@ -183,7 +183,7 @@ def test_statistics_do_not_count_my_own_confirmed_segments_as_matches(qtbot, tmp
     wait_matches(qtbot, win, 0)
     win.editor().replace_text("Öffnen Sie jetzt das blaue Album.")
     win.editing.confirm_and_next()
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     assert units_in(folder / "tm") == 1
     dlg = win.delivery.statistics_dialog()
     qtbot.addWidget(dlg)

@@ -22,16 +22,16 @@ def open_window(qtbot, folder: Path, *, nmt: bool = False) -> MainWindow:
     win.show()
     qtbot.waitExposed(win)
     win.activateWindow()
-    qtbot.waitUntil(win.isActiveWindow, timeout=3000)  # window shortcuts need an active window
+    qtbot.waitUntil(win.isActiveWindow, timeout=30_000)  # window shortcuts need an active window
     return win
 
 
-def wait_panel(qtbot, win: MainWindow, row: int, what: str = "matches", timeout: int = 10_000) -> None:
+def wait_panel(qtbot, win: MainWindow, row: int, what: str = "matches", timeout: int = 30_000) -> None:
     """Until ``what`` shows the answer for ``row`` (entering a segment resets it)."""
     qtbot.waitUntil(lambda: win.shown_for.get(what) == row and win.current_row() == row, timeout=timeout)
 
 
-def wait_matches(qtbot, win: MainWindow, row: int, timeout: int = 10_000) -> None:
+def wait_matches(qtbot, win: MainWindow, row: int, timeout: int = 30_000) -> None:
     wait_panel(qtbot, win, row, "matches", timeout)
 
 
@@ -164,7 +164,7 @@ def test_row_heights_fit_after_column_resize(qtbot, tmp_path):
     grid.fit_visible_rows()
     wide = grid.rowHeight(0)
     grid.setColumnWidth(1, 150)
-    qtbot.waitUntil(lambda: grid.rowHeight(0) > wide, timeout=3000)
+    qtbot.waitUntil(lambda: grid.rowHeight(0) > wide, timeout=30_000)
     assert grid.rowHeight(1) < grid.rowHeight(0)
 
 
@@ -218,7 +218,7 @@ def test_autosave_keeps_a_draft_without_leaving_the_segment(qtbot, tmp_path):
         with Project.open(folder) as other:
             return other.segments(other.documents()[0].id)[0].target.text == "Eins"
 
-    qtbot.waitUntil(saved, timeout=5000)
+    qtbot.waitUntil(saved, timeout=30_000)
     assert win.current_row() == 0
 
 
@@ -239,7 +239,7 @@ def test_concordance_highlights_hits(qtbot, demo_dir):
     wait_matches(qtbot, win, 0)
     win.memory.open_concordance()
     win.concordance.search("album")
-    qtbot.waitUntil(lambda: bool(win.concordance.hits), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(win.concordance.hits), timeout=30_000)
     for _, hit in win.concordance.hits:
         assert all(hit.text.text[s:e].lower() == "album" for s, e in hit.spans)
     assert "#ffe066" in win.concordance.view.toHtml()

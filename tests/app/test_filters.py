@@ -34,7 +34,7 @@ def open_window(qtbot, folder: Path) -> MainWindow:
     win.show()
     qtbot.waitExposed(win)
     win.activateWindow()
-    qtbot.waitUntil(win.isActiveWindow, timeout=3000)  # window shortcuts need an active window
+    qtbot.waitUntil(win.isActiveWindow, timeout=30_000)  # window shortcuts need an active window
     return win
 
 
@@ -47,11 +47,11 @@ def choose_filter(qtbot, win: MainWindow, key: str) -> None:
     """Ctrl+Shift+F in the target box, then Down/Up in the filter box until ``key``'s filter is in force."""
     qtbot.keyClick(win.editor(), Qt.Key_F, Qt.ControlModifier | Qt.ShiftModifier)
     combo = win.filter_combo
-    qtbot.waitUntil(combo.hasFocus, timeout=3000)
+    qtbot.waitUntil(combo.hasFocus, timeout=30_000)
     target = list(FILTERS).index(key)
     if combo.currentIndex() == target:
         return
-    with qtbot.waitSignal(win.search.filterApplied, timeout=20_000,
+    with qtbot.waitSignal(win.search.filterApplied, timeout=30_000,
                           check_params_cb=lambda mode: mode == key):
         while combo.currentIndex() != target:
             qtbot.keyClick(combo, Qt.Key_Down if combo.currentIndex() < target else Qt.Key_Up)
@@ -59,7 +59,7 @@ def choose_filter(qtbot, win: MainWindow, key: str) -> None:
 
 def choose_in(qtbot, win: MainWindow, combo, index: int, applied: str) -> None:
     """Down/Up in ``combo`` (which has the keys) until item ``index``, the filters then ``applied``."""
-    with qtbot.waitSignal(win.search.filterApplied, timeout=20_000,
+    with qtbot.waitSignal(win.search.filterApplied, timeout=30_000,
                           check_params_cb=lambda modes: modes == applied):
         while combo.currentIndex() != index:
             qtbot.keyClick(combo, Qt.Key_Down if combo.currentIndex() < index else Qt.Key_Up)
@@ -79,7 +79,7 @@ def test_filtering_by_origin_from_the_keyboard_and_enter_goes_back_to_the_target
     choose_filter(qtbot, win, "tm")
     assert shown(win) == [0]
     qtbot.keyClick(win.filter_combo, Qt.Key_Return)
-    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=3000)
+    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=30_000)
     assert win.current_row() == 0
     qtbot.keyClicks(win.editor(), " Gut.")
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
@@ -129,7 +129,7 @@ def test_find_whole_word_and_in_target_only_set_from_the_keyboard(qtbot, tmp_pat
     ]))
     qtbot.keyClick(win.editor(), Qt.Key_F, Qt.ControlModifier)
     bar = win.findbar
-    qtbot.waitUntil(bar.find_edit.hasFocus, timeout=3000)
+    qtbot.waitUntil(bar.find_edit.hasFocus, timeout=30_000)
     qtbot.keyClicks(bar.find_edit, "start")
     assert shown(win) == [0, 1, 2]      # "start" inside "started" and "Restart" too
     qtbot.keyClick(bar.find_edit, Qt.Key_Tab)   # the "in" box
@@ -182,7 +182,7 @@ def test_two_filters_at_once_fuzzy_from_the_tm_then_back_to_everything(qtbot, tm
     choose_filter(qtbot, win, "fuzzy")
     assert shown(win) == [0, 1, 3]
     qtbot.keyClick(win.filter_combo, Qt.Key_Tab)                  # on to the second box
-    qtbot.waitUntil(second.hasFocus, timeout=3000)
+    qtbot.waitUntil(second.hasFocus, timeout=30_000)
     choose_in(qtbot, win, second, second.findData("tm"), "fuzzy+tm")
     assert shown(win) == [0, 3]                                   # draft AND from the TM
     assert win.filter_combo.currentData() == "fuzzy"
@@ -192,7 +192,7 @@ def test_two_filters_at_once_fuzzy_from_the_tm_then_back_to_everything(qtbot, tm
     choose_in(qtbot, win, second, second.findData("mt"), "fuzzy+mt")
     assert shown(win) == [1]
     qtbot.keyClick(second, Qt.Key_Return)                         # back to the target box
-    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=3000)
+    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=30_000)
     # "All segments" in the first box shows everything: the second box is emptied too
     choose_filter(qtbot, win, "all")
     assert shown(win) == [0, 1, 2, 3, 4] and second.currentData() == "all"
@@ -208,18 +208,18 @@ def test_qa_findings_and_confirmed_then_a_checked_filter_in_the_second_box(qtbot
     assert shown(win) == [0, 2]
     qtbot.keyClick(win.filter_combo, Qt.Key_Tab)
     second = win.search.and_combo
-    qtbot.waitUntil(second.hasFocus, timeout=3000)
+    qtbot.waitUntil(second.hasFocus, timeout=30_000)
     choose_in(qtbot, win, second, second.findData("confirmed"), "qa+confirmed")
     assert shown(win) == [2]
     # a checked filter in the second box: the check runs for it too
     qtbot.keyClick(second, Qt.Key_Return)
-    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=3000)
+    qtbot.waitUntil(lambda: win.editor() is not None and win.editor().hasFocus(), timeout=30_000)
     qtbot.keyClick(win.editor(), Qt.Key_F, Qt.ControlModifier | Qt.ShiftModifier)
-    qtbot.waitUntil(win.filter_combo.hasFocus, timeout=3000)
+    qtbot.waitUntil(win.filter_combo.hasFocus, timeout=30_000)
     choose_in(qtbot, win, win.filter_combo, win.filter_combo.findData("fuzzy"), "fuzzy+confirmed")
     assert shown(win) == []                                       # the second box stays as it was
     qtbot.keyClick(win.filter_combo, Qt.Key_Tab)
-    qtbot.waitUntil(second.hasFocus, timeout=3000)
+    qtbot.waitUntil(second.hasFocus, timeout=30_000)
     choose_in(qtbot, win, second, second.findData("qa"), "fuzzy+qa")
     qtbot.keyClick(second, Qt.Key_Backtab)                        # Shift+Tab: back to the first box
     assert win.filter_combo.hasFocus()

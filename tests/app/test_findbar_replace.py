@@ -38,11 +38,11 @@ def test_closing_the_find_bar_stays_on_the_current_segment(qtbot, tmp_path):
     enter(qtbot, win, 2)
     win.search.open_find(replace=False)
     qtbot.keyClicks(win.findbar.find_edit, "photo")
-    qtbot.waitUntil(lambda: win.proxy.rowCount() == 1)
+    qtbot.waitUntil(lambda: win.proxy.rowCount() == 1, timeout=30_000)
     close = next(b for b in win.findbar.children() if getattr(b, "text", lambda: "")() == "✕")
     qtbot.mouseClick(close, Qt.LeftButton)
     assert not win.findbar.isVisible() and win.proxy.rowCount() == len(SOURCES)
-    qtbot.waitUntil(lambda: win.current_row() == 2)
+    qtbot.waitUntil(lambda: win.current_row() == 2, timeout=30_000)
     qtbot.wait(200)
     assert win.current_row() == 2 and win.model.segment(win.current_row()).source.plain() == "Print the photo."
 

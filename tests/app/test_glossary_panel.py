@@ -28,7 +28,7 @@ def with_glossary(folder: Path) -> Path:
 def wait_terms(qtbot, win, row: int) -> None:
     """Until the term index is loaded and the glossary panel shows ``row``'s terms."""
     qtbot.waitUntil(lambda: win.memory.terms_ready and win.shown_for.get("terms") == row and win.current_row() == row,
-                    timeout=10_000)
+                    timeout=30_000)
 
 
 def enter(qtbot, win, row: int) -> None:
@@ -120,7 +120,7 @@ def test_a_term_added_in_the_dialog_is_found_without_reopening_the_project(qtbot
     dlg.note.setText("GUI")
     dlg.forbidden.setText("Window; Fensterchen")
     dlg.accept()
-    qtbot.waitUntil(lambda: win.flow.terms is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: win.flow.terms is not None, timeout=30_000)
     panel = win.glossary
     assert [(e.source, e.target, e.forbidden) for e in panel.entries] == [("window", "Fenster",
                                                                            ("Window", "Fensterchen"))]

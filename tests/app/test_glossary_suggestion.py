@@ -39,7 +39,7 @@ def _suggestion_for_row_0(qtbot, folder, mode: str):
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)
-    qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=20_000)
+    qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=30_000)
     win.nav.go_to(1)
     win.nav.go_to(0)
     wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)

@@ -41,18 +41,18 @@ def test_a_trados_sdltm_is_dry_run_and_imported_off_the_ui_thread(qtbot, tmp_pat
     dlg = win.memory.import_tm_dialog()
     qtbot.addWidget(dlg)
     dlg.set_file(sdltm)
-    qtbot.waitUntil(lambda: dlg.report is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
     assert dlg.report["fatal"] is None, dlg.report
     assert dlg.report["units"] == 3 and dlg.report["usable"] == 3
     assert "3 can be imported" in dlg.summary.text()
     assert dlg.import_button.isEnabled()
     dlg.start_import()
-    qtbot.waitUntil(lambda: dlg.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.result is not None, timeout=30_000)
     assert dlg.result.added == 3
     assert read_on and not any(read_on)      # neither the dry run nor the import read on the UI thread
     assert units_in(folder / "tm") == 3
     win.nav.go_to(1)
-    qtbot.waitUntil(lambda: win.shown_for.get("matches") == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: win.shown_for.get("matches") == 1, timeout=30_000)
     win.nav.go_to(0)
     wait_matches(qtbot, win, 0)
     assert win.matches.matches[0].match.target.text == "Öffnen Sie das rote Album."

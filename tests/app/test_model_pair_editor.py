@@ -44,7 +44,7 @@ def fr_win(qtbot, tmp_path, monkeypatch):
 def test_an_en_fr_project_gets_no_german_suggestion_and_says_why_in_one_line(qtbot, fr_win):
     win = fr_win
     status = win.suggestion.status
-    qtbot.waitUntil(lambda: "en → fr" in status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "en → fr" in status.text(), timeout=30_000)
     text = status.text()
     assert "\n" not in text and "No model for en → fr" in text
     assert "Train a Model" in text and "Import" in text

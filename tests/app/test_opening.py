@@ -45,7 +45,7 @@ def test_the_qa_marks_come_after_the_first_matches(qtbot, tmp_path):
     win.show()
     matches_then: list = []
     win.delivery.marks.updated.connect(lambda: matches_then.append(win.shown_for.get("matches")))
-    qtbot.waitUntil(lambda: bool(matches_then), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(matches_then), timeout=30_000)
     assert matches_then[0] == 0 and win.opening.matched_done
 
 
@@ -65,12 +65,12 @@ def test_the_first_segment_is_searched_once_as_its_tm_opens(qtbot, tmp_path, mon
     win = MainWindow(Project.open(make_project(tmp_path / "p", ["The house is big.", "Open the file."])), nmt=False)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitUntil(lambda: win.shown_for.get("matches") == 0, timeout=10_000)
+    qtbot.waitUntil(lambda: win.shown_for.get("matches") == 0, timeout=30_000)
     qtbot.wait(300)  # a second search would have run by now
     assert searched.count("The house is big.") == 1
     win.nav.go_to(1)
     win.nav.go_to(0)  # entered again by the translator: searched again
-    qtbot.waitUntil(lambda: searched.count("The house is big.") == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: searched.count("The house is big.") == 2, timeout=30_000)
 
 
 def test_the_heap_is_frozen_while_the_opening_loads_and_no_longer_after(qtbot, tmp_path, monkeypatch):
@@ -82,7 +82,7 @@ def test_the_heap_is_frozen_while_the_opening_loads_and_no_longer_after(qtbot, t
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: win.opening.done and win.delivery.spell_ready, timeout=30_000)
-    qtbot.waitUntil(lambda: not win.opening.freezing, timeout=2_000)
+    qtbot.waitUntil(lambda: not win.opening.freezing, timeout=30_000)
     n = len(freezes)
     assert n > 0
     qtbot.wait(600)
@@ -95,7 +95,7 @@ def test_an_opening_without_tm_or_model_settles_at_once(qtbot, tmp_path):
     order: list[str] = []
     win.opening.after_matches(lambda: order.append("matches"))
     win.opening.later(lambda: order.append("settled"))
-    qtbot.waitUntil(lambda: win.opening.done, timeout=5_000)
+    qtbot.waitUntil(lambda: win.opening.done, timeout=30_000)
     assert order == ["matches", "settled"]
     win.opening.later(lambda: order.append("now"))  # after the opening: at once
     assert order[-1] == "now"

@@ -25,11 +25,11 @@ def test_overwrite_drafts_replaces_my_draft_keeps_the_confirmed_segment_and_says
     assert not dlg.overwrite.isChecked()                       # off by default
     qtbot.keyClick(dlg, Qt.Key_M, Qt.AltModifier)              # TM only
     qtbot.keyClick(dlg, Qt.Key_O, Qt.AltModifier)
-    qtbot.waitUntil(lambda: dlg.overwrite.isChecked() and not dlg.machine.isChecked(), timeout=2_000)
+    qtbot.waitUntil(lambda: dlg.overwrite.isChecked() and not dlg.machine.isChecked(), timeout=30_000)
     assert "Edit ▸ Undo Pre-translate gives the open document's back" in dlg.rule.text()
     assert dlg.options().overwrite_drafts
     qtbot.keyClick(dlg, Qt.Key_Return)
-    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=30_000)
     assert dlg.summary.text().splitlines() == [
         "Filled 2 of 2 segments (empty or drafts) as drafts: 2 from the TM (100 % matches), 0 by machine translation.",
         "Replaced 1 of 1 draft; the rest kept (no 100 % match or translation, or the same text).",
@@ -46,9 +46,9 @@ def test_without_overwrite_drafts_the_dialog_keeps_my_draft(qtbot, tmp_path):
     win = open_window(qtbot, folder)
     dlg = open_dialog(qtbot, win)
     qtbot.keyClick(dlg, Qt.Key_M, Qt.AltModifier)
-    qtbot.waitUntil(lambda: not dlg.machine.isChecked(), timeout=2_000)
+    qtbot.waitUntil(lambda: not dlg.machine.isChecked(), timeout=30_000)
     assert not dlg.options().overwrite_drafts and "drafts included, are kept" in dlg.rule.text()
     qtbot.keyClick(dlg, Qt.Key_Return)
-    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=30_000)
     assert dlg.summary.text().splitlines()[0].startswith("Filled 1 of 2 empty segments as drafts: 1 from the TM")
     assert win.model.segment(1).target.text == "Fenster zu"

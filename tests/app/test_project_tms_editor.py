@@ -32,7 +32,7 @@ def test_declined_outside_tms_are_left_out_and_no_folder_is_created(qtbot, tmp_p
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.No)
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     assert len(asked) == 1 and "tmA" in asked[0] and str(far) in asked[0]
     assert win.tm.infos == [] and not far.exists() and not far.parent.exists()
     win.close()
@@ -45,12 +45,12 @@ def test_confirmed_once_the_outside_tm_is_searched_and_not_asked_again(qtbot, tm
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.Yes)
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     assert [i.name for i in win.tm.infos] == ["tmA"]  # X holds no TM: never created from the settings
     assert not far.exists()
     win.close()
     win2 = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: not win2.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win2.tm.busy(), timeout=30_000)
     assert len(asked) == 1 and [i.name for i in win2.tm.infos] == ["tmA"]
     win2.close()
 
@@ -67,7 +67,7 @@ def _glossary_outside(tmp_path):
 
 
 def _terms_loaded(qtbot, win) -> int:
-    qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=10_000)
+    qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=30_000)
     return len(win.flow.terms) if win.flow.terms is not None else 0
 
 
@@ -97,7 +97,7 @@ def test_a_shared_tm_server_the_project_names_is_asked_about_without_its_passwor
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.No)
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     assert len(asked) == 1 and "db.invalid" in asked[0] and "s3cret" not in asked[0]
     assert win.tm.infos == []    # declined: never connected to
     win.close()

@@ -20,7 +20,7 @@ def test_the_qa_list_is_filtered_by_check_from_the_keyboard(qtbot, tmp_path):
     every = visible_checks(dlg)
     assert "number" in every and len(set(every)) >= 2
     dlg.activateWindow()
-    qtbot.waitUntil(dlg.isActiveWindow, timeout=3000)
+    qtbot.waitUntil(dlg.isActiveWindow, timeout=30_000)
     qtbot.keyClick(dlg, Qt.Key_W, Qt.AltModifier)
     assert dlg.focusWidget() is dlg.check_filter
     dlg.check_filter.setCurrentIndex(dlg.check_filter.findData("number"))

@@ -27,7 +27,7 @@ def _open_qa(qtbot, win):
             w.close()
     qtbot.keyClick(win, Qt.Key_F8)
     qtbot.waitUntil(lambda: any(w.windowTitle() == "QA check" and w.isVisible()
-                                for w in QApplication.topLevelWidgets()), timeout=5000)
+                                for w in QApplication.topLevelWidgets()), timeout=30_000)
     dlg = next(w for w in QApplication.topLevelWidgets() if w.windowTitle() == "QA check" and w.isVisible())
     qtbot.addWidget(dlg)
     return dlg

@@ -85,7 +85,7 @@ def test_the_status_shows_the_copy_then_offline_searching_the_copy_then_back_wit
     win.tm.replica_state.connect(lambda msg, cancellable: seen.append(msg))
     enter(qtbot, win, 0)  # the first lookup starts this computer's copy (answered by the server meanwhile)
     assert _first_target(win) == "Datei speichern"
-    qtbot.waitUntil(lambda: any("copying" in m for m in seen), timeout=10_000)
+    qtbot.waitUntil(lambda: any("copying" in m for m in seen), timeout=30_000)
     name = win.tm.infos[0].name
     assert re.fullmatch(rf"Shared TM {re.escape(name)}: copying [\d,]+ of 401 units", next(
         m for m in seen if "copying" in m))
@@ -94,13 +94,13 @@ def test_the_status_shows_the_copy_then_offline_searching_the_copy_then_back_wit
     assert not state.isVisible()  # ready: nothing to say
 
     srv.stop()
-    qtbot.waitUntil(lambda: state.isVisible() and "offline" in state.toolTip(), timeout=15_000)
+    qtbot.waitUntil(lambda: state.isVisible() and "offline" in state.toolTip(), timeout=30_000)
     assert re.fullmatch(rf"Shared TM {re.escape(name)} offline: searching your copy \(401 units, as of "
                         r"\d\d:\d\d\)", state.toolTip())
     enter(qtbot, win, 1)  # searches go on, from the replica (the server is down)
     assert _first_target(win) == "Absatz 7 des Handbuchs"
     win.tm.add(TaggedText("Confirmed while offline"), TaggedText("Offline bestätigt"))  # waits in the outbox
-    qtbot.waitUntil(lambda: "1 confirmed segment(s) waiting" in state.toolTip(), timeout=10_000)
+    qtbot.waitUntil(lambda: "1 confirmed segment(s) waiting" in state.toolTip(), timeout=30_000)
     assert win.tm.tms[0] is tm  # still searched: its replica answers
 
     srv.start()
@@ -109,9 +109,9 @@ def test_the_status_shows_the_copy_then_offline_searching_the_copy_then_back_wit
         other.add("Print the page", "Seite drucken", creator="eva")  # another client, meanwhile
     finally:
         other.close()
-    qtbot.waitUntil(lambda: not state.isVisible(), timeout=20_000)  # back: the outbox sent
+    qtbot.waitUntil(lambda: not state.isVisible(), timeout=30_000)  # back: the outbox sent
     enter(qtbot, win, 2)
-    qtbot.waitUntil(lambda: _first_target(win) == "Seite drucken", timeout=10_000)
+    qtbot.waitUntil(lambda: _first_target(win) == "Seite drucken", timeout=30_000)
     assert win.tm.outbox().pending() == 0
     with open_tm(url) as truth:
         assert truth.search("Confirmed while offline", k=1)[0].score == 1.0
@@ -124,9 +124,9 @@ def test_cancel_stops_the_first_copy_searches_go_to_the_server_and_the_next_open
     win = open_window(qtbot, folder)
     copy, _ = _bar(win)
     enter(qtbot, win, 0)
-    qtbot.waitUntil(lambda: copy.isVisible() and copy.cancel.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: copy.isVisible() and copy.cancel.isVisible(), timeout=30_000)
     qtbot.mouseClick(copy.cancel, Qt.LeftButton)
-    qtbot.waitUntil(lambda: "copy cancelled" in copy.label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "copy cancelled" in copy.label.text(), timeout=30_000)
     tm = win.tm.tms[0]
     copied = tm.replica.tm.conn.execute("SELECT count(*) FROM units").fetchone()[0]
     assert not tm.replica.ready and 0 < copied < 401 and not copy.cancel.isVisible()

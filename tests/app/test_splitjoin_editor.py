@@ -44,7 +44,7 @@ def _split_at_fourth_word(qtbot, win) -> list[int]:
     QTimer.singleShot(0, place_cursor)
     qtbot.keyClick(win.editor(), *SPLIT)
     win.activateWindow()  # as the window manager does when the dialog closes (offscreen does not)
-    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+    qtbot.waitUntil(win.isActiveWindow, timeout=30_000)
     return seen
 
 
@@ -82,7 +82,7 @@ def test_ctrl_j_joins_the_pieces_and_ctrl_z_restores_both_as_they_were(qtbot, tm
     win = open_window(qtbot, _project(tmp_path))
     _split_at_fourth_word(qtbot, win)
     _translate_both(qtbot, win)
-    qtbot.waitUntil(lambda: not win.project.tm_pending(), timeout=10_000)  # the TM has both pieces
+    qtbot.waitUntil(lambda: not win.project.tm_pending(), timeout=30_000)  # the TM has both pieces
     pieces = win.model.segments()[:2]
     win.nav.go_to(0)
     qtbot.keyClick(win.editor(), *JOIN)

@@ -41,7 +41,7 @@ def win(qtbot, model_project) -> MainWindow:
     w.show()
     qtbot.waitExposed(w)
     w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    qtbot.waitUntil(w.isActiveWindow, timeout=30_000)
     return w
 
 
@@ -114,7 +114,7 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
     win.nmt.cache.clear()
     try:
         win.nmt.prefetch(SENTENCES[2], [], win.flow.context(2))
-        assert started.wait(10)
+        assert started.wait(30)
         win.nav.go_to(2)
         wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
     finally:

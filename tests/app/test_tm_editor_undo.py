@@ -28,7 +28,7 @@ def key(qtbot, dlg, k, mod=Qt.ControlModifier) -> str:
     dlg.say("")
     dlg.table.setFocus()
     qtbot.keyClick(dlg.table, k, mod)
-    qtbot.waitUntil(lambda: dlg.status.text() != "", timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.status.text() != "", timeout=30_000)
     return dlg.status.text()
 
 
@@ -42,12 +42,12 @@ def test_undo_and_redo_run_through_edits_and_deletes_of_several_units_to_the_bot
         _seed(tm)
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
-    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=30_000)
 
     def edit(source: str, target: str) -> None:
         dlg.say("")
         edit_target(qtbot, dlg, row_of(dlg, source), target)
-        qtbot.waitUntil(lambda: "edited" in dlg.status.text(), timeout=10_000)
+        qtbot.waitUntil(lambda: "edited" in dlg.status.text(), timeout=30_000)
 
     def delete(source: str) -> None:
         dlg.table.selectRow(row_of(dlg, source))
@@ -83,9 +83,9 @@ def test_ctrl_z_pressed_twice_at_once_after_an_edit_and_a_delete_brings_the_unit
         _seed(tm)
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
-    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=30_000)
     edit_target(qtbot, dlg, row_of(dlg, "Open the file"), "Öffnen Sie die Datei")
-    qtbot.waitUntil(lambda: "edited" in dlg.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "edited" in dlg.status.text(), timeout=30_000)
     dlg.table.selectRow(row_of(dlg, "Open the file"))
     assert "deleted" in key(qtbot, dlg, Qt.Key_Delete, Qt.NoModifier)
 
@@ -93,7 +93,7 @@ def test_ctrl_z_pressed_twice_at_once_after_an_edit_and_a_delete_brings_the_unit
     qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)  # the second before the first is done
     qtbot.keyClick(dlg.table, Qt.Key_Z, Qt.ControlModifier)
     qtbot.waitUntil(lambda: not win.memory.tm_editor.controller.undo_stack and "Undone: the edit" in
-                    dlg.status.text(), timeout=10_000)
+                    dlg.status.text(), timeout=30_000)
     assert pairs(folder) == ORIGINAL
-    qtbot.waitUntil(lambda: sorted(shown(dlg)) == sorted(ORIGINAL), timeout=5000)
+    qtbot.waitUntil(lambda: sorted(shown(dlg)) == sorted(ORIGINAL), timeout=30_000)
     assert target_of(dlg, row_of(dlg, "Open the file")) == "Datei öffnen"

@@ -15,7 +15,7 @@ from test_editor import open_window
 def test_confirms_queued_behind_a_busy_tm_thread_reach_the_tm_after_a_crash(qtbot, tmp_path):
     folder = make_project(tmp_path / "p", ["Open the file.", "Close the window.", "Print it."])
     win = open_window(qtbot, folder)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     gate = threading.Event()
 
     def killed(*args):
@@ -35,7 +35,7 @@ def test_confirms_queued_behind_a_busy_tm_thread_reach_the_tm_after_a_crash(qtbo
 
     win2 = open_window(qtbot, folder)                    # ... until the project is opened again
     assert "did not finish writing" in win2.statusBar().currentMessage()
-    qtbot.waitUntil(lambda: not win2.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win2.tm.busy(), timeout=30_000)
     win2.close()
     with TranslationMemory(folder / "tm") as tm:
         assert {m.target.text for q in ("Open the file.", "Close the window.")
@@ -59,9 +59,9 @@ def test_the_editor_says_while_a_tm_index_is_rebuilt_and_matches_meanwhile(qtbot
     win = open_window(qtbot, folder)
     try:
         qtbot.waitUntil(lambda: "Rebuilding the search index of TM" in win.statusBar().currentMessage(),
-                        timeout=10_000)
+                        timeout=30_000)
         qtbot.waitUntil(lambda: any(m.match.target.text == "Satz 7 zu Ebene 7." and m.score == 1.0
-                                    for m in win.matches.matches), timeout=10_000)
+                                    for m in win.matches.matches), timeout=30_000)
     finally:
         gate.set()
-    qtbot.waitUntil(lambda: not any(t.rebuilding for t in win.tm.tms), timeout=20_000)
+    qtbot.waitUntil(lambda: not any(t.rebuilding for t in win.tm.tms), timeout=30_000)

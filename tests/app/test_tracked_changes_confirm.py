@@ -52,7 +52,7 @@ def test_confirming_an_edited_review_segment_accepts_its_changes_without_tag_err
     assert seg.status == "confirmed"
     assert seg.target.text == "Das neue Fenster schließen. Jetzt."
     assert not any(revision(t) for t in seg.target.tags)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     win.close()
     with Project.open(folder) as p:
         out = tmp_path / f"out-{name}"
@@ -82,9 +82,9 @@ def test_typing_after_a_click_on_a_review_segment_is_kept_with_its_changes_accep
     win = open_window(qtbot, folder)
     idx = win.proxy.mapFromSource(win.model.index(1, COL_TARGET))
     qtbot.mouseClick(win.grid.viewport(), Qt.LeftButton, pos=win.grid.visualRect(idx).center())
-    qtbot.waitUntil(lambda: win.current_row() == 1)
+    qtbot.waitUntil(lambda: win.current_row() == 1, timeout=30_000)
     qtbot.keyClicks(win.focusWidget(), "X")          # the first key opens the box and goes in
-    qtbot.waitUntil(lambda: win.nav.typed_text(1) is not None, timeout=3000)
+    qtbot.waitUntil(lambda: win.nav.typed_text(1) is not None, timeout=30_000)
     qtbot.keyClicks(win.editor(), "yz")
     win.nav.go_to(2)
     seg = win.model.segment(1)
@@ -117,13 +117,13 @@ def test_correcting_a_confirmed_review_segment_leaves_one_tm_unit_with_the_accep
     win.nav.go_to(1)
     if first == "confirmed-unedited-first":
         qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
-        qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+        qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
         assert _tm_units(folder, seg.source) == [accepted(seg.target).plain()]  # no change marks in a TM
         win.nav.go_to(1)
     ed = win.editor()
     ed.moveCursor(ed.textCursor().MoveOperation.End)
     qtbot.keyClicks(ed, " Jetzt.")
     qtbot.keyClick(ed, Qt.Key_Return, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     win.close()
     assert _tm_units(folder, seg.source) == ["Das neue Fenster schließen. Jetzt."]

@@ -34,13 +34,13 @@ def pretranslate(qtbot, win, *, overwrite: bool = False):
     qtbot.keyClick(dlg, Qt.Key_M, Qt.AltModifier)              # TM only
     if overwrite:
         qtbot.keyClick(dlg, Qt.Key_O, Qt.AltModifier)
-    qtbot.waitUntil(lambda: not dlg.machine.isChecked() and dlg.overwrite.isChecked() == overwrite, timeout=2_000)
+    qtbot.waitUntil(lambda: not dlg.machine.isChecked() and dlg.overwrite.isChecked() == overwrite, timeout=30_000)
     qtbot.keyClick(dlg, Qt.Key_Return)
-    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=30_000)
     summary = dlg.summary.text()
     qtbot.keyClick(dlg, Qt.Key_Escape)
     win.activateWindow()
-    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+    qtbot.waitUntil(win.isActiveWindow, timeout=30_000)
     return summary
 
 
@@ -160,9 +160,9 @@ def test_all_documents_undo_covers_the_open_one_and_the_summary_says_so(qtbot, t
     dlg = open_dialog(qtbot, win)
     dlg.scope.setCurrentIndex(dlg.scope.count() - 1)            # All documents (2)
     qtbot.keyClick(dlg, Qt.Key_M, Qt.AltModifier)
-    qtbot.waitUntil(lambda: not dlg.machine.isChecked(), timeout=2_000)
+    qtbot.waitUntil(lambda: not dlg.machine.isChecked(), timeout=30_000)
     qtbot.keyClick(dlg, Qt.Key_Return)
-    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: not dlg.is_running() and win.pretranslation.job is None, timeout=30_000)
     assert dlg.summary.text().splitlines()[-1] == (
         "Edit ▸ Undo Pre-translate (Ctrl+Z) takes back the 2 segments filled in this document. "
         "Undo covers only this document: the others keep what was filled.")

@@ -25,14 +25,14 @@ def tm_pairs(win) -> set[tuple[str, str]]:
 
 
 def idle(qtbot, win) -> None:
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
 
 
 def click_row(qtbot, win, row: int) -> None:
     """A single click on the row's source cell: the current row moves, focus is in the grid."""
     idx = win.proxy.mapFromSource(win.model.index(row, COL_SOURCE))
     qtbot.mouseClick(win.grid.viewport(), Qt.LeftButton, pos=win.grid.visualRect(idx).center())
-    qtbot.waitUntil(lambda: win.current_row() == row)
+    qtbot.waitUntil(lambda: win.current_row() == row, timeout=30_000)
 
 
 def test_ctrl_z_in_the_grid_never_reverts_a_confirmed_segment_elsewhere(qtbot, tmp_path):
@@ -214,7 +214,7 @@ def test_correcting_a_confirmed_segment_replaces_its_tm_unit(qtbot, tmp_path):
     ed.moveCursor(ed.textCursor().MoveOperation.End)
     qtbot.keyClicks(ed, " Jetzt.")
     qtbot.keyClick(ed, Qt.Key_Return, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.tm.busy(), timeout=30_000)
     win.close()
     with TranslationMemory(folder / "tm") as tm:
         assert [e.target.text for e in tm.entries()] == ["Datei oeffnen. Jetzt."]   # one unit, corrected

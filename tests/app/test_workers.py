@@ -24,10 +24,10 @@ def test_worker_reports_progress_and_result_on_ui_thread(qtbot):
 
     w = Worker(job, 3)
     w.signals.progress.connect(lambda e: seen.append((e["step"], threading.get_ident())))
-    with qtbot.waitSignal(w.signals.result, timeout=5000) as blocker:
+    with qtbot.waitSignal(w.signals.result, timeout=30_000) as blocker:
         start(w)
     assert blocker.args[0] != ui_thread          # ran off the UI thread
-    qtbot.waitUntil(lambda: len(seen) == 3)
+    qtbot.waitUntil(lambda: len(seen) == 3, timeout=30_000)
     assert all(t == ui_thread for _, t in seen)   # delivered on the UI thread
 
 
@@ -41,7 +41,7 @@ def test_cancel_stops_a_job(qtbot):
             time.sleep(0.005)
 
     w = Worker(job)
-    with qtbot.waitSignal(w.signals.cancelled, timeout=5000):
+    with qtbot.waitSignal(w.signals.cancelled, timeout=30_000):
         start(w)
         started.wait(5)
         w.cancel()
@@ -54,7 +54,7 @@ def test_error_message_reaches_the_ui(qtbot):
         raise FormatError("memory.tmx", "not well-formed XML", "line 7")
 
     w = Worker(job)
-    with qtbot.waitSignal(w.signals.error, timeout=5000) as blocker:
+    with qtbot.waitSignal(w.signals.error, timeout=30_000) as blocker:
         start(w)
     assert blocker.args[0] == "memory.tmx, line 7: not well-formed XML"
 
@@ -74,7 +74,7 @@ def test_latest_only_drops_the_answer_for_a_segment_already_left(qtbot):
 
     latest.request(1, slow, 1)      # the translator enters segment 1 ...
     latest.request(2, fast, 2)      # ... and moves on to segment 2 before it answers
-    qtbot.waitUntil(lambda: got == [(2, "suggestion for 2")], timeout=5000)
+    qtbot.waitUntil(lambda: got == [(2, "suggestion for 2")], timeout=30_000)
     release.set()
-    qtbot.waitUntil(lambda: latest.dropped == 1, timeout=5000)
+    qtbot.waitUntil(lambda: latest.dropped == 1, timeout=30_000)
     assert got == [(2, "suggestion for 2")]

@@ -48,7 +48,7 @@ def test_a_confirmed_segment_goes_to_the_tm_signed_with_your_name(qtbot, tmp_pat
     win = open_window(qtbot, folder)
     qtbot.keyClicks(win.editor(), "Öffnen Sie die Datei.")
     qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: win.current_row() == 1 and not win.tm.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: win.current_row() == 1 and not win.tm.busy(), timeout=30_000)
     with TranslationMemory(folder / "tm") as tm:
         unit = tm.search("Open the file.", k=1)[0]
     assert (unit.target.text, unit.score) == ("Öffnen Sie die Datei.", 1.0)
@@ -62,14 +62,14 @@ def test_an_edit_in_the_tm_editor_is_recorded_under_your_name_even_renamed_while
         _seed(tm)
     win = open_window(qtbot, folder)
     dlg = open_editor(qtbot, win)
-    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(dlg.model.entries) == 3, timeout=30_000)
     find(qtbot, dlg, "window", ["Close the window"])
     edit_target(qtbot, dlg, 0, "Schließen Sie das Fenster")
-    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=10_000)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Schließen Sie das Fenster", timeout=30_000)
     assert author(dlg.model.entries[0]) == NAME
     set_name_in_settings(qtbot, "Jon")               # Settings, while the TM editor stays open
     edit_target(qtbot, dlg, 0, "Fenster schließen!")
-    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen!", timeout=10_000)
+    qtbot.waitUntil(lambda: target_of(dlg, 0) == "Fenster schließen!", timeout=30_000)
     assert author(dlg.model.entries[0]) == "Jon"
 
 
@@ -78,7 +78,7 @@ def test_a_comment_is_signed_with_your_name(qtbot, tmp_path):
     folder = make_project(tmp_path / "p", ["Open the file.", "Close the window."])
     win = open_window(qtbot, folder)
     _add_by_keyboard(qtbot, win, "Is it a document or a folder?")
-    qtbot.waitUntil(lambda: win.comments_panel.list.count() == 1, timeout=3000)
+    qtbot.waitUntil(lambda: win.comments_panel.list.count() == 1, timeout=30_000)
     assert NAME in win.comments_panel.list.item(0).text()
     with Project.open(folder) as p:
         seg = p.segments(p.documents()[0].id)[0]

@@ -46,9 +46,9 @@ def test_overlapping_readers_restore_the_collector(tmp_path, monkeypatch):
     for inside, _ in gates:
         threads.append(threading.Thread(target=read_document, args=(path,)))
         threads[-1].start()
-        assert inside.wait(5)
+        assert inside.wait(30)
     assert gc.get_threshold()[0] > before[0]
     for t, (_, release) in zip(threads, gates):
         release.set()
-        t.join(5)
+        t.join(30)
     assert gc.get_threshold() == before

@@ -91,7 +91,7 @@ def _project(tmp_path, url: str, name: str = "proj"):
 
 
 def _wait(qtbot, svc):
-    qtbot.waitUntil(lambda: not svc.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not svc.busy(), timeout=30_000)
 
 
 def _files_hold(folder: Path, secret: str) -> list[str]:
@@ -301,7 +301,7 @@ def test_editor_role_without_grants_says_the_tm_refuses_keeps_a_bounded_outbox_a
         # past the cap each confirm is refused in one line (it stays owed in the project)
         assert len(errors) == 35 and all("kept in the project only" in e for e in errors), errors[:3]
         assert len(opened) <= 2  # retried on the timer, not on every confirm
-        qtbot.waitUntil(lambda: bool(states) and "refuses" in states[-1], timeout=5000)
+        qtbot.waitUntil(lambda: bool(states) and "refuses" in states[-1], timeout=30_000)
         assert f"lacks USAGE on schema {schema}" in states[-1] and "GRANT" in states[-1], states[-1]
         assert "5 confirmed segment(s) waiting" in states[-1] and "outbox is full" in states[-1], states[-1]
         assert svc.outbox().pending() == 5  # bounded
@@ -315,7 +315,7 @@ def test_editor_role_without_grants_says_the_tm_refuses_keeps_a_bounded_outbox_a
                 c.execute(g.format(r=role))
         svc.run(svc._reconnect)  # what the retry timer runs
         _wait(qtbot, svc)
-        qtbot.waitUntil(lambda: states[-1] == "", timeout=5000)
+        qtbot.waitUntil(lambda: states[-1] == "", timeout=30_000)
         assert svc.outbox().pending() == 0 and len(errors) == 35
         with open_tm(pg_url) as tm:
             assert len(tm) == 1 + 5
@@ -347,18 +347,18 @@ def test_editor_role_that_may_read_but_lacks_a_write_grant_keeps_searching_and_q
         for i in range(3):
             svc.add(TaggedText(f"Confirmed segment {i}"), TaggedText(f"Bestätigtes Segment {i}"))
         _wait(qtbot, svc)
-        qtbot.waitUntil(lambda: bool(states) and "refuses writes" in states[-1], timeout=5000)
+        qtbot.waitUntil(lambda: bool(states) and "refuses writes" in states[-1], timeout=30_000)
         assert f"{schema}.vocab" in states[-1] and "3 confirmed segment(s) waiting" in states[-1], states[-1]
         assert errors == [] and svc.outbox().pending() == 3
         svc.lookup("k", TaggedText("Open the file"))  # it still answers lookups
-        qtbot.waitUntil(lambda: bool(found), timeout=10_000)
+        qtbot.waitUntil(lambda: bool(found), timeout=30_000)
         assert found[-1] and found[-1][0].match.score == 1.0
         with _admin(pg_server) as c:
             for g in _rw_grants(schema):
                 c.execute(g.format(r=role))
         svc.run(svc._reconnect)
         _wait(qtbot, svc)
-        qtbot.waitUntil(lambda: states[-1] == "", timeout=5000)
+        qtbot.waitUntil(lambda: states[-1] == "", timeout=30_000)
         assert svc.outbox().pending() == 0
         with open_tm(pg_url) as tm:
             assert len(tm) == 4

@@ -95,7 +95,7 @@ def _dialog(qtbot, tmp_path):
     p = Project.create(tmp_path / "proj", src_lang="en", tgt_lang="de")
     p.set_setting("tms", '[{"path": "tm", "writable": true}]')
     svc = TMService(p)
-    qtbot.waitUntil(lambda: not svc.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not svc.busy(), timeout=30_000)
     dlg = ImportTMDialog(None, p, svc)
     qtbot.addWidget(dlg)
     return p, svc, dlg
@@ -103,9 +103,9 @@ def _dialog(qtbot, tmp_path):
 
 def _run(qtbot, dlg, tmx):
     dlg.set_file(tmx)
-    qtbot.waitUntil(lambda: dlg.report is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
     dlg.start_import()
-    qtbot.waitUntil(lambda: not dlg.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not dlg.busy(), timeout=30_000)
 
 
 def test_import_dialog_takes_a_pasted_url_creates_and_lists_the_shared_tm(qtbot, tmp_path, pg_url):
@@ -125,14 +125,14 @@ def test_import_dialog_takes_a_pasted_url_creates_and_lists_the_shared_tm(qtbot,
         with open_tm(tmp_path / "proj" / "tm", create=False) as own:
             assert len(own) == 0  # the project's own TM untouched
         # now one of the project's TMs (read-only listing), and the editor's lookups find it
-        qtbot.waitUntil(lambda: not svc.busy(), timeout=20_000)
+        qtbot.waitUntil(lambda: not svc.busy(), timeout=30_000)
         assert [(str(r.ref), r.writable) for r in project_tms(p)][-1] == (pg_url, False)
         got = []
         from engine.inline import TaggedText
 
         svc.lookups.ready.connect(lambda key, found: got.append(found))
         svc.lookup("k", TaggedText("Close the window."))
-        qtbot.waitUntil(lambda: bool(got), timeout=20_000)
+        qtbot.waitUntil(lambda: bool(got), timeout=30_000)
         assert got[0][0].match.target.text == "Schließen Sie das Fenster."
     finally:
         svc.close()
@@ -147,10 +147,10 @@ def test_import_dialog_a_broken_file_into_a_new_url_leaves_no_tm(qtbot, tmp_path
         tmx.write_text(TMX.replace("</body></tmx>", "<tu><tuv xml:lang=\"en\"><seg>x</tuv></tu></body></tmx>"),
                        "utf-8")
         dlg.set_file(tmx)
-        qtbot.waitUntil(lambda: dlg.report is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
         assert dlg.report["fatal"]  # the dry run says so; importing anyway is refused as a whole
         dlg.start_import()
-        qtbot.waitUntil(lambda: not dlg.busy(), timeout=20_000)
+        qtbot.waitUntil(lambda: not dlg.busy(), timeout=30_000)
         assert dlg.result is None and dlg.summary.text().startswith("Nothing was imported")
         assert "half.tmx" in dlg.summary.text()
         with pytest.raises(TMError):

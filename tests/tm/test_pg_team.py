@@ -210,7 +210,7 @@ def _project(tmp_path, url: str):
 
 
 def _wait(qtbot, svc):
-    qtbot.waitUntil(lambda: not svc.busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not svc.busy(), timeout=30_000)
 
 
 def test_editor_service_offline_outbox_then_sent(qtbot, tmp_path, pg_url, restartable):
@@ -228,7 +228,7 @@ def test_editor_service_offline_outbox_then_sent(qtbot, tmp_path, pg_url, restar
         restartable.stop()
         svc.add(TaggedText("Confirmed while offline"), TaggedText("Offline bestätigt"))
         _wait(qtbot, svc)
-        qtbot.waitUntil(lambda: states and "offline" in states[-1], timeout=5000)
+        qtbot.waitUntil(lambda: states and "offline" in states[-1], timeout=30_000)
         assert "1 confirmed segment" in states[-1]
         assert svc.outbox().pending() == 1
         svc.lookup("k", TaggedText("Confirmed while offline"))  # lookups go on (no TM answers)
@@ -236,7 +236,7 @@ def test_editor_service_offline_outbox_then_sent(qtbot, tmp_path, pg_url, restar
         restartable.start()
         svc.run(svc._reconnect)
         _wait(qtbot, svc)
-        qtbot.waitUntil(lambda: states[-1] == "", timeout=5000)
+        qtbot.waitUntil(lambda: states[-1] == "", timeout=30_000)
         assert svc.outbox().pending() == 0
         with open_tm(pg_url) as tm:
             assert tm.search("Confirmed while offline")[0].score == 1.0
@@ -260,7 +260,7 @@ def test_editor_service_read_only_user_confirm_never_reaches_the_tm(qtbot, tmp_p
     svc.shared_state.connect(states.append)
     try:
         _wait(qtbot, svc)
-        qtbot.waitUntil(lambda: states and "read-only" in states[-1], timeout=5000)
+        qtbot.waitUntil(lambda: states and "read-only" in states[-1], timeout=30_000)
         svc.add(TaggedText("Close the file"), TaggedText("Datei schließen"))
         _wait(qtbot, svc)
         assert "read-only" in states[-1] and svc.outbox().pending() == 0

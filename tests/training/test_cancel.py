@@ -211,5 +211,5 @@ def test_outside_the_main_thread_the_stop_is_the_cancel_event_alone():
 
     t = threading.Thread(target=body)
     t.start()
-    t.join(5)
+    t.join(30)
     assert seen == [None] and cancel.is_set() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
