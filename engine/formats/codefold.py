@@ -27,7 +27,9 @@ import regex
 
 from engine.errors import FormatError
 from engine.formats.textutil import renumber as renumber_narrow
-from engine.inline import TAG_MAX, Tag, TaggedText, TaggedTextBuilder, tag_char, tag_chars_in, tag_number
+from engine.inline import (
+    TAG_MAX, Tag, TaggedText, TaggedTextBuilder, new_tag, tag_char, tag_chars_in, tag_number,
+)
 
 WIDE = 0xF0000 - TAG_MAX   # code n > TAG_MAX of a paragraph's text is chr(WIDE + n): U+F0001 ...
 PARAGRAPH_MAX = 0xFFFFD - WIDE
@@ -104,7 +106,7 @@ def para_sentence(text: str, by_n: dict[int, Tag], path=None, place: str | None 
         t = by_n.get(tag_number(m.group()))
         if t is None:
             return m.group()
-        new.append(Tag(len(new) + 1, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": t.n}))
+        new.append(new_tag(len(new) + 1, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": t.n}))
         return tag_char(len(new))
 
     return TaggedText(_NARROW_RE.sub(number, text) if by_n else text, tuple(new))

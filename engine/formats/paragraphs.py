@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.errors import FormatError
 from engine.formats.codefold import Codes, code_char, code_number, has_code_chars, narrow, para_sentence
-from engine.inline import TAG_BASE, TAG_MAX, Tag, TaggedText, is_private_use_tag, tag_number
+from engine.inline import TAG_BASE, TAG_MAX, Tag, TaggedText, is_private_use_tag, new_tag, tag_number
 from engine.segmentation import segment_text
 
 
@@ -101,19 +101,19 @@ def _runs_text(p: Paragraph) -> tuple[TaggedText, dict[int, tuple], int, int] | 
         fmt = t.fmt
         if fmt != (base if cur is None else cur):
             if cur is not None:
-                tags.append(Tag(len(tags) + 1, "close", "</fmt>", "fmt", f"f{seq}", {"fmt": cur}))
+                tags.append(new_tag(len(tags) + 1, "close", "</fmt>", "fmt", f"f{seq}", {"fmt": cur}))
                 actions[len(tags)] = ("fmt", cur, "close")
                 parts.append(chr(TAG_BASE + len(tags)))
                 cur = None
             if fmt != base:
                 seq += 1
-                tags.append(Tag(len(tags) + 1, "open", "<fmt>", "fmt", f"f{seq}", {"fmt": fmt}))
+                tags.append(new_tag(len(tags) + 1, "open", "<fmt>", "fmt", f"f{seq}", {"fmt": fmt}))
                 actions[len(tags)] = ("fmt", fmt, "open")
                 parts.append(chr(TAG_BASE + len(tags)))
                 cur = fmt
         parts.append(t.text)
     if cur is not None:
-        tags.append(Tag(len(tags) + 1, "close", "</fmt>", "fmt", f"f{seq}", {"fmt": cur}))
+        tags.append(new_tag(len(tags) + 1, "close", "</fmt>", "fmt", f"f{seq}", {"fmt": cur}))
         actions[len(tags)] = ("fmt", cur, "close")
         parts.append(chr(TAG_BASE + len(tags)))
     if len(tags) > TAG_MAX or has_code_chars("".join(t.text for t in p.tokens)):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import FormatError
-from engine.inline import TAG_MAX, Tag, TaggedText, merge_tags, protect, tag_char, tag_number
+from engine.inline import TAG_MAX, Tag, TaggedText, merge_tags, new_tag, protect, tag_char, tag_number
 
 #: The longest line a text file may have (bytes); no real document has one near it.
 MAX_LINE_BYTES = 1 << 20
@@ -247,7 +247,7 @@ def renumber(text: str, tags) -> TaggedText:
         t = by_n.get(tag_number(m.group()))  # sentence with a code took 0.9 s for 3 MB of HTML prose
         if t is None:
             return m.group()
-        t2 = Tag(len(new_tags) + 1, t.kind, t.original, t.label, t.pair, t.attrs)  # dataclasses.replace: 3x
+        t2 = new_tag(len(new_tags) + 1, t.kind, t.original, t.label, t.pair, t.attrs)  # dataclasses.replace: 3x
         new_tags.append(t2)
         return t2.char
 

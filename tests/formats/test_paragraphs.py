@@ -55,3 +55,20 @@ def test_more_format_changes_than_a_segment_numbers_take_the_general_path():
     assert _runs_text(p) is None
     paragraph_text(p, "en")  # numbered past TAG_MAX by Codes (engine/formats/codefold.py), not refused
     assert len(p.text.tags) > TAG_MAX
+
+
+def test_a_code_made_in_one_step_is_the_code_the_constructor_makes():
+    import copy
+    import json
+
+    from engine.inline import Tag, TaggedText, new_tag
+
+    attrs = {"fmt": "<w:rPr><w:b/></w:rPr>", "p": 3}
+    made, built = new_tag(2, "close", "</fmt>", "fmt", "f1", attrs), Tag(2, "close", "</fmt>", "fmt", "f1", attrs)
+    assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
+    assert vars(made) == vars(built) and made.char == built.char and made.attrs is attrs
+    assert copy.deepcopy(made) == built
+    assert TaggedText(made.char, (made,)).tags_json() == TaggedText(built.char, (built,)).tags_json()
+    assert json.loads(TaggedText(made.char, (made,)).tags_json())[0]["attrs"] == attrs
+    with pytest.raises(AttributeError):
+        made.n = 5  # still frozen
