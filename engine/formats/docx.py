@@ -188,6 +188,11 @@ class _Extractor:
         if vanish is not None and vanish.get(_VAL, "true") not in ("0", "false", "off"):
             self._code(("para", r), "hidden")
             return
+        if len(r) == (1 if rpr is None else 2):  # the common run: its formatting and one w:t, nothing else
+            el = r[-1]
+            if el.tag == _T:
+                self._text(el.text or "", rpr)
+                return
         for el in r:
             tag = el.tag
             if not isinstance(tag, str) or tag in _DROPPED_IN_RUN:

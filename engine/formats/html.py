@@ -68,7 +68,7 @@ def _block_text(block: Block, lang: str) -> _Seg | None:
     while hi > lo and items[hi - 1][0] == "text" and not items[hi - 1][3].strip():
         hi -= 1
     body = items[lo:hi]
-    if not body or not any(it[0] == "text" and any(c.isalnum() for c in html.unescape(it[3])) for it in body):
+    if not body or not any(it[0] == "text" and any(map(str.isalnum, html.unescape(it[3]))) for it in body):
         return None
     b = TaggedTextBuilder()
     stack: list[tuple[str, str]] = []
