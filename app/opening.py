@@ -24,10 +24,9 @@ heap had grown by a quarter a full collection walked all of them with the interp
 none over 50 ms (``benchmarks.opening_gaps``, 3 runs each).  Objects frozen then are still freed
 by reference counting; only cycles among them wait for the next document's ``freeze_heap``.
 
-The first segment's lookup is asked as its document starts loading (SegmentFlow.look_up_first),
-and a TM folder new to the installation starts its index build and scan processes once the first
-matches are on screen (``TMService.hold``): the TM thread opens the TM and searches while the UI
-thread builds the window, and when the answer came after ``show()`` it waited for the first paint.
+The first segment's lookup is asked as its document starts loading (SegmentFlow.look_up_first):
+the TM thread opens the TMs and searches while the UI thread builds the document's rows, and an
+answer that comes after ``show()`` waits for the window's first paint.
 """
 from __future__ import annotations
 
@@ -126,10 +125,8 @@ class Opening(QObject):
         self._check()
 
     def _matches_shown(self) -> None:
-        nmt, tm = self.win.nmt, self.win.tm
+        nmt = self.win.nmt
         self.matched_done = True
-        if tm is not None:  # a TM's index rebuild and scan processes (app/tmservice.py HOLD_MS)
-            tm.hold.set()
         todo, self._after_matches = self._after_matches, []
         for fn in todo:
             fn()

@@ -17,7 +17,6 @@ A shared TM (PostgreSQL) may be unreachable or refuse this user: see
 from __future__ import annotations
 
 import gc
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -34,9 +33,6 @@ from app.tm_shared import POLL_MS, RETRY_MS, SharedTMs
 from app.workers import Cancelled, LatestOnly, Worker, start
 
 MAX_MATCHES = 9
-#: the latest a TM whose index is rebuilt as it opens starts its build and scan processes (app/opening.py
-#: starts them once the first match is on screen: started with the TM, they took the CPU from it)
-HOLD_MS = 3000
 SCORE_TOOLTIP = ("Match % = the token score of the TM search (1 − token edit distance / longer length, "
                  "small penalties for case and punctuation) — the same number the Statistics bands use.")
 
@@ -118,8 +114,6 @@ class TMService(SharedTMs, QObject):
         self._replica_timer.setInterval(POLL_MS)
         self._replica_timer.timeout.connect(self._poll_replicas)
         self.opens = 1  # jobs queued that open TMs (a lookup queued after all of them searches every TM)
-        self.hold = threading.Event()  # set: a TM's index rebuild and scan processes may start (open_tm)
-        QTimer.singleShot(HOLD_MS, self, self.hold.set)
         self.run(self._open_all, on_result=lambda n: (self.opened.emit(n), self._report_indexing(),
                                                         self._poll_replicas()))
         if hasattr(parent, "statusBar"):
@@ -149,7 +143,7 @@ class TMService(SharedTMs, QObject):
         """``info``'s TM; a folder is created only inside the project (or when the user names it here)."""
         if create is None:
             create = info.shared or trusted.inside(self.project_folder, Path(info.path))
-        return open_tm(info.path, create=create, src_lang=self.src_lang, tgt_lang=self.tgt_lang, hold=self.hold)
+        return open_tm(info.path, create=create, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
 
     def _open_all(self, control) -> int:
         for info in self.infos:

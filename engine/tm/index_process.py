@@ -33,11 +33,9 @@ class BackgroundBuild(threading.Thread):
     """Builds a TM's index from a snapshot of its SQLite in a child process (``done``: units
     indexed, units; ``result``: index id and journal seq of the snapshot once built)."""
 
-    def __init__(self, db_path: Path, index_dir: Path, progress: Callable[[int, int], None] | None,
-                 hold: threading.Event | None = None):
+    def __init__(self, db_path: Path, index_dir: Path, progress: Callable[[int, int], None] | None):
         super().__init__(name="verso-tm-index", daemon=True)
         self.db_path, self.index_dir, self.progress = db_path, index_dir, progress
-        self.hold = hold  # the process starts once it is set (the editor: its first TM match shown)
         self.stop = threading.Event()
         self.done = (0, 0)
         self.result: tuple[str, int] | None = None
@@ -50,10 +48,6 @@ class BackgroundBuild(threading.Thread):
             self.progress(done, total)
 
     def run(self) -> None:
-        while self.hold is not None and not self.hold.wait(POLL_S):
-            if self.stop.is_set():
-                self.error = TMError(f"{self.index_dir}: the index rebuild was cancelled")
-                return
         ctx = multiprocessing.get_context("spawn")
         counts = ctx.RawArray("q", 2)  # units indexed, units
         cancel = ctx.Event()

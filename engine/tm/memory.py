@@ -57,8 +57,8 @@ class TranslationMemory(SearchMixin, WriteMixin):
     FLUSH_AT = 2000
 
     def __init__(self, folder: str | Path, *, create: bool = True, src_lang: str = "",
-                 tgt_lang: str = "", progress: Callable[[int, int], None] | None = None, hold=None):
-        self.folder, self._hold = Path(folder), hold  # hold: engine.tm.open.open_tm's
+                 tgt_lang: str = "", progress: Callable[[int, int], None] | None = None):
+        self.folder = Path(folder)
         self._want = (_any_lang(src_lang), _any_lang(tgt_lang))
         db_path = self.folder / self.DB_NAME
         if self.folder.exists() and not self.folder.is_dir():
@@ -184,11 +184,11 @@ class TranslationMemory(SearchMixin, WriteMixin):
         self.index.close()
         self._reset_overlay(0)
         self._end_scan()
-        self._scan = ScanProcess(self.folder / self.DB_NAME, self.search_pair(), self._hold)
+        self._scan = ScanProcess(self.folder / self.DB_NAME, self.search_pair())
         self._start_background()
 
     def _start_background(self, tries: int = 0) -> None:
-        self._bg = BackgroundBuild(self.folder / self.DB_NAME, self.index.dir, self._progress, self._hold)
+        self._bg = BackgroundBuild(self.folder / self.DB_NAME, self.index.dir, self._progress)
         self._bg.tries = tries
         self._bg.start()
 

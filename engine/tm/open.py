@@ -32,16 +32,13 @@ def tm_exists(ref: str | Path) -> bool:
 
 
 def open_tm(ref: str | Path, *, create: bool | str = True, src_lang: str = "", tgt_lang: str = "",
-            progress=None, hold=None):
+            progress=None):
     """Open the TM ``ref``: a folder or a ``postgresql://`` URL.  Both backends
     have one interface (search, concordance, add, import_units, entries, stats...).
     ``create="import"``: see :func:`open_for_import`.  ``progress(done, total)``:
     told while a local TM's search index is rebuilt (see :class:`TranslationMemory`),
     or while a shared TM's local replica is first synced (see :mod:`engine.tm.shared`:
-    a URL opens a :class:`~engine.tm.shared.SharedTM`, searched in its replica).  ``hold``: a
-    ``threading.Event``; until it is set, a local TM whose index is rebuilt as it opens starts neither
-    the build's process nor the scan's (the first search reads SQLite in this process anyway; a later
-    one starts the scan's at once): the editor sets it once its first TM match is on screen."""
+    a URL opens a :class:`~engine.tm.shared.SharedTM`, searched in its replica)."""
     if is_tm_url(str(ref)):
         if create == "import":  # the TM may not exist yet: nothing to replicate
             from engine.tm.pg import PgTranslationMemory
@@ -55,7 +52,7 @@ def open_tm(ref: str | Path, *, create: bool | str = True, src_lang: str = "", t
     if not str(ref):
         raise TMError("no TM named")
     return TranslationMemory(Path(ref), create=bool(create), src_lang=src_lang, tgt_lang=tgt_lang,
-                             progress=progress, hold=hold)
+                             progress=progress)
 
 
 def stderr_progress(ref) -> "callable":

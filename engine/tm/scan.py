@@ -20,7 +20,6 @@ one JSON line per search and reads one back.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -218,23 +217,17 @@ class NearestLengths:
 
 class ScanProcess:
     """The scan of one TM's SQLite in a child process: it loads the units of ``pair`` as it
-    starts, answers one search at a time, and ends with the TM's handle (or when the editor's
-    process ends: its input closes).  With ``hold`` (an Event) the child starts once it is set
-    or a search needs it: the editor sets it once its first match is shown (the first search is
-    answered here; the child's start and read took CPU from that search and the window's first
-    paint, and spawning it kept the TM's open 0.15-0.19 s longer at load 8-12)."""
+    starts (while the editor opens), answers one search at a time, and ends with the TM's
+    handle (or when the editor's process ends: its input closes)."""
 
-    def __init__(self, db_path: Path, pair: tuple[str, str], hold: threading.Event | None = None):
+    def __init__(self, db_path: Path, pair: tuple[str, str]):
         self.db_path, self.pair = Path(db_path), pair
         self._changed: list[int] = []
-        self._first_done = self._closed = False
+        self._first_done = False
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self.pid: int | None = None
-        if hold is None or hold.is_set():
-            self._start()
-        else:  # started once ``hold`` is set, or by the first search the child must answer
-            threading.Thread(target=self._start_when, args=(hold,), name="verso-tm-scan-hold", daemon=True).start()
+        self._start()
         # The lengths of the units, read as the TM opens: the first search was asked 0.3 s after
         # the open, the TM thread idle meanwhile (the editor building its window).
         self._early: NearestLengths | None = None
@@ -244,17 +237,6 @@ class ScanProcess:
             self._early = NearestLengths(conn)
         except sqlite3.Error:
             conn.close()  # the first search tries again
-
-    def _start_when(self, hold: threading.Event) -> None:
-        """The child, started once ``hold`` is set: the editor holds it until its first TM match is on
-        screen (its start and its read of the TM took CPU from the window's first paint and search)."""
-        while not hold.wait(0.2):
-            if self._closed:
-                return
-        with self._lock:
-            if self._proc is None and not self._closed:
-                with contextlib.suppress(TMError):  # the next search tries again and says why
-                    self._start()
 
     def _start(self) -> None:
         import engine
@@ -298,7 +280,7 @@ class ScanProcess:
                 ans = self._ask(req)
                 if ans is not None:
                     break
-                self._end_child()
+                self.close()
                 if attempt == 0:
                     self._start()
                     req["changed"] = []  # a new child reads SQLite as it is now
@@ -323,17 +305,13 @@ class ScanProcess:
             return None
 
     def close(self) -> None:
-        self._closed = True
         early, self._early = self._early, None
         if early is not None:
             early.conn.close()
-        with self._lock:  # not while a held child is being started
-            self._end_child()
-
-    def _end_child(self) -> None:
         p, self._proc = self._proc, None
-        if p is not None:
-            end_child(p)
+        if p is None:
+            return
+        end_child(p)
 
 
 __all__ = ["ScanSearch", "ScanProcess", "SCAN_CAP"]
