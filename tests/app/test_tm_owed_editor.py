@@ -28,7 +28,7 @@ def test_confirms_queued_behind_a_busy_tm_thread_reach_the_tm_after_a_crash(qtbo
         qtbot.keyClick(win.editor(), Qt.Key_Return, Qt.ControlModifier)
     assert win.model.segment(1).status == "confirmed"
     gate.set()
-    win.tm.pool.waitForDone(5000)
+    win.tm.pool.waitForDone(30_000)
     win.close()
     with TranslationMemory(folder / "tm") as tm:
         assert len(tm) == 0                              # lost, as before the fix ...
