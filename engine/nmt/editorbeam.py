@@ -19,10 +19,12 @@ from __future__ import annotations
 
 LONG_WORDS = 15
 LONG_BEAM = 2
-#: a row ahead of this many words or more is first translated greedily (:func:`ahead_beam`): same bands,
-#: load 11, 90 sentences of 30+ words (mean 49): beam 1 against 2, CPU ms mean 106 / 140, p95 166 / 220,
-#: BLEU 8.94 / 9.39, chrF 40.70 / 41.48 -- the editor redoes it with :func:`suggestion_beam` when idle
-VERY_LONG_WORDS = 30
+#: a row ahead of this many words or more is first translated greedily (:func:`ahead_beam`); the editor redoes
+#: it with :func:`suggestion_beam` when idle.  Same bands, load 11, beam 1 against 2: 15-29 words (100) CPU ms
+#: mean 50 / 62, p95 74 / 96, BLEU 11.08 / 11.16, chrF 40.79 / 40.49; 30+ (90) 106 / 140, 166 / 220, BLEU
+#: 8.94 / 9.39, chrF 40.70 / 41.48.  Browsing without a pause (benchmarks/ui_latency.py, dwell 0, load 10-14)
+#: from 15 words against from 30: suggestion p95 0.77, p50 0.90 (RESULTS.md issue 46 item 3, session 25)
+AHEAD_GREEDY_WORDS = 15
 
 
 def suggestion_beam(source: str, beam: int) -> int:
@@ -32,5 +34,5 @@ def suggestion_beam(source: str, beam: int) -> int:
 
 def ahead_beam(source: str, beam: int) -> int:
     """The beam of a row translated ahead of the translator before the engine is idle: greedy from
-    :data:`VERY_LONG_WORDS` words, the time the translator browsing without a pause waits for it."""
-    return 1 if len(source.split()) >= VERY_LONG_WORDS else suggestion_beam(source, beam)
+    :data:`AHEAD_GREEDY_WORDS` words (what the translator browsing without a pause waits for)."""
+    return 1 if len(source.split()) >= AHEAD_GREEDY_WORDS else suggestion_beam(source, beam)

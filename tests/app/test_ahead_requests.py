@@ -40,6 +40,7 @@ def test_a_row_ahead_is_sent_the_same_request_alone_as_in_a_batch(qtbot, tiny_tr
     svc = NMTService(None)
     rec = Recording(tiny_translator)
     svc.error, svc.translator, svc.terms_mode = None, rec, "enforce"
+    svc.beam = 1  # (the editor's beam as greedy as the rows ahead: none is redone with a wider one meanwhile)
     try:
         svc.prefetch_many(items)  # the nearest alone, the three after it in one batch
         qtbot.waitUntil(lambda: len(svc.cache) == len(ROWS) and not svc._inflight, timeout=60_000)
