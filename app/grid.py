@@ -96,6 +96,24 @@ class SegmentGrid(QTableView):
         super().resizeEvent(e)
         self._fit_timer.start()
 
+    def showEvent(self, e):  # noqa: N802
+        # The rows on screen are fitted before the first paint, not 30 ms after it: painted at the
+        # default height first, every visible row was drawn twice (40 cells, then again fitted).
+        super().showEvent(e)
+        self.fit_screen()
+
+    def fit_screen(self) -> None:
+        """Fit the rows on screen now, top down until the fitted rows fill the viewport (the
+        margin of :meth:`visible_rows` follows on the timer, after the paint)."""
+        m, h = self.model(), self.viewport().height()
+        if m is None or h <= 0 or not self.isVisible():
+            return
+        r, n = max(0, self.rowAt(0)), m.rowCount()
+        while r < n and self.rowViewportPosition(r) < h:
+            if r not in self._fitted:
+                self.fit_rows([r])
+            r += 1
+
     # -- focus --------------------------------------------------------------------
     # QAbstractItemView repaints its WHOLE viewport on every focus in/out (the
     # selection colours follow focus).  Moving to the next segment closes one

@@ -179,7 +179,11 @@ class ChipDelegate(QStyledItemDelegate):
         if tt is None:
             return super().sizeHint(option, index)
         view = self.parent()
-        width = view.columnWidth(index.column()) if isinstance(view, QTableView) else option.rect.width()
+        if isinstance(view, QTableView):  # the width paint() gets: the column less its grid line, so
+            # the row is laid out once for both (at the column's width it was laid out twice)
+            width = view.columnWidth(index.column()) - (1 if view.showGrid() else 0)
+        else:
+            width = option.rect.width()
         doc = self._doc(tt, width, option.font, index.column() == COL_SOURCE)
         return QSize(width, int(doc.size().height()) + 1)
 
