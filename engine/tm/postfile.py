@@ -22,7 +22,7 @@ on open -- seal, then shapes, offsets monotone and in range, keys sorted, doc
 numbers below the segment's count -- and built again when any check fails (a
 received TM's index is rebuilt anyway: its segments are not sealed here).  A
 segment without a file (new units since the last build, under the size) is
-searched by Whoosh's postings as before.
+searched by Whoosh's postings as before.  How a search reads them: :mod:`engine.tm.postorder`.
 """
 from __future__ import annotations
 
@@ -38,16 +38,11 @@ import numpy as np
 
 from engine.fsutil import abandoned_temp, host_tag
 from engine.tm.seal import Seal, Untrusted
-from engine.tm.tokens import OCC_SEP, TAG
+from engine.tm.postorder import BIGRAM_BUDGET, BIGRAM_MIN_LEN, occurrence_codes, order_key, term_spans
 
 FORMAT = 1
 #: Segments this large get a posting file (a 752,000-document one: built in seconds, once).
 MIN_DOCS = 20_000
-#: bigram postings read per search to order the candidates (the most frequent bigrams say least)
-BIGRAM_BUDGET = 300_000
-#: queries shorter than this (core tokens) keep the Dice order: their true best is among the first
-#: candidates anyway (752k TM, paired runs: CPU p50 5.6 -> 5.0 ms, recall 0.99; from 20 on: 0.985)
-BIGRAM_MIN_LEN = 12
 _PARTS = ("meta", "keys", "offs", "docs")
 
 
@@ -212,29 +207,47 @@ def _identity(folder: Path, segid: str) -> tuple | None:
 
 
 class _Build(threading.Thread):
-    """Writes a segment's posting file under temporary names (sealed and renamed by :meth:`Postfiles.poll`)."""
+    """Writes a segment's posting file under temporary names (sealed and renamed by :meth:`Postfiles.poll`).
+    Whoever comes last of the build's end and :meth:`discard` removes the temporaries of a build
+    discarded or failed (a finished one waits for a search to put it in place: ~100 MB at 752k)."""
 
     def __init__(self, folder: Path, leaf):
         super().__init__(name="verso-tm-postings", daemon=True)
-        self.folder, self.leaf, self.error = folder, leaf, None
+        self.folder, self.leaf, self.error, self.ended = folder, leaf, None, False
         self.cancelled = threading.Event()
+        self.lock = threading.Lock()  # the build's end against discard(): one of them unlinks
         self.tmp = [f"{n}.{host_tag()}-{os.getpid()}.{id(self)}.tmp" for n in names(leaf.segid)]
 
     def run(self) -> None:
         try:
-            keys, offs, docs, cb, kb = build_arrays(*_code_points(self.leaf))
-            meta = np.array([FORMAT, self.leaf.count, cb, kb], dtype=np.int64)
-            for n, a in zip(self.tmp, (meta, keys, offs, docs)):
-                if self.cancelled.is_set():
-                    break
-                with open(self.folder / n, "wb") as fh:
-                    np.save(fh, a, allow_pickle=False)
+            cps, lens = _code_points(self.leaf)
+            if not self.cancelled.is_set():  # closed while reading: no sort's ~2 GB peak at 752k
+                keys, offs, docs, cb, kb = build_arrays(cps, lens)
+                del cps, lens
+                meta = np.array([FORMAT, self.leaf.count, cb, kb], dtype=np.int64)
+                for n, a in zip(self.tmp, (meta, keys, offs, docs)):
+                    if self.cancelled.is_set():
+                        break
+                    with open(self.folder / n, "wb") as fh:
+                        np.save(fh, a, allow_pickle=False)
         except Exception as e:  # a full disk, a closed segment: Whoosh's postings serve
             self.error = e
-        if self.cancelled.is_set():  # the TM was closed meanwhile: nothing left behind
-            for n in self.tmp:
-                with contextlib.suppress(OSError):
-                    os.unlink(self.folder / n)
+        with self.lock:
+            self.ended = True
+            if self.cancelled.is_set() or self.error is not None:
+                self.unlink()
+
+    def discard(self) -> None:
+        """No search will put this build in place (the TM closed, its segment merged away)."""
+        with self.lock:
+            self.cancelled.set()
+            if self.ended:
+                self.unlink()
+
+    def unlink(self) -> None:
+        for n in self.tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(self.folder / n)
 
 
 class Postfiles:
@@ -264,6 +277,9 @@ class Postfiles:
             leaf.postfile = self._load(leaf)
             if leaf.postfile is None:
                 self._waiting.append(leaf)
+        waiting = {leaf.segid for leaf in self._waiting}
+        for segid in [s for s in self._jobs if s not in waiting]:  # merged away (or built elsewhere):
+            self._jobs.pop(segid).discard()  # never put in place; its leaf holds the old reader's maps
 
     def _load(self, leaf) -> PostFile | None:
         ident = _identity(self.folder, leaf.segid)
@@ -276,9 +292,9 @@ class Postfiles:
         return pf
 
     def close(self) -> None:
-        """Stop waiting for the builds under way; each removes its temporary files when it ends."""
+        """Discard the builds: a finished one's temporary files go now, one under way's when it ends."""
         for job in self._jobs.values():
-            job.cancelled.set()
+            job.discard()
         self._jobs, self._waiting, self._checked, self._polled = {}, [], {}, False
 
     def poll(self, wait: bool = False) -> None:
@@ -302,65 +318,13 @@ class Postfiles:
             if job.error is None:
                 with contextlib.suppress(OSError, sqlite3.Error):
                     ns = names(leaf.segid)
-                    self.seal.record(self.folder, job.tmp, as_names=dict(zip(job.tmp, ns)))
-                    for tmp, n in zip(job.tmp, ns):
-                        os.replace(self.folder / tmp, self.folder / n)
+                    try:
+                        self.seal.record(self.folder, job.tmp, as_names=dict(zip(job.tmp, ns)))
+                        for tmp, n in zip(job.tmp, ns):
+                            os.replace(self.folder / tmp, self.folder / n)
+                    finally:  # a rename refused: what is left of the build goes (built again on the next read)
+                        job.unlink()
                     leaf.postfile = self._load(leaf)
-
-
-def occurrence_codes(core: Sequence[str], enc: str) -> dict[str, tuple[int, int]]:
-    """Occurrence term (:func:`occurrence_terms`) -> (code point, occurrence) in ``enc``."""
-    out: dict[str, tuple[int, int]] = {}
-    seen: dict[str, int] = {}
-    for t, ch in zip(core, enc):
-        if t != TAG:
-            k = seen[t] = seen.get(t, 0) + 1
-            out[t if k == 1 else f"{t}{OCC_SEP}{k}"] = (ord(ch), k)
-    return out
-
-
-def term_spans(stage, codes: dict[str, tuple[int, int]]) -> dict[int, tuple[list[int], list[int]]]:
-    """Leaf index -> (starts, ends) of the postings of each term of ``codes`` (in its order) in the
-    leaf's posting file, for the leaves of ``stage`` that have one: every term in one lookup
-    (:meth:`PostFile.spans`).  Lists of ints, not a tuple a term: hundreds of containers a search
-    made the collector's full passes (10-40 ms in a process holding the TM modules) come sooner."""
-    out: dict[int, tuple[list[int], list[int]]] = {}
-    for li, leaf in enumerate(stage.leaves):
-        pf = stage._postfile(leaf) if codes else None
-        if pf is not None:
-            out[li] = pf.spans([pf.unigram(*c) for c in codes.values()])
-    return out
-
-
-def order_key(stage, acc: np.ndarray, docs: np.ndarray, core: Sequence[str], enc: str,
-               q: np.float32) -> np.ndarray:
-    """2 (shared + 2 bigrams) / (3 (|X| + |X'|)) of ``docs``: shared word bigrams (distinct, read
-    from the posting files, rarest first within BIGRAM_BUDGET postings) put a long query's
-    true best among the first candidates (752k TM, 200 held-out queries: recall 0.97 / 0.995
-    within the first 500 / 1,500, against 0.97 / 0.99 by Dice).  A document without a
-    posting file (units added since the index was built) counts shared - 1 bigrams."""
-    pairs = {(ord(a), ord(b)) for ta, tb, a, b in zip(core, core[1:], enc, enc[1:]) if TAG not in (ta, tb)}
-    shared = acc[docs].astype(np.float32)
-    bi = np.maximum(shared - 1, 0)
-    acc2, has = None, None
-    for leaf in stage.leaves:
-        pf = stage._postfile(leaf)
-        if pf is None:
-            continue
-        if acc2 is None:
-            acc2, has = np.zeros(stage.total, np.uint16), np.zeros(stage.total, bool)
-        has[leaf.base:leaf.base + leaf.count] = True
-        read = 0
-        for a, b in sorted(zip(*pf.spans([pf.bigram(x, y) for x, y in pairs])), key=lambda s: s[1] - s[0]):
-            if b > a:
-                read += b - a
-                if read > BIGRAM_BUDGET:
-                    break
-                ids = pf.docs[a:b].astype(np.intp)
-                acc2[ids + leaf.base if leaf.base else ids] += 1
-    if acc2 is not None:
-        bi = np.where(has[docs], acc2[docs].astype(np.float32), bi)
-    return (2.0 * (shared + 2.0 * bi) / (3.0 * (stage.lengths()[docs] + q))).astype(np.float32)
 
 
 def _abandoned(folder: Path, name: str) -> bool:
@@ -397,4 +361,6 @@ def drop_others(folder: Path, segids: set[str]) -> None:
                     os.unlink(folder / n)
 
 
-__all__ = ["PostFile", "Postfiles", "drop_others", "build_arrays", "occurrence_codes", "order_key", "term_spans", "MIN_DOCS"]
+__all__ = ["PostFile", "Postfiles", "drop_others", "build_arrays", "MIN_DOCS",
+           # the search side (engine.tm.postorder), read here by engine.tm.candidates
+           "occurrence_codes", "order_key", "term_spans", "BIGRAM_BUDGET", "BIGRAM_MIN_LEN"]

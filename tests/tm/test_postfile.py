@@ -1,6 +1,7 @@
 """The memory-mapped posting files beside large index segments (engine.tm.postfile): searches
 read them with the same results as Whoosh's postings, units added since they were built are
 still found, a changed file is never read, and shared word bigrams order the candidates."""
+import errno
 import os
 import random
 import subprocess
@@ -244,3 +245,133 @@ def test_only_abandoned_builds_of_this_machine_are_removed(tmp_path):
     postfile.drop_others(tmp_path, {"S_1"})
     left = {k for k, n in names.items() if (tmp_path / n).exists()}
     assert left == {"mine_alive", "other", "other_segment"}
+
+
+def _temporaries(folder, segid: str = "") -> list[str]:
+    return [n for n in _post_files(folder) if n.endswith(".tmp") and n.startswith(f"post_{segid}")]
+
+
+def test_closing_the_tm_after_a_build_finished_unread_leaves_no_temporary_file(big_tm, tmp_path, monkeypatch):
+    """The build ended but no search put its files in place yet: closing removes its 4 temporaries
+    (~100 MB at 752k units) at once, not an hour later or when the application exits."""
+    tm, rng = big_tm
+    started = _builds_started(monkeypatch)
+    tm.search(_sentence(rng), k=5)
+    tm.search(_sentence(rng), k=5)
+    assert len(started) == 1
+    started[0].join()
+    assert len(_temporaries(tmp_path / "tm")) == 4
+    tm.close()
+    assert _post_files(tmp_path / "tm") == []
+
+
+def _merge_away(tm, rng) -> None:
+    """Five one-unit flushes: Whoosh merges the small segments into one new segment."""
+    for i in range(5):
+        tm.add(f"{_sentence(rng)} merged{i}", f"m{i}")
+        tm.flush()
+
+
+@pytest.mark.parametrize("when", ["during", "after"])
+def test_a_segment_merged_away_around_its_build_leaves_no_temporary_file(tmp_path, monkeypatch, when):
+    monkeypatch.setattr(postfile, "MIN_DOCS", 2)
+    started, release = _builds_started(monkeypatch), threading.Event()
+    build = postfile.build_arrays
+
+    def slow(*a):
+        release.wait(10)
+        return build(*a)
+
+    if when == "during":
+        monkeypatch.setattr(postfile, "build_arrays", slow)
+    else:
+        release.set()
+    rng = random.Random(7)
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add_many((_sentence(rng), f"t{i}") for i in range(3))
+        tm.flush()
+        (segid,) = [leaf.segid for leaf in tm.index.leaves()]
+        tm.search(_sentence(rng), k=5)
+        tm.search(_sentence(rng), k=5)
+        assert [job.leaf.segid for job in started] == [segid]
+        if when == "after":
+            started[0].join()
+        _merge_away(tm, rng)
+        tm.stats()  # the index read again (the TM panel's figures): the segment is gone
+        assert segid not in {leaf.segid for leaf in tm.index.leaves()}
+        assert tm.search("merged4", k=1)
+        release.set()
+        started[0].join()
+        assert tm.search("merged4", k=1)
+        assert _temporaries(tmp_path / "tm", segid) == []
+    assert _temporaries(tmp_path / "tm") == []
+
+
+def test_a_build_that_fills_the_disk_leaves_no_temporary_file_and_searches_still_answer(big_tm, tmp_path,
+                                                                                       monkeypatch):
+    tm, rng = big_tm
+    started = _builds_started(monkeypatch)
+    save, parts = np.save, []
+
+    def disk_full(fh, a, allow_pickle=True):
+        parts.append(a)
+        if len(parts) < 3:
+            return save(fh, a, allow_pickle=allow_pickle)
+        fh.write(b"\x93NUMPY partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(postfile.np, "save", disk_full)
+    q = _sentence(rng)
+    want = [m.score for m in tm.search(q, k=5)]
+    tm.search(q, k=5)
+    started[0].join()
+    assert isinstance(started[0].error, OSError)
+    assert [m.score for m in tm.search(q, k=5)] == want  # from Whoosh's postings
+    assert [m.score for m in tm.search(q, k=5)] == pytest.approx(_exhaustive(tm, q, 5), abs=1e-9)
+    assert all(leaf.postfile is None for leaf in tm.index.leaves())
+    assert _post_files(tmp_path / "tm") == []
+
+
+def test_a_built_file_that_cannot_be_put_in_place_leaves_no_temporary_file(big_tm, tmp_path, monkeypatch):
+    tm, rng = big_tm
+    started = _builds_started(monkeypatch)
+    replace, moved = os.replace, []
+
+    def refused(src, dst, *a, **kw):
+        if os.path.basename(src).startswith("post_"):
+            moved.append(src)
+            if len(moved) == 2:
+                raise PermissionError(errno.EACCES, "Permission denied", str(dst))
+        return replace(src, dst, *a, **kw)
+
+    monkeypatch.setattr(postfile.os, "replace", refused)
+    q = _sentence(rng)
+    want = [m.score for m in tm.search(q, k=5)]
+    tm.search(q, k=5)
+    started[0].join()
+    assert [m.score for m in tm.search(q, k=5)] == want
+    assert len(moved) == 2
+    assert _temporaries(tmp_path / "tm") == []
+
+
+def test_closing_the_tm_while_a_build_reads_its_segment_skips_the_sort(big_tm, tmp_path, monkeypatch):
+    """A TM closed and opened again and searched twice would otherwise hold two builds' sorts at
+    once (~2 GB each at 752k units)."""
+    tm, rng = big_tm
+    started, release, sorted_ = _builds_started(monkeypatch), threading.Event(), []
+    read, build = postfile._code_points, postfile.build_arrays
+
+    def slow_read(leaf):
+        release.wait(10)
+        return read(leaf)
+
+    monkeypatch.setattr(postfile, "_code_points", slow_read)
+    monkeypatch.setattr(postfile, "build_arrays", lambda *a: sorted_.append(a) or build(*a))
+    tm.search(_sentence(rng), k=5)
+    tm.search(_sentence(rng), k=5)
+    assert len(started) == 1 and started[0].is_alive()
+    tm.close()
+    release.set()
+    started[0].join()
+    assert sorted_ == []
+    assert _post_files(tmp_path / "tm") == []
