@@ -103,8 +103,8 @@ def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win, monke
         qtbot.wait(300)
         t = time.perf_counter()
         win.nav.go_to(1)                   # translated ahead: shown at once, the search for row 5 stops
-        wait_panel(qtbot, win, 1, "suggestion", timeout=5_000)
-        qtbot.waitUntil(lambda: ("stopped", SENTENCES[5], False) in log, timeout=5_000)
+        wait_panel(qtbot, win, 1, "suggestion", timeout=30_000)
+        qtbot.waitUntil(lambda: ("stopped", SENTENCES[5], False) in log, timeout=30_000)
         assert time.perf_counter() - t < 3  # not the seconds the slow search would take
     finally:
         win.nmt.translator.suggest = real
@@ -119,10 +119,10 @@ def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win, monk
     try:
         win.nmt.cache.clear()
         win.nav.go_to(1)  # rows 2-4 go ahead, slowly: row 2 alone, then 3 and 4 together
-        qtbot.waitUntil(lambda: win.nmt._running is not None and len(win.nmt._running[0]) > 1, timeout=20_000)
+        qtbot.waitUntil(lambda: win.nmt._running is not None and len(win.nmt._running[0]) > 1, timeout=30_000)
         running = win.nmt._running
         win.nav.go_to(6)  # far away: the running prefetch stops, row 6 is translated now
-        wait_panel(qtbot, win, 6, "suggestion", timeout=20_000)
+        wait_panel(qtbot, win, 6, "suggestion", timeout=30_000)
         assert win.suggestion.current.source == SENTENCES[6]
         assert running[1].cancelled
     finally:
@@ -160,9 +160,9 @@ def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_rea
         win.nmt.cache.update(ahead)
         ready = win.nmt.served["ready"]
         win.nav.go_to(4)  # served from what was translated ahead
-        wait_panel(qtbot, win, 4, "suggestion", timeout=5_000)
+        wait_panel(qtbot, win, 4, "suggestion", timeout=30_000)
         win.nav.go_to(5)  # and so is a row of the batch
-        wait_panel(qtbot, win, 5, "suggestion", timeout=5_000)
+        wait_panel(qtbot, win, 5, "suggestion", timeout=30_000)
         assert win.nmt.served["ready"] == ready + 2 and len(singles) == 5
     finally:
         tr.suggest, tr.suggest_many = real_one, real_many
@@ -205,7 +205,7 @@ def test_an_engine_process_that_dies_says_so_in_one_line_and_the_next_suggestion
         win.nav.go_to(5)  # not translated ahead: a slow search under way in the engine process
         qtbot.wait(300)
         os.kill(win.nmt.translator.proc.pid, signal.SIGKILL)
-        qtbot.waitUntil(lambda: "engine stopped" in win.suggestion.status.text(), timeout=5_000)
+        qtbot.waitUntil(lambda: "engine stopped" in win.suggestion.status.text(), timeout=30_000)
         msg = win.suggestion.status.text()
         assert msg.startswith("Translation failed: the suggestion engine stopped") and "\n" not in msg
         win.nav.go_to(6)
