@@ -183,11 +183,8 @@ class NMTService(AheadBatch, QObject):
         self._inflight: dict[str, tuple] = {}
         self._waiting: tuple | None = None  # (generation, request key, cache key)
         self._running: tuple | None = None  # (cache keys, Control) of the prefetch(es) translating now
-        self._refining = None  # the Control of a row ahead being redone with the editor's beam, while one is
-        self._shown: str | None = None  # the cache key of the row asked for last (a redone one is not stored)
         self._closed = False
-        self._to_refine: dict[str, tuple] = {}  # rows ahead to redo with the editor's beam: key -> (args, wanted)
-        self._reading = QTimer(self, singleShot=True, timeout=self._refine)
+        self._init_ahead()
         # how each suggestion was served: "ready" (translated ahead), "waited" (for a prefetch under
         # way), "translated" (on request); "refined": rows ahead redone with the editor's beam before
         # being entered -- benchmarks/ui_latency.py reports it
@@ -234,8 +231,8 @@ class NMTService(AheadBatch, QObject):
         ``terms``: the glossary's hits in this source (used as ``terms_mode`` says)."""
         if self.error and self.translator is None:
             return
-        ck = self._shown = self._key(text, memories, context, terms)
-        self._browsed()
+        ck = self._key(text, memories, context, terms)
+        self._entered(ck)
         hit = self.cache.get(ck)
         if hit is not None:
             self.served["ready"] += 1
@@ -357,6 +354,7 @@ class NMTService(AheadBatch, QObject):
         if (memory_mode, terms_mode) != (self.memory_mode, self.terms_mode):
             self.memory_mode, self.terms_mode = memory_mode, terms_mode
             self.cache.clear()
+            self._forget_ahead()
             self._latest.invalidate()
 
     def _store(self, view: SuggestionView) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from PySide6.QtCore import QTimer
+
 from app.workers import Cancelled, Worker, start
 from engine.nmt.editorbeam import ahead_beam, suggestion_beam
 
@@ -54,7 +56,20 @@ REFINE_AFTER_MS = 500
 
 
 class AheadBatch:
-    """``prefetch_many`` for :class:`~app.suggest.NMTService` (its cache, pool, ``_inflight`` and ``_running``)."""
+    """``prefetch_many`` for :class:`~app.suggest.NMTService` (its cache, pool, ``_inflight`` and ``_running``),
+    and the rows ahead redone with the editor's beam."""
+
+    def _init_ahead(self) -> None:
+        self._refining = None  # the Control of a row ahead being redone with the editor's beam, while one is
+        self._seen: set[str] = set()  # the cache key of every row asked for: its suggestion is never redone
+        self._to_refine: dict[str, tuple] = {}  # rows ahead to redo with the editor's beam: key -> (args, wanted)
+        self._reading = QTimer(self, singleShot=True, timeout=self._refine)
+
+    def _entered(self, ck: str) -> None:
+        """The row of cache key ``ck`` asked for: what it is served is seen, and stays what it shows."""
+        self._seen.add(ck)
+        self._to_refine.pop(ck, None)
+        self._browsed()
 
     def prefetch_many(self, items: Sequence[tuple]) -> None:
         """``items``: (text, memories, context, terms, wanted) of the rows ahead, nearest first.  Of those
@@ -98,15 +113,19 @@ class AheadBatch:
         """A row ahead translated greedily (:func:`~engine.nmt.editorbeam.ahead_beam`), cached: redone
         with the editor's beam once the translator has stayed on a row :data:`REFINE_AFTER_MS` (reading,
         not browsing) and the engine has nothing else to do (below every prefetch; a new one stops it,
-        and it waits again), kept only while the row is ahead and not asked for -- a suggestion on
-        screen never changes, a translator who reads gets the full beam's."""
+        and it waits again), kept only while the row is ahead and was never asked for -- a suggestion
+        once seen never changes (Down, Up, Down shows the same), a translator who reads gets the full beam's."""
         text = args[0]
         if (ahead_beam(text, self.beam) >= suggestion_beam(text, self.beam) or ck not in self.cache
-                or self._shown == ck or self.translator is None or self._closed):
+                or ck in self._seen or self.translator is None or self._closed):
             return
         self._to_refine[ck] = (args, wanted)
         if not self._reading.isActive():
             self._reading.start(REFINE_AFTER_MS)
+
+    def _forget_ahead(self) -> None:
+        """New settings: the cached suggestions are gone, and what was seen of them."""
+        self._seen.clear()
 
     def _browsed(self) -> None:
         """A row entered: the rows ahead wait to be redone until the translator stays on one."""
@@ -116,7 +135,7 @@ class AheadBatch:
         todo, self._to_refine = self._to_refine, {}
         for ck, (args, wanted) in todo.items():
             def still(ck=ck, wanted=wanted) -> bool:
-                return self._shown != ck and (wanted is None or wanted())
+                return ck not in self._seen and (wanted is None or wanted())
 
             def done(view, ck=ck, still=still) -> None:
                 if view is not None and still() and ck in self.cache:

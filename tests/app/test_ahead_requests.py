@@ -122,3 +122,26 @@ def test_a_long_row_entered_before_it_is_redone_keeps_the_suggestion_it_was_show
     finally:
         go.set()
         stop(svc)
+
+
+def test_a_long_row_seen_then_left_for_the_row_before_keeps_the_suggestion_it_was_shown(qtbot, tiny_translator):
+    from app.suggest_ahead import REFINE_AFTER_MS
+
+    svc, rec = service(tiny_translator)
+    shown = []
+    svc.ready.connect(lambda key, view: shown.append((key, view.text)))
+    try:
+        svc.prefetch(LONG, [], ROWS[:1], ())  # row r+1, ahead: greedy first, waiting to be redone
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        svc.suggest("r+1", LONG, [], ROWS[:1], ())  # Down: the greedy suggestion is seen
+        svc.suggest("r", ROWS[0], [], [], ())       # back Up within the dwell, and the translator stays
+        qtbot.waitUntil(lambda: len(shown) == 2, timeout=60_000)
+        qtbot.wait(REFINE_AFTER_MS + 700)
+        qtbot.waitUntil(lambda: not svc.pool.activeThreadCount(), timeout=30_000)
+        svc.suggest("r+1", LONG, [], ROWS[:1], ())  # Down again: what was seen, not another translation
+        qtbot.waitUntil(lambda: len(shown) == 3, timeout=30_000)
+        seen = [t for k, t in shown if k == "r+1"]
+        assert seen[0] == seen[1]
+        assert svc.served["refined"] == 0 and not [b for _h, s, _r, b in rec.sent if s == LONG and b > 1]
+    finally:
+        stop(svc)
