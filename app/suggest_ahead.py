@@ -10,6 +10,7 @@ per sentence); the batch stops once none of its rows is wanted, and a request fo
 it stops it (the row entered goes first, as for a single prefetch)."""
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 from PySide6.QtCore import QTimer
@@ -64,6 +65,7 @@ class AheadBatch:
         self._seen: set[str] = set()  # the cache key of every row asked for: its suggestion is never redone
         self._to_refine: dict[str, tuple] = {}  # rows ahead to redo with the editor's beam: key -> (args, wanted)
         self._reading = QTimer(self, singleShot=True, timeout=self._refine)
+        self._browsed_at = time.monotonic()  # when a row was last entered
 
     def _entered(self, ck: str) -> None:
         """The row of cache key ``ck`` asked for: what it is served is seen, and stays what it shows."""
@@ -128,17 +130,29 @@ class AheadBatch:
         self._seen.clear()
 
     def _browsed(self) -> None:
-        """A row entered: the rows ahead wait to be redone until the translator stays on one."""
+        """A row entered: the rows ahead wait to be redone until the translator stays on one (a redo under
+        way or queued stops at its next decoding step, :meth:`_refine`, and waits again)."""
+        self._browsed_at = time.monotonic()
         self._reading.start(REFINE_AFTER_MS)
 
+    def _dwelt(self) -> float:
+        """Seconds the translator is still to stay on the row before the rows ahead are redone (<= 0: done)."""
+        return REFINE_AFTER_MS / 1000 - (time.monotonic() - self._browsed_at)
+
     def _refine(self) -> None:
+        if self._dwelt() > 0:  # (a timer may fire a little early)
+            self._reading.start(int(self._dwelt() * 1000) + 1)
+            return
         todo, self._to_refine = self._to_refine, {}
         for ck, (args, wanted) in todo.items():
-            def still(ck=ck, wanted=wanted) -> bool:
+            def kept(ck=ck, wanted=wanted) -> bool:  # ahead, never seen
                 return ck not in self._seen and (wanted is None or wanted())
 
-            def done(view, ck=ck, still=still) -> None:
-                if view is not None and still() and ck in self.cache:
+            def still(kept=kept) -> bool:  # and the translator stays (asked before every decoding step)
+                return kept() and self._dwelt() <= 0
+
+            def done(view, ck=ck, kept=kept) -> None:
+                if view is not None and kept() and ck in self.cache:
                     self._store(view)
                     self.served["refined"] += 1
 

@@ -145,3 +145,46 @@ def test_a_long_row_seen_then_left_for_the_row_before_keeps_the_suggestion_it_wa
         assert svc.served["refined"] == 0 and not [b for _h, s, _r, b in rec.sent if s == LONG and b > 1]
     finally:
         stop(svc)
+
+
+def test_a_row_browsed_to_while_a_row_ahead_is_redone_stops_the_redo_until_the_translator_stays(qtbot,
+                                                                                              tiny_translator):
+    import threading
+    import time
+
+    from app.suggest_ahead import REFINE_AFTER_MS
+    from engine.nmt.results import Stopped
+
+    svc, rec = service(tiny_translator)
+    started, go, log = threading.Event(), threading.Event(), []
+    real = rec.suggest
+
+    def held(req, *, beam, **kw):  # the first full-beam redo waits until a row is browsed to
+        if beam > 1 and req.source == LONG:
+            if not started.is_set():
+                started.set()
+                go.wait(30)
+            try:
+                out = real(req, beam=beam, **kw)
+            except Stopped:
+                log.append(("stopped", time.monotonic()))
+                raise
+            log.append(("finished", time.monotonic()))
+            return out
+        return real(req, beam=beam, **kw)
+
+    rec.suggest = held
+    try:
+        svc.prefetch(ROWS[1], [], [], ())  # a short row ahead: its suggestion is cached, none to redo
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        svc.prefetch(LONG, [], ROWS[:1], ())
+        qtbot.waitUntil(started.is_set, timeout=60_000)
+        browsed = time.monotonic()
+        svc.suggest("row", ROWS[1], [], [], ())  # a step served from the cache: the engine is the browser's again
+        go.set()
+        qtbot.waitUntil(lambda: svc.served["refined"] == 1, timeout=30_000)
+        assert [how for how, _t in log] == ["stopped", "finished"]
+        assert log[1][1] - browsed >= REFINE_AFTER_MS / 1000
+    finally:
+        go.set()
+        stop(svc)
