@@ -306,8 +306,11 @@ class NMTService(AheadBatch, QObject):
             return
         if self._running is not None:
             self._running[1].cancel()
+        shown = self.cache.get(self._key(text, memories, context, terms))
+        # greedy where the suggestion shown came greedy: it continues that one, whose search the engine reuses
+        beam = 1 if shown is not None and shown.extra.get("beam") == 1 else None
         self._complete.request(key, self._translate, text, list(memories or ()), list(context or ()), prefix,
-                               tuple(terms))
+                               tuple(terms), None, beam)
 
     def _translate(self, control, text: str, memories: list, context: list | None = None, prefix: str = "",
                    terms: tuple = (), wanted=None, beam: int | None = None):
@@ -328,11 +331,15 @@ class NMTService(AheadBatch, QObject):
                                   terms=terms, terms_mode=self.terms_mode, memory_mode=self.memory_mode, stop=stop)
         except Stopped:
             raise Cancelled() from None
-        return self._view(text, res, memories, context, prefix, terms)
+        return self._view(text, res, memories, context, prefix, terms, beam)
 
-    def _view(self, text: str, res, memories: list, context, prefix: str, terms: tuple) -> SuggestionView:
-        """The panels' view of the result ``res`` of this request, its cache key in ``extra``."""
+    def _view(self, text: str, res, memories: list, context, prefix: str, terms: tuple,
+              beam: int | None = None) -> SuggestionView:
+        """The panels' view of the result ``res`` of this request (searched with ``beam``), its cache key
+        and beam in ``extra``."""
         view = view_of(text, res, memories)
+        if "origin" not in view.extra:  # (a TM's own translation is not searched)
+            view.extra["beam"] = beam
         if terms and self.terms_mode != "off":
             # the glossary terms the suggestion holds (any accepted target of each)
             view.extra["terms"] = [x for t in terms for x in t.entry.targets if x in view.text]

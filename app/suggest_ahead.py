@@ -201,4 +201,4 @@ class AheadBatch:
                                                    terms_mode=self.terms_mode, stop=stop)
         except Stopped:
             raise Cancelled() from None
-        return [self._view(a[0], res, a[1], a[2], "", a[4]) for (_ck, _w, a), res in zip(live, results)]
+        return [self._view(a[0], res, a[1], a[2], "", a[4], b) for (_ck, _w, a), res, b in zip(live, results, beams)]

@@ -188,3 +188,31 @@ def test_a_row_browsed_to_while_a_row_ahead_is_redone_stops_the_redo_until_the_t
     finally:
         go.set()
         stop(svc)
+
+
+def test_typing_on_a_long_row_shown_greedy_continues_that_suggestion_without_searching_it_again(qtbot, tiny_translator,
+                                                                                             monkeypatch):
+    svc, _rec = service(tiny_translator)
+    monkeypatch.setattr(tiny_translator, "_plain", {}, raising=False)  # (none remembered by an earlier test)
+    searches, real = [], tiny_translator.translate
+
+    def translate(texts, **kw):  # each search: constrained by a typed prefix or not
+        searches.append("constrained" if any(kw.get("prefixes") or ()) else "unconstrained")
+        return real(texts, **kw)
+
+    monkeypatch.setattr(tiny_translator, "translate", translate)
+    shown, completed = [], []
+    svc.ready.connect(lambda key, view: shown.append(view.text))
+    svc.completion_ready.connect(lambda key, view: completed.append(view.text))
+    try:
+        svc.prefetch(LONG, [], ROWS[:1], ())  # ahead: greedy
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        svc.suggest("row", LONG, [], ROWS[:1], ())
+        qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
+        searches.clear()
+        typed = shown[0].split()[0] + " "  # the translator types the suggestion's first word
+        svc.complete("row", LONG, typed, [], ROWS[:1], ())
+        qtbot.waitUntil(lambda: bool(completed), timeout=30_000)
+        assert "unconstrained" not in searches and searches and completed[0].startswith(typed)
+    finally:
+        stop(svc)
