@@ -304,6 +304,7 @@ class NMTService(AheadBatch, QObject):
         by the flow once the completion is shown), so the translator never waits behind either."""
         if self.translator is None or not prefix:
             return
+        self._browsed()  # typing is not reading: the rows ahead wait to be redone
         if self._running is not None:
             self._running[1].cancel()
         shown = self.cache.get(self._key(text, memories, context, terms))

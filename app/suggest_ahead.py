@@ -130,7 +130,7 @@ class AheadBatch:
         self._seen.clear()
 
     def _browsed(self) -> None:
-        """A row entered: the rows ahead wait to be redone until the translator stays on one (a redo under
+        """A row entered or typed on: the rows ahead wait to be redone until the translator stays (a redo under
         way or queued stops at its next decoding step, :meth:`_refine`, and waits again)."""
         self._browsed_at = time.monotonic()
         self._reading.start(REFINE_AFTER_MS)

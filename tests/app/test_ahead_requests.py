@@ -216,3 +216,34 @@ def test_typing_on_a_long_row_shown_greedy_continues_that_suggestion_without_sea
         assert "unconstrained" not in searches and searches and completed[0].startswith(typed)
     finally:
         stop(svc)
+
+
+def test_a_row_ahead_is_redone_only_once_the_translator_typing_on_a_row_pauses_for_the_dwell(qtbot, tiny_translator):
+    import time
+
+    from app.suggest_ahead import REFINE_AFTER_MS
+
+    svc, rec = service(tiny_translator)
+    redone_at, real = [], rec.suggest
+
+    def timed(req, *, beam, **kw):
+        if beam > 1 and req.source == LONG:
+            redone_at.append(time.monotonic())
+        return real(req, beam=beam, **kw)
+
+    rec.suggest = timed
+    completed = []
+    svc.completion_ready.connect(lambda key, view: completed.append(view.text))
+    try:
+        svc.prefetch(ROWS[1], [], [], ())
+        svc.prefetch(LONG, [], ROWS[:1], ())  # the row after, ahead: greedy, to be redone
+        qtbot.waitUntil(lambda: len(svc.cache) == 2 and not svc._inflight, timeout=60_000)
+        svc.suggest("row", ROWS[1], [], [], ())  # the translator enters the short row
+        qtbot.wait(REFINE_AFTER_MS * 3 // 5)
+        assert not redone_at
+        typed = time.monotonic()
+        svc.complete("row", ROWS[1], "Der ", [], [], ())  # and types on it
+        qtbot.waitUntil(lambda: bool(redone_at) and bool(completed), timeout=30_000)
+        assert redone_at[0] - typed >= REFINE_AFTER_MS / 1000
+    finally:
+        stop(svc)
