@@ -119,6 +119,7 @@ class AheadBatch:
         once seen never changes (Down, Up, Down shows the same), a translator who reads gets the full beam's."""
         text = args[0]
         if (ahead_beam(text, self.beam) >= suggestion_beam(text, self.beam) or ck not in self.cache
+                or exact_match(args[1]) is not None  # a TM's own translation: no search to redo
                 or ck in self._seen or self.translator is None or self._closed):
             return
         self._to_refine[ck] = (args, wanted)

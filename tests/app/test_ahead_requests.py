@@ -22,6 +22,10 @@ class Recording:
         self.sent.append(("alone", req.source, req, beam))
         return self.tr.suggest(req, beam=beam, **kw)
 
+    def forced(self, srcs, tgts, **kw):  # a row with a 100 % TM match: that translation, scored
+        self.sent.extend(("forced", src, None, 0) for src in srcs)
+        return self.tr.forced(srcs, tgts, **kw)
+
     def suggest_many(self, reqs, *, beams, **kw):
         self.sent.extend(("batch", r.source, r, b) for r, b in zip(reqs, beams))
         return self.tr.suggest_many(reqs, beams=beams, **kw)
@@ -245,5 +249,25 @@ def test_a_row_ahead_is_redone_only_once_the_translator_typing_on_a_row_pauses_f
         svc.complete("row", ROWS[1], "Der ", [], [], ())  # and types on it
         qtbot.waitUntil(lambda: bool(redone_at) and bool(completed), timeout=30_000)
         assert redone_at[0] - typed >= REFINE_AFTER_MS / 1000
+    finally:
+        stop(svc)
+
+
+def test_a_long_row_ahead_with_a_100_percent_match_is_scored_once_and_never_redone(qtbot, tiny_translator, tmp_path):
+    from app.suggest_ahead import REFINE_AFTER_MS
+
+    target = "Der rote Hund sieht eine kleine Katze und das Kind mag den Ball."
+    with TranslationMemory(tmp_path / "tm", src_lang="en", tgt_lang="de") as tm:
+        tm.add(LONG, target)
+        found = [FoundMatch(m, "tm") for m in tm.search(LONG, k=1, min_score=0.3)]
+    assert found and found[0].match.score >= 1.0 - 1e-9
+    svc, rec = service(tiny_translator)
+    try:
+        svc.prefetch(LONG, found, ROWS[:1], ())
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        qtbot.wait(REFINE_AFTER_MS + 700)
+        qtbot.waitUntil(lambda: not svc.pool.activeThreadCount(), timeout=30_000)
+        assert [how for how, _s, _r, _b in rec.sent] == ["forced"] and svc.served["refined"] == 0
+        assert [v.text for v in svc.cache.values()] == [target]
     finally:
         stop(svc)
