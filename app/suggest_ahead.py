@@ -127,8 +127,9 @@ class AheadBatch:
             self._reading.start(REFINE_AFTER_MS)
 
     def _forget_ahead(self) -> None:
-        """New settings: the cached suggestions are gone, and what was seen of them."""
+        """New settings: the cached suggestions are gone, what was seen of them, and what waits to be redone."""
         self._seen.clear()
+        self._to_refine.clear()
 
     def _browsed(self) -> None:
         """A row entered or typed on: the rows ahead wait to be redone until the translator stays (a redo under
@@ -146,14 +147,14 @@ class AheadBatch:
             return
         todo, self._to_refine = self._to_refine, {}
         for ck, (args, wanted) in todo.items():
-            def kept(ck=ck, wanted=wanted) -> bool:  # ahead, never seen
-                return ck not in self._seen and (wanted is None or wanted())
+            def kept(ck=ck, wanted=wanted) -> bool:  # ahead, never seen, its greedy suggestion still cached
+                return ck not in self._seen and ck in self.cache and (wanted is None or wanted())
 
             def still(kept=kept) -> bool:  # and the translator stays (asked before every decoding step)
                 return kept() and self._dwelt() <= 0
 
             def done(view, ck=ck, kept=kept) -> None:
-                if view is not None and kept() and ck in self.cache:
+                if view is not None and kept():
                     self._store(view)
                     self.served["refined"] += 1
 

@@ -271,3 +271,51 @@ def test_a_long_row_ahead_with_a_100_percent_match_is_scored_once_and_never_redo
         assert [v.text for v in svc.cache.values()] == [target]
     finally:
         stop(svc)
+
+
+def test_new_settings_drop_the_rows_ahead_waiting_to_be_redone_with_the_old_ones(qtbot, tiny_translator):
+    from app.suggest_ahead import REFINE_AFTER_MS
+
+    svc, rec = service(tiny_translator)
+    try:
+        svc.prefetch(LONG, [], ROWS[:1], ())
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        svc.set_modes(memory_mode="none", terms_mode="off")  # the cache goes: nothing of it is redone
+        qtbot.wait(REFINE_AFTER_MS + 700)
+        qtbot.waitUntil(lambda: not svc.pool.activeThreadCount(), timeout=30_000)
+        assert [b for _h, _s, _r, b in rec.sent] == [1] and not svc.cache
+    finally:
+        stop(svc)
+
+
+def test_new_settings_stop_a_row_ahead_being_redone_with_the_old_ones(qtbot, tiny_translator):
+    import threading
+
+    from engine.nmt.results import Stopped
+
+    svc, rec = service(tiny_translator)
+    started, go, log, real = threading.Event(), threading.Event(), [], rec.suggest
+
+    def held(req, *, beam, **kw):
+        if beam > 1:
+            started.set()
+            go.wait(30)
+            try:
+                real(req, beam=beam, **kw)
+            except Stopped:
+                log.append("stopped")
+                raise
+            log.append("finished")
+        return real(req, beam=beam, **kw)
+
+    rec.suggest = held
+    try:
+        svc.prefetch(LONG, [], ROWS[:1], ())
+        qtbot.waitUntil(started.is_set, timeout=60_000)
+        svc.set_modes(memory_mode="none", terms_mode="off")
+        go.set()
+        qtbot.waitUntil(lambda: bool(log) and not svc.pool.activeThreadCount(), timeout=30_000)
+        assert log == ["stopped"] and not svc.cache and svc.served["refined"] == 0
+    finally:
+        go.set()
+        stop(svc)
