@@ -269,18 +269,6 @@ class NMTService(AheadBatch, QObject):
         w.signals.cancelled.connect(lambda ck=ck: self._prefetched(ck, None))
         start(w, self.pool, priority=-1)
 
-    def _ahead(self, control, ck: str, wanted, *args, beam: int | None = None, refine: bool = False):
-        """A prefetch on the pool thread (``refine``: one redone with the editor's beam): stopped when
-        cancelled or no longer ``wanted``."""
-        if wanted is not None and not wanted():
-            raise Cancelled()
-        self._running = ((ck,), control)
-        self._refining = control if refine else None
-        try:
-            return self._translate(control, *args, wanted=wanted, beam=beam)
-        finally:
-            self._running = self._refining = None
-
     def _prefetched(self, ck: str, view: SuggestionView | None) -> None:
         args = self._inflight.pop(ck, None)
         if view is not None:

@@ -165,6 +165,19 @@ class AheadBatch:
             w.signals.cancelled.connect(lambda ck=ck, a=args, wanted=wanted: self._refine_later(ck, a, wanted))
             start(w, self.pool, priority=-2)
 
+    def _ahead(self, control, ck: str, wanted, *args, beam: int | None = None, refine: bool = False):
+        """A prefetch on the pool thread (``refine``: one redone with the editor's beam): stopped when
+        cancelled or no longer ``wanted``."""
+        if wanted is not None and not wanted():
+            raise Cancelled()
+        # a redo says so before it says it runs: a prefetch asked meanwhile (:meth:`_stop_refining`) stops it
+        self._refining = control if refine else None
+        self._running = ((ck,), control)
+        try:
+            return self._translate(control, *args, wanted=wanted, beam=beam)
+        finally:
+            self._running = self._refining = None
+
     def _stop_refining(self) -> None:
         """A row ahead to translate goes before any redone with the editor's beam."""
         control = self._refining

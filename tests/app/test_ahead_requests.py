@@ -319,3 +319,40 @@ def test_new_settings_stop_a_row_ahead_being_redone_with_the_old_ones(qtbot, tin
     finally:
         go.set()
         stop(svc)
+
+
+class Interleaved(NMTService):
+    """An NMTService that runs ``between()`` (what the UI thread may do meanwhile) the moment the pool
+    thread says what it translates."""
+
+    between = None
+
+    @property
+    def _running(self):
+        return self.__dict__.get("running_now")
+
+    @_running.setter
+    def _running(self, value) -> None:
+        self.__dict__["running_now"] = value
+        if value is not None and self.between is not None:
+            self.between()
+
+
+def test_a_row_ahead_asked_for_just_as_a_redo_starts_stops_the_redo(qtbot, tiny_translator):
+    svc = Interleaved(None)
+    svc.error, svc.translator = None, Recording(tiny_translator)
+    stopped = []
+    try:
+        svc.prefetch(LONG, [], ROWS[:1], ())
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+
+        def prefetch_meanwhile() -> None:  # (as prefetch does on the UI thread) the redo gives way
+            svc.between = None
+            svc._stop_refining()
+            stopped.append(svc._running[1].cancelled)
+
+        svc.between = prefetch_meanwhile
+        qtbot.waitUntil(lambda: bool(stopped), timeout=30_000)
+        assert stopped == [True]
+    finally:
+        stop(svc)
