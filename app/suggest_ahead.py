@@ -55,6 +55,10 @@ def request_of(text: str, memories: Sequence | None, context: Sequence[str] | No
 #: issue 46 item 3), so a redo never takes the engine from the rows the translator browses to
 REFINE_AFTER_MS = 500
 
+#: how many rows asked for are remembered as seen (eight times the suggestion cache; a key holds the row's
+#: source and the sources before it, so a long session keeps bounded memory)
+SEEN_KEPT = 4000
+
 
 class AheadBatch:
     """``prefetch_many`` for :class:`~app.suggest.NMTService` (its cache, pool, ``_inflight`` and ``_running``),
@@ -62,14 +66,18 @@ class AheadBatch:
 
     def _init_ahead(self) -> None:
         self._refining = None  # the Control of a row ahead being redone with the editor's beam, while one is
-        self._seen: set[str] = set()  # the cache key of every row asked for: its suggestion is never redone
+        # the cache keys of the rows asked for, oldest first (the last SEEN_KEPT): their suggestions are never redone
+        self._seen: dict[str, None] = {}
         self._to_refine: dict[str, tuple] = {}  # rows ahead to redo with the editor's beam: key -> (args, wanted)
         self._reading = QTimer(self, singleShot=True, timeout=self._refine)
         self._browsed_at = time.monotonic()  # when a row was last entered
 
     def _entered(self, ck: str) -> None:
         """The row of cache key ``ck`` asked for: what it is served is seen, and stays what it shows."""
-        self._seen.add(ck)
+        self._seen.pop(ck, None)
+        self._seen[ck] = None
+        if len(self._seen) > SEEN_KEPT:
+            self._seen.pop(next(iter(self._seen)))
         self._to_refine.pop(ck, None)
         self._browsed()
 
