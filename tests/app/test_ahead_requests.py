@@ -47,7 +47,7 @@ def test_a_row_ahead_is_sent_the_same_request_alone_as_in_a_batch(qtbot, tiny_tr
     svc.beam = 1  # (the editor's beam as greedy as the rows ahead: none is redone with a wider one meanwhile)
     try:
         svc.prefetch_many(items)  # the nearest alone, the three after it in one batch
-        qtbot.waitUntil(lambda: len(svc.cache) == len(ROWS) and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == len(ROWS) and not svc._inflight, timeout=120_000)
         batched = {src: (req, beam) for how, src, req, beam in rec.sent if how == "batch"}
         assert sorted(batched) == sorted(ROWS[1:])
         together = {k: v.text for k, v in svc.cache.items()}
@@ -55,7 +55,7 @@ def test_a_row_ahead_is_sent_the_same_request_alone_as_in_a_batch(qtbot, tiny_tr
         rec.sent.clear()
         for text, memories, context, hits, wanted in items[1:]:
             svc.prefetch(text, memories, context, hits, wanted=wanted)
-        qtbot.waitUntil(lambda: len(svc.cache) == len(ROWS) - 1 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == len(ROWS) - 1 and not svc._inflight, timeout=120_000)
         alone = {src: (req, beam) for how, src, req, beam in rec.sent if how == "alone"}
         assert alone == batched
         assert {k: v.text for k, v in svc.cache.items()} == {k: together[k] for k in svc.cache}
@@ -86,7 +86,7 @@ def test_a_long_row_ahead_comes_greedy_first_then_with_the_full_beam_while_the_e
     svc, rec = service(tiny_translator)
     try:
         svc.prefetch(LONG, [], ROWS[:1], ())
-        qtbot.waitUntil(lambda: svc.served["refined"] == 1, timeout=60_000)
+        qtbot.waitUntil(lambda: svc.served["refined"] == 1, timeout=120_000)
         beam = suggestion_beam(LONG, svc.beam)
         assert [(how, b) for how, _s, _r, b in rec.sent] == [("alone", 1), ("alone", beam)] and beam > 1
         (view,) = svc.cache.values()
@@ -115,7 +115,7 @@ def test_a_long_row_entered_before_it_is_redone_keeps_the_suggestion_it_was_show
     svc.ready.connect(lambda key, view: shown.append(view.text))
     try:
         svc.prefetch(LONG, [], ROWS[:1], ())
-        qtbot.waitUntil(started.is_set, timeout=60_000)
+        qtbot.waitUntil(started.is_set, timeout=120_000)
         svc.suggest("row", LONG, [], ROWS[:1], ())  # entered: served what was translated ahead
         go.set()
         qtbot.waitUntil(lambda: bool(shown) and not svc.pool.activeThreadCount(), timeout=30_000)
@@ -136,10 +136,10 @@ def test_a_long_row_seen_then_left_for_the_row_before_keeps_the_suggestion_it_wa
     svc.ready.connect(lambda key, view: shown.append((key, view.text)))
     try:
         svc.prefetch(LONG, [], ROWS[:1], ())  # row r+1, ahead: greedy first, waiting to be redone
-        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=120_000)
         svc.suggest("r+1", LONG, [], ROWS[:1], ())  # Down: the greedy suggestion is seen
         svc.suggest("r", ROWS[0], [], [], ())       # back Up within the dwell, and the translator stays
-        qtbot.waitUntil(lambda: len(shown) == 2, timeout=60_000)
+        qtbot.waitUntil(lambda: len(shown) == 2, timeout=120_000)
         qtbot.wait(REFINE_AFTER_MS + 700)
         qtbot.waitUntil(lambda: not svc.pool.activeThreadCount(), timeout=30_000)
         svc.suggest("r+1", LONG, [], ROWS[:1], ())  # Down again: what was seen, not another translation
@@ -180,9 +180,9 @@ def test_a_row_browsed_to_while_a_row_ahead_is_redone_stops_the_redo_until_the_t
     rec.suggest = held
     try:
         svc.prefetch(ROWS[1], [], [], ())  # a short row ahead: its suggestion is cached, none to redo
-        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=120_000)
         svc.prefetch(LONG, [], ROWS[:1], ())
-        qtbot.waitUntil(started.is_set, timeout=60_000)
+        qtbot.waitUntil(started.is_set, timeout=120_000)
         browsed = time.monotonic()
         svc.suggest("row", ROWS[1], [], [], ())  # a step served from the cache: the engine is the browser's again
         go.set()
@@ -210,7 +210,7 @@ def test_typing_on_a_long_row_shown_greedy_continues_that_suggestion_without_sea
     svc.completion_ready.connect(lambda key, view: completed.append(view.text))
     try:
         svc.prefetch(LONG, [], ROWS[:1], ())  # ahead: greedy
-        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=120_000)
         svc.suggest("row", LONG, [], ROWS[:1], ())
         qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
         searches.clear()
@@ -241,7 +241,7 @@ def test_a_row_ahead_is_redone_only_once_the_translator_typing_on_a_row_pauses_f
     try:
         svc.prefetch(ROWS[1], [], [], ())
         svc.prefetch(LONG, [], ROWS[:1], ())  # the row after, ahead: greedy, to be redone
-        qtbot.waitUntil(lambda: len(svc.cache) == 2 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == 2 and not svc._inflight, timeout=120_000)
         svc.suggest("row", ROWS[1], [], [], ())  # the translator enters the short row
         qtbot.wait(REFINE_AFTER_MS * 3 // 5)
         assert not redone_at
@@ -264,7 +264,7 @@ def test_a_long_row_ahead_with_a_100_percent_match_is_scored_once_and_never_redo
     svc, rec = service(tiny_translator)
     try:
         svc.prefetch(LONG, found, ROWS[:1], ())
-        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=120_000)
         qtbot.wait(REFINE_AFTER_MS + 700)
         qtbot.waitUntil(lambda: not svc.pool.activeThreadCount(), timeout=30_000)
         assert [how for how, _s, _r, _b in rec.sent] == ["forced"] and svc.served["refined"] == 0
@@ -279,7 +279,7 @@ def test_new_settings_drop_the_rows_ahead_waiting_to_be_redone_with_the_old_ones
     svc, rec = service(tiny_translator)
     try:
         svc.prefetch(LONG, [], ROWS[:1], ())
-        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=120_000)
         svc.set_modes(memory_mode="none", terms_mode="off")  # the cache goes: nothing of it is redone
         qtbot.wait(REFINE_AFTER_MS + 700)
         qtbot.waitUntil(lambda: not svc.pool.activeThreadCount(), timeout=30_000)
@@ -311,7 +311,7 @@ def test_new_settings_stop_a_row_ahead_being_redone_with_the_old_ones(qtbot, tin
     rec.suggest = held
     try:
         svc.prefetch(LONG, [], ROWS[:1], ())
-        qtbot.waitUntil(started.is_set, timeout=60_000)
+        qtbot.waitUntil(started.is_set, timeout=120_000)
         svc.set_modes(memory_mode="none", terms_mode="off")
         go.set()
         qtbot.waitUntil(lambda: bool(log) and not svc.pool.activeThreadCount(), timeout=30_000)
@@ -344,7 +344,7 @@ def test_a_row_ahead_asked_for_just_as_a_redo_starts_stops_the_redo(qtbot, tiny_
     stopped = []
     try:
         svc.prefetch(LONG, [], ROWS[:1], ())
-        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=60_000)
+        qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=120_000)
 
         def prefetch_meanwhile() -> None:  # (as prefetch does on the UI thread) the redo gives way
             svc.between = None

@@ -43,7 +43,7 @@ def win(qtbot, model_project) -> MainWindow:
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=30_000)
     w.nav.go_to(ROW)
-    wait_panel(qtbot, w, ROW, "suggestion", timeout=60_000)
+    wait_panel(qtbot, w, ROW, "suggestion", timeout=120_000)
     return w
 
 
@@ -54,7 +54,7 @@ def completion(tr, typed: str) -> str:
 def type_until_ghost(qtbot, win, typed: str) -> str:
     ed = win.editor()
     qtbot.keyClicks(ed, typed)
-    qtbot.waitUntil(lambda: ed.ghost_shown() != "" and ed.ghost.typed == typed, timeout=60_000)
+    qtbot.waitUntil(lambda: ed.ghost_shown() != "" and ed.ghost.typed == typed, timeout=120_000)
     return ed.ghost_shown()
 
 
@@ -106,7 +106,7 @@ def test_typing_a_character_the_ghost_text_lacks_asks_for_a_new_completion(qtbot
     qtbot.keyClicks(ed, other)
     typed = "Ein K" + ghost[0] + other
     assert ed.ghost.typed != typed  # the old one is gone at once
-    qtbot.waitUntil(lambda: ed.ghost.typed == typed and ed.ghost_shown() != "", timeout=60_000)
+    qtbot.waitUntil(lambda: ed.ghost.typed == typed and ed.ghost_shown() != "", timeout=120_000)
     assert typed + ed.ghost_shown() == completion(tiny_translator, typed)
 
 
@@ -151,14 +151,14 @@ def test_a_keystroke_stops_the_completion_under_way(qtbot, win, monkeypatch):
     qtbot.keyClicks(ed, "Ein K")
     qtbot.waitUntil(lambda: ("started", "Ein K") in log, timeout=30_000)  # its search is under way
     qtbot.keyClicks(ed, "x")
-    qtbot.waitUntil(lambda: ("finished", "Ein Kx") in log, timeout=60_000)
+    qtbot.waitUntil(lambda: ("finished", "Ein Kx") in log, timeout=120_000)
     assert ("stopped", "Ein K") in log and ("finished", "Ein K") not in log
 
 
 def test_a_completion_arriving_after_the_segment_was_left_is_dropped(qtbot, win, monkeypatch):
     log: list = []
     slow_engine(win, monkeypatch, log)
-    with qtbot.waitSignal(win.nmt.completion_ready, timeout=60_000):
+    with qtbot.waitSignal(win.nmt.completion_ready, timeout=120_000):
         qtbot.keyClicks(win.editor(), "Ein K")
         win.nav.go_to(0)
     assert ("finished", "Ein K") in log  # it came back, after the move

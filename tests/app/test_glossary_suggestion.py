@@ -42,7 +42,7 @@ def _suggestion_for_row_0(qtbot, folder, mode: str):
     qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=30_000)
     win.nav.go_to(1)
     win.nav.go_to(0)
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     return win
 
 
@@ -50,7 +50,7 @@ def test_enforced_glossary_terms_are_in_the_suggestion_and_underlined(qtbot, glo
     folder, target = glossary_project
     win = _suggestion_for_row_0(qtbot, folder, "enforce")
     qtbot.waitUntil(lambda: win.suggestion.current is not None and target in win.suggestion.current.text,
-                    timeout=60_000)
+                    timeout=120_000)
     assert win.suggestion.current.extra["terms"] == [target]
     html = win.suggestion.view.toHtml()
     assert "underline" in html

@@ -46,7 +46,7 @@ def win(qtbot, model_project) -> MainWindow:
 
 
 def test_suggestion_and_alignment_show_the_engines_values(qtbot, win, tiny_translator):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     expected = tiny_translator.translate([SENTENCES[0]], beam=5)[0]
     view = win.suggestion.current
     assert view.text == expected.text and view.words == expected.words
@@ -73,13 +73,13 @@ def test_suggestion_and_alignment_show_the_engines_values(qtbot, win, tiny_trans
 
 
 def test_alignment_second_view_scores_the_translators_own_target(qtbot, win, tiny_translator):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     own = "Der rot Hund ein klein Katze sieht."
     qtbot.keyClicks(win.editor(), own)
     win.nav.step(+1)
-    wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 1, "suggestion", timeout=120_000)
     win.nav.step(-1)
-    wait_panel(qtbot, win, 0, "forced", timeout=60_000)
+    wait_panel(qtbot, win, 0, "forced", timeout=120_000)
     forced = tiny_translator.forced([SENTENCES[0]], [own])[0]
     fv = win.alignment.views[win.alignment.VIEWS[1]]
     assert fv.forced and fv.words == forced.words
@@ -90,8 +90,8 @@ def test_alignment_second_view_scores_the_translators_own_target(qtbot, win, tin
 
 
 def test_next_segment_is_prefetched(qtbot, win):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
-    qtbot.waitUntil(lambda: any(k.startswith(SENTENCES[1]) for k in win.nmt.cache), timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: any(k.startswith(SENTENCES[1]) for k in win.nmt.cache), timeout=120_000)
 
 
 def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, win):
@@ -100,7 +100,7 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
     import threading
     import time
 
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     tr = win.nmt.translator  # the engine process's proxy: each call here is one translation there
     calls, started, real = [], threading.Event(), tr.suggest
 
@@ -116,7 +116,7 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
         win.nmt.prefetch(SENTENCES[2], [], win.flow.context(2))
         assert started.wait(30)
         win.nav.go_to(2)
-        wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
+        wait_panel(qtbot, win, 2, "suggestion", timeout=120_000)
     finally:
         tr.suggest = real
     assert win.suggestion.current.source == SENTENCES[2]
@@ -124,10 +124,10 @@ def test_entering_a_segment_being_prefetched_waits_for_that_translation(qtbot, w
 
 
 def test_stale_suggestion_is_dropped(qtbot, win):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     for row in (1, 2, 1, 2):
         win.nav.go_to(row)
-    wait_panel(qtbot, win, 2, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 2, "suggestion", timeout=120_000)
     assert win.suggestion.current.source == SENTENCES[2]
 
 
@@ -165,11 +165,11 @@ def test_typing_a_prefix_gets_the_rest_completed_by_the_engine(qtbot, win, tiny_
     """Interactive translation: after a pause in typing, the engine continues what was typed
     (prefix-constrained decoding) on its own line; its own key inserts the completed sentence,
     while Ctrl+0 still inserts the clean suggestion for the source."""
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     suggestion = win.suggestion.current
     prefix = "Ein"
     qtbot.keyClicks(win.editor(), prefix)
-    wait_panel(qtbot, win, 0, "completion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "completion", timeout=120_000)
     expected = tiny_translator.translate([SENTENCES[0]], beam=COMPLETION_BEAM, prefixes=[prefix])[0]
     assert win.suggestion.completion.text == expected.text and expected.text.startswith(prefix)
     assert win.suggestion.current is suggestion  # the suggestion line is untouched
@@ -183,15 +183,15 @@ def test_typing_a_prefix_gets_the_rest_completed_by_the_engine(qtbot, win, tiny_
 def test_a_completion_never_outlives_its_segment(qtbot, win):
     """Nothing from another segment: moving on clears the suggestion and the completion at once,
     and Ctrl+0 before the new suggestion arrives inserts nothing."""
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     qtbot.keyClicks(win.editor(), "Ein")
-    wait_panel(qtbot, win, 0, "completion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "completion", timeout=120_000)
     win.nav.go_to(1)
     assert win.suggestion.completion is None and not win.suggestion.completion_view.isVisibleTo(win.suggestion)
     assert win.suggestion.current is None or win.suggestion.current.source == SENTENCES[1]
     win.machine.insert_suggestion()
     assert win.model.segment(1).target.text in ("", win.suggestion.current and win.suggestion.current.text)
-    wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 1, "suggestion", timeout=120_000)
     assert win.suggestion.current.source == SENTENCES[1]
 
 
@@ -199,7 +199,7 @@ def test_completion_can_be_switched_off(qtbot, win):
     from app.main_window import settings
 
     settings().setValue("nmt/complete", "false")
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     qtbot.keyClicks(win.editor(), "Ein")
     qtbot.wait(1200)
     assert win.shown_for.get("completion") is None
