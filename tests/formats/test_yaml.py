@@ -87,9 +87,9 @@ def test_alias_bomb_is_read_in_linear_time(tmp_path):
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
     p = tmp_path / "bomb.yml"
     p.write_text("\n".join(lines) + "\n")
-    t = time.monotonic()
+    t = time.thread_time()  # this thread's CPU: a busy machine's other processes do not count
     doc = FORMAT.read(p)
-    assert time.monotonic() - t < 2
+    assert time.thread_time() - t < 2
     assert len(doc.segments) == 9  # the nine "lol"s, once each
 
 
