@@ -5,6 +5,7 @@ role without the grants, or a wrong password, is told so in one line naming what
 missing, and the editor keeps a bounded outbox that is sent once the grant exists."""
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -190,12 +191,28 @@ def _run_all(url: str, tmp_path, capsys) -> list[tuple[int, str]]:
     out = []
     for cmd in COMMANDS:
         args = ["tm", *[a.format(tmp=tmp_path) for a in cmd], "--tm", url]
-        t0 = time.monotonic()
-        rc = main(args)
+        with _connects() as tries:
+            rc = main(args)
         err = capsys.readouterr().err
-        assert time.monotonic() - t0 < 10, cmd
+        assert len(tries) <= MAX_CONNECTS, (cmd, len(tries))  # answered, not retried
         out.append((rc, err))
     return out
+
+
+#: connections one command may open (1-3 seen: its TM, the check of its grants, an export's read), counted
+#: rather than timed: a busy CI machine slows each, a retry loop is what would make a refusal late
+MAX_CONNECTS = 3
+
+
+@contextlib.contextmanager
+def _connects():
+    """The server connections opened inside the block (each its conninfo), by the engine's psycopg.connect."""
+    tries, real = [], psycopg.connect
+    psycopg.connect = lambda conninfo="", **kw: tries.append(conninfo) or real(conninfo, **kw)
+    try:
+        yield tries
+    finally:
+        psycopg.connect = real
 
 
 def test_a_role_without_grants_is_told_the_missing_grant_in_one_line_by_every_command(
@@ -255,10 +272,9 @@ def test_a_wrong_password_is_reported_as_such_naming_user_and_host(
     _tm_with_a_unit(pg_url)
     role, _ = password_role
     wrong = "Wrong-staple-17"
-    t0 = time.monotonic()
-    with pytest.raises(TMRefused) as got:
+    with _connects() as tries, pytest.raises(TMRefused) as got:
         open_tm(_as_user(pg_url, role, wrong))
-    assert time.monotonic() - t0 < 5
+    assert len(tries) == 1  # refused at once: the password is not tried again
     msg = str(got.value)
     assert f"wrong password for user {role} at 127.0.0.1" in msg, msg
     assert wrong not in msg and "cannot be reached" not in msg
@@ -293,11 +309,11 @@ def test_editor_role_without_grants_says_the_tm_refuses_keeps_a_bounded_outbox_a
     monkeypatch.setattr(tmservice, "open_tm", lambda *a, **k: opened.append(1) or real_open(*a, **k))
     try:
         _wait(qtbot, svc)
-        t0 = time.monotonic()
+        t0 = time.process_time()  # this process's CPU (the TM thread's among it): not a busy machine's others
         for i in range(40):  # a burst of confirms: no retry per confirm, no error per confirm
             svc.add(TaggedText(f"Confirmed segment {i}"), TaggedText(f"Bestätigtes Segment {i}"))
         _wait(qtbot, svc)
-        assert time.monotonic() - t0 < 10
+        assert time.process_time() - t0 < 10
         # past the cap each confirm is refused in one line (it stays owed in the project)
         assert len(errors) == 35 and all("kept in the project only" in e for e in errors), errors[:3]
         assert len(opened) <= 2  # retried on the timer, not on every confirm
