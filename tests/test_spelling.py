@@ -122,9 +122,11 @@ def test_english_with_typographic_apostrophes(en):
 @needs_german
 def test_suggestions_keep_to_their_time_budget(de):
     # spylls needs several seconds for some long German compounds; the editor cannot wait.
-    t = time.perf_counter()
+    # this thread's CPU (without a budget: ~11 s of it, 34 s of wall time at load 5), as a busy machine's
+    # other processes do not count
+    t = time.thread_time()
     de.suggest("Bundesregirungsbeschlus", time_budget=0.2)
-    assert time.perf_counter() - t < 2.0
+    assert time.thread_time() - t < 2.0
 
 
 @needs_german
@@ -132,10 +134,10 @@ def test_checking_a_seen_segment_is_fast(de):
     text = ("Die Bundesregierung hat am Dienstag beschlossen, dass die neuen Regeln für Haus "
             "und Garten ab dem nächsten Jahr in allen Ländern gelten sollen.")
     de.misspellings(text)  # first time: each word is looked up once
-    t = time.perf_counter()
+    t = time.thread_time()  # this thread's CPU: a busy machine's other processes do not count
     for _ in range(100):
         de.misspellings(text)
-    assert (time.perf_counter() - t) / 100 < 0.01  # typically ~0.1 ms
+    assert (time.thread_time() - t) / 100 < 0.01  # typically ~0.1 ms
 
 
 # ---------------------------------------------------------------- words
