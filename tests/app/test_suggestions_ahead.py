@@ -41,9 +41,9 @@ def cached(win, sentence: str) -> bool:
 
 
 def test_the_next_rows_are_translated_ahead_and_no_further(qtbot, win):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
     ahead = SENTENCES[1:1 + LOOKAHEAD]
-    qtbot.waitUntil(lambda: all(cached(win, s) for s in ahead), timeout=60_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in ahead), timeout=120_000)
     qtbot.wait(300)
     assert not any(cached(win, s) for s in SENTENCES[1 + LOOKAHEAD:])
     # entering the next row shows its suggestion from what was translated ahead
@@ -53,10 +53,10 @@ def test_the_next_rows_are_translated_ahead_and_no_further(qtbot, win):
     tr.suggest = lambda req, **kw: calls.append(req.source) or real(req, **kw)
     try:
         win.nav.go_to(1)
-        wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
+        wait_panel(qtbot, win, 1, "suggestion", timeout=120_000)
         assert win.suggestion.current.source == SENTENCES[1] and SENTENCES[1] not in calls
         # and the row that came into the window is translated ahead in turn
-        qtbot.waitUntil(lambda: cached(win, SENTENCES[1 + LOOKAHEAD]), timeout=60_000)
+        qtbot.waitUntil(lambda: cached(win, SENTENCES[1 + LOOKAHEAD]), timeout=120_000)
     finally:
         tr.suggest = real
 
@@ -94,10 +94,17 @@ def slow_translator(win, log: list, monkeypatch):
 
 
 def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win, monkeypatch):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
-    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=120_000)
     log: list = []
     real = slow_translator(win, log, monkeypatch)
+    asked, logged = {}, win.nmt.translator.suggest
+
+    def seen(req, **kw):
+        asked.setdefault(req.source, (req, kw))
+        return logged(req, **kw)
+
+    win.nmt.translator.suggest = seen
     try:
         win.nav.go_to(5)                   # not translated ahead: a slow search starts
         qtbot.wait(300)
@@ -105,15 +112,23 @@ def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win, monke
         win.nav.go_to(1)                   # translated ahead: shown at once, the search for row 5 stops
         wait_panel(qtbot, win, 1, "suggestion", timeout=30_000)
         qtbot.waitUntil(lambda: ("stopped", SENTENCES[5], False) in log, timeout=30_000)
-        assert time.perf_counter() - t < 3  # not the seconds the slow search would take
+        stopped = time.perf_counter() - t
     finally:
         win.nmt.translator.suggest = real
     assert ("finished", SENTENCES[5]) not in log
+    # not the seconds the slow search would take: against that search run to its end here (its steps sleep
+    # 0.1 s each, so its time bounds its steps on a busy machine, where a wall-clock constant was the edge)
+    req, kw = asked[SENTENCES[5]]
+    t = time.perf_counter()
+    real(req, **{k: v for k, v in kw.items() if k != "stop"})
+    whole = time.perf_counter() - t
+    print(f"stopped {stopped:.2f} s, whole {whole:.2f} s")
+    assert stopped < whole / 3, (stopped, whole)
 
 
 def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win, monkeypatch):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
-    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=120_000)
     log: list = []
     real = slow_translator(win, log, monkeypatch)
     try:
@@ -135,8 +150,8 @@ def test_a_prefetch_running_when_a_far_row_is_entered_gives_way(qtbot, win, monk
 
 
 def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_ready(qtbot, win):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
-    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=120_000)
     tr, singles, batches = win.nmt.translator, [], []
     real_one, real_many = tr.suggest, tr.suggest_many
     tr.suggest = lambda req, **kw: singles.append(req.source) or real_one(req, **kw)
@@ -144,8 +159,8 @@ def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_rea
     try:
         win.nmt.cache.clear()
         win.nav.go_to(3)  # the row entered alone and first, the next alone, the two after it in one request
-        wait_panel(qtbot, win, 3, "suggestion", timeout=60_000)
-        qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=60_000)
+        wait_panel(qtbot, win, 3, "suggestion", timeout=120_000)
+        qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=120_000)
         assert singles == [SENTENCES[3], SENTENCES[4]] and batches == [SENTENCES[5:7]]
         ahead = dict(win.nmt.cache)
         together = {k: v.text for k, v in ahead.items() if k.split("\x00")[0] in SENTENCES[4:7]}
@@ -153,7 +168,7 @@ def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_rea
         win.nmt.cache.clear()
         for r in range(4, 7):
             win.nmt.prefetch(SENTENCES[r], [], win.flow.context(r), win.flow.suggestion_terms(r))
-        qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=60_000)
+        qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[4:7]), timeout=120_000)
         assert singles[2:] == SENTENCES[4:7] and len(batches) == 1
         assert {k: v.text for k, v in win.nmt.cache.items() if k.split("\x00")[0] in SENTENCES[4:7]} == together
         win.nmt.cache.clear()
@@ -169,8 +184,8 @@ def test_the_rows_ahead_are_translated_in_one_batch_each_as_alone_and_served_rea
 
 
 def test_a_failed_tm_lookup_of_one_row_ahead_leaves_the_others_translated_ahead(qtbot, win, monkeypatch):
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
-    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=120_000)
     tm, real = win.tm, win.tm.search_now
     said: list[str] = []
     tm.failed.connect(said.append)
@@ -184,12 +199,12 @@ def test_a_failed_tm_lookup_of_one_row_ahead_leaves_the_others_translated_ahead(
     win.nmt.cache.clear()
     win.flow._ahead.clear()
     win.nav.go_to(1)  # rows 2-4 looked up ahead: row 3's lookup fails
-    wait_panel(qtbot, win, 1, "suggestion", timeout=60_000)
-    qtbot.waitUntil(lambda: cached(win, SENTENCES[2]) and cached(win, SENTENCES[4]), timeout=60_000)
+    wait_panel(qtbot, win, 1, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: cached(win, SENTENCES[2]) and cached(win, SENTENCES[4]), timeout=120_000)
     assert not cached(win, SENTENCES[3]) and any("went away" in m for m in said)
     monkeypatch.setattr(tm, "search_now", real)
     win.nav.go_to(3)  # entered, the row is looked up and translated as any other
-    wait_panel(qtbot, win, 3, "suggestion", timeout=60_000)
+    wait_panel(qtbot, win, 3, "suggestion", timeout=120_000)
     assert win.suggestion.current.source == SENTENCES[3]
 
 
@@ -197,8 +212,8 @@ def test_an_engine_process_that_dies_says_so_in_one_line_and_the_next_suggestion
     import os
     import signal
 
-    wait_panel(qtbot, win, 0, "suggestion", timeout=60_000)
-    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=60_000)
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: all(cached(win, s) for s in SENTENCES[1:1 + LOOKAHEAD]), timeout=120_000)
     real = slow_translator(win, [], monkeypatch)
     monkeypatch.delenv(SLOW_STEP_ENV)  # the engine process started next translates at full speed
     try:
