@@ -162,22 +162,23 @@ def test_the_ui_thread_cost_on_a_2000_segment_document_is_a_few_ms_and_a_confirm
     # the UI thread's part: asking for a run, and applying its answer
     times = []
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         marks.refresh()
-        times.append(time.perf_counter() - t0)
+        times.append(time.thread_time() - t0)
         qtbot.wait(50)
     before = marks._last
-    applied = rerun = float("inf")    # each the best of 5: one preemption on a busy machine is not the cost
+    # this thread's CPU (the UI thread's, here), each the best of 5: a busy machine's other processes do not count
+    applied = rerun = float("inf")
     for i in range(5):                # each application changes one segment's mark: on, off, on ...
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         model.set_qa_findings({**before.marks, model.segment(2).id: ("a finding",)} if i % 2 == 0 else before.marks)
-        applied = min(applied, time.perf_counter() - t0)
+        applied = min(applied, time.thread_time() - t0)
     # the run after a confirm checks the one segment that changed (off the UI thread)
     segs = model.segments()
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         again = qa_marks.check(Control(lambda e: None), segs, win.project.qa_options(), set(), before)
-        rerun = min(rerun, time.perf_counter() - t0)
+        rerun = min(rerun, time.thread_time() - t0)
         assert again.marks == before.marks
     print(f"2,000 segments: confirm {confirmed * 1000:.1f} ms, request {min(times) * 1000:.2f}-"
           f"{max(times) * 1000:.2f} ms, apply {applied * 1000:.2f} ms, re-check off the thread {rerun * 1000:.1f} ms")

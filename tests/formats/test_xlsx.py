@@ -216,11 +216,11 @@ def test_a_shared_string_bomb_is_refused_before_it_is_parsed(tmp_path, monkeypat
 def test_more_text_cells_than_a_document_may_have_segments_is_refused_naming_the_sheet(tmp_path, monkeypatch):
     monkeypatch.setattr(textutil, "MAX_SEGMENTS", 50)
     p = _shared_bomb(tmp_path / "cells.xlsx", strings=1, cells=60)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # this thread's CPU: a busy machine's other processes do not count
     with pytest.raises(FormatError) as e:
         FORMAT.read(p, src_lang="en")
     assert "more than 50 text cells" in str(e.value) and "member 'xl/worksheets/sheet1.xml'" in str(e.value)
-    assert time.perf_counter() - t0 < 5
+    assert time.thread_time() - t0 < 5
 
 
 @pytest.mark.skipif(soffice() is None, reason="LibreOffice is not installed")

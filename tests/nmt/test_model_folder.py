@@ -405,7 +405,7 @@ def test_a_huge_manifest_is_refused_within_seconds_without_being_read(tmp_path):
         fh.write(b'{"format": "verso-nmt", "files": {"config.json": "')
         fh.truncate(300 << 20)
     tracemalloc.start()
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # this thread's CPU: a busy machine's other processes do not count
     try:
         for attempt in (lambda: load_model(folder), lambda: models.describe(folder)):
             with pytest.raises(ModelError) as e:
@@ -415,7 +415,7 @@ def test_a_huge_manifest_is_refused_within_seconds_without_being_read(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - t0 < 2.0
+    assert time.thread_time() - t0 < 2.0
     assert peak < 4 << 20, peak
 
 
