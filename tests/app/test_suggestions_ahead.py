@@ -122,7 +122,6 @@ def test_a_suggestion_for_a_row_left_behind_is_stopped_at_once(qtbot, win, monke
     t = time.perf_counter()
     real(req, **{k: v for k, v in kw.items() if k != "stop"})
     whole = time.perf_counter() - t
-    print(f"stopped {stopped:.2f} s, whole {whole:.2f} s")
     assert stopped < whole / 3, (stopped, whole)
 
 
