@@ -21,6 +21,7 @@ result.  Qt-only for its signals; no widgets.
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -36,6 +37,11 @@ CONTEXT_SENTENCES = 8  # previous sources a document-context model may read
 # translator who spends a few seconds on a segment finds the next ones translated; three keep
 # ahead of a fast pace without spending the CPU on rows a jump leaves behind (those stop).
 LOOKAHEAD = 3
+#: A row's matches looked up ahead less than this long ago are shown as it is entered, without a
+#: second search: browsing a received TM while its index is rebuilt, each search is a scan of the
+#: units in the scan process (1.3 s of its CPU in 5.4 s of 40 Ctrl+Down at load 7, beside the
+#: engine's 1.6), and with the index each one holds the interpreter lock on the TM thread.
+AHEAD_FRESH_S = 10.0
 
 
 class SegmentFlow(QObject):
@@ -58,6 +64,7 @@ class SegmentFlow(QObject):
         self.row: int | None = None
         self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
         self._ahead: dict[int, list] = {}  # row -> its TM matches, looked up ahead (until the TM changes)
+        self._ahead_at: dict[int, tuple] = {}  # row -> (time.monotonic of the answer, TM jobs queued before it)
         self._asked: tuple | None = None   # (row, pairs) of the suggestion asked for since the row was entered
         self._completing: tuple | None = None  # (row, prefix) of the completion asked for last
         self._last_hits: tuple = (None, [])
@@ -71,6 +78,7 @@ class SegmentFlow(QObject):
         self.model, self.row = model, None
         self.found.clear()
         self._ahead.clear()
+        self._ahead_at.clear()
         self._last_hits = (None, [])
 
     def set_tm(self, tm) -> None:
@@ -138,7 +146,10 @@ class SegmentFlow(QObject):
         self.look_up_terms(row)
         if self.nmt is not None and self.nmt.translator is not None:
             self.translating.emit(row)  # the last segment's suggestion and completion go at once
-        if self.tm is not None and self.tm.infos:
+        if self.tm is not None and self.tm.infos and self._fresh_ahead(row):
+            self._request_suggestion(row, self._ahead[row])  # the engine first: the panel is UI-thread work
+            self.matchesReady.emit(row, seg.source, self._ahead[row])
+        elif self.tm is not None and self.tm.infos:
             self.searching.emit(row)
             asked = (self._key(row), self.tm.lookups.generation, self.tm.opens)
             if asked != self._looking:  # not the same row's lookup under way, queued after every TM's opening
@@ -149,6 +160,13 @@ class SegmentFlow(QObject):
         else:
             self._request_suggestion(row, [])
         self.score_own_target()
+
+    def _fresh_ahead(self, row: int) -> bool:
+        """``row``'s matches were looked up ahead moments ago and no TM job was queued since (a
+        confirm's write, an import, a TM opened); a shared TM changes without telling: searched again."""
+        at, queued = self._ahead_at.get(row, (float("-inf"), None))
+        return (row in self._ahead and time.monotonic() - at < AHEAD_FRESH_S and queued == self.tm.queued
+                and not any(info.shared for info in self.tm.infos))
 
     def look_up_first(self, document_id: int, first) -> None:
         """Ask the TM for the row a document opens on (``first``: (row, Segment) from
@@ -230,9 +248,11 @@ class SegmentFlow(QObject):
         if len(found) == len(rows):
             return translate(found)
         k, tm = preferences().tm_matches, self.tm
+        queued = tm.queued  # a job queued after this may change what these lookups would find
 
         def got(matches, r: int) -> None:  # (None: left behind before its lookup, or its lookup failed)
             found[r] = matches
+            self._ahead_at[r] = (time.monotonic(), queued)
             if len(found) == len(rows):
                 translate(found)
 

@@ -114,6 +114,7 @@ class TMService(SharedTMs, QObject):
         self._replica_timer.setInterval(POLL_MS)
         self._replica_timer.timeout.connect(self._poll_replicas)
         self.opens = 1  # jobs queued that open TMs (a lookup queued after all of them searches every TM)
+        self.queued = 0  # jobs queued at priority >= 0: writes, imports, openings (what a search finds may change)
         self.run(self._open_all, on_result=lambda n: (self.opened.emit(n), self._report_indexing(),
                                                         self._poll_replicas()))
         if hasattr(parent, "statusBar"):
@@ -127,6 +128,7 @@ class TMService(SharedTMs, QObject):
         """Queue ``fn(control, *args)`` on the TM thread (never dropped; of the jobs waiting, those of higher
         ``priority`` start first: the rows looked up ahead wait behind the row entered)."""
         w = Worker(fn, *args)
+        self.queued += priority >= 0
         if on_result:
             w.signals.result.connect(on_result)
         w.signals.error.connect(on_error or self.failed.emit)
@@ -348,9 +350,9 @@ class TMService(SharedTMs, QObject):
         msg = "; ".join(parts)
         if msg:
             self._index_timer.start()
-            if not self._jobs:  # a finished build is swapped in on the TM thread
+            if not self._jobs:  # a finished build is swapped in on the TM thread (the same units: -1, not queued)
                 self.run(lambda control: [tm.wait_for_index(0) for tm in self.tms
-                                          if isinstance(tm, TranslationMemory)])
+                                          if isinstance(tm, TranslationMemory)], priority=-1)
         else:
             self._index_timer.stop()
         self.indexing.emit(msg)
