@@ -131,7 +131,7 @@ def test_the_engine_process_ends_when_the_editor_is_killed(trained_model):
     finally:
         editor.kill()
         editor.wait()
-    end = time.monotonic() + 10
+    end = time.monotonic() + 30  # a busy machine may be slow to end it, not wrong
     while time.monotonic() < end and _running(child):
         time.sleep(0.1)
     assert not _running(child)
