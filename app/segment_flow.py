@@ -64,7 +64,7 @@ class SegmentFlow(QObject):
         self.row: int | None = None
         self.found: dict[int, list] = {}   # row -> the TM matches its suggestion read
         self._ahead: dict[int, list] = {}  # row -> its TM matches, looked up ahead (until the TM changes)
-        self._ahead_at: dict[int, tuple] = {}  # row -> (time.monotonic of the answer, TM jobs queued before it)
+        self._ahead_at: dict[int, tuple] = {}  # row -> (time.monotonic of the answer, TM jobs queued before, k)
         self._asked: tuple | None = None   # (row, pairs) of the suggestion asked for since the row was entered
         self._completing: tuple | None = None  # (row, prefix) of the completion asked for last
         self._last_hits: tuple = (None, [])
@@ -164,9 +164,9 @@ class SegmentFlow(QObject):
     def _fresh_ahead(self, row: int) -> bool:
         """``row``'s matches were looked up ahead moments ago and no TM job was queued since (a
         confirm's write, an import, a TM opened); a shared TM changes without telling: searched again."""
-        at, queued = self._ahead_at.get(row, (float("-inf"), None))
+        at, queued, k = self._ahead_at.get(row, (float("-inf"), None, None))
         return (row in self._ahead and time.monotonic() - at < AHEAD_FRESH_S and queued == self.tm.queued
-                and not any(info.shared for info in self.tm.infos))
+                and k == preferences().tm_matches and not any(info.shared for info in self.tm.infos))
 
     def look_up_first(self, document_id: int, first) -> None:
         """Ask the TM for the row a document opens on (``first``: (row, Segment) from
@@ -252,7 +252,7 @@ class SegmentFlow(QObject):
 
         def got(matches, r: int) -> None:  # (None: left behind before its lookup, or its lookup failed)
             found[r] = matches
-            self._ahead_at[r] = (time.monotonic(), queued)
+            self._ahead_at[r] = (time.monotonic(), queued, k)
             if len(found) == len(rows):
                 translate(found)
 

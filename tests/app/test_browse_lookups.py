@@ -70,3 +70,19 @@ def test_the_row_after_a_confirm_is_searched_again_and_shows_the_confirmed_segme
     wait_panel(qtbot, win, 1, "matches")
     assert SENTENCES[1] in log  # looked up ahead before the confirm: searched again
     assert SENTENCES[0] in sources_shown(win)  # the segment just confirmed is row 1's fuzzy match
+
+
+def test_a_changed_number_of_tm_matches_makes_the_row_looked_up_ahead_search_again(qtbot, win, monkeypatch):
+    from app.preferences import preferences
+
+    wait_panel(qtbot, win, 0, "suggestion", timeout=120_000)
+    qtbot.waitUntil(lambda: all(r in win.flow._ahead for r in range(1, 1 + LOOKAHEAD)), timeout=120_000)
+    log = searched(win, monkeypatch)
+    before = preferences().tm_matches
+    preferences().tm_matches = before + 1
+    try:
+        win.nav.go_to(2)
+        wait_panel(qtbot, win, 2, "matches")
+        assert SENTENCES[2] in log
+    finally:
+        preferences().tm_matches = before
