@@ -19,3 +19,19 @@ def make_project(folder: Path, sources: list[str], *, tm: bool = True) -> Path:
         if tm:
             p.set_setting("tms", '[{"path": "tm", "writable": true}]')
     return folder
+
+
+def open_window(qtbot, folder: Path, model: Path):
+    """The editor on project ``folder`` with ``model`` as its machine translation, one engine thread,
+    shown and exposed."""
+    from app.main_window import MainWindow, settings
+    from engine.store import Project
+
+    with Project.open(folder) as p:
+        p.set_setting("model", str(model))
+    settings().setValue("nmt/threads", 1)
+    w = MainWindow(Project.open(folder))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w

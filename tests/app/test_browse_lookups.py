@@ -8,10 +8,9 @@ from PySide6.QtCore import Qt
 
 from app.main_window import MainWindow
 from app.segment_flow import LOOKAHEAD
-from engine.store import Project
 from engine.tm import TranslationMemory
 
-from editor_helpers import make_project
+from editor_helpers import make_project, open_window
 from test_editor import wait_panel
 
 SENTENCES = ["The red dog sees a small cat.", "The red dog sees a small car.", "The child likes the ball.",
@@ -20,19 +19,10 @@ SENTENCES = ["The red dog sees a small cat.", "The red dog sees a small car.", "
 
 @pytest.fixture
 def win(qtbot, tmp_path, tiny_model) -> MainWindow:
-    from app.main_window import settings
-
     folder = make_project(tmp_path / "p", SENTENCES)
     with TranslationMemory(folder / "tm", src_lang="en", tgt_lang="de") as tm:
         tm.add("The child likes the red ball.", "Das Kind mag den roten Ball.")
-    with Project.open(folder) as p:
-        p.set_setting("model", str(tiny_model))
-    settings().setValue("nmt/threads", 1)
-    w = MainWindow(Project.open(folder))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return open_window(qtbot, folder, tiny_model)
 
 
 def sources_shown(win) -> list[str]:

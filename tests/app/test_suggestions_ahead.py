@@ -11,9 +11,8 @@ from app.main_window import MainWindow
 from app.segment_flow import LOOKAHEAD
 from engine.nmt.search import Stopped
 from engine.nmt.server import SLOW_STEP_ENV
-from engine.store import Project
 
-from editor_helpers import make_project
+from editor_helpers import make_project, open_window
 from test_editor import wait_panel
 
 SENTENCES = ["The red dog sees a small cat.", "A big man has the blue car.", "The child likes the ball.",
@@ -23,17 +22,7 @@ SENTENCES = ["The red dog sees a small cat.", "A big man has the blue car.", "Th
 
 @pytest.fixture
 def win(qtbot, tmp_path, tiny_model) -> MainWindow:
-    from app.main_window import settings
-
-    folder = make_project(tmp_path / "p", SENTENCES)
-    with Project.open(folder) as p:
-        p.set_setting("model", str(tiny_model))
-    settings().setValue("nmt/threads", 1)
-    w = MainWindow(Project.open(folder))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return open_window(qtbot, make_project(tmp_path / "p", SENTENCES), tiny_model)
 
 
 def cached(win, sentence: str) -> bool:

@@ -183,6 +183,17 @@ def test_the_second_search_builds_the_file_and_a_later_one_reads_it(big_tm, tmp_
     assert _post_files(tmp_path / "tm") == sorted(postfile.names(tm.index.leaves()[0].segid))
 
 
+def _close_while_building(tm, rng, started, release) -> None:
+    """Search twice (the second search starts the build), close the TM while the build is held by
+    ``release``, then let it go on and wait for its thread to end."""
+    tm.search(_sentence(rng), k=5)
+    tm.search(_sentence(rng), k=5)
+    assert len(started) == 1 and started[0].is_alive()
+    tm.close()
+    release.set()
+    started[0].join()
+
+
 def test_closing_the_tm_during_a_build_leaves_no_temporary_file(big_tm, tmp_path, monkeypatch):
     tm, rng = big_tm
     started, release = _builds_started(monkeypatch), threading.Event()
@@ -193,12 +204,7 @@ def test_closing_the_tm_during_a_build_leaves_no_temporary_file(big_tm, tmp_path
         return build(*a)
 
     monkeypatch.setattr(postfile, "build_arrays", slow)
-    tm.search(_sentence(rng), k=5)
-    tm.search(_sentence(rng), k=5)
-    assert len(started) == 1 and started[0].is_alive()
-    tm.close()
-    release.set()
-    started[0].join()
+    _close_while_building(tm, rng, started, release)
     assert _post_files(tmp_path / "tm") == []
 
 
@@ -367,11 +373,6 @@ def test_closing_the_tm_while_a_build_reads_its_segment_skips_the_sort(big_tm, t
 
     monkeypatch.setattr(postfile, "_code_points", slow_read)
     monkeypatch.setattr(postfile, "build_arrays", lambda *a: sorted_.append(a) or build(*a))
-    tm.search(_sentence(rng), k=5)
-    tm.search(_sentence(rng), k=5)
-    assert len(started) == 1 and started[0].is_alive()
-    tm.close()
-    release.set()
-    started[0].join()
+    _close_while_building(tm, rng, started, release)
     assert sorted_ == []
     assert _post_files(tmp_path / "tm") == []
