@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 
 import pytest
 from PySide6.QtCore import Qt
@@ -34,8 +35,10 @@ def pg():
 
 @pytest.fixture
 def shared(pg, tmp_path, monkeypatch, request):
-    """(a fresh shared TM's URL of ``n`` handbook paragraphs + 'Save the file', the server);
-    copies of 2 units per batch and a status polled every 50 ms, so that the copy is seen."""
+    """(a fresh shared TM's URL of ``n`` handbook paragraphs + 'Save the file', the server, a gate);
+    copies of 2 units per batch and a status polled every 50 ms; each replica's first copy holds
+    after its first batch until the test opens the gate, so that the copy is seen however fast the
+    machine (the window's first lookup starts it while the window opens)."""
     from engine.tm import replica
 
     base, srv = pg
@@ -43,10 +46,20 @@ def shared(pg, tmp_path, monkeypatch, request):
     monkeypatch.setenv("VERSO_REPLICAS", str(tmp_path / "replicas"))
     monkeypatch.setattr(replica, "BULK_BATCH", 2)
     monkeypatch.setattr("app.tmservice.POLL_MS", 50)
+    gate, missing = threading.Event(), replica.Replica._missing_vocab
+
+    def held(self, conn, rows):
+        self._batches_copied = getattr(self, "_batches_copied", 0) + 1
+        if self._batches_copied > 1:
+            gate.wait(60)
+        return missing(self, conn, rows)
+
+    monkeypatch.setattr(replica.Replica, "_missing_vocab", held)
     with open_tm(url, src_lang="en", tgt_lang="de") as tm:
         tm.add_many([(f"Paragraph {i} of the handbook", f"Absatz {i} des Handbuchs") for i in range(400)]
                     + [("Save the file", "Datei speichern")])
-    yield url, srv
+    yield url, srv, gate
+    gate.set()
     try:
         srv.start()  # (a test that failed while the server was down)
     except Exception:  # noqa: BLE001 - already running
@@ -77,7 +90,7 @@ def _first_target(win) -> str:
 
 def test_the_status_shows_the_copy_then_offline_searching_the_copy_then_back_with_another_clients_unit(
         qtbot, tmp_path, shared):
-    url, srv = shared
+    url, srv, gate = shared
     folder = _project(tmp_path, url)
     win = open_window(qtbot, folder)
     copy, state = _bar(win)
@@ -86,6 +99,7 @@ def test_the_status_shows_the_copy_then_offline_searching_the_copy_then_back_wit
     enter(qtbot, win, 0)  # the first lookup starts this computer's copy (answered by the server meanwhile)
     assert _first_target(win) == "Datei speichern"
     qtbot.waitUntil(lambda: any("copying" in m for m in seen), timeout=30_000)
+    gate.set()
     name = win.tm.infos[0].name
     assert re.fullmatch(rf"Shared TM {re.escape(name)}: copying [\d,]+ of 401 units", next(
         m for m in seen if "copying" in m))
@@ -119,13 +133,14 @@ def test_the_status_shows_the_copy_then_offline_searching_the_copy_then_back_wit
 
 def test_cancel_stops_the_first_copy_searches_go_to_the_server_and_the_next_opening_finishes_it(
         qtbot, tmp_path, shared):
-    url, _ = shared
+    url, _, gate = shared
     folder = _project(tmp_path, url)
     win = open_window(qtbot, folder)
     copy, _ = _bar(win)
     enter(qtbot, win, 0)
     qtbot.waitUntil(lambda: copy.isVisible() and copy.cancel.isVisible(), timeout=30_000)
     qtbot.mouseClick(copy.cancel, Qt.LeftButton)
+    gate.set()
     qtbot.waitUntil(lambda: "copy cancelled" in copy.label.text(), timeout=30_000)
     tm = win.tm.tms[0]
     copied = tm.replica.tm.conn.execute("SELECT count(*) FROM units").fetchone()[0]
