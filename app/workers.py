@@ -13,6 +13,7 @@ from __future__ import annotations
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
 
 import threading
+import time
 import traceback
 from typing import Any, Callable
 
@@ -64,6 +65,9 @@ class Worker(QRunnable):
         self.signals = _Signals()
         self.control = Control(self.signals.progress.emit)
         self._fn, self._args, self._kwargs = fn, args, kwargs
+        # Set once every signal is emitted: a job that fails at once can end before a caller
+        # connects to ``finished`` (a cross-thread signal with no connection yet is lost).
+        self.ended = threading.Event()
 
     def run(self) -> None:  # pool thread
         try:
@@ -82,6 +86,7 @@ class Worker(QRunnable):
                 self._emit(self.signals.result, out)
         finally:
             self._emit(self.signals.finished)
+            self.ended.set()
 
     @staticmethod
     def _emit(signal, *args) -> None:
@@ -94,6 +99,19 @@ class Worker(QRunnable):
 
     def cancel(self) -> None:
         self.control.cancel()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ended and deliver, on the calling (UI) thread, the signals it
+        queued there; True if it ended within ``timeout`` seconds."""
+        from PySide6.QtCore import QCoreApplication
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.ended.wait(0.01):
+            QCoreApplication.processEvents()
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+        QCoreApplication.sendPostedEvents()
+        return True
 
 
 _live: set[Worker] = set()

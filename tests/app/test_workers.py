@@ -78,3 +78,15 @@ def test_latest_only_drops_the_answer_for_a_segment_already_left(qtbot):
     release.set()
     qtbot.waitUntil(lambda: latest.dropped == 1, timeout=30_000)
     assert got == [(2, "suggestion for 2")]
+
+
+def test_a_job_that_ended_before_anyone_waited_can_still_be_waited_on_and_its_slots_ran(qtbot):
+    """A refused file fails at once: the job can end before the caller waits; waiting then
+    must neither hang nor return before the job's result reached the UI thread's slots."""
+    got = []
+    w = Worker(lambda control: "refused")
+    w.signals.result.connect(got.append)
+    start(w)
+    w.ended.wait(30)      # the job ended while the UI thread did not listen
+    time.sleep(0.05)
+    assert w.wait(30) and got == ["refused"]
