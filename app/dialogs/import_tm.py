@@ -12,7 +12,6 @@ did not exist before is not left behind (:func:`engine.tm.open_for_import`).
 """
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -34,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.formats.base import TMUnit
-from engine.formats.tmfiles import read_tm_file
+from engine.formats.tmfiles import TmFileSurvey, read_tm_file, survey_tm_file
 from engine.langs import normalize_lang, same_language
 from engine.tm import is_tm_url, open_for_import, tm_ref
 from app.workers import Worker, start
@@ -42,37 +41,13 @@ from app.workers import Worker, start
 FILE_FILTER = "TM files (*.tmx *.sdltm *.csv *.tsv *.po *.xlf *.xliff *.sdlxliff *.mqxliff);;All files (*)"
 
 
-def dry_run(control, path: Path, src: str, tgt: str) -> dict:
-    """Read ``path`` without importing: languages seen, usable units, problems."""
-    problems: list[str] = []
-    langs: Counter = Counter()
-    usable = units = 0
-    try:
-        it = read_tm_file(path, src_lang=src, tgt_lang=tgt, problems=problems)
-        for u in it:
-            control.check()
-            units += 1
-            langs.update(list(u.variants))
-            if _find(u, src) and _find(u, tgt, exclude=_find(u, src)):
-                usable += 1
-            if units % 500 == 0:
-                control.progress(units=units)
-    except Exception as e:  # noqa: BLE001 - a broken file is a result of the dry run
-        if not getattr(e, "__module__", "").startswith("engine"):
-            raise
-        problems.append(str(e))
-        return {"units": units + len(problems) - 1, "usable": usable, "languages": dict(langs),
-                "problems": problems, "fatal": str(e)}
-    # Units the reader skipped (a TU with one language, ...) are in ``problems``.
-    return {"units": units + len(problems), "usable": usable, "languages": dict(langs), "problems": problems,
-            "fatal": None}
-
-
-def _find(unit: TMUnit, lang: str, exclude: str | None = None) -> str | None:
-    for k in unit.variants:
-        if k != exclude and same_language(k, lang):
-            return k
-    return None
+def dry_run(control, path: Path, src: str, tgt: str) -> TmFileSurvey:
+    """Read ``path`` without importing (the Worker job): languages seen, usable units, problems."""
+    def tick(units: int) -> None:
+        control.check()
+        if units % 500 == 0:
+            control.progress(units=units)
+    return survey_tm_file(path, src, tgt, tick)
 
 
 def remapped(units, file_src: str, file_tgt: str, src: str, tgt: str):
@@ -97,7 +72,7 @@ class ImportTMDialog(QDialog):
         self.setWindowTitle("Import TMX / TM file")
         self.resize(640, 460)
         self.project, self.tm = project, tm_service
-        self.report: dict | None = None
+        self.report: TmFileSurvey | None = None
         self.result = None
         self._job: Worker | None = None
         self.path = QLineEdit(self)
@@ -194,29 +169,28 @@ class ImportTMDialog(QDialog):
         w.signals.progress.connect(lambda ev: self.summary.setText(f"Reading… {ev.get('units', 0)} units"))
         self._job = start(w)
 
-    def _dry_done(self, rep: dict) -> None:
+    def _dry_done(self, rep: TmFileSurvey) -> None:
         self._job = None
         self.report = rep
-        self.progress.setRange(0, max(1, rep["usable"]))
+        self.progress.setRange(0, max(1, rep.usable))
         self.progress.setValue(0)
         src, tgt = self.langs()
-        found = ", ".join(f"{k} ({n})" for k, n in sorted(rep["languages"].items(), key=lambda kv: -kv[1]))
+        found = ", ".join(f"{k} ({n})" for k, n in sorted(rep.languages.items(), key=lambda kv: -kv[1]))
         for combo in (self.src, self.tgt):
             cur = combo.currentText()
             combo.clear()
-            combo.addItems(sorted(rep["languages"]))
+            combo.addItems(sorted(rep.languages))
             combo.setEditText(cur)
         hint = ""
-        if rep["units"] and not rep["usable"]:
+        if rep.units and not rep.usable:
             hint = (" None has both languages: pick the file's codes that mean "
                     f"{self.project.src_lang} and {self.project.tgt_lang} above and run the dry run again.")
-        skipped = rep["units"] - rep["usable"]
         self.summary.setText(
-            f"Dry run: {rep['units']} units read, {rep['usable']} can be imported ({src} → {tgt}), "
-            f"{skipped} would be skipped. Languages in the file: {found or 'none'}.{hint}"
-            + (f"\nThe file cannot be read to the end: {rep['fatal']}" if rep["fatal"] else ""))
-        self.errors.setPlainText("\n".join(rep["problems"]))
-        self.import_button.setEnabled(rep["usable"] > 0 and not rep["fatal"])
+            f"Dry run: {rep.units} units read, {rep.usable} can be imported ({src} → {tgt}), "
+            f"{rep.skipped} would be skipped. Languages in the file: {found or 'none'}.{hint}"
+            + (f"\nThe file cannot be read to the end: {rep.fatal}" if rep.fatal else ""))
+        self.errors.setPlainText("\n".join(rep.problems))
+        self.import_button.setEnabled(rep.usable > 0 and not rep.fatal)
 
     def start_import(self) -> None:
         if self.tm is None:
@@ -234,7 +208,7 @@ class ImportTMDialog(QDialog):
         self.import_button.setEnabled(False)
         self.dry_button.setEnabled(False)
         self.summary.setText("Importing…")
-        total = max(1, (self.report or {}).get("usable", 1))
+        total = max(1, self.report.usable if self.report is not None else 1)
         self.progress.setRange(0, total)
 
         def job(control):

@@ -16,15 +16,17 @@ Each skipped unit adds one message to ``problems`` naming it.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from engine.errors import FormatError, UnsupportedFormatError
 from engine.formats.base import TMUnit
 from engine.formats.textutil import check_lines, codes_checked, protect_like, protect_text, sniff_bom
 from engine.formats.sdltm import is_sdltm, read_sdltm
 from engine.formats.tmx import read_tmx
-from engine.langs import normalize_lang, pair_text, same_pair
+from engine.langs import normalize_lang, pair_text, same_language, same_pair
 
 _TMX_ROOT = re.compile(r"<tmx[\s>]")
 
@@ -66,6 +68,56 @@ def read_tm_file(path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
     if is_sdltm(path):
         return read_sdltm(path, src_lang=src_lang, tgt_lang=tgt_lang, problems=problems, languages=languages)
     return _read_bilingual_document(path, src_lang, tgt_lang, problems, languages)
+
+
+@dataclass(frozen=True)
+class TmFileSurvey:
+    """What a dry run of :func:`survey_tm_file` found: ``units`` read (the skipped ones included),
+    how many are ``usable`` (both languages present), the ``languages`` seen with their unit counts,
+    one line per skipped unit in ``problems``, and ``fatal``: why the file cannot be read to the
+    end, or None."""
+
+    units: int
+    usable: int
+    languages: dict[str, int]
+    problems: tuple[str, ...]
+    fatal: str | None = None
+
+    @property
+    def skipped(self) -> int:
+        return self.units - self.usable
+
+
+def survey_tm_file(path: str | Path, src_lang: str, tgt_lang: str,
+                   tick: Callable[[int], object] | None = None) -> TmFileSurvey:
+    """Read ``path`` without importing it; ``tick(units_so_far)`` after each unit (it may raise
+    to stop).  A file broken part-way is a result (``fatal``), not an error."""
+    problems: list[str] = []
+    langs: Counter = Counter()
+    usable = units = 0
+    try:
+        for u in read_tm_file(path, src_lang=src_lang, tgt_lang=tgt_lang, problems=problems):
+            units += 1
+            langs.update(list(u.variants))
+            src = _variant(u, src_lang)
+            if src and _variant(u, tgt_lang, exclude=src):
+                usable += 1
+            if tick is not None:
+                tick(units)
+    except Exception as e:  # noqa: BLE001 - a broken file is a result of the dry run
+        if not getattr(e, "__module__", "").startswith("engine"):
+            raise
+        problems.append(str(e))
+        return TmFileSurvey(units + len(problems) - 1, usable, dict(langs), tuple(problems), str(e))
+    # Units the reader skipped (a TU with one language, ...) are in ``problems``.
+    return TmFileSurvey(units + len(problems), usable, dict(langs), tuple(problems))
+
+
+def _variant(unit: TMUnit, lang: str, exclude: str | None = None) -> str | None:
+    for k in unit.variants:
+        if k != exclude and same_language(k, lang):
+            return k
+    return None
 
 
 # ------------------------------------------------------- bilingual documents

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from app.dialogs.import_tm import ImportTMDialog
-from engine.formats.tmfiles import read_tm_file
+from engine.formats.tmfiles import TmFileSurvey, read_tm_file
 from engine.tm import TranslationMemory
 
 from editor_helpers import make_project
@@ -42,8 +42,8 @@ def test_import_tmx_with_a_broken_unit_maps_languages_and_reports_it(qtbot, tmp_
     dlg.tgt.setEditText("de-DE")
     dlg.set_file(tmx)
     qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
-    assert dlg.report["units"] == 3 and dlg.report["usable"] == 2
-    assert set(dlg.report["languages"]) == {"en-GB", "de-DE"}
+    assert dlg.report.units == 3 and dlg.report.usable == 2
+    assert set(dlg.report.languages) == {"en-GB", "de-DE"}
     assert "2 can be imported" in dlg.summary.text()
     assert dlg.import_button.isEnabled()
     dlg.start_import()
@@ -74,7 +74,7 @@ def test_cancelled_import_leaves_the_tm_unchanged(qtbot, tmp_path):
     dlg = ImportTMDialog(win, win.project, win.tm)
     qtbot.addWidget(dlg)
     dlg.path.setText(str(big))
-    dlg.report = {"usable": 3000}
+    dlg.report = TmFileSurvey(units=3000, usable=3000, languages={"en": 3000, "de": 3000}, problems=())
     progressed = []
     dlg.start_import()
     dlg._job.signals.progress.connect(lambda ev: progressed.append(ev) or dlg.cancel())

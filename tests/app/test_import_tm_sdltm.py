@@ -42,8 +42,8 @@ def test_a_trados_sdltm_is_dry_run_and_imported_off_the_ui_thread(qtbot, tmp_pat
     qtbot.addWidget(dlg)
     dlg.set_file(sdltm)
     qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
-    assert dlg.report["fatal"] is None, dlg.report
-    assert dlg.report["units"] == 3 and dlg.report["usable"] == 3
+    assert dlg.report.fatal is None, dlg.report
+    assert dlg.report.units == 3 and dlg.report.usable == 3
     assert "3 can be imported" in dlg.summary.text()
     assert dlg.import_button.isEnabled()
     dlg.start_import()

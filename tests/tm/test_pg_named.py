@@ -148,7 +148,7 @@ def test_import_dialog_a_broken_file_into_a_new_url_leaves_no_tm(qtbot, tmp_path
                        "utf-8")
         dlg.set_file(tmx)
         qtbot.waitUntil(lambda: dlg.report is not None, timeout=30_000)
-        assert dlg.report["fatal"]  # the dry run says so; importing anyway is refused as a whole
+        assert dlg.report.fatal  # the dry run says so; importing anyway is refused as a whole
         dlg.start_import()
         qtbot.waitUntil(lambda: not dlg.busy(), timeout=30_000)
         assert dlg.result is None and dlg.summary.text().startswith("Nothing was imported")
