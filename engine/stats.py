@@ -19,7 +19,7 @@ import csv
 import io
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable
 
 from engine.inline import strip_tags
@@ -73,30 +73,54 @@ def _counted(item: "str | Counted") -> Counted:
     return Counted(item) if isinstance(item, str) else item
 
 
-def _to_translate(rows: dict[str, dict[str, int]]) -> dict[str, int]:
-    return {k: sum(v[k] for name, v in rows.items() if name not in NOT_TO_TRANSLATE) for k in ("segments", "words")}
+@dataclass(frozen=True)
+class Count:
+    """Segments and words of one row of a statistics table."""
+
+    segments: int = 0
+    words: int = 0
+
+    def __add__(self, other: "Count") -> "Count":
+        return Count(self.segments + other.segments, self.words + other.words)
+
+
+def _sum(counts: Iterable[Count]) -> Count:
+    return sum(counts, Count())
 
 
 @dataclass
-class Analysis:
+class _Table:
+    """One document's rows (``rows``: row name -> :class:`Count`, in the table's order)."""
+
     name: str
-    rows: dict[str, dict[str, int]] = field(default_factory=lambda: {r: {"segments": 0, "words": 0} for r in ROWS})
+    rows: dict[str, Count]
 
     def add(self, row: str, words: int) -> None:
-        self.rows[row]["segments"] += 1
-        self.rows[row]["words"] += words
+        self.rows[row] = self.rows[row] + Count(1, words)
 
     @property
-    def total(self) -> dict[str, int]:
-        return {k: sum(r[k] for r in self.rows.values()) for k in ("segments", "words")}
+    def total(self) -> Count:
+        return _sum(self.rows.values())
 
     @property
-    def to_translate(self) -> dict[str, int]:
+    def to_translate(self) -> Count:
         """The total without the locked segments."""
-        return _to_translate(self.rows)
+        return _sum(v for name, v in self.rows.items() if name not in NOT_TO_TRANSLATE)
+
+    @property
+    def locked(self) -> Count:
+        return self.rows["locked"]
 
     def to_json(self) -> dict:
-        return {"name": self.name, "rows": self.rows, "total": self.total, "to_translate": self.to_translate}
+        return {"name": self.name, "rows": {k: asdict(v) for k, v in self.rows.items()},
+                "total": asdict(self.total), "to_translate": asdict(self.to_translate)}
+
+
+@dataclass
+class Analysis(_Table):
+    """The match analysis of one document: a row per band (:data:`ROWS`)."""
+
+    rows: dict[str, Count] = field(default_factory=lambda: dict.fromkeys(ROWS, Count()))
 
 
 def analyse(documents: Iterable[tuple[str, Iterable[str | Counted]]],
@@ -151,25 +175,11 @@ PROGRESS_ROWS = STATUSES + ("locked",)
 
 
 @dataclass
-class Progress:
+class Progress(_Table):
     """Where the translation stands: segments and words by status (not a match analysis); the
     locked segments in their own row, whatever their status."""
 
-    name: str
-    rows: dict[str, dict[str, int]] = field(default_factory=lambda: {r: {"segments": 0, "words": 0}
-                                                                     for r in PROGRESS_ROWS})
-
-    @property
-    def total(self) -> dict[str, int]:
-        return {k: sum(r[k] for r in self.rows.values()) for k in ("segments", "words")}
-
-    @property
-    def to_translate(self) -> dict[str, int]:
-        """The total without the locked segments."""
-        return _to_translate(self.rows)
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "rows": self.rows, "total": self.total, "to_translate": self.to_translate}
+    rows: dict[str, Count] = field(default_factory=lambda: dict.fromkeys(PROGRESS_ROWS, Count()))
 
 
 def progress(documents: Iterable[tuple[str, Iterable[Counted]]]) -> list[Progress]:
@@ -178,9 +188,7 @@ def progress(documents: Iterable[tuple[str, Iterable[Counted]]]) -> list[Progres
     for name, segs in documents:
         p = Progress(name)
         for c in segs:
-            row = p.rows["locked" if c.locked else c.status if c.status in STATUSES else "new"]
-            row["segments"] += 1
-            row["words"] += word_count(c.source)
+            p.add("locked" if c.locked else c.status if c.status in STATUSES else "new", word_count(c.source))
         out.append(p)
     return out
 
@@ -191,7 +199,7 @@ def to_csv(analyses: list[Analysis]) -> str:
     w.writerow(["document", "band", "segments", "words"])
     for a in analyses:
         for row in ROWS:
-            w.writerow([a.name, row, a.rows[row]["segments"], a.rows[row]["words"]])
-        w.writerow([a.name, "total", a.total["segments"], a.total["words"]])
-        w.writerow([a.name, "to translate", a.to_translate["segments"], a.to_translate["words"]])
+            w.writerow([a.name, row, a.rows[row].segments, a.rows[row].words])
+        w.writerow([a.name, "total", a.total.segments, a.total.words])
+        w.writerow([a.name, "to translate", a.to_translate.segments, a.to_translate.words])
     return buf.getvalue()

@@ -5,7 +5,7 @@ import io
 import pytest
 
 from engine.inline import protect
-from engine.stats import analyse, band_of, to_csv, word_count
+from engine.stats import Count, analyse, band_of, to_csv, word_count
 
 
 def test_word_count_ignores_tags_and_counts_cjk_characters():
@@ -30,10 +30,10 @@ def test_repetitions_across_documents_and_csv():
     docs = [("a.txt", ["Open the file.", "Close the window.", "Open  the file."]),
             ("b.txt", ["Close the window.", "Something new here."])]
     a, b = analyse(docs, lambda s: scores.get(" ".join(s.split())))
-    assert a.rows["100%"] == {"segments": 1, "words": 3}
-    assert a.rows["85-94%"]["segments"] == 1
-    assert a.rows["repetitions"]["segments"] == 1
-    assert b.rows["repetitions"]["segments"] == 1 and b.rows["no match"]["words"] == 3
+    assert a.rows["100%"] == Count(1, 3)
+    assert a.rows["85-94%"].segments == 1
+    assert a.rows["repetitions"].segments == 1
+    assert b.rows["repetitions"].segments == 1 and b.rows["no match"].words == 3
     rows = list(csv.reader(io.StringIO(to_csv([a, b]))))
     assert rows[0] == ["document", "band", "segments", "words"]
     assert ["a.txt", "total", "3", "9"] in rows
@@ -87,16 +87,18 @@ def test_locked_segments_are_counted_apart_and_not_in_the_words_to_translate():
     docs = [("a.txt", [Counted("Open the file.", "confirmed", locked=True), Counted("Open the file."),
                        Counted("Close the big window.", "draft"), Counted("Save it.", "new", locked=True)])]
     (a,) = analyse(docs, best)
-    assert a.rows["locked"] == {"segments": 2, "words": 5}
-    assert a.rows["100%"] == {"segments": 1, "words": 3}     # not a repetition of the locked one
-    assert a.rows["repetitions"]["segments"] == 0
-    assert a.total == {"segments": 4, "words": 12} and a.to_translate == {"segments": 2, "words": 7}
+    assert a.rows["locked"] == Count(2, 5)
+    assert a.rows["100%"] == Count(1, 3)     # not a repetition of the locked one
+    assert a.rows["repetitions"].segments == 0
+    assert a.total == Count(4, 12) and a.to_translate == Count(2, 7)
+    assert a.to_json()["rows"]["locked"] == {"segments": 2, "words": 5}   # the JSON keeps its shape
+    assert a.to_json()["to_translate"] == {"segments": 2, "words": 7}
     assert "Save it." not in looked_up                       # a locked segment needs no TM lookup
     (p,) = progress(docs)
-    assert p.rows["locked"] == {"segments": 2, "words": 5}
-    assert p.rows["confirmed"]["segments"] == 0 and p.rows["new"]["segments"] == 1
-    assert p.rows["draft"] == {"segments": 1, "words": 4}
-    assert p.to_translate == {"segments": 2, "words": 7}
+    assert p.rows["locked"] == Count(2, 5)
+    assert p.rows["confirmed"].segments == 0 and p.rows["new"].segments == 1
+    assert p.rows["draft"] == Count(1, 4)
+    assert p.to_translate == Count(2, 7)
     rows = list(csv.reader(io.StringIO(to_csv([a]))))
     assert ["a.txt", "locked", "2", "5"] in rows and ["a.txt", "to translate", "2", "7"] in rows
 
@@ -117,6 +119,6 @@ def test_the_statistics_dialog_shows_a_locked_row_and_the_words_to_translate(qtb
     assert table.item(heads.index("locked"), 1).text() == "4"
     assert table.item(heads.index("to translate"), 1).text() == "5"
     a = dlg.analyses[0]
-    assert a.rows["locked"]["segments"] == 1 and a.rows["no match"]["segments"] == 1
+    assert a.rows["locked"].segments == 1 and a.rows["no match"].segments == 1
     assert "5 words to translate (4 locked words left out)" in dlg.info.text()
     p.close()

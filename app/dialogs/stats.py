@@ -102,8 +102,8 @@ class StatisticsDialog(QDialog):
         self.progress.setValue(self.progress.maximum())
         self.progress.hide()
         self._fill(self.table, analyses, list(stats.ROWS) + ["total", "to translate"])
-        words = sum(a.to_translate["words"] for a in analyses)
-        locked = sum(a.rows["locked"]["words"] for a in analyses)
+        words = sum(a.to_translate.words for a in analyses)
+        locked = sum(a.locked.words for a in analyses)
         left_out = f" ({locked} locked words left out)" if locked else ""
         self.info.setText(f"{len(analyses)} document(s), {words} words to translate{left_out}. Match % = the TM "
                           "search's token score of the best match (the number the TM matches panel shows).")
@@ -122,8 +122,8 @@ class StatisticsDialog(QDialog):
         for c, a in enumerate(items):
             for r, row in enumerate(rows):
                 vals = a.total if row == "total" else a.to_translate if row == "to translate" else a.rows[row]
-                table.setItem(r, 2 * c, QTableWidgetItem(str(vals["segments"])))
-                table.setItem(r, 2 * c + 1, QTableWidgetItem(str(vals["words"])))
+                table.setItem(r, 2 * c, QTableWidgetItem(str(vals.segments)))
+                table.setItem(r, 2 * c + 1, QTableWidgetItem(str(vals.words)))
         table.resizeColumnsToContents()
 
     def csv_text(self) -> str:

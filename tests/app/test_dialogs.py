@@ -114,13 +114,13 @@ def test_statistics_bands_match_the_tm_panel_and_export_csv(qtbot, demo_dir, tmp
     qtbot.waitUntil(lambda: bool(dlg.analyses), timeout=30_000)
     a = dlg.analyses[0]
     segs = win.model.segments()
-    assert a.total["segments"] == len(segs)
+    assert a.total.segments == len(segs)
     # Recount one band from the TM search itself: the same score the panel shows.
     from engine.stats import band_of
 
     with TranslationMemory(demo_dir / "tm") as tm:
         bands = [band_of(m[0].score if (m := tm.search(s.source, k=1, min_score=0.3)) else None) for s in segs]
-    assert a.rows["no match"]["segments"] == sum(b == "no match" for b in bands) - a.rows["repetitions"]["segments"]
+    assert a.rows["no match"].segments == sum(b == "no match" for b in bands) - a.rows["repetitions"].segments
     out = tmp_path / "stats.csv"
     dlg.export(out)
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
@@ -189,8 +189,8 @@ def test_statistics_do_not_count_my_own_confirmed_segments_as_matches(qtbot, tmp
     qtbot.addWidget(dlg)
     qtbot.waitUntil(lambda: bool(dlg.analyses), timeout=30_000)
     a = dlg.analyses[0]
-    assert a.rows["100%"]["segments"] == 0
-    assert a.rows["no match"]["segments"] == 2 and a.rows["repetitions"]["segments"] == 1
+    assert a.rows["100%"].segments == 0
+    assert a.rows["no match"].segments == 2 and a.rows["repetitions"].segments == 1
     p = dlg.progress_rows[0]
-    assert p.rows["confirmed"]["segments"] == 1 and p.rows["confirmed"]["words"] == 5
-    assert p.rows["new"]["segments"] + p.rows["draft"]["segments"] == 2
+    assert p.rows["confirmed"].segments == 1 and p.rows["confirmed"].words == 5
+    assert p.rows["new"].segments + p.rows["draft"].segments == 2
