@@ -76,8 +76,8 @@ class PackageController(Controller):
                                     "This project was not opened from a package (File ▸ Open Package…).")
             return
         win.nav.commit_editor()
-        ext = KINDS[rec["kind"]]
-        proposed = win.project.folder / "exports" / (Path(rec["name"]).stem + ext)
+        ext = KINDS[rec.kind]
+        proposed = win.project.folder / "exports" / (Path(rec.name).stem + ext)
         proposed.parent.mkdir(parents=True, exist_ok=True)
         path, _ = QFileDialog.getSaveFileName(win, "Create return package", str(proposed), f"Return package (*{ext})")
         if path:
@@ -102,5 +102,5 @@ class PackageController(Controller):
         except VersoError as e:
             QMessageBox.critical(self.win, "Create return package", str(e))
             return False
-        self.say(f"Return package written: {out} ({len(res['files'])} file(s))")
+        self.say(f"Return package written: {out} ({len(res.files)} file(s))")
         return True

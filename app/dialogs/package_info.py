@@ -13,9 +13,9 @@ def package_text(opened) -> str:
     for note in opened.instructions:
         lines.append(f"Instructions: {note}")
     lines.append(f"Language pair: {opened.src_lang} → {opened.tgt_lang}")
-    lines += [f"Document: {d['member']} ({d['segments']} segments)" for d in opened.documents]
-    lines += [f"Translation memory (read-only): {t['member']} ({t['units']} units)" for t in opened.tms]
-    lines += [f"Termbase: {g['member']} ({g['entries']} entries)" for g in opened.glossaries]
+    lines += [f"Document: {d.member} ({d.segments} segments)" for d in opened.documents]
+    lines += [f"Translation memory (read-only): {t.member} ({t.units} units)" for t in opened.tms]
+    lines += [f"Termbase: {g.member} ({g.entries} entries)" for g in opened.glossaries]
     lines += [f"Skipped: {s}" for s in opened.skipped]
     return "\n".join(lines)
 

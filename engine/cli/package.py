@@ -65,5 +65,5 @@ def _return(a) -> int:
             for i in e.issues[:50]:
                 print(f"  segment {i.idx + 1}: {i.message}", file=sys.stderr)
             return 3
-    print_json(res)
+    print_json(res.to_json())
     return 0

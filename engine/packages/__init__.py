@@ -17,7 +17,9 @@ gate, under their received names; each returned SDLXLIFF checked against what Tr
 tasks completed and statistics recounted (:mod:`engine.packages.trados_return`); never the agency's
 TMs or untouched files.
 """
-from engine.packages.opening import KINDS, Opened, kind_of, open_package, package_record
-from engine.packages.returning import return_package
+from engine.packages.opening import (KINDS, Opened, PackageRecord, ReceivedDocument, ReceivedFile, ReceivedGlossary,
+                                     ReceivedTM, kind_of, open_package, package_record)
+from engine.packages.returning import Returned, return_package
 
-__all__ = ["KINDS", "Opened", "kind_of", "open_package", "package_record", "return_package"]
+__all__ = ["KINDS", "Opened", "PackageRecord", "ReceivedDocument", "ReceivedFile", "ReceivedGlossary", "ReceivedTM",
+           "Returned", "kind_of", "open_package", "package_record", "return_package"]

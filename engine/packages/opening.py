@@ -23,14 +23,41 @@ KINDS = {".sdlppx": ".sdlrpx", **memoq.KINDS}
 TICK_UNITS = 1000
 
 
+@dataclass(frozen=True)
+class ReceivedDocument:
+    """A bilingual file of the package, now the project's document ``document_id``."""
+
+    member: str
+    document_id: int
+    segments: int
+
+
+@dataclass(frozen=True)
+class ReceivedTM:
+    """A TM of the package, imported into the project's read-only TM at ``tm`` (relative)."""
+
+    member: str
+    tm: str
+    units: int
+
+
+@dataclass(frozen=True)
+class ReceivedGlossary:
+    """A TBX termbase of the package, now the project's read-only glossary at ``glossary``."""
+
+    member: str
+    glossary: str
+    entries: int
+
+
 @dataclass
 class Opened:
     kind: str
     src_lang: str
     tgt_lang: str
-    documents: list[dict] = field(default_factory=list)
-    tms: list[dict] = field(default_factory=list)
-    glossaries: list[dict] = field(default_factory=list)
+    documents: list[ReceivedDocument] = field(default_factory=list)
+    tms: list[ReceivedTM] = field(default_factory=list)
+    glossaries: list[ReceivedGlossary] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     instructions: list[str] = field(default_factory=list)
     due: str = ""
@@ -38,6 +65,30 @@ class Opened:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ReceivedFile:
+    """A file the return package gives back: its ``member`` (and ``inner`` member of an .mqxlz, or "")
+    and the project's ``document`` made from it."""
+
+    member: str
+    inner: str
+    document: int
+
+
+@dataclass(frozen=True)
+class PackageRecord:
+    """What a project made from a package received (project setting :data:`SETTING`): the package's
+    ``kind`` (its extension), the kept copy ``received`` (relative to the project), its file ``name``."""
+
+    kind: str
+    received: str
+    name: str
+    files: tuple[ReceivedFile, ...] = ()
+    instructions: tuple[str, ...] = ()
+    due: str = ""
+    skipped: tuple[str, ...] = ()
 
 
 def kind_of(path: Path) -> str:
@@ -99,7 +150,8 @@ def _open(pkg: Package, kind: str, folder: Path, tgt_lang: str, progress: Callab
     work = folder / FOLDER
     files = work / "files"
     files.mkdir(parents=True, exist_ok=True)
-    record: dict = {"kind": kind, "received": f"{FOLDER}/received{kind}", "name": pkg.path.name, "files": []}
+    received = f"{FOLDER}/received{kind}"
+    files_back: list[ReceivedFile] = []
     docs: list[tuple[str, str, Path]] = []  # (member, inner member or "", extracted document)
     if kind == ".sdlppx":
         proj = trados.read_sdlproj(pkg)
@@ -140,19 +192,20 @@ def _open(pkg: Package, kind: str, folder: Path, tgt_lang: str, progress: Callab
     if not (src and tgt):
         raise FormatError(pkg.path, "the package names no language pair")
     opened.src_lang, opened.tgt_lang = normalize_lang(src), normalize_lang(tgt)
-    shutil.copyfile(pkg.path, folder / record["received"])
+    shutil.copyfile(pkg.path, folder / received)
     from engine.store import Project
 
     with Project.create(folder, src_lang=src, tgt_lang=tgt, name=pkg.path.stem) as project:
         for member, inner, doc_path, p in parsed:
             progress(f"Storing {len(p.segments):,} segments of {member}…")
             doc_id = project.import_parsed(p, doc_path, name=member + (f"/{inner}" if inner else ""))
-            record["files"].append({"member": member, "inner": inner, "document": doc_id})
-            opened.documents.append({"member": member, "document_id": doc_id, "segments": len(p.segments)})
+            files_back.append(ReceivedFile(member, inner, doc_id))
+            opened.documents.append(ReceivedDocument(member, doc_id, len(p.segments)))
             opened.problems += p.problems
         _attach_resources(pkg, folder, project, opened, progress)
-        record.update(instructions=opened.instructions, due=opened.due, skipped=opened.skipped)
-        project.set_setting(SETTING, json.dumps(record, ensure_ascii=False))
+        record = PackageRecord(kind, received, pkg.path.name, tuple(files_back), tuple(opened.instructions),
+                               opened.due, tuple(opened.skipped))
+        project.set_setting(SETTING, json.dumps(asdict(record), ensure_ascii=False))
     return opened
 
 
@@ -192,7 +245,7 @@ def _attach_resources(pkg: Package, folder: Path, project, opened: Opened,
                     opened.skipped.append(f"{member}{where}: {e.message}; skipped")
                     continue
                 project.add_glossary_ref(rel, writable=False)
-                opened.glossaries.append({"member": member, "glossary": rel, "entries": n})
+                opened.glossaries.append(ReceivedGlossary(member, rel, n))
                 continue
             if low.endswith(".sdltm") and not _pair_fits(got, project):
                 opened.skipped.append(f"{member}: a TM for {pair_text(*sdltm_pair(got))}, not this project's "
@@ -207,7 +260,7 @@ def _attach_resources(pkg: Package, folder: Path, project, opened: Opened,
                 res = tm.import_units(_ticking(units, member, progress), src_lang=langs.get("src", project.src_lang),
                                       tgt_lang=langs.get("tgt", project.tgt_lang), origin=member, problems=problems)
             project.add_tm_ref(rel, writable=False)
-            opened.tms.append({"member": member, "tm": rel, "units": res.to_json().get("added", 0)})
+            opened.tms.append(ReceivedTM(member, rel, res.added))
 
 
 def _pair_fits(sdltm: Path, project) -> bool:
@@ -246,14 +299,22 @@ def _import_glossary(path: Path, dest: Path, project) -> int:
     with Glossary(dest, create=True) as g:
         res = g.import_entries(gf.entries, src_lang=gf.src_lang, tgt_lang=gf.tgt_lang, origin=path.name,
                                problems=gf.problems)
-    return res.to_json().get("added", 0)
+    return res.added
 
 
-def package_record(project) -> dict | None:
-    """What a project made from a package received (None for another project)."""
+def package_record(project) -> PackageRecord | None:
+    """What a project made from a package received (None for another project, or a record that
+    does not read as one)."""
     raw = project.setting(SETTING)
     try:
         rec = json.loads(raw) if raw else None
-    except ValueError:
+        if not isinstance(rec, dict) or rec.get("kind") not in KINDS:
+            return None
+        return PackageRecord(
+            rec["kind"], str(rec["received"]), str(rec["name"]),
+            tuple(ReceivedFile(str(f["member"]), str(f.get("inner") or ""), int(f["document"]))
+                  for f in rec.get("files", [])),
+            tuple(str(n) for n in rec.get("instructions", [])), str(rec.get("due", "")),
+            tuple(str(n) for n in rec.get("skipped", [])))
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    return rec if isinstance(rec, dict) and rec.get("kind") in KINDS else None

@@ -54,7 +54,7 @@ def test_a_package_with_a_tm_opens_while_the_editor_keeps_answering_and_shows_pr
     timer.stop()
     during_tm = {text for text in labels if text.startswith("Importing the TM Tm/Client.sdltm")}
     assert len(during_tm) >= 2   # the timer fired, and the dialog moved on, while the TM imported
-    assert window.project.folder == tmp_path / "Acme" and window.packages.opened.tms[0]["units"] == 3000
+    assert window.project.folder == tmp_path / "Acme" and window.packages.opened.tms[0].units == 3000
 
 
 def test_a_cancelled_package_open_leaves_no_project_and_keeps_the_one_open(qtbot, window, tmp_path):
@@ -75,18 +75,23 @@ def test_open_package_makes_the_project_shows_its_instructions_once_and_returns_
     assert window.project.tgt_lang == "es-ES" and len(window.project.documents()) == 1
     text = window.packages.dialog.text.toPlainText()
     assert "Use the client's glossary" in text and "Due: 2026-12-04T16:00:00Z" in text
+    n = len(window.project.segments(window.project.documents()[0].id))
+    assert f"Document: es-ES/a.sdlxliff ({n} segments)" in text
     seg = next(s for s in window.project.segments(window.project.documents()[0].id) if s.source.tags)
     window.project.confirm(seg.id, TaggedText("sin etiquetas"))
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.No)
     out = tmp_path / "Acme.sdlrpx"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    proposed = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: proposed.append(a[2]) or (str(out), ""))
     window.packages.return_package_dialog()
     assert asked and f"segment(s) {seg.idx + 1}" in asked[0] and not out.exists()   # the export gate held it
     window.project.confirm(seg.id, seg.source)
     window.packages.return_package_dialog()
     with zipfile.ZipFile(out) as z:
         assert z.namelist() == ["Acme manuals.sdlproj", "es-ES/a.sdlxliff"]
+    assert proposed[0] == str(tmp_path / "Acme" / "exports" / "Acme.sdlrpx")   # the received name, returned
+    assert "(1 file(s))" in window.statusBar().currentMessage()
 
 
 def test_open_package_refused_says_one_line_and_keeps_the_project(qtbot, window, tmp_path, monkeypatch):
