@@ -28,6 +28,7 @@ from engine.formats.base import ParsedDocument, SegmentStatus
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
 from engine.store import migrations
+from engine.store.guarded import GuardedConnection
 from engine.store.locks import refusal
 from engine.store.project_export import EXPORTS, ProjectExport
 from engine.store.project_settings import (  # noqa: F401  (asked of engine.store.project)
@@ -83,7 +84,7 @@ class Project(ProjectSettings, ProjectExport):
             migrations.migrate(conn)
         except sqlite3.DatabaseError as e:
             raise ProjectError(f"{self.path}: cannot open project database: {e}") from None
-        self._conn = conn
+        self._conn = GuardedConnection(conn)  # a job's read never meets close() half way
         self.closed = False
         if _create is not None:
             with self._tx():

@@ -206,3 +206,37 @@ def test_set_targets_writes_all_in_one_transaction_or_none(tmp_path):
         after = {s.id: s for s in p.segments(p.documents()[0].id)}
         assert all(after[i].target.text == "Speichern." and after[i].origin == "tm" for i in ids)
         assert after[segs[2].id].target.text == ""
+
+
+_CLOSE_WHILE_READ = textwrap.dedent("""
+    import sys, threading
+    from pathlib import Path
+    from engine.store import Project
+    refused = set()
+    for i in range(40):
+        p = Project.create(Path(sys.argv[1]) / f"p{i}", src_lang="en", tgt_lang="de")
+        reading = threading.Event()
+        def read():
+            reading.set()
+            try:
+                while True:
+                    p.setting("tgt_lang")
+            except Exception as e:
+                refused.add(type(e).__name__)
+        t = threading.Thread(target=read)
+        t.start()
+        reading.wait()
+        p.close()
+        t.join()
+    print(sorted(refused))
+""")
+
+
+def test_closing_a_project_while_a_background_job_reads_it_refuses_the_read_and_never_crashes(tmp_path):
+    """The editor closes a project (another one opened, the window closed) while a job of the
+    old one (its spelling, its QA marks) still reads its settings: that read must fail cleanly,
+    never take the process down (a read in flight on a closed sqlite connection segfaulted)."""
+    proc = _spawn(_CLOSE_WHILE_READ, str(tmp_path))
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, f"the process died (exit {proc.returncode})"
+    assert out.strip() == "['ProgrammingError']"
