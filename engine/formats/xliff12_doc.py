@@ -90,6 +90,7 @@ class Doc:
         self.ns = etree.QName(self.root).namespace or ""
         self.problems: list[str] = []
         self.sites: list[Site] = []
+        self._targets: dict = {}  # target container -> (its content as read, remapped to the source)
         self._collect()
 
     def q(self, name: str) -> str:
@@ -142,13 +143,32 @@ class Doc:
     def target_mrks(self, unit, target) -> dict:
         return {m.get("mid") or f"#{i}": m for i, m in enumerate(self.seg_mrks(target), 1)}
 
+    def _target(self, site: Site, cont) -> tuple[Extracted, Extracted]:
+        """``cont``'s content as read and in the source's numbering, read once: a writer asks for
+        an edited segment's target twice (is it changed? which codes does it keep?), and reading
+        it was a fifth of a 10,000-segment edited export."""
+        got = self._targets.get(cont)
+        if got is None:
+            tgt = extract(self.path, self.ns, cont)
+            got = self._targets[cont] = (tgt, remap_target(site.ext, tgt))
+        return got
+
     def read_target(self, site: Site) -> TaggedText | None:
         cont = self.target_container(site)
         if cont is None:
             return None
-        tgt = extract(self.path, self.ns, cont)
-        tt = normalize(remap_target(site.ext, tgt).text, preserve_space(cont))
+        tt = normalize(self._target(site, cont)[1].text, preserve_space(cont))
         return tt if tt.text else None
+
+    def target_codes(self, site: Site, cont) -> tuple[dict, tuple[str, str]]:
+        """What a writer keeps around a new target in ``cont`` (None: no target yet): the codes by
+        number (those of the target in the file where it has content) and the whitespace of its
+        ends (:func:`engine.formats.xliff_fill.target_codes`)."""
+        if cont is not None:
+            tgt, remapped = self._target(site, cont)
+            if tgt.text.text.strip():
+                return remapped.codes, edges(tgt.text)
+        return site.ext.codes, site.edges
 
     def sdl_seg(self, site: Site):
         return sdl_seg(site.unit, site.mid)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.errors import FormatError
 from engine.formats.base import Translation
-from engine.formats.xliff12_doc import Doc, Site, extract
+from engine.formats.xliff12_doc import Doc, Site
 from engine.formats.xliff12_status import (
     MQ_STATUS, MQ_STATUSES, STATUS_MQ, set_sdl_status, set_unit_state,
 )
@@ -21,7 +21,7 @@ from engine.formats.xmlsafe import INVALID_XML_CHARS as _XML_INVALID
 from engine.formats.xmlsplice import Splice
 from engine.formats.xliffcommon import (
     XML_LANG, append_text, clear_content, fill_content, keep_edges, localname, min_status,
-    preserve_space, target_codes,
+    preserve_space,
 )
 
 
@@ -79,8 +79,7 @@ class Writer:
     def _fill(self, container, site: Site, tr: Translation) -> None:
         # the codes of the target already there (its own <mrk>s, codes only it
         # has) and its trimmed whitespace, read before the content is replaced
-        codes, (lead, trail) = target_codes(site.ext, site.edges, container,
-                                            lambda el: extract(self.doc.path, self.doc.ns, el))
+        codes, (lead, trail) = self.doc.target_codes(site, container)
         codes = revision_codes(tr.target, codes, self.doc.root)
         target = tr.target if preserve_space(container) else keep_edges(tr.target, lead, trail)
         fill_content(container, target, codes, isolate=self._isolate,
