@@ -35,3 +35,21 @@ def open_window(qtbot, folder: Path, model: Path):
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+def hold_jobs(monkeypatch):
+    """Background jobs started from now on wait, on their pool thread, until the returned event is
+    set: a test connects to a job's signals after the call that starts it, and a job that ran
+    before that connection emitted to no one (a cross-thread signal with no connection is lost)."""
+    import threading
+
+    from app.workers import Worker
+
+    gate, real = threading.Event(), Worker.run
+
+    def run(self):
+        gate.wait(60)
+        real(self)
+
+    monkeypatch.setattr(Worker, "run", run)
+    return gate

@@ -11,7 +11,7 @@ from app.dialogs.import_tm import ImportTMDialog
 from engine.formats.tmfiles import TmFileSurvey, read_tm_file
 from engine.tm import TranslationMemory
 
-from editor_helpers import make_project
+from editor_helpers import hold_jobs, make_project
 from test_editor import open_window, wait_matches
 
 TMX = """<?xml version="1.0" encoding="UTF-8"?>
@@ -61,7 +61,7 @@ def test_import_tmx_with_a_broken_unit_maps_languages_and_reports_it(qtbot, tmp_
     assert win.matches.matches and win.matches.matches[0].match.target.text == "Öffnen Sie das rote Album."
 
 
-def test_cancelled_import_leaves_the_tm_unchanged(qtbot, tmp_path):
+def test_cancelled_import_leaves_the_tm_unchanged(qtbot, tmp_path, monkeypatch):
     folder = make_project(tmp_path / "p", ["Open the blue album."])
     big = tmp_path / "big.tmx"
     tus = "".join(f'<tu><tuv xml:lang="en"><seg>Sentence number {i} about albums.</seg></tuv>'
@@ -76,8 +76,10 @@ def test_cancelled_import_leaves_the_tm_unchanged(qtbot, tmp_path):
     dlg.path.setText(str(big))
     dlg.report = TmFileSurvey(units=3000, usable=3000, languages={"en": 3000, "de": 3000}, problems=())
     progressed = []
+    gate = hold_jobs(monkeypatch)   # the import cannot end before the test listens to its progress
     dlg.start_import()
     dlg._job.signals.progress.connect(lambda ev: progressed.append(ev) or dlg.cancel())
+    gate.set()
     qtbot.waitUntil(lambda: not dlg.busy(), timeout=30_000)
     assert dlg.result is None and "unchanged" in dlg.summary.text()
     assert units_in(folder / "tm") == 0

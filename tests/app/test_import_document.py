@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.main_window import MainWindow
 from engine.store import Project
 
-from editor_helpers import make_project
+from editor_helpers import hold_jobs, make_project
 
 
 def _window(qtbot, folder) -> MainWindow:
@@ -48,8 +48,10 @@ def test_a_long_import_shows_the_segments_read_so_far(qtbot, tmp_path, monkeypat
     doc = tmp_path / "long.txt"
     doc.write_text("".join(f"Paragraph number {i} says something.\n\n" for i in range(40_000)), "utf-8")
     said = []
+    gate = hold_jobs(monkeypatch)   # its progress is said from the start, to a test that listens
     w = win.documents.import_document(doc)
     w.signals.progress.connect(lambda e: said.append(e.get("text", "")))
+    gate.set()
     qtbot.waitUntil(lambda: win.doc_combo.currentText() == "long.txt", timeout=120_000)
     import re
     assert any(re.fullmatch(r"Reading long\.txt… (\d[\d,]* segments read|\(\d+ s\))", t) for t in said), said

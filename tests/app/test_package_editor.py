@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from app.main_window import MainWindow
 from datafiles import ROOT, data_file
 from engine.inline import TaggedText
+from editor_helpers import hold_jobs
 from engine.store import Project
 
 sys.path.insert(0, str(ROOT / "tests" / "packages"))
@@ -57,11 +58,13 @@ def test_a_package_with_a_tm_opens_while_the_editor_keeps_answering_and_shows_pr
     assert window.project.folder == tmp_path / "Acme" and window.packages.opened.tms[0].units == 3000
 
 
-def test_a_cancelled_package_open_leaves_no_project_and_keeps_the_one_open(qtbot, window, tmp_path):
+def test_a_cancelled_package_open_leaves_no_project_and_keeps_the_one_open(qtbot, window, tmp_path, monkeypatch):
     pkg = _package_with_tm(tmp_path, 3000)
     before = window.project.folder
+    gate = hold_jobs(monkeypatch)   # the TM cannot be imported before the test listens to its progress
     w = window.packages.open_package(pkg, tmp_path / "Acme")
     w.signals.progress.connect(lambda e: "Importing the TM" in e["text"] and window.packages.progress_dialog.canceled.emit())
+    gate.set()
     assert w.wait(120)
     assert not (tmp_path / "Acme").exists() and window.project.folder == before
     assert "no project was made" in window.statusBar().currentMessage()
