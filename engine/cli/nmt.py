@@ -240,6 +240,10 @@ def cmd_info(args) -> int:
 
 
 def cmd_translate(args) -> int:
+    from engine.nmt.heap import import_torch_alone, loaded_for_good
+
+    with loaded_for_good():
+        import_torch_alone()
     tr = _translator(args)
     lines = [ln.rstrip("\r\n") for ln in sys.stdin]
     prefixes = None
