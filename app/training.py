@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.training import runs
+from engine.training.events import TrainingEvent
 
 from app.preferences import ProjectSettings
 
@@ -72,14 +73,14 @@ class TrainingChoice:
 class TrainingRun(QObject):
     """One run folder: start, attach, cancel, resume; events as signals."""
 
-    event = Signal(dict)
+    event = Signal(object)           # an engine.training.events.TrainingEvent
     stopped = Signal(object)          # runs.RunStatus when the process is gone
 
     def __init__(self, folder: str | Path, parent: QObject | None = None):
         super().__init__(parent)
         self.folder = Path(folder)
         self.tail = runs.EventTail(self.folder)
-        self.events: list[dict] = []
+        self.events: list[TrainingEvent] = []
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.poll)
@@ -94,7 +95,7 @@ class TrainingRun(QObject):
 
     def attach(self) -> runs.RunStatus:
         """Read what the run reported so far; watch it when it still runs."""
-        for ev in self.tail.read():
+        for ev in self.tail.events():
             self._deliver(ev)
         st = self.status()
         if st.state == "running":
@@ -115,16 +116,16 @@ class TrainingRun(QObject):
         self._started = time.time()
         self._timer.start()
 
-    def _deliver(self, ev: dict) -> None:
+    def _deliver(self, ev: TrainingEvent) -> None:
         self.events.append(ev)
         self.event.emit(ev)
 
     def poll(self) -> None:
-        for ev in self.tail.read():
+        for ev in self.tail.events():
             self._deliver(ev)
         st = self.status()
         if st.state != "running":
-            for ev in self.tail.read():  # the last lines written before it exited
+            for ev in self.tail.events():  # the last lines written before it exited
                 self._deliver(ev)
             self._timer.stop()
             self.stopped.emit(st)

@@ -32,10 +32,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.preferences import preferences
-from app.dialogs.training_result import SYSTEMS, detect_device, fill_table, fmt_eta, system_name, verdict_of
+from app.dialogs.training_result import SYSTEMS, detect_device, fill_table, fmt_eta, system_name
 from app.training import TrainingChoice, TrainingRun
 from app.workers import Worker, start
 from engine.tm import project_tms
+from engine.training.events import (BudgetSpent, Cancelled, Evaluated, Finished, Gathered, PhaseStarted, RecipeChosen,
+                                    ScoredAfter, ScoredBefore, ScoreTable, SplitDone, Step, TrainingEvent)
 
 class TrainingDialog(QDialog):
     modelChosen = Signal(str)
@@ -52,7 +54,7 @@ class TrainingDialog(QDialog):
         self.current_model = current_model
         self.current_pair = current_pair
         self.run: TrainingRun | None = None
-        self.final: dict | None = None
+        self.final: Finished | Cancelled | None = None
         self.max_steps = 0  # tests: a short run
 
         pair = f"{project.src_lang} → {project.tgt_lang}"
@@ -252,7 +254,7 @@ class TrainingDialog(QDialog):
         st = run.attach()
         if st.state == "running":
             self._buttons("running")
-            if self.progress.maximum() == 0 and not any(e["event"] == "step" for e in run.events):
+            if self.progress.maximum() == 0 and not any(isinstance(e, Step) for e in run.events):
                 self.progress.setRange(0, 0)
         else:
             self._stopped(st)
@@ -278,68 +280,71 @@ class TrainingDialog(QDialog):
         if self.run is not None and self.run.cancel():
             self.status.setText("Cancelling (the run saves its checkpoint)…")
 
-    def on_event(self, ev: dict) -> None:
-        kind = ev.get("event")
-        if kind == "gather":
-            self.status.setText(f"{ev['pairs']:,} pairs gathered ({ev['src_lang']} → {ev['tgt_lang']}), "
-                                f"{ev['duplicates']:,} duplicates left out, on {ev['device']}.")
-        elif kind == "split":
-            self.status.setText(f"{ev['train']:,} pairs to train on; {ev['test']:,} held aside to score, "
-                                f"{ev['dev']:,} to watch training (whole documents).")
-        elif kind == "before":
-            self.scores.setText(f"Before: BLEU {ev['bleu']:.1f} ({system_name(ev['system'])}) on the "
-                                f"held-aside documents")
-        elif kind == "recipe":
-            self.status.setText(f"Recipe {ev['name']}: {ev.get('reason', '')}. Training…")
-        elif kind in ("start", "resume") and ev.get("phase") == "train":
-            self.progress.setRange(0, max(1, int(ev.get("total_steps") or 1)))
-        elif kind == "step":
-            if self.progress.maximum() == 0:
-                self.progress.setRange(0, max(1, int(ev.get("total_steps") or 1)))
-            self.progress.setValue(int(ev["step"]))
-            self.loss.setText(f"loss {ev['loss']:.3f}")
-            eta = ev.get("eta_s")
-            if ev.get("budget_s"):  # the budget ends training first when it is nearer
-                left = max(0.0, ev["budget_s"] - ev.get("training_s", 0.0))
-                eta = left if eta is None else min(eta, left)
-            self.eta.setText(f"ETA {fmt_eta(eta)}")
-        elif kind == "eval":
-            self.dev_bleu.setText(f"dev BLEU {ev['dev_bleu']:.1f} (best {ev['best_bleu']:.1f})")
-        elif kind == "budget":
-            self.status.setText("Time budget spent: calibrating the memory and scoring…")
-        elif kind == "after":
-            self.show_table(ev["table"])
-        elif kind == "finished":
-            self.final = ev
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
-            self.scores.setText(f"Held-aside BLEU: before {ev['before']:.1f} → after {ev['after']:.1f}")
-            said = verdict_of(ev)
-            self._buttons("finished")
-            if said["better"]:
-                self.status.setStyleSheet("")
-                self.status.setText(f"{said['message']} Use the new model, or keep the current one?")
-            else:  # never a worse model without a word: Keep is what Enter does
-                self.status.setStyleSheet("color: #b00020; font-weight: bold")
-                self.status.setText(f"⚠ {said['message']}")
-            self.use_new.setDefault(bool(said["better"]))
-            self.use_new.setAutoDefault(bool(said["better"]))
-            self.keep_old.setDefault(not said["better"])
-            (self.use_new if said["better"] else self.keep_old).setFocus()
-        elif kind == "cancelled":
-            self.final = ev
+    def on_event(self, ev: TrainingEvent) -> None:
+        match ev:
+            case Gathered():
+                self.status.setText(f"{ev.pairs:,} pairs gathered ({ev.src_lang} → {ev.tgt_lang}), "
+                                    f"{ev.duplicates:,} duplicates left out, on {ev.device}.")
+            case SplitDone():
+                self.status.setText(f"{ev.train:,} pairs to train on; {ev.test:,} held aside to score, "
+                                    f"{ev.dev:,} to watch training (whole documents).")
+            case ScoredBefore():
+                self.scores.setText(f"Before: BLEU {ev.bleu:.1f} ({system_name(ev.system)}) on the "
+                                    f"held-aside documents")
+            case RecipeChosen():
+                self.status.setText(f"Recipe {ev.name}: {ev.reason}. Training…")
+            case PhaseStarted(phase="train"):
+                self.progress.setRange(0, max(1, ev.total_steps))
+            case Step():
+                if self.progress.maximum() == 0:
+                    self.progress.setRange(0, max(1, ev.total_steps))
+                self.progress.setValue(ev.step)
+                self.loss.setText(f"loss {ev.loss:.3f}")
+                eta = ev.eta_s
+                if ev.budget_s:  # the budget ends training first when it is nearer
+                    left = max(0.0, ev.budget_s - ev.training_s)
+                    eta = left if eta is None else min(eta, left)
+                self.eta.setText(f"ETA {fmt_eta(eta)}")
+            case Evaluated():
+                self.dev_bleu.setText(f"dev BLEU {ev.dev_bleu:.1f} (best {ev.best_bleu:.1f})")
+            case BudgetSpent():
+                self.status.setText("Time budget spent: calibrating the memory and scoring…")
+            case ScoredAfter():
+                self.show_table(ev.table)
+            case Finished():
+                self._finished(ev)
+            case Cancelled():
+                self.final = ev
 
-    def show_table(self, table: dict) -> None:
+    def _finished(self, ev: Finished) -> None:
+        self.final = ev
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        self.scores.setText(f"Held-aside BLEU: before {ev.before:.1f} → after {ev.after:.1f}")
+        said = ev.verdict
+        self._buttons("finished")
+        if said.better:
+            self.status.setStyleSheet("")
+            self.status.setText(f"{said.message} Use the new model, or keep the current one?")
+        else:  # never a worse model without a word: Keep is what Enter does
+            self.status.setStyleSheet("color: #b00020; font-weight: bold")
+            self.status.setText(f"⚠ {said.message}")
+        self.use_new.setDefault(said.better)
+        self.use_new.setAutoDefault(said.better)
+        self.keep_old.setDefault(not said.better)
+        (self.use_new if said.better else self.keep_old).setFocus()
+
+    def show_table(self, table: ScoreTable) -> None:
         fill_table(self.table, table)
 
     def _stopped(self, st) -> None:
         if st.state == "finished":
-            if self.final is None and st.last:
-                self.on_event(st.last)
+            if self.final is None and st.last_event is not None:
+                self.on_event(st.last_event)
             if self.table.rowCount() == 0:
-                after = next((e for e in reversed(self.run.events) if e.get("event") == "after"), None)
+                after = next((e for e in reversed(self.run.events) if isinstance(e, ScoredAfter)), None)
                 if after:
-                    self.show_table(after["table"])
+                    self.show_table(after.table)
             self._buttons("finished")
             return
         self.progress.setRange(0, 1)

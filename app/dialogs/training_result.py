@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
-from engine.training.scoring import verdict
-
-SYSTEMS = (("tm_copy", "TM copy"), ("model", "Model"), ("model_memory", "Model + memory"))
+from engine.training.events import SYSTEMS, ScoreTable
 
 
 def detect_device(control) -> str:
@@ -29,21 +27,12 @@ def system_name(key: str) -> str:
     return dict(SYSTEMS).get(key, key)
 
 
-def fill_table(widget: QTableWidget, table: dict) -> None:
+def fill_table(widget: QTableWidget, table: ScoreTable) -> None:
     """The bands of ``table`` (and all sentences) with each system's BLEU."""
-    rows = table.get("bands", []) + [{"band": "all", **table["overall"]}]
-    widget.setRowCount(len(rows))
-    for r, b in enumerate(rows):
-        cells = [b["band"], str(b["sentences"])] + [
-            f"{b['bleu'][k]:.1f}" if k in b["bleu"] else "–" for k, _ in SYSTEMS]
+    widget.setRowCount(len(table.rows))
+    for r, b in enumerate(table.rows):
+        cells = [b.band, str(b.sentences)] + [f"{b.bleu[k]:.1f}" if k in b.bleu else "–" for k, _ in SYSTEMS]
         for c, text in enumerate(cells):
             widget.setItem(r, c, QTableWidgetItem(text))
     widget.resizeColumnsToContents()
 
-
-def verdict_of(final: dict) -> dict:
-    """``better`` and ``message`` of a ``finished`` event (a run of an earlier version carries neither:
-    its before/after scores say it)."""
-    if "message" in final:
-        return final
-    return verdict(final["after"], None, final["before"])

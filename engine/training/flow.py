@@ -312,12 +312,12 @@ def _steps(req: TrainRequest, out: Path, rec: dict, emit: EventFn, cancel: threa
     rec["after"] = {"system": key, "bleu": table["overall"]["bleu"][key], "table": table}
     emit({"event": "after", "bleu": rec["after"]["bleu"], "system": key, "held_aside": len(split.test),
           "table": table})
-    from engine.training.scoring import verdict
+    from engine.training.events import verdict
 
     now = rec["before"]["bleu"] if rec["before"]["system"] != "tm_copy" else None  # the current model's
     tm_copy = table["overall"]["bleu"]["tm_copy"]
     final = {"event": "finished", "before": rec["before"]["bleu"], "after": rec["after"]["bleu"],
-             "current": now, "tm_copy": tm_copy, **verdict(rec["after"]["bleu"], tm_copy, now), "model": str(out),
+             "current": now, "tm_copy": tm_copy, **verdict(rec["after"]["bleu"], tm_copy, now).to_json(), "model": str(out),
              "base_model": str(base) if base else "", "steps": rec.get("steps"),
              "held_aside": len(split.test), "train_pairs": len(split.train),
              "elapsed_s": round(time.time() - t0, 1), "training_s": round(rec.get("spent_s", 0.0), 1)}

@@ -28,6 +28,7 @@ from pathlib import Path
 from engine.errors import ConfigError, ModelError
 from engine.fsutil import atomic_write
 from engine import folder_guard
+from engine.training.events import TrainingEvent, parse_event
 from engine.urls import argv_without_secrets
 
 RUN = "run.json"
@@ -53,6 +54,11 @@ class RunStatus:
     @property
     def resumable(self) -> bool:
         return self.state in ("cancelled", "interrupted", "failed")
+
+    @property
+    def last_event(self) -> TrainingEvent | None:
+        """The last event as the editor reads it (:func:`engine.training.events.parse_event`); None: none yet."""
+        return parse_event(self.last) if self.last else None
 
 
 def launch(out: str | Path, args: list[str], *, env: dict | None = None) -> int:
@@ -147,6 +153,10 @@ class EventTail:
         end = data.rfind(b"\n") + 1
         self.offset += end
         return [ev for ev in map(self.parse, data[:end].splitlines()) if ev is not None]
+
+    def events(self) -> list[TrainingEvent]:
+        """:meth:`read`, each event parsed once into its dataclass (:mod:`engine.training.events`)."""
+        return [parse_event(ev) for ev in self.read()]
 
     @staticmethod
     def parse(raw: bytes) -> dict | None:

@@ -100,23 +100,3 @@ def score_model(model_dir: str | Path | None, test: list[Pair], memories: list[l
     table["memory"] = memory
     table["beam"] = beam
     return table
-
-
-
-def verdict(new: float, tm_copy: float | None, current: float | None) -> dict:
-    """Which is better on the held-aside documents: the new model (BLEU ``new``), the current model
-    (``current``; None: there is none) or copying the TM match (``tm_copy``).  ``better`` is False when
-    the new model scores below either: then the current model is the one to keep, and ``message`` (one
-    line) says so with the numbers."""
-    worse = [(name, b) for name, b in (("the current model", current), ("copying the TM match", tm_copy))
-             if b is not None and new < b]
-    kind = ("worse_than_current" if current is not None and new < current else "worse_than_tm_copy") if worse \
-        else "better"
-    if worse:
-        than = " and ".join(f"{name} ({b:.1f})" for name, b in worse)
-        message = f"The new model scores BLEU {new:.1f}, worse than {than}: keep the current model."
-    else:
-        than = " and ".join(f"{'better than' if new > b else 'as good as'} {name} ({b:.1f})" for name, b in
-                            (("the current model", current), ("copying the TM match", tm_copy)) if b is not None)
-        message = f"The new model scores BLEU {new:.1f}" + (f", {than}." if than else ".")
-    return {"better": not worse, "verdict": kind, "message": message}

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.training.events import Finished, PhaseStarted, Step
+
 from editor_helpers import make_project
 
 
@@ -50,7 +52,7 @@ def test_training_from_the_menu_outlives_the_window_resumes_and_is_accepted(qtbo
     assert dlg.run is not None and dlg.cancel_button.isVisible() and not dlg.setup.isEnabled()
     out = dlg.run.folder
     assert win.project.setting(RUN_SETTING) == str(out)
-    dlg.run.event.connect(lambda ev: ev["event"] == "step" and steps.append(ev))
+    dlg.run.event.connect(lambda ev: isinstance(ev, Step) and steps.append(ev))
     qtbot.waitUntil(lambda: len(steps) >= 2, timeout=240_000)
     assert dlg.progress.maximum() == 400 and dlg.progress.value() > 0 and dlg.loss.text().startswith("loss ")
     assert "pairs gathered" in dlg.status.text() or "Recipe" in dlg.status.text()
@@ -60,7 +62,7 @@ def test_training_from_the_menu_outlives_the_window_resumes_and_is_accepted(qtbo
     _wait_state(qtbot, dlg, "cancelled")
     assert dlg.resume_button.isVisible() and "Cancelled" in dlg.status.text()
     assert "resumes it" in notice(win.project)
-    stopped_at = steps[-1]["step"]
+    stopped_at = steps[-1].step
 
     # resume, then close the dialog and the window: the run goes on
     dlg.resume_run()
@@ -77,10 +79,11 @@ def test_training_from_the_menu_outlives_the_window_resumes_and_is_accepted(qtbo
     dlg2 = win2.machine.training_dialog()
     qtbot.addWidget(dlg2)
     assert dlg2.run is not None and dlg2.run.folder == out
-    resumes = lambda: [e for e in dlg2.run.events if e["event"] == "resume" and e.get("phase") == "train"]  # noqa: E731
+    resumes = lambda: [e for e in dlg2.run.events if isinstance(e, PhaseStarted) and e.resumed  # noqa: E731
+                       and e.phase == "train"]
     qtbot.waitUntil(lambda: bool(resumes()), timeout=120_000)
     resumed = resumes()[0]
-    assert resumed["step"] >= stopped_at - 10  # from the last checkpoint, not from scratch
+    assert resumed.step >= stopped_at - 10  # from the last checkpoint, not from scratch
     _wait_state(qtbot, dlg2, "finished")
     assert dlg2.use_new.isVisible() and dlg2.table.rowCount() >= 2
     assert dlg2.table.horizontalHeaderItem(4).text() == "Model + memory"
@@ -114,7 +117,7 @@ def test_a_killed_run_shows_as_interrupted_and_resumes(qtbot, tmp_path, toy_corp
     dlg.max_steps = 300
     seen = []
     dlg.start_run()
-    dlg.run.event.connect(lambda ev: ev["event"] == "step" and seen.append(ev))
+    dlg.run.event.connect(lambda ev: isinstance(ev, Step) and seen.append(ev))
     qtbot.waitUntil(lambda: len(seen) >= 1, timeout=240_000)
     os.kill(dlg.run.status().pid, signal.SIGKILL)  # the machine went down
     _wait_state(qtbot, dlg, "interrupted")
@@ -122,7 +125,7 @@ def test_a_killed_run_shows_as_interrupted_and_resumes(qtbot, tmp_path, toy_corp
     dlg.max_steps = 0
     dlg.resume_run()
     _wait_state(qtbot, dlg, "finished")
-    assert dlg.final is not None and dlg.final["event"] == "finished"
+    assert isinstance(dlg.final, Finished)
     assert json.loads((dlg.run.folder / "training.json").read_text())["kind"] == "finetune"
     project.close()
 

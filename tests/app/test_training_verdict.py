@@ -19,10 +19,11 @@ def _dialog(qtbot, project, model):
 
 
 def _finished(after: float, current: float | None, tm_copy: float) -> dict:
-    from engine.training.scoring import verdict
+    from engine.training.events import parse_event, verdict
 
-    return {"event": "finished", "before": current if current is not None else tm_copy, "after": after,
-            "current": current, "tm_copy": tm_copy, **verdict(after, tm_copy, current), "model": "m"}
+    return parse_event({"event": "finished", "before": current if current is not None else tm_copy, "after": after,
+                        "current": current, "tm_copy": tm_copy, **verdict(after, tm_copy, current).to_json(),
+                        "model": "m"})
 
 
 def test_a_new_model_worse_than_copying_the_tm_match_is_said_and_enter_keeps_the_current_model(qtbot, tmp_path,
