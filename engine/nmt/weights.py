@@ -138,7 +138,7 @@ def apply_tensors(model: torch.nn.Module, tensors: dict[str, torch.Tensor], path
             if tuple(src.shape) != tuple(v.shape):
                 raise ModelError(f"{path}: weights do not match config.json "
                                  f"({k}: {tuple(src.shape)} vs {tuple(v.shape)})")
-            v.copy_(src.to(v.dtype))
+            v.copy_(src)  # converting as it copies: one pass (fp16 file -> fp32 model)
 
 
 def save_tensors(tensors: dict[str, torch.Tensor], path: Path, metadata: dict[str, str] | None = None) -> None:
