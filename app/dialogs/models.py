@@ -9,6 +9,7 @@ import run off the UI thread."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -26,21 +27,22 @@ from PySide6.QtWidgets import (
 from app.workers import Worker, start
 from engine.errors import VersoError
 from engine.training import models
+from engine.training.events import SYSTEMS
 
 COLUMNS = ("Model", "Kind", "Test BLEU: TM copy / model / model + memory", "Size", "Date", "Data", "Pair")
 
 
 def _scores(info: models.ModelInfo) -> str:
     """Overall, then per band: TM copy / model alone / model with memory, on the model's own test documents."""
-    overall = info.scores.get("overall", {}).get("bleu", {})
-    if not overall:
+    table = info.scores
+    if table is None or not table.overall.bleu:
         return "–"
 
-    def row(d: dict) -> str:
-        return " / ".join(f"{d[k]:.1f}" if k in d else "–" for k in ("tm_copy", "model", "model_memory"))
+    def row(d: Mapping[str, float]) -> str:
+        return " / ".join(f"{d[k]:.1f}" if k in d else "–" for k, _ in SYSTEMS)
 
-    bands = "; ".join(f"{b['band']}: {row(b['bleu'])}" for b in info.scores.get("bands", []))
-    return f"{row(overall)}  ({bands})"
+    bands = "; ".join(f"{b.band}: {row(b.bleu)}" for b in table.bands)
+    return f"{row(table.overall.bleu)}  ({bands})"
 
 
 def _same(a: Path, b: Path | None) -> bool:

@@ -20,7 +20,7 @@ import math
 import os
 import shutil
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.errors import ConfigError, ModelError
@@ -29,6 +29,7 @@ from engine.langs import pair_text
 from engine import folder_guard as guard
 from engine.nmt.manifest import MANIFEST, read_manifest
 from engine.resources import model_pair, pair_served, resources_dir, user_data_dir
+from engine.training.events import ScoreTable
 from engine.urls import strip_in
 
 RECORD = "training.json"
@@ -46,7 +47,7 @@ class ModelInfo:
     size_bytes: int
     date: str                   # YYYY-MM-DD of the weights
     data: str                   # what it saw, in words
-    scores: dict = field(default_factory=dict)   # the test table after training ({} when unknown)
+    scores: ScoreTable | None = None   # the test table after training (None when unknown)
     base_model: str = ""
     error: str = ""             # why the folder cannot be used (one line), "" when it can
 
@@ -88,7 +89,7 @@ def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _scores_table(table, where: str) -> dict:
+def _scores_table(table, where: str) -> ScoreTable | None:
     """The before/after table as the Models dialog reads it: BLEU numbers overall and per band."""
     def bleu(d, place: str) -> None:
         if not isinstance(d, dict) or not all(isinstance(k, str) and _number(v) for k, v in d.items()):
@@ -97,7 +98,7 @@ def _scores_table(table, where: str) -> dict:
     if not isinstance(table, dict):
         raise ModelError(f"{where}: expected a score table (an object), not {type(table).__name__}")
     if not table:
-        return {}
+        return None
     overall = table.get("overall")
     if not isinstance(overall, dict):
         raise ModelError(f"{where}, 'overall': expected an object")
@@ -109,10 +110,10 @@ def _scores_table(table, where: str) -> dict:
         if not isinstance(b, dict) or not isinstance(b.get("band"), str):
             raise ModelError(f"{where}, 'bands' [{i}]: expected an object with a band name")
         bleu(b.get("bleu", {}), f"'bands' [{i}], 'bleu'")
-    return table
+    return ScoreTable.from_json(table)
 
 
-def _record_fields(rec: dict, path: Path) -> tuple[str, str, dict, str]:
+def _record_fields(rec: dict, path: Path) -> tuple[str, str, ScoreTable | None, str]:
     """(kind of run, what it saw in words, score table, base model) of a training record."""
     def obj(key: str) -> dict:
         v = rec.get(key)

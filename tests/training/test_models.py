@@ -80,3 +80,15 @@ def test_an_exported_model_keeps_no_password_an_older_record_held(pair_model, tm
     copied = json.loads(text)
     assert copied["request"]["tms"] == ["tm=team", "postgresql://ann@db.example/tm?tm=team"]
     assert "pid" not in copied and "config" not in copied
+
+
+def test_a_models_test_table_lists_by_band_with_all_sentences_last(project):
+    root = Path(project.folder) / "models"
+    table = {"overall": {"sentences": 30, "bleu": {"tm_copy": 20.0, "model": 25.5, "model_memory": 27.25}},
+             "bands": [{"band": "75-84%", "sentences": 12, "bleu": {"tm_copy": 31.0, "model": 30.0}}]}
+    _fake_model(root / "scored", record={"kind": "train", "after": {"table": table}})
+    _fake_model(root / "unscored", record={"kind": "train"})
+    infos = {i.name: i for i in models.list_models(project, "de", "en")}
+    got = infos["scored"].scores
+    assert [(r.band, r.sentences) for r in got.rows] == [("75-84%", 12), ("all", 30)]
+    assert got.overall.bleu["model_memory"] == 27.25 and infos["unscored"].scores is None
