@@ -56,7 +56,7 @@ def order_key(stage, acc: np.ndarray, docs: np.ndarray, core: Sequence[str], enc
         if pf is None:
             continue
         if acc2 is None:
-            acc2, has = np.zeros(stage.total, np.uint16), np.zeros(stage.total, bool)
+            acc2, has = np.zeros(stage.total, np.uint8 if len(pairs) < 256 else np.uint16), np.zeros(stage.total, bool)
         has[leaf.base:leaf.base + leaf.count] = True
         read = 0
         for a, b in sorted(zip(*pf.spans([pf.bigram(x, y) for x, y in pairs])), key=lambda s: s[1] - s[0]):
