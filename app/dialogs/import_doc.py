@@ -138,11 +138,11 @@ def _columns_for(parent, path: Path) -> str | None:
         return None
     if q is None:
         return None
-    items = [f"{i + 1}: {sample[:40]}" for i, sample in enumerate(q["columns"])]
+    items = [f"{i + 1}: {sample[:40]}" for i, sample in enumerate(q.columns)]
     picked = []
     for role in ("source", "translation"):
         item, ok = QInputDialog.getItem(
-            parent, "Which columns?", f"{Path(path).name} is not a clear bilingual table ({q['reason']}).\n"
+            parent, "Which columns?", f"{Path(path).name} is not a clear bilingual table ({q.reason}).\n"
             f"Which column is the {role}?", items, len(picked), False)
         if not ok:
             return CANCELLED

@@ -54,17 +54,25 @@ def _parse(path: Path, src_lang: str, tgt_lang: str, columns: tuple[int, int] | 
     return _Parsed(dec, rows, layout, problems)
 
 
-def layout_question(path: str | Path) -> dict | None:
-    """None when ``path`` reads as a clear bilingual table; else what the translator is to choose
-    from: ``{"reason": ..., "columns": [first non-empty cells of each column, ...]}``."""
+@dataclass(frozen=True)
+class ColumnQuestion:
+    """What the translator chooses from when a table is no clear bilingual one: why (``reason``) and
+    the first non-empty cell of each column (``columns``, in order)."""
+
+    reason: str
+    columns: tuple[str, ...]
+
+
+def layout_question(path: str | Path) -> ColumnQuestion | None:
+    """None when ``path`` reads as a clear bilingual table; else the :class:`ColumnQuestion` to ask."""
     path = Path(path)
     p = _parse(path, "", "")
     why = ambiguity(p.rows, p.layout)
     if not why:
         return None
     width = max((len(r.fields) for r in p.rows), default=0)
-    samples = [next((_cell(r, i).strip() for r in p.rows if _cell(r, i).strip()), "") for i in range(width)]
-    return {"reason": why, "columns": samples}
+    return ColumnQuestion(why, tuple(next((_cell(r, i).strip() for r in p.rows if _cell(r, i).strip()), "")
+                                     for i in range(width)))
 
 
 def _segment_rows(p: _Parsed):

@@ -32,11 +32,15 @@ def test_no_language_question_is_asked_before_the_file_is_read(qtbot, tmp_path, 
 
 def test_an_ambiguous_csv_asks_for_the_columns(qtbot, tmp_path, monkeypatch):
     answers = iter(["2: Open the file", "4: Ouvrir le fichier"])
-    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (next(answers), True))
+    asked = []
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: asked.append(a[2:4]) or (next(answers), True))
     win = _window(qtbot, make_project(tmp_path / "p", ["First sentence."], tm=False))
     f = tmp_path / "export.csv"
     f.write_text('open,"Open the file","Datei öffnen","Ouvrir le fichier",needs review\n', encoding="utf-8")
     assert format_for(win, f) == "tabular:2,4"
+    label, items = asked[0]
+    assert "export.csv is not a clear bilingual table (" in label and "Which column is the source?" in label
+    assert items == ["1: open", "2: Open the file", "3: Datei öffnen", "4: Ouvrir le fichier", "5: needs review"]
 
 
 def test_a_tmx_offers_the_import_tmx_dialog(qtbot, tmp_path, monkeypatch):
