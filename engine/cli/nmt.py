@@ -11,7 +11,7 @@ import time
 
 from engine.cli import print_json
 from engine.errors import FormatError
-from engine.glossary.model import DEFAULT_TERMS_MODE, TERMS_MODES
+from engine.glossary.modes import DEFAULT_TERMS_MODE, TERMS_MODES
 
 
 def register(sub) -> None:
@@ -265,12 +265,13 @@ def cmd_translate(args) -> int:
     tm = _open_tm(args)
     memory = _retrieve(tm, lines, args)[1] if tm is not None else None
     found = _glossary_terms(args, lines, tr)
-    from engine.glossary.suggest_terms import suggestion_terms
+    terms = None
+    if found is not None and args.terms != "off":
+        from engine.glossary.suggest_terms import suggestion_terms
 
-    # the hits written as the glossary writes them, one a span with its entries' targets (any one meets
-    # it) and where its source term is (the search writes the term where the attention is on it)
-    terms = ([suggestion_terms(line, hits) for line, hits in zip(lines, found)]
-             if found is not None and args.terms != "off" else None)
+        # the hits written as the glossary writes them, one a span with its entries' targets (any one
+        # meets it) and where its source term is (the search writes the term where the attention is on it)
+        terms = [suggestion_terms(line, hits) for line, hits in zip(lines, found)]
     results = tr.translate(lines, beam=args.beam, prefixes=prefixes, memories=memory, context=ctx,
                            split_long=args.split_long, exact_matches=args.exact_matches,
                            terms=terms, terms_mode="prefer" if args.terms == "prefer" else "enforce",

@@ -4,18 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from engine.glossary.modes import DEFAULT_TERMS_MODE, TERMS_MODES  # noqa: F401 - the glossary API's
+
 #: How a source term may be used (TBX ``administrativeStatus``: ``preferredTerm``,
 #: ``admittedTerm``, ``deprecatedTerm``/``supersededTerm``).
 Status = Literal["preferred", "admitted", "deprecated"]
 STATUSES: tuple[str, ...] = ("preferred", "admitted", "deprecated")
-
-#: How a machine suggestion uses the glossary's terms: not at all, as a hint (a bonus to the term's
-#: tokens where the attention is on its source term) or always (lexically constrained search).
-TERMS_MODES: tuple[str, ...] = ("off", "prefer", "enforce")
-#: The default of the editor's *Use glossary terms in suggestions* and ``verso translate --terms``:
-#: ``enforce`` measured best on held-out KDE manual sentences with a client's whole UI glossary
-#: (benchmarks/RESULTS.md, "Issue 37 items 2-3"): more terms and higher BLEU than ``prefer``.
-DEFAULT_TERMS_MODE = "enforce"
 
 
 @dataclass(frozen=True)
