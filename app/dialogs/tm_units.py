@@ -10,7 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
 from engine.inline import from_display
 from engine.tm.model import TMEntry
-from engine.tm.units import UnitPage, author, changed
+from engine.tm.units import UnitPage, author, changed, revision
 
 COLUMNS = ("Source", "Target", "Changed by", "Changed")
 SOURCE, TARGET, AUTHOR, DATE = range(4)
@@ -120,9 +120,9 @@ class UnitTableModel(QAbstractTableModel):
         if role == Qt.ToolTipRole and col in (AUTHOR, DATE):
             made = f"Made by {e.meta.get('creator') or 'unknown'} on {e.meta.get('created') or 'an unknown day'}"
             last = f"; last changed by {author(e) or 'unknown'} on {changed(e)}" if e.meta.get("changer") else ""
-            return made + last + (f"\n{e.meta['revision']}" if e.meta.get("revision") else "")
-        if role == Qt.ToolTipRole and col == TARGET and e.meta.get("revision"):
-            return e.meta["revision"]  # a shared TM's reviewed unit: "revised by X, was: ..."
+            return made + last + (f"\n{revision(e)}" if revision(e) else "")
+        if role == Qt.ToolTipRole and col == TARGET and revision(e):
+            return revision(e)  # a shared TM's reviewed unit: "revised by X, was: ..."
         return None
 
     def flags(self, index):

@@ -90,10 +90,14 @@ class UnitChange:
     after_id: int | None = None
 
 
+#: where :func:`page` puts a shared TM's review note in a unit's ``meta`` (read it with :func:`revision`)
+REVISION = "revision"
+
+
 def page(tm, flt: UnitFilter | None = None, after: int = 0, limit: int = 100, scan: int = 5000) -> UnitPage:
     """Up to ``limit`` units with ids above ``after`` that pass ``flt``, reading at most
     ``scan`` units (fewer entries, not ``done``: ask again from ``after``).  A shared TM's
-    reviewed units carry ``meta["revision"]``: "revised by X, was: ..." (engine.tm.pg_review)."""
+    reviewed units carry their review note (:func:`revision`; engine.tm.pg_review)."""
     got = _page(tm, flt, after, limit, scan)
     notes = getattr(tm, "revision_notes", None)
     if notes is not None and got.entries:
@@ -103,7 +107,7 @@ def page(tm, flt: UnitFilter | None = None, after: int = 0, limit: int = 100, sc
             found = {}
         for e in got.entries:
             if e.id in found:
-                e.meta["revision"] = found[e.id]
+                e.meta[REVISION] = found[e.id]
     return got
 
 
@@ -172,6 +176,11 @@ def author(e: TMEntry) -> str:
 def changed(e: TMEntry) -> str:
     """When the unit was last changed (ISO 8601), else made."""
     return str(e.meta.get("changed") or e.meta.get("created") or "")
+
+
+def revision(e: TMEntry) -> str:
+    """A shared TM's reviewed unit, as :func:`page` reads it: "revised by X, was: ..."; "" for another."""
+    return str(e.meta.get(REVISION) or "")
 
 
 # ------------------------------------------------------------ reading rows

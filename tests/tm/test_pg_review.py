@@ -92,14 +92,14 @@ def test_only_the_tms_owner_names_reviewers(team):
 
 
 def test_the_tm_editor_page_shows_who_revised_a_unit_and_what_it_was(team):
-    from engine.tm.units import page
+    from engine.tm.units import page, revision
 
     ana_url, rita_url = team
     with open_tm(ana_url) as ana, open_tm(rita_url) as rita:
         ana.add("Print the page.", "Seite drucken.", creator="Ana")
         ana.add("Untouched unit.", "Unberührt.", creator="Ana")
         uid = rita.add("Print the page.", "Die Seite drucken.", creator="Rita")
-        got = {e.source.text: e.meta.get("revision", "") for e in page(ana).entries}
+        got = {e.source.text: revision(e) for e in page(ana).entries}
     assert got == {"Print the page.": "revised by Rita, was: Seite drucken. (Ana)", "Untouched unit.": ""}
     assert uid
 
