@@ -15,8 +15,12 @@ window froze for the first read.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:
+    from engine.formats.revmarks import TrackedChanges
 
 #: :func:`format_for`'s answer when the translator cancelled the import.
 CANCELLED = "cancelled"
@@ -29,15 +33,15 @@ _RESOLVERS = {
 
 
 class TrackedChangesDialog(QDialog):
-    """Accept or refuse the tracked changes of ``name`` (``counts``: insertions, deletions)."""
+    """Accept or refuse the tracked changes of ``name``."""
 
     ACCEPT, REFUSE = "accept", "refuse"
 
-    def __init__(self, parent: QWidget | None, name: str, counts: dict[str, int]):
+    def __init__(self, parent: QWidget | None, name: str, counts: TrackedChanges):
         super().__init__(parent)
         self.setWindowTitle("Tracked changes")
         self.choice: str | None = None
-        ins, dels = counts.get("insertions", 0), counts.get("deletions", 0)
+        ins, dels = counts.insertions, counts.deletions
         label = QLabel(
             f"<p><b>{_escape(name)}</b> contains tracked changes ({ins} insertion(s), {dels} deletion(s)).</p>"
             "<p>Translate the document <b>with the changes accepted</b> (inserted text is translated, "
@@ -97,7 +101,7 @@ def format_for(parent: QWidget | None, path: Path) -> str | None:
         counts = module.tracked_changes(path)
     except (VersoError, OSError):
         return None
-    if not any(counts.values()):
+    if not counts:
         return None
     dlg = TrackedChangesDialog(parent, Path(path).name, counts)
     if dlg.exec() != QDialog.Accepted or dlg.choice is None:

@@ -20,16 +20,16 @@ from engine.formats.docx_build import MC_FALLBACK, XML_SPACE, _parts, rebuild, w
 from engine.formats.package import Package
 from engine.formats.revmarks import DEL_END, DEL_START, INS_END, INS_START, with_sentinels  # noqa: F401
 from engine.formats.revmarks import MARK as _MARK
+from engine.formats.revmarks import TrackedChanges
 
 _CHANGE_BYTES = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(?:ins|del|moveFrom|moveTo)[\s/>]")
 _TEXT_CHANGES = {w("ins"): "insertions", w("moveTo"): "insertions", w("del"): "deletions",
                  w("moveFrom"): "deletions"}
 
 
-def tracked_changes(path: str | Path) -> dict[str, int]:
-    """How many tracked insertions and deletions of text the document has (``{"insertions":
-    n, "deletions": m}``), for the editor to ask whether to accept or refuse them before the
-    import.  Read through the same checked package and safe parser as the import; a part
+def tracked_changes(path: str | Path) -> TrackedChanges:
+    """How many tracked insertions and deletions of text the document has, for the editor to ask
+    whether to accept or refuse them before the import.  Read through the same checked package and safe parser as the import; a part
     whose bytes hold no change element is not parsed.  Changes that touch no text (a
     paragraph mark, formatting, a table cell) do not count: both choices read the same text."""
     counts = {"insertions": 0, "deletions": 0}
@@ -43,12 +43,12 @@ def tracked_changes(path: str | Path) -> dict[str, int]:
                         a.tag == MC_FALLBACK for a in el.iterancestors()):
                     continue
                 counts[_TEXT_CHANGES[el.tag]] += 1
-    return counts
+    return TrackedChanges(**counts)
 
 
 def has_tracked_changes(path: str | Path) -> bool:
     """True when accepting or refusing the document's tracked changes reads different text."""
-    return any(tracked_changes(path).values())
+    return bool(tracked_changes(path))
 
 
 def rebuild_marked(para, text: str, fmts: dict, mark: tuple[str, str] | None) -> None:

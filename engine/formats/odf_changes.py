@@ -10,6 +10,7 @@ from lxml import etree
 
 from engine.errors import FormatError
 from engine.formats.package import Package
+from engine.formats.revmarks import TrackedChanges
 
 TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
@@ -231,10 +232,9 @@ class _Resolver:
             at = el
 
 
-def tracked_changes(path: str | Path) -> dict[str, int]:
-    """How many tracked insertions and deletions an OpenDocument text has (``{"insertions": n,
-    "deletions": m}``), for the editor to ask whether to accept or refuse them before the
-    import.  Read through the same checked package and safe parser as the import; a member
+def tracked_changes(path: str | Path) -> TrackedChanges:
+    """How many tracked insertions and deletions an OpenDocument text has, for the editor to ask
+    whether to accept or refuse them before the import.  Read through the same checked package and safe parser as the import; a member
     whose bytes hold no change element is not parsed.  Format changes do not count: both
     choices read the same text."""
     counts = {"insertions": 0, "deletions": 0}
@@ -245,12 +245,12 @@ def tracked_changes(path: str | Path) -> dict[str, int]:
                 for kind, _ in _regions(pkg.xml("content.xml").getroot()).values():
                     if kind in ("insertion", "deletion"):
                         counts[kind + "s"] += 1
-    return counts
+    return TrackedChanges(**counts)
 
 
 def has_tracked_changes(path: str | Path) -> bool:
     """True when accepting or refusing the document's tracked changes reads different text."""
-    return any(tracked_changes(path).values())
+    return bool(tracked_changes(path))
 
 
 def _resolved(pkg: Package, members: list[str], reject: bool) -> dict[str, tuple]:

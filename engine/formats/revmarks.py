@@ -10,6 +10,7 @@ its own revisions (:mod:`engine.formats.docx_revisions`, :mod:`engine.formats.od
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from engine.formats.base import Translation
 from engine.inline import TaggedText, tag_number
@@ -40,3 +41,15 @@ def with_sentinels(translations: dict[str, Translation]) -> tuple[dict[str, Tran
         out[key] = Translation(TaggedText("".join(pieces), tuple(t for t in tr.target.tags if t.n not in revs)),
                                tr.status)
     return out, marks
+
+
+@dataclass(frozen=True)
+class TrackedChanges:
+    """How many tracked insertions and deletions of text a document has: the editor asks whether to
+    accept or refuse them before the import when there is any (true when there is)."""
+
+    insertions: int = 0
+    deletions: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.insertions or self.deletions)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from app.dialogs.import_doc import TrackedChangesDialog
 from app.main_window import MainWindow
 from editor_helpers import make_project
+from engine.formats.revmarks import TrackedChanges
 from engine.store import Project
 from formats.docfiles import make_docx, make_odt
 
@@ -100,7 +101,7 @@ def test_a_document_without_tracked_changes_asks_nothing(qtbot, tmp_path, monkey
 
 
 def test_the_dialog_names_the_file_and_counts(qtbot):
-    dlg = TrackedChangesDialog(None, "a<b>.docx", {"insertions": 2, "deletions": 1})
+    dlg = TrackedChangesDialog(None, "a<b>.docx", TrackedChanges(insertions=2, deletions=1))
     qtbot.addWidget(dlg)
     text = dlg.findChild(QLabel).text()
     assert "a&lt;b&gt;.docx" in text and "2 insertion(s), 1 deletion(s)" in text

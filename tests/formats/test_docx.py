@@ -159,19 +159,19 @@ def test_tracked_changes_are_accepted_or_refused_as_chosen(tmp_path):
 
 def test_tracked_changes_are_counted_before_the_import(tmp_path):
     from engine.formats.docx import has_tracked_changes, tracked_changes
+    from engine.formats.revmarks import TrackedChanges
 
     changed = p(r("The "), '<w:del w:id="1" w:author="A"><w:r><w:delText>old</w:delText></w:r></w:del>',
                 '<w:ins w:id="2" w:author="A">' + r("new") + "</w:ins>", r(" text."))
     path = _doc(tmp_path, p(r("Plain.")), parts={"footnotes": '<w:footnote w:id="1">' + changed + "</w:footnote>"})
-    assert tracked_changes(path) == {"insertions": 1, "deletions": 1} and has_tracked_changes(path)
+    assert tracked_changes(path) == TrackedChanges(insertions=1, deletions=1) and has_tracked_changes(path)
     # a paragraph mark or a formatting change reads the same text either way: nothing to ask
     mark = p(r("Plain."), ppr='<w:pPr><w:rPr><w:ins w:id="3" w:author="A"/></w:rPr></w:pPr>')
     fmt = p(r("Bold.", '<w:b/><w:rPrChange w:id="4" w:author="A"><w:rPr/></w:rPrChange>'))
     (tmp_path / "in.docx").unlink()
     assert not has_tracked_changes(_doc(tmp_path, mark + fmt))
     (tmp_path / "in.docx").unlink()
-    assert tracked_changes(_doc(tmp_path, p(r("No changes, but inserted and deleted words.")))) == {
-        "insertions": 0, "deletions": 0}
+    assert tracked_changes(_doc(tmp_path, p(r("No changes, but inserted and deleted words.")))) == TrackedChanges()
 
 
 MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"

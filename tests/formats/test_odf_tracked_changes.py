@@ -15,6 +15,7 @@ from engine.errors import FormatError
 from engine.formats import by_name, detect, read_document, write_document
 from engine.formats.base import Translation
 from engine.formats.odf import has_tracked_changes, tracked_changes
+from engine.formats.revmarks import TrackedChanges
 from engine.inline import TaggedText
 from formats.docfiles import ODF_NS, make_odt, soffice, soffice_convert
 
@@ -81,7 +82,7 @@ def _no_change_left(path: Path) -> None:
 
 def test_changes_are_counted_before_the_import(tmp_path, monkeypatch):
     path = _doc(tmp_path)
-    assert tracked_changes(path) == {"insertions": 1, "deletions": 2} and has_tracked_changes(path)
+    assert tracked_changes(path) == TrackedChanges(insertions=1, deletions=2) and has_tracked_changes(path)
     # a format change reads the same text either way: nothing to ask
     only_fmt = _doc(tmp_path, changes(region("c", "format-change")) + f"<text:p>{start('c')}A.{end('c')}</text:p>",
                     "fmt.odt")
@@ -90,7 +91,7 @@ def test_changes_are_counted_before_the_import(tmp_path, monkeypatch):
     from engine.formats import package
     plain = _doc(tmp_path, "<text:p>No tracked-changes, no change-start here.</text:p>", "plain.odt")
     monkeypatch.setattr(package.Package, "xml", lambda *a: pytest.fail("parsed a member without changes"))
-    assert tracked_changes(plain) == {"insertions": 0, "deletions": 0}
+    assert tracked_changes(plain) == TrackedChanges() and not tracked_changes(plain)
 
 
 def test_detection_by_content_still_finds_odf_and_odt_reject_is_chosen_by_name(tmp_path):
