@@ -258,12 +258,10 @@ class CandidateStage:
 
     def uids(self, keys: np.ndarray) -> list[int]:
         """Unit ids of the documents ``keys``."""
-        out = [0] * len(keys)
-        for leaf, pos, local in self._split(keys):
-            u = leaf.uids
-            for p, d in zip(pos.tolist(), local.tolist()):
-                out[p] = u[d]
-        return out
+        out = np.zeros(len(keys), np.int64)
+        for leaf, pos, local in self._split(keys):  # (the overlay's array grows: no view of it is made)
+            out[pos] = [leaf.uids[d] for d in local.tolist()] if leaf.overlay else np.asarray(leaf.uids)[local]
+        return out.tolist()
 
     def units_with_all(self, words: Sequence[str]) -> list[int]:
         """Unit ids of the documents holding the rarest three of ``words`` (the concordance's

@@ -28,6 +28,7 @@ from the number of shared core tokens.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from rapidfuzz import process
@@ -111,16 +112,18 @@ def score_encoded(q: Encoded, m: Encoded) -> float:
     return max(0.0, core - min(PENALTY_CAP, pen))
 
 
-def score_many(q: Encoded, cores: list[str], surfaces: list[str],
+def score_many(q: Encoded, cores: list[str], surfaces: list[str] | Callable[[list[int]], list[str]],
                puncts: list[str], d: np.ndarray | None = None) -> np.ndarray:
     """:func:`score_encoded` of ``q`` against many segments at once (the same
     numbers, computed in rapidfuzz's C++ loops), as float64.  ``d``: the core
-    edit distances when the caller has them already."""
+    edit distances when the caller has them already; ``surfaces``: a list, or a
+    function giving those of the segments at the given positions (read only where needed)."""
     if not cores:
         return np.zeros(0, np.float64)
     if not q.core:  # pragma: no cover - searches never ask with an empty query
-        return np.array([score_encoded(q, Encoded(c, s, p))
-                         for c, s, p in zip(cores, surfaces, puncts)], dtype=np.float64)
+        return np.array([score_encoded(q, Encoded(c, s, p)) for c, s, p in
+                         zip(cores, surfaces(list(range(len(cores)))) if callable(surfaces) else surfaces, puncts)],
+                        dtype=np.float64)
     if d is None:
         d = process.cdist([q.core], cores, scorer=Levenshtein.distance, dtype=np.int32)[0]
     # A penalty past the cap changes nothing (ds >= d: a case-sensitive edit script is one of the
@@ -135,7 +138,9 @@ def score_many(q: Encoded, cores: list[str], surfaces: list[str],
     todo = np.flatnonzero(pen < PENALTY_CAP)
     if len(todo):
         dt = d[todo]
-        ds = process.cdist([q.surface], [surfaces[i] for i in todo.tolist()], scorer=Levenshtein.distance,
+        idx = todo.tolist()
+        ds = process.cdist([q.surface], surfaces(idx) if callable(surfaces) else [surfaces[i] for i in idx],
+                           scorer=Levenshtein.distance,
                            dtype=np.int32, score_cutoff=int(dt.max()) + over)[0]
         pen[todo] = (ds - dt).astype(np.float64) * CASE_PENALTY + pen[todo]
     lens = np.fromiter(map(len, cores), dtype=np.float64, count=len(cores))

@@ -1,0 +1,39 @@
+"""A Whoosh variable-bytes column of UTF-8 texts read in place (the ``e`` and ``x`` columns of
+:mod:`engine.tm.whoosh_index`): the segment's (memory-mapped) bytes as a numpy view plus
+offset/length arrays; many values are gathered and decoded in one go."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class BytesColumn:
+    def __init__(self, reader, name: str, count: int):
+        self.count = count
+        cr = reader.column_reader(name, translate=False)
+        self._cr = cr
+        self._data = None
+        try:
+            buf = cr._dbfile._buf  # a memoryview over the mmapped segment file
+            self._offsets = np.asarray(cr._offsets, dtype=np.int64) + cr._basepos
+            self._lens = np.asarray(cr._lengths, dtype=np.int64)
+            self._data = np.frombuffer(buf, dtype=np.uint8)
+            self._view = memoryview(self._data)
+        except (AttributeError, TypeError, ValueError):  # pragma: no cover - another storage
+            self._data = None
+
+    def raw(self, local: np.ndarray) -> list[bytes]:
+        """The UTF-8 bytes of the local docs ``local``: bytes, not memoryviews, which the collector
+        tracks (2,000 of them alive a call brought a full collection, 19-40 ms, into every run)."""
+        if self._data is None:  # pragma: no cover - another storage
+            cr = self._cr
+            return [bytes(cr[d]) for d in local.tolist()]
+        offs = self._offsets[local]
+        mv = self._view
+        return [bytes(mv[a:b]) for a, b in zip(offs.tolist(), (offs + self._lens[local]).tolist())]
+
+    def texts(self, local: np.ndarray) -> list[str]:
+        if not len(local):
+            return []
+        # joined by NUL, decoded once (values never hold NUL: from U+0100): 1.1 against 1.7 ms a numpy index a
+        # byte (2,000 long candidates)
+        return b"\x00".join(self.raw(local)).decode("utf-8").split("\x00")
