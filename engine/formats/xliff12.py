@@ -78,7 +78,7 @@ from engine.formats.xliff12_status import MQ_NS, MQ_STATUS, SDL_NS, variant
 from engine.formats.xliff12_write import Writer, changes
 from engine.formats.xlifflocks import tool_locked, translate_no
 from engine.formats.xliff_revisions import write_rev_defs
-from engine.formats.xmlsplice import Splice, copy_file
+from engine.formats.xmlsplice import Splice, collector_paused, copy_file
 from engine.formats.xliffcommon import inner_text, localname, sniff_version, write_tree
 from engine.langs import normalize_lang
 
@@ -129,7 +129,10 @@ class Xliff12Format:
 
     def write(self, original: Path, out: Path, translations: dict[str, Translation], *,
               tgt_lang: str = "") -> None:
-        original, out = Path(original), Path(out)
+        with collector_paused():
+            self._write(Path(original), Path(out), translations, tgt_lang)
+
+    def _write(self, original: Path, out: Path, translations: dict[str, Translation], tgt_lang: str) -> None:
         doc = Doc(original)
         translations, text_edited = changes(doc, translations)
         by_unit: dict[int, list[Site]] = {}
@@ -145,8 +148,9 @@ class Xliff12Format:
         files = list(dict.fromkeys(by_unit[uid][0].file_el for uid in edited))
         sp = Splice(original, doc.tree, [units[uid] for uid in edited], files)
         for uid in edited:
-            Writer(doc, units[uid], by_unit[uid], translations, tgt_lang, out, sp,
-                   text_edited).apply()
+            with sp.element(units[uid]):
+                Writer(doc, units[uid], by_unit[uid], translations, tgt_lang, out, sp,
+                       text_edited).apply()
         if tgt_lang:
             for f in files:
                 if localname(f) == "file" and not f.get("target-language"):
