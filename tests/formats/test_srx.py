@@ -288,6 +288,29 @@ def test_rules_needing_a_character_the_text_lacks_are_skipped_without_changing_a
     assert skipping == [srx.Segmenter(rules).cuts(t) for t in texts]
 
 
+def test_the_default_rules_break_where_a_scan_of_every_position_breaks(monkeypatch):
+    """Verso's own rules look for a break rule's first characters (``.``, ``?``, ``…``, ``;``) with
+    ``str.find`` and try the rule only there: the breaks of texts dense with them (runs of dots,
+    ``?!``, quotes after the mark, list items, CJK marks, abbreviations) are those of the rule scanned
+    at every position."""
+    import random
+
+    from engine.segmentation import srx
+
+    rng = random.Random(11)
+    words = ["End.", "...", "Wait?!", "…", "No.", "5", "(a)", "(iv)", "a;", ";", "Mr.", "e.g.", "«Oui.", "»", "x",
+             "said.\u201d", "Ok.)", "。", "好！", "\u00a0", "1.", "Then", "the", "\n", ".", "?"]
+    texts = ["".join(rng.choice(words) + rng.choice(" \u00a0\n") for _ in range(rng.randint(1, 30)))
+             for _ in range(600)]
+    rules = default_rules()
+    langs = ["en", "de", "fr", "ja", "xx"]
+    fast = [rules.segmenter(lang).cuts(t) for t in texts for lang in langs]
+    assert sum(map(len, fast)) > 1000
+    monkeypatch.setattr(srx, "first_chars", lambda pattern: None)  # every finder scans the whole text
+    slow_rules = srx.SRX(rules.source, rules.cascade, rules.languagerules, rules.maps, trusted=True)
+    assert fast == [slow_rules.segmenter(lang).cuts(t) for t in texts for lang in langs]
+
+
 @pytest.mark.parametrize("pattern, chars", [
     ("«[^«»\\n]{0,400}+[.?!…]+", "«"), ("[。！？]+[」』]*", "。！？"), (";", ";"), ("[#@]\\w", "#@"),
     ("«a|b", None), ("(?i)q\\.", None), ("«*x", None), ("[a-c]x", None), ("\\.x", None), ("\\bNo\\.", None),
