@@ -28,7 +28,7 @@ import regex
 from engine.errors import FormatError
 from engine.formats.textutil import renumber as renumber_narrow
 from engine.inline import (
-    TAG_MAX, Tag, TaggedText, TaggedTextBuilder, new_tag, tag_char, tag_chars_in, tag_number,
+    TAG_BASE, TAG_MAX, Tag, TaggedText, TaggedTextBuilder, new_tag, tag_char, tag_chars_in, tag_number,
 )
 
 WIDE = 0xF0000 - TAG_MAX   # code n > TAG_MAX of a paragraph's text is chr(WIDE + n): U+F0001 ...
@@ -40,7 +40,7 @@ PARAGRAPH_MAX = 0xFFFFD - WIDE
 _WIDE_RE = regex.compile("[\U000f0001-\U000ffffd]")
 _NARROW_SEARCH = regex.compile("[\ue001-\uf8ff]")
 _ANY_RE = re.compile("[\ue001-\uf8ff\U000f0001-\U000ffffd]")
-_NARROW_RE = re.compile("[\ue001-\uf8ff]")
+_NARROW_SPLIT = regex.compile("([\ue001-\uf8ff])")
 
 
 def code_char(n: int) -> str:
@@ -100,16 +100,16 @@ def para_sentence(text: str, by_n: dict[int, Tag], path=None, place: str | None 
         para = [by_n[n] for n in map(code_number, _ANY_RE.findall(text)) if n in by_n]
         return TaggedText(s.text, tuple(Tag(t.n, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": o.n})
                                         for t, o in zip(s.tags, para)))
+    if not by_n:
+        return TaggedText(text, ())
     new: list[Tag] = []
-
-    def number(m: re.Match) -> str:
-        t = by_n.get(tag_number(m.group()))
-        if t is None:
-            return m.group()
-        new.append(new_tag(len(new) + 1, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": t.n}))
-        return tag_char(len(new))
-
-    return TaggedText(_NARROW_RE.sub(number, text) if by_n else text, tuple(new))
+    parts = _NARROW_SPLIT.split(text)  # one split, each code renumbered in the list (re.sub calling back: 2x)
+    for k in range(1, len(parts), 2):
+        t = by_n.get(ord(parts[k]) - TAG_BASE)
+        if t is not None:
+            new.append(new_tag(len(new) + 1, t.kind, t.original, t.label, t.pair, {**t.attrs, "p": t.n}))
+            parts[k] = tag_char(len(new))
+    return TaggedText("".join(parts), tuple(new))
 
 
 def too_many(count: int, path, place: str | None, where: str = "in one paragraph") -> FormatError:

@@ -23,8 +23,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import regex
+
 from engine.errors import FormatError
-from engine.inline import TAG_MAX, Tag, TaggedText, merge_tags, new_tag, protect, tag_char, tag_number
+from engine.inline import TAG_BASE, TAG_MAX, Tag, TaggedText, merge_tags, new_tag, protect, tag_char, tag_number
 
 #: The longest line a text file may have (bytes); no real document has one near it.
 MAX_LINE_BYTES = 1 << 20
@@ -40,6 +42,8 @@ MAX_DOCUMENT_BYTES = 64 << 20
 MAX_SEGMENTS = 100_000
 _CHUNK = 1 << 20
 _CODE_CHAR = re.compile("[\ue001-\uf8ff]")
+#: the code characters of a text and the text between them (``regex``: 1.9 us for a 280-character sentence, ``re`` 2.3)
+_CODE_SPLIT = regex.compile("([\ue001-\uf8ff])")
 
 
 def size_label(n: int) -> str:
@@ -238,20 +242,24 @@ def renumber(text: str, tags) -> TaggedText:
     of ``tags`` (a sequence, or a dict number -> tag) that do not occur in
     ``text`` are dropped."""
     # most sentences: no per-character walk (1.2 s a MB); an ASCII one (isascii: no scan) holds no code
-    if not tags or text.isascii() or not _CODE_CHAR.search(text):
+    if not tags or text.isascii():
+        return TaggedText(text, ())
+    # one split at the code characters, each renumbered in the list (re.sub calling back per code, and a search
+    # before it: 8 -> 4 us a sentence with a bold word, 0.038 -> 0.018 s of reading 3 MB of HTML prose)
+    parts = _CODE_SPLIT.split(text)
+    if len(parts) == 1:
         return TaggedText(text, ())
     by_n = tags if isinstance(tags, dict) else {t.n: t for t in tags}
     new_tags: list[Tag] = []
-
-    def number(m: re.Match) -> str:  # the code characters only: a walk over every character of a
-        t = by_n.get(tag_number(m.group()))  # sentence with a code took 0.9 s for 3 MB of HTML prose
-        if t is None:
-            return m.group()
-        t2 = new_tag(len(new_tags) + 1, t.kind, t.original, t.label, t.pair, t.attrs)  # dataclasses.replace: 3x
-        new_tags.append(t2)
-        return t2.char
-
-    return TaggedText(_CODE_CHAR.sub(number, text), tuple(new_tags))
+    for k in range(1, len(parts), 2):
+        t = by_n.get(ord(parts[k]) - TAG_BASE)
+        if t is not None:
+            n = len(new_tags) + 1
+            if t.n != n:  # numbered as it was (the first sentence of a paragraph): the same Tag
+                t = new_tag(n, t.kind, t.original, t.label, t.pair, t.attrs)  # dataclasses.replace: 3x
+                parts[k] = tag_char(n)
+            new_tags.append(t)
+    return TaggedText("".join(parts), tuple(new_tags))
 
 
 def protect_like(source: TaggedText, text: str) -> TaggedText:

@@ -58,3 +58,36 @@ def test_protecting_text_without_codes_is_the_text_and_private_use_characters_st
     tt = protect("Bullet \ue050 here")
     assert tt.text == "Bullet \ue001 here" and tt.tags[0].original == "\ue050"
     assert protect("Delete %1 <b>now</b>?").display() == "Delete <%1/> <b>now</b>?"
+
+
+def test_a_sentence_cut_from_a_paragraph_numbers_its_codes_from_one_keeping_their_markup():
+    """``renumber`` (one split at the code characters) gives what a walk over every character gives:
+    codes numbered 1, 2, ... in order, each with its markup; a code the table lacks is left as it is."""
+    import random
+
+    from engine.formats.textutil import renumber
+    from engine.inline import TAG_BASE, new_tag, tag_char
+
+    def walk(text, tags):
+        by_n = {t.n: t for t in tags}
+        out, new = [], []
+        for ch in text:
+            t = by_n.get(ord(ch) - TAG_BASE) if TAG_BASE < ord(ch) <= 0xF8FF else None
+            if t is None:
+                out.append(ch)
+                continue
+            new.append(new_tag(len(new) + 1, t.kind, t.original, t.label, t.pair, t.attrs))
+            out.append(tag_char(len(new)))
+        return TaggedText("".join(out), tuple(new))
+
+    rng = random.Random(3)
+    seen = 0
+    for _ in range(3000):
+        tags = [Tag(i, rng.choice(["open", "close", "ph"]), f"<x{i}>", "x", f"p{i}", {"at": i})
+                for i in range(1, rng.randint(0, 8) + 1)]
+        words = ["a", " b. ", "é", "\U000f0002", "x"] + [tag_char(rng.randint(1, 12)) for _ in range(rng.randint(0, 6))]
+        text = "".join(rng.choice(words) for _ in range(rng.randint(0, 12)))
+        got, want = renumber(text, tags), walk(text, tags)
+        assert got == want and [t.attrs for t in got.tags] == [t.attrs for t in want.tags]
+        seen += len(got.tags) > 1
+    assert seen > 500
