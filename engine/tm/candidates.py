@@ -352,10 +352,13 @@ class CandidateStage:
         docs = np.flatnonzero(acc > 0)  # (on a bool array: several times faster)
         if len(docs) > OVERSHOOT * limit:
             shared = acc[docs]
-            # the (OVERSHOOT x limit)-th largest count: numpy's partition of 200,000 uint16 counts took 0.04 ms
-            # against 0.3 ms for the histogram (np.bincount) it replaces (its vectorised sort has no 8-bit kind)
-            nth = len(shared) - OVERSHOOT * limit
-            least = max(1, int(np.partition(shared.astype(np.uint16), nth)[nth]))
+            # the (OVERSHOOT x limit)-th largest count, the largest a that at least that many share, by bisection:
+            # 752k TM, 121 queries sharing with > 8,000 documents: 0.03 ms (at most 0.1) against 0.31 for the
+            # histogram (np.bincount) and 0.62 (up to 2.5: a few counts repeated 100,000 times) for np.partition
+            least, hi = 1, int(shared.max())
+            while least < hi:
+                mid = (least + hi + 1) // 2
+                least, hi = (mid, hi) if np.count_nonzero(shared >= mid) >= OVERSHOOT * limit else (least, mid - 1)
             top = docs[shared >= least]
             bounds = self._bounds(acc, top, unread, q)
             beta = float(np.partition(bounds, len(bounds) - limit)[len(bounds) - limit]) if len(bounds) >= limit else 0.0
