@@ -65,10 +65,12 @@ class DeliveryController(Controller):
         self.spell = None
         self.spell_ready = False
 
-        def job(control, project=project):
-            # In a process of its own: spylls is Python, and reading German here held the
-            # interpreter lock for over half of an opening, stalling the UI up to 140 ms a time.
-            return project.spell_checker(process=True)
+        # In a process of its own: spylls is Python, and reading German here held the
+        # interpreter lock for over half of an opening, stalling the UI up to 140 ms a time.
+        build = project.spell_checker_builder(process=True)
+
+        def job(control):
+            return build()
 
         def done(checker, project=project):
             if self.win.project is not project:

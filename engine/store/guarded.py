@@ -23,13 +23,13 @@ class GuardedConnection:
         self._raw = conn
         self._guard = threading.Lock()
 
-    def execute(self, *args) -> sqlite3.Cursor:
+    def execute(self, *args) -> "GuardedCursor":
         with self._guard:
-            return self._raw.execute(*args)
+            return GuardedCursor(self._guard, self._raw.execute(*args))
 
-    def executemany(self, *args) -> sqlite3.Cursor:
+    def executemany(self, *args) -> "GuardedCursor":
         with self._guard:
-            return self._raw.executemany(*args)
+            return GuardedCursor(self._guard, self._raw.executemany(*args))
 
     def close(self) -> None:
         with self._guard:
@@ -37,3 +37,45 @@ class GuardedConnection:
 
     def __getattr__(self, name: str):
         return getattr(self._raw, name)
+
+
+class GuardedCursor:
+    """A cursor whose fetches take the connection's lock too: a SELECT's next row is another
+    ``sqlite3_step`` on the connection, so an unguarded ``fetchone()`` could still meet
+    ``close()`` half way (a job reading settings while the window closed: one segfault in a CI
+    run).  Iteration takes the lock once per :data:`ROWS_PER_LOCK` rows."""
+
+    ROWS_PER_LOCK = 256
+    __slots__ = ("_guard", "_raw")
+
+    def __init__(self, guard: threading.Lock, cursor: sqlite3.Cursor):
+        self._guard, self._raw = guard, cursor
+
+    def fetchone(self):
+        with self._guard:
+            return self._raw.fetchone()
+
+    def fetchall(self) -> list:
+        with self._guard:
+            return self._raw.fetchall()
+
+    def fetchmany(self, size: int = 1) -> list:
+        with self._guard:
+            return self._raw.fetchmany(size)
+
+    def __iter__(self):
+        while True:
+            with self._guard:
+                rows = self._raw.fetchmany(self.ROWS_PER_LOCK)
+            if not rows:
+                return
+            yield from rows
+
+    def __next__(self):
+        row = self.fetchone()
+        if row is None:
+            raise StopIteration
+        return row
+
+    def __getattr__(self, name: str):
+        return getattr(self._raw, name)   # lastrowid, rowcount, description

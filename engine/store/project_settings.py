@@ -56,10 +56,18 @@ class ProjectSettings:
         """A :class:`engine.spelling.SpellChecker` for the target language with the project
         dictionary's words, or None when no hunspell dictionary for it is installed.  ``process``:
         asked of a shared spelling process (the editor; ``close()`` gives it back)."""
-        from engine.spelling import ProjectDictionary, SpellChecker
+        return self.spell_checker_builder(process=process)()
 
-        return SpellChecker.for_language(self.tgt_lang, ProjectDictionary(self.dictionary_path()).words(),
-                                         process=process)
+    def spell_checker_builder(self, *, process: bool = False):
+        """What :meth:`spell_checker` does, with the project read now: a background job calls it
+        without touching the project, which the editor may close meanwhile."""
+        lang, dictionary = self.tgt_lang, self.dictionary_path()
+
+        def build():
+            from engine.spelling import ProjectDictionary, SpellChecker
+
+            return SpellChecker.for_language(lang, ProjectDictionary(dictionary).words(), process=process)
+        return build
 
     def glossary_refs(self, *, outside: str = "skip") -> list[TMRef]:
         """The glossaries, highest priority first, as ``tms``; one outside: :func:`trusted.guarded`."""
