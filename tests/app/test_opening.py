@@ -113,11 +113,12 @@ def run_until(cond):
     end = time.perf_counter() + 120
     while time.perf_counter() < end and not cond():
         app.processEvents(); time.sleep(0.001)
-gaps, last = [], [None]
-def tick():
-    now = time.perf_counter()
+gaps, work, last = [], [], [None]
+def tick():  # between two ticks: the wall time, and the CPU this process spent (other processes' load is not in it)
+    now = (time.perf_counter(), time.process_time())
     if last[0] is not None:
-        gaps.append(now - last[0])
+        gaps.append(now[0] - last[0][0])
+        work.append(now[1] - last[0][1])
     last[0] = now
 timer = QTimer(); timer.setInterval(2); timer.timeout.connect(tick)
 win = MainWindow(Project.open(sys.argv[1]), nmt=True)
@@ -126,7 +127,8 @@ run_until(lambda: win.opening.done)
 timer.start()
 win.machine.use_model(sys.argv[2])  # the translator picks a model: torch loads now
 run_until(lambda: win.nmt.translator is not None)
-print(json.dumps({"loaded": win.nmt.translator is not None, "max_gap_s": max(gaps), "ticks": len(gaps),
+print(json.dumps({"loaded": win.nmt.translator is not None, "max_gap_s": max(gaps), "max_work_s": max(work),
+                  "ticks": len(gaps),
                   "torch_in_editor": "torch" in sys.modules}), flush=True)
 os._exit(0)
 """
@@ -135,10 +137,13 @@ os._exit(0)
 @pytest.mark.slow
 def test_the_window_keeps_answering_while_the_model_loads(tmp_path):
     """A fresh process (torch is imported once per process) with the window up: from choosing a
-    model until it has loaded, a 2 ms timer on the UI thread never waits 1.5 s, and torch was never
-    imported by the editor's process -- the model loads in the engine process (engine/nmt/server.py).
-    (Imported in the editor with its libraries loaded under the interpreter lock, torch stopped that
-    timer for 0.19-0.31 s on a 2-core machine, for seconds on a busy one.)"""
+    model until it has loaded, the editor's process never works 0.5 s of CPU without a 2 ms timer on
+    the UI thread firing, and torch was never imported by the editor's process -- the model loads in
+    the engine process (engine/nmt/server.py).  (Imported in the editor with its libraries loaded under
+    the interpreter lock, torch stopped that timer for 0.19-0.31 s on a 2-core machine, for seconds on
+    a busy one.)  The process's CPU, not the wall time between ticks: a busy machine's other processes
+    delay a tick without this process doing anything (a healthy load: at most 0.01 s between ticks,
+    2-core VM, load 3-7; torch imported in the editor: 0.06-0.07 s, and torch_in_editor catches it)."""
     pytest.importorskip("torch")
     from engine.formats.base import ParsedDocument, ParsedSegment
     from engine.inline import protect
@@ -155,7 +160,7 @@ def test_the_window_keeps_answering_while_the_model_loads(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["loaded"] and not out["torch_in_editor"]
-    assert out["max_gap_s"] < 1.5, out
+    assert out["max_work_s"] < 0.5, out
 
 
 def test_torch_imported_in_the_editor_loads_its_libraries_through_the_preload():
