@@ -215,9 +215,11 @@ def edit_ops(query: str | list[Token], match: str) -> list[EditOp]:
     """
     qt = core_tokens(query) if isinstance(query, str) else query
     mt = core_tokens(match)
-    v = Vocab()
-    qs = v.encode(t.norm for t in qt)
-    ms = v.encode(t.norm for t in mt)
+    # tokens as small ints, equal for equal normal forms (rapidfuzz compares elements only for equality):
+    # 0.04 against 0.08 ms a pair through Vocab's characters (752k TM, the p95 queries' 5 long matches)
+    codes: dict[str, int] = {}
+    qs = [codes.setdefault(t.norm, len(codes)) for t in qt]
+    ms = [codes.setdefault(t.norm, len(codes)) for t in mt]
     out = []
     for o in Levenshtein.opcodes(qs, ms):
         # rapidfuzz names edits from the first string's view: "insert" adds

@@ -69,6 +69,29 @@ def test_edit_ops_give_token_ranges_and_character_spans():
                                                      ("equal", (2, 3)), ("delete", (3, 4))]
 
 
+
+def test_edit_ops_of_long_pairs_turn_the_query_into_the_match_in_as_many_edits_as_the_token_distance():
+    import random
+
+    from rapidfuzz.distance import Levenshtein
+
+    rng = random.Random(4)
+    words = ["Save", "save", "SAVE", "the", "file", "disk", tag_char(1), tag_char(2), "a", "b"]
+    for _ in range(60):
+        q = " ".join(rng.choice(words) for _ in range(rng.randint(0, 300)))
+        m = " ".join(rng.choice(words) for _ in range(rng.randint(0, 300)))
+        qn, mn = list(analyse(q).core), list(analyse(m).core)
+        ops = edit_ops(q, m)
+        built, edits = [], 0
+        for o in ops:
+            built += mn[o.match_tokens[0]:o.match_tokens[1]]
+            if o.op == "equal":
+                assert qn[o.query_tokens[0]:o.query_tokens[1]] == mn[o.match_tokens[0]:o.match_tokens[1]]
+            else:
+                edits += max(o.query_tokens[1] - o.query_tokens[0], o.match_tokens[1] - o.match_tokens[0])
+        assert built == mn and [t for o in ops for t in qn[o.query_tokens[0]:o.query_tokens[1]]] == qn
+        assert edits == Levenshtein.distance(qn, mn)
+
 def test_score_many_equals_score_encoded_one_by_one():
     import random
 
