@@ -11,10 +11,10 @@ from pathlib import Path
 
 from lxml import etree
 
-from engine.formats.xliff12_status import read_status, sdl_seg
+from engine.formats.xliff12_status import read_status, sdl_segs
 from engine.formats.xliff_revisions import tracked_change
 from engine.formats.xliffcommon import (
-    Extracted, Extractor, KeyMaker, code_label, edges, load, localname, normalize, preserve_space,
+    XML_SPACE, Extracted, Extractor, KeyMaker, code_label, edges, load, localname, normalize, preserve_space,
     remap_target, root_of, where,
 )
 from engine.inline import TaggedText
@@ -91,6 +91,9 @@ class Doc:
         self.problems: list[str] = []
         self.sites: list[Site] = []
         self._targets: dict = {}  # target container -> (its content as read, remapped to the source)
+        self._mrks: dict = {}     # <target> -> its segments' <mrk>s by mid
+        self._segs: dict = {}     # unit -> its <sdl:seg>s by id
+        self._space: dict = {}    # unit -> xml:space="preserve" in force there
         self._collect()
 
     def q(self, name: str) -> str:
@@ -124,8 +127,20 @@ class Doc:
                 mid = mrk.get("mid") or f"#{i}"
                 self._add(keys.take(f"{ukey}#{mid}"), unit, mrk, mid, file_el)
 
+    def preserve(self, el, unit) -> bool:
+        """``preserve_space(el)`` for ``el`` in ``unit``, the unit's ancestors asked once per unit."""
+        while el is not unit:
+            v = el.get(XML_SPACE)
+            if v is not None:
+                return v == "preserve"
+            el = el.getparent()
+        got = self._space.get(unit)
+        if got is None:
+            got = self._space[unit] = preserve_space(unit)
+        return got
+
     def _add(self, key, unit, src, mid, file_el) -> None:
-        preserve = preserve_space(src)
+        preserve = self.preserve(src, unit)
         raw = extract(self.path, self.ns, src)
         ext = Extracted(normalize(raw.text, preserve), raw.codes)
         if not ext.text.plain().strip():
@@ -141,7 +156,12 @@ class Doc:
         return self.target_mrks(site.unit, target).get(site.mid)
 
     def target_mrks(self, unit, target) -> dict:
-        return {m.get("mid") or f"#{i}": m for i, m in enumerate(self.seg_mrks(target), 1)}
+        """The ``<mrk mtype="seg">`` of ``target`` by mid (looked up once per target: a writer edits
+        only their content)."""
+        got = self._mrks.get(target)
+        if got is None:
+            got = self._mrks[target] = {m.get("mid") or f"#{i}": m for i, m in enumerate(self.seg_mrks(target), 1)}
+        return got
 
     def _target(self, site: Site, cont) -> tuple[Extracted, Extracted]:
         """``cont``'s content as read and in the source's numbering, read once: a writer asks for
@@ -157,7 +177,7 @@ class Doc:
         cont = self.target_container(site)
         if cont is None:
             return None
-        tt = normalize(self._target(site, cont)[1].text, preserve_space(cont))
+        tt = normalize(self._target(site, cont)[1].text, self.preserve(cont, site.unit))
         return tt if tt.text else None
 
     def target_codes(self, site: Site, cont) -> tuple[dict, tuple[str, str]]:
@@ -171,7 +191,12 @@ class Doc:
         return site.ext.codes, site.edges
 
     def sdl_seg(self, site: Site):
-        return sdl_seg(site.unit, site.mid)
+        if site.mid is None:
+            return None
+        segs = self._segs.get(site.unit)
+        if segs is None:
+            segs = self._segs[site.unit] = sdl_segs(site.unit)
+        return segs.get(site.mid)
 
     def status(self, site: Site, target: TaggedText | None) -> tuple[str, dict]:
         """(status, raw values) of ``site`` whose target text is ``target``."""

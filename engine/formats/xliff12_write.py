@@ -21,7 +21,6 @@ from engine.formats.xmlsafe import INVALID_XML_CHARS as _XML_INVALID
 from engine.formats.xmlsplice import Splice
 from engine.formats.xliffcommon import (
     XML_LANG, append_text, clear_content, fill_content, keep_edges, localname, min_status,
-    preserve_space,
 )
 
 
@@ -81,7 +80,7 @@ class Writer:
         # has) and its trimmed whitespace, read before the content is replaced
         codes, (lead, trail) = self.doc.target_codes(site, container)
         codes = revision_codes(tr.target, codes, self.doc.root)
-        target = tr.target if preserve_space(container) else keep_edges(tr.target, lead, trail)
+        target = tr.target if self.doc.preserve(container, self.unit) else keep_edges(tr.target, lead, trail)
         fill_content(container, target, codes, isolate=self._isolate,
                      add_text=self._text(site.key))
         self.sp.content(container)
