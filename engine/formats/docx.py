@@ -74,6 +74,14 @@ _PPR, _R, _PROOF_ERR, _RPR, _VANISH, _VAL, _T, _DEL_TEXT, _P = map(
     w, ("pPr", "r", "proofErr", "rPr", "vanish", "val", "t", "delText", "p"))
 
 
+def _child(el, tag: str):
+    """``el.find(tag)``, without lxml's path language: 2-3 us a call there, 0.3 here (two a formatted run)."""
+    for child in el:
+        if child.tag == tag:
+            return child
+    return None
+
+
 def _local(el) -> str:
     t = el.tag
     return t.rsplit("}", 1)[-1] if isinstance(t, str) else ""
@@ -183,8 +191,8 @@ class _Extractor:
                 self._code(("para", el), _local(el)[:8])
 
     def _run(self, r) -> None:
-        rpr = r.find(_RPR)
-        vanish = rpr.find(_VANISH) if rpr is not None else None
+        rpr = _child(r, _RPR)
+        vanish = _child(rpr, _VANISH) if rpr is not None else None
         if vanish is not None and vanish.get(_VAL, "true") not in ("0", "false", "off"):
             self._code(("para", r), "hidden")
             return

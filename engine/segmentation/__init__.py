@@ -129,11 +129,12 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
     """Split ``text`` into sentences with the rules of ``lang``; loss-free."""
     if not text or text.isspace():
         return Segmentation((), (text,))
-    if _RULES.get() == PYSBD:
+    rules = _RULES.get()
+    if rules == PYSBD:
         from engine.segmentation.pysbd_legacy import pysbd_cuts as cut
     else:
-        seg = active_rules().segmenter(lang or "")
-        spaces = "".join(t.char for t in tags if t.label == "br" or (t.original and t.original.isspace())) \
+        seg = (rules if isinstance(rules, SRX) else default_rules()).segmenter(lang or "")
+        spaces = "".join([t.char for t in tags if t.label == "br" or (t.original and t.original.isspace())]) \
             if tags else ""
         if len(text) <= LONG_TEXT:  # one piece (most paragraphs): no pieces to cut and join
             cuts = _rule_cuts(text, seg, spaces)
@@ -154,8 +155,9 @@ def segment_text(text: str, lang: str, tags: Sequence[Tag] = ()) -> Segmentation
 def _finished(text: str, tags: Sequence[Tag], cuts: list[int]) -> Segmentation:
     """The sentences of ``text`` cut at the rules' ``cuts``, moved past the codes that close the sentence
     before and dropped between a pair of codes."""
-    closing = frozenset(t.n for t in tags if t.kind == "close")
-    cuts = [_after_trailing_codes(text, c, closing) for c in cuts]
+    closing = frozenset([t.n for t in tags if t.kind == "close"])
+    n = len(text)  # most cuts stand before a letter, not a code: no call for them
+    cuts = [_after_trailing_codes(text, c, closing) if c < n and "\ue000" < text[c] <= "\uf8ff" else c for c in cuts]
     if tags:
         spans = _pair_spans(text, tags)
         cuts = [c for c in cuts if not _inside(spans, c)]
