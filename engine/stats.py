@@ -96,7 +96,8 @@ class _Table:
     rows: dict[str, Count]
 
     def add(self, row: str, words: int) -> None:
-        self.rows[row] = self.rows[row] + Count(1, words)
+        c = self.rows[row]
+        self.rows[row] = Count(c.segments + 1, c.words + words)
 
     @property
     def total(self) -> Count:
