@@ -3,6 +3,8 @@
 offset/length arrays; many values are gathered and decoded in one go."""
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 
@@ -20,6 +22,14 @@ class BytesColumn:
             self._view = memoryview(self._data)
         except (AttributeError, TypeError, ValueError):  # pragma: no cover - another storage
             self._data = None
+        self._map = None
+        src = getattr(buf, "obj", None) if self._data is not None else None
+        if isinstance(src, mmap.mmap):  # the segment's map itself: a slice of it is one bytes object (2,000
+            whole = np.frombuffer(src, dtype=np.uint8)  # values: 0.35 against 0.67 ms through a memoryview)
+            at = self._data.ctypes.data - whole.ctypes.data
+            if 0 <= at and at + len(self._data) <= len(whole):
+                self._map, self._map_offsets = src, self._offsets + at
+            del whole
 
     def raw(self, local: np.ndarray) -> list[bytes]:
         """The UTF-8 bytes of the local docs ``local``: bytes, not memoryviews, which the collector
@@ -27,6 +37,9 @@ class BytesColumn:
         if self._data is None:  # pragma: no cover - another storage
             cr = self._cr
             return [bytes(cr[d]) for d in local.tolist()]
+        if self._map is not None:
+            offs = self._map_offsets[local]
+            return list(map(self._map.__getitem__, map(slice, offs.tolist(), (offs + self._lens[local]).tolist())))
         offs = self._offsets[local]
         mv = self._view
         return [bytes(mv[a:b]) for a, b in zip(offs.tolist(), (offs + self._lens[local]).tolist())]
