@@ -146,7 +146,7 @@ class Xliff12Format:
             copy_file(original, out)
             return
         files = list(dict.fromkeys(by_unit[uid][0].file_el for uid in edited))
-        sp = Splice(original, doc.tree, [units[uid] for uid in edited], files)
+        sp = Splice(original, doc.tree, [units[uid] for uid in edited], files, by_element=True)
         for uid in edited:
             with sp.element(units[uid]):
                 Writer(doc, units[uid], by_unit[uid], translations, tgt_lang, out, sp,

@@ -111,12 +111,15 @@ class Locator:
     """The spans of chosen elements of ``root`` (parsed from ``text``), numbered before any edit:
     ``deep`` elements with all their descendants, ``shallow`` ones alone (or ``numbered``: every
     element's number, taken by the caller).  :meth:`span` finds an element's start tag;
-    ``closed=True`` its end tag too (by walking its content only)."""
+    ``closed=True`` its end tag too (by walking its content only).  ``later``: a ``deep`` element's
+    descendants are numbered only when :meth:`number` is asked for it (before any edit of it)."""
 
-    def __init__(self, text: str, root, deep=(), shallow=(), numbered: dict | None = None):
+    def __init__(self, text: str, root, deep=(), shallow=(), numbered: dict | None = None,
+                 later: bool = False):
         self.text = text
         self._starts = [m.start() for m in _STARTS.finditer(text) if m.lastindex]
         self._order: dict = {}  # element -> its number in document order
+        self._later: dict = {}  # deep element -> its number: its descendants not numbered yet
         self._spans: dict = {}
         want = {el: False for el in shallow}
         want.update({el: True for el in deep})
@@ -126,7 +129,9 @@ class Locator:
         elif want:
             for n, el in enumerate(root.iter(etree.Element), 1):
                 flag = want.get(el)
-                if flag:
+                if flag and later:
+                    self._order[el] = self._later[el] = n - 1
+                elif flag:
                     self._order.update(zip(el.iter(etree.Element), count(n - 1)))
                 elif flag is not None:
                     self._order[el] = n - 1
@@ -137,6 +142,12 @@ class Locator:
 
     def __contains__(self, el) -> bool:
         return el in self._order
+
+    def number(self, el) -> None:
+        """Number the descendants of ``el`` (a ``deep`` element, with ``later``) as they are now."""
+        n = self._later.pop(el, None)
+        if n is not None:
+            self._order.update(zip(el.iter(etree.Element), count(n)))
 
     def span(self, el, closed: bool = False) -> _Span:
         sp = self._spans.get(el)

@@ -87,13 +87,12 @@ def inner_xml(el) -> str:
 _XMLNS = re.compile(r"\s+xmlns(?::([^\s=]+))?\s*=\s*([\"'])(.*?)\2", re.S)
 
 
-def outer_xml(el, context=None, *, scope: dict | None = None) -> str:
+def outer_xml(el, context) -> str:
     """``el`` serialised without its tail and without the namespace
-    declarations ``context`` (its new parent) already has in ``scope``."""
+    declarations ``context`` (its new parent) already has in scope."""
     s = etree.tostring(el, encoding="unicode", with_tail=False)
     cut = _start_tag_end(s)
-    if scope is None:
-        scope = context.nsmap or {}
+    scope = context.nsmap or {}
 
     def drop(m: re.Match) -> str:
         return "" if scope.get(m.group(1)) == m.group(3) else m.group(0)
@@ -134,9 +133,11 @@ class Splice:
     """The changes a writer made to ``tree`` (parsed from ``original``),
     written back into the original bytes.  ``scopes``: the elements whose
     subtree the writer may change (units), and single elements whose
-    attributes it may change (``attr_only``: the root, a ``<file>``)."""
+    attributes it may change (``attr_only``: the root, a ``<file>``).  ``by_element``: every
+    change to a scope is made inside ``with splice.element(scope)``."""
 
-    def __init__(self, original: Path, tree: etree._ElementTree, scopes, attr_only=()):
+    def __init__(self, original: Path, tree: etree._ElementTree, scopes, attr_only=(), *,
+                 by_element: bool = False):
         self.original = Path(original)
         self.tree = tree
         self._attrs: dict = {}        # element -> its attributes before the first change
@@ -154,12 +155,9 @@ class Splice:
         try:
             raw = self.original.read_bytes()
             self.bom, self.codec, self.text = _decode(raw, tree.docinfo.encoding)
-            self._map(list(scopes), list(attr_only))
+            self._loc = Locator(self.text, tree.getroot(), list(scopes), list(attr_only), later=by_element)
         except SpliceError as e:
             self.error = str(e)
-
-    def _map(self, scopes: list, attr_only: list) -> None:
-        self._loc = Locator(self.text, self.tree.getroot(), scopes, attr_only)
 
     # -- what the writer changed
     def set(self, el, name: str, value: str) -> None:
@@ -204,25 +202,42 @@ class Splice:
         are tried."""
         if self.error is None and (self._tries < 16 or 4 * len(self._whole) >= self._tries):
             self._tries += 1
-            try:
-                start = self._span(el, False).start
-                s = self._serialise(el)
-            except SpliceError:
-                start, s = -1, ""
-            if start >= 0 and self.text.startswith(s, start):
-                self._whole[el] = (start, start + len(s))
+            span = self._as_written(el)
+            if span is not None:
+                self._whole[el] = span
                 self._in_whole = True
+        if not self._in_whole and self._loc is not None:
+            self._loc.number(el)  # spliced element by element: where each is, before the edit
         try:
             yield
         finally:
             self._in_whole = False
 
+    def _as_written(self, el) -> tuple[int, int] | None:
+        """(start, end) of ``el`` in the text when that is lxml's serialisation of it, else None."""
+        try:
+            start = self._span(el, False).start
+            s = self._serialise(el)
+        except SpliceError:
+            return None
+        return (start, start + len(s)) if self.text.startswith(s, start) else None
+
     def _serialise(self, el) -> str:
+        """``el`` as lxml writes it, less the namespace declarations in scope at its parent, which
+        lxml repeats on its start tag (as ``lxml`` writes them: a declaration written otherwise
+        stays, so the text does not match and the unit is spliced element by element)."""
         parent = el.getparent()
-        scope = self._scopes.get(parent)
-        if scope is None:
-            scope = self._scopes[parent] = (parent.nsmap or {}) if parent is not None else {}
-        s = outer_xml(el, scope=scope)
+        drop = self._scopes.get(parent)
+        if drop is None:
+            scope = (parent.nsmap or {}) if parent is not None else {}
+            drop = self._scopes[parent] = tuple(
+                f' xmlns{":" + p if p else ""}="{_esc_attr(uri, chr(34))}"' for p, uri in scope.items())
+        s = etree.tostring(el, encoding="unicode", with_tail=False)
+        cut = _start_tag_end(s)
+        head = s[:cut]
+        for d in drop:
+            head = head.replace(d, "", 1)
+        s = head + s[cut:]
         return s.replace("\n", "\r\n") if self._crlf() else s
 
     def _crlf(self) -> bool:

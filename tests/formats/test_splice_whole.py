@@ -63,12 +63,12 @@ MIXED = HEAD + "".join([
 @contextlib.contextmanager
 def _spliced_one_by_one():
     """The writer with every unit's edits spliced element by element (never serialised whole)."""
-    whole = Splice.element
-    Splice.element = lambda self, el: contextlib.nullcontext()
+    as_written = Splice._as_written
+    Splice._as_written = lambda self, el: None
     try:
         yield
     finally:
-        Splice.element = whole
+        Splice._as_written = as_written
 
 
 def _export(src: Path, out: Path, edits: dict[str, str], status: str = "confirmed") -> bytes:
