@@ -327,9 +327,36 @@ class Splice:
         return self.bom + out.encode(self.codec, errors="xmlcharrefreplace")
 
 
+_NEEDS_ESC = re.compile("[&<>\"\n\r\t]")
+_TAG_END = re.compile(r"\s*/?>")
+
+
+def _head(el, name: str, attrs) -> str | None:
+    """``<name a="v" ...`` with ``attrs`` quoted as lxml writes them (None: a namespaced name
+    without a prefix in scope)."""
+    parts = ["<", name]
+    for k, v in attrs.items():
+        if k[0] == "{":
+            try:
+                k = qname(el, k, strict=True)
+            except SpliceError:
+                return None
+        parts += (" ", k, '="', _esc_attr(v, '"') if _NEEDS_ESC.search(v) else v, '"')
+    return "".join(parts)
+
+
 def attr_edits(text: str, el, sp: _Span, before: dict) -> list[tuple[int, int, str]]:
     """The edits of ``el``'s start tag (at ``sp`` in ``text``) that give it its attributes
-    now, from ``before``: changed values in their quotes, removed ones cut, new ones added."""
+    now, from ``before``: changed values in their quotes, removed ones cut, new ones added.
+    A start tag written as lxml writes it (double quotes, one space, no namespace declaration;
+    any ``/>``) is written again from the attributes: the same bytes for those unchanged, in a
+    third of the time of finding each attribute in it."""
+    head = _head(el, sp.name, before)
+    if head is not None and text.startswith(head, sp.start) and _TAG_END.fullmatch(
+            text, sp.start + len(head), sp.stag_end):
+        now = _head(el, sp.name, el.attrib)
+        if now is not None:
+            return [(sp.start, sp.start + len(head), now)] if now != head else []
     tag = text[sp.start:sp.stag_end]
     raw: dict[str, re.Match] = {}
     last = sp.start + 1 + len(sp.name)

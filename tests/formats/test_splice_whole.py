@@ -165,3 +165,23 @@ def test_an_export_makes_no_garbage_cycles_and_leaves_the_collector_running(tmp_
     with pytest.raises(FormatError):
         _export(src, tmp_path / "bad.xlf", {keys[0]: "bad \x01"})
     assert gc.isenabled()
+
+
+def test_an_edited_segments_status_tag_keeps_its_quotes_and_spacing(tmp_path: Path):
+    def unit(n: int, seg_tag: str) -> str:  # a comment in each unit: spliced element by element
+        return (f'<trans-unit id="u{n}"><!-- c --><source>S{n}.</source><seg-source><mrk mtype="seg" mid="{n}">S{n}.'
+                f'</mrk></seg-source><target><mrk mtype="seg" mid="{n}">T{n}.</mrk></target><sdl:seg-defs>'
+                f'{seg_tag}<sdl:value key="k">v</sdl:value></sdl:seg></sdl:seg-defs></trans-unit>\n')
+    src = tmp_path / "tags.sdlxliff"
+    src.write_bytes((HEAD + unit(1, '<sdl:seg id="1" conf="Draft" origin="mt" origin-system="E">')
+                     + unit(2, "<sdl:seg id='2' conf='Draft' origin='mt'>")
+                     + unit(3, '<sdl:seg  id="3" conf="Draft" origin="tm" percent="90" >')
+                     + unit(4, '<sdl:seg id="4" conf="Draft" origin="mt" note="a &quot;b&quot; &amp; c">')
+                     + "</body></file></xliff>\n").encode("utf-8"))
+    keys = [s.key for s in xliff12.FORMAT.read(src).segments]
+    out = _export(src, tmp_path / "out.sdlxliff", {k: f"Neu {i}." for i, k in enumerate(keys)}).decode("utf-8")
+    assert '<sdl:seg id="1" conf="Translated" origin="interactive"><sdl:prev-origin origin="mt" origin-system="E">' in out
+    assert "<sdl:seg id='2' conf='Translated' origin='interactive'><sdl:prev-origin origin=\"mt\">" in out
+    assert '<sdl:seg  id="3" conf="Translated" origin="interactive" ><sdl:prev-origin origin="tm" percent="90">' in out
+    assert '<sdl:seg id="4" conf="Translated" origin="interactive" note="a &quot;b&quot; &amp; c">' in out
+    assert changes_outside_edited_units(src.read_bytes(), out.encode("utf-8"), "trans-unit", {0, 1, 2, 3}) == []
