@@ -28,6 +28,7 @@ from engine.formats.base import ParsedDocument, SegmentStatus
 from engine.inline import TaggedText
 from engine.langs import normalize_lang
 from engine.store import migrations
+from engine.store.bulk import insert_rows
 from engine.store.guarded import GuardedConnection
 from engine.store.locks import refusal
 from engine.store.project_export import EXPORTS, ProjectExport
@@ -166,12 +167,9 @@ class Project(ProjectSettings, ProjectExport):
                                  "imported_from": str(original.resolve())}, ensure_ascii=False), now),
                 )
                 doc_id = int(cur.lastrowid)
-                self._conn.executemany(
-                    "INSERT INTO segments (document_id, idx, key, source, source_tags, target, target_tags,"
-                    " status, origin, note, context, meta, created_at, updated_at, confirmed_at, locked)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    _segment_rows(doc_id, parsed, now),
-                )
+                insert_rows(self._conn, "INSERT INTO segments (document_id, idx, key, source, source_tags, target,"
+                            " target_tags, status, origin, note, context, meta, created_at, updated_at, confirmed_at,"
+                            " locked)", 16, _segment_rows(doc_id, parsed, now))
             return doc_id
 
     def import_document(self, path: str | Path, *, src_lang: str = "", tgt_lang: str = "",

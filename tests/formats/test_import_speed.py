@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.formats.base import ParsedDocument, ParsedSegment
 from engine.inline import Tag, TaggedText, protect
 from engine.store.project import Project
@@ -91,3 +93,30 @@ def test_a_sentence_cut_from_a_paragraph_numbers_its_codes_from_one_keeping_thei
         assert got == want and [t.attrs for t in got.tags] == [t.attrs for t in want.tags]
         seen += len(got.tags) > 1
     assert seen > 500
+
+
+@pytest.mark.parametrize("count", [1, 59, 60, 61, 121])
+def test_a_document_is_stored_whole_and_in_order_whatever_its_number_of_segments(tmp_path, count):
+    """Segments go into the store several rows a statement (engine/store/bulk.py): every one is there,
+    in the document's order, with the rows ``executemany`` would have stored, across statement ends."""
+    from engine.store.project import _segment_rows
+
+    bold = (Tag(1, "open", "<b>", "b", "p1"), Tag(2, "close", "</b>", "b", "p1"))
+    segs = [ParsedSegment(key=f"k{i}", source=TaggedText(f"\ue001S\ue002 {i}." if i % 3 else f"S {i}.",
+                                                          bold if i % 3 else ()),
+                          target=TaggedText(f"Z {i}.") if i % 2 else None, status="confirmed" if i % 4 else "draft",
+                          note=f"n{i}", meta={"i": i} if i % 5 else {}, locked=i % 7 == 0) for i in range(count)]
+    doc = ParsedDocument(path="x.txt", format="txt", segments=segs)
+    original = tmp_path / "x.txt"
+    original.write_text("x", "utf-8")
+    p = Project.create(tmp_path / "p", src_lang="en", tgt_lang="de")
+    p.import_parsed(ParsedDocument(path="y.txt", format="txt", segments=segs[:1]), original)  # ids go on after it
+    doc_id = p.import_parsed(doc, original)
+    rows = p._conn.execute("SELECT * FROM segments WHERE document_id = ? ORDER BY id", (doc_id,)).fetchall()
+    now = rows[0]["created_at"]
+    cols = ("document_id, idx, key, source, source_tags, target, target_tags, status, origin, note, context, meta, "
+            "created_at, updated_at, confirmed_at, locked").split(", ")
+    assert [tuple(r[c] for c in cols) for r in rows] == list(_segment_rows(doc_id, doc, now))
+    assert [r["id"] for r in rows] == list(range(2, count + 2))
+    assert [s.key for s in p.segments(doc_id)] == [f"k{i}" for i in range(count)]
+    p.close()
