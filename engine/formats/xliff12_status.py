@@ -7,7 +7,6 @@ keeps a raw value that already means the status being written.
 """
 from __future__ import annotations
 
-import copy
 
 from engine.inline import TaggedText
 
@@ -108,7 +107,7 @@ def _keep_prev_origin(sp, seg) -> None:
     was (origin attributes, ``rep``, older ``prev-origin`` nested, ``value`` metadata) moves into a
     new ``<sdl:prev-origin>``, placed where the schema's sequence (rep, prev-origin, value) puts it;
     the segment keeps its ``rep`` and ``value`` (Studio clones the origin)."""
-    attrib = seg.attrib
+    attrib = dict(seg.attrib)  # a dict: lxml's attrib proxy parses the name on each lookup
     prev = seg.makeelement(_PREV, {a: attrib[a] for a in _ORIGIN_ATTRS if a in attrib})
     children = list(seg)
     tags = [c.tag for c in children]
@@ -126,7 +125,7 @@ def _keep_prev_origin(sp, seg) -> None:
             seg.remove(child)
             prev.append(child)  # the segment's older history nests one level down
         elif isinstance(child.tag, str):
-            prev.append(copy.copy(child))  # deep in lxml, a fifth of deepcopy's time
+            prev.append(child.__copy__())  # deep in lxml, a fifth of deepcopy's time
     for child in prev:
         child.tail = None
     seg.insert(index, prev)
@@ -134,7 +133,8 @@ def _keep_prev_origin(sp, seg) -> None:
     sp.content(seg)
     sp.set(seg, "origin", "interactive")
     for a in _ORIGIN_ATTRS[1:]:
-        sp.delete(seg, a)
+        if a in attrib:
+            sp.delete(seg, a)
 
 
 def set_unit_state(sp, target, unit, status: str) -> None:
