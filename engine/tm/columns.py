@@ -22,14 +22,13 @@ class BytesColumn:
             self._view = memoryview(self._data)
         except (AttributeError, TypeError, ValueError):  # pragma: no cover - another storage
             self._data = None
-        self._map = None
+        self._map, self._at = None, 0  # the map and where ``_data`` starts in it
         src = getattr(buf, "obj", None) if self._data is not None else None
         if isinstance(src, mmap.mmap):  # the segment's map itself: a slice of it is one bytes object (2,000
             whole = np.frombuffer(src, dtype=np.uint8)  # values: 0.35 against 0.67 ms through a memoryview)
             at = self._data.ctypes.data - whole.ctypes.data
             if 0 <= at and at + len(self._data) <= len(whole):
-                self._map = src
-                self._offsets += at  # (in place: a second offset array was 6 MB a column at 752k)
+                self._map, self._at = src, at  # (offsets stay those into ``_data``: engine.tm.postfile reads them)
             del whole
 
     def raw(self, local: np.ndarray) -> list[bytes]:
@@ -38,7 +37,7 @@ class BytesColumn:
         if self._data is None:  # pragma: no cover - another storage
             cr = self._cr
             return [bytes(cr[d]) for d in local.tolist()]
-        offs = self._offsets[local]
+        offs = self._offsets[local] + self._at
         starts, ends = offs.tolist(), (offs + self._lens[local]).tolist()
         if self._map is not None:
             return list(map(self._map.__getitem__, map(slice, starts, ends)))
