@@ -34,8 +34,9 @@ def import_torch_alone() -> None:
     ~1.03 s CPU of ``import torch`` (median of 8 interleaved process pairs, 2-core VM, load 2-3).
     Once torch is in, numpy imports as usual for whatever reads it directly (the TM's index); only
     torch's own conversions (``Tensor.numpy``, ``torch.from_numpy``) stay refused in this process,
-    as where numpy is not installed -- so only `verso translate` asks for this, not training or
-    saving (safetensors' writer converts through numpy).  On a big-endian machine safetensors reads
+    as where numpy is not installed -- so only `verso translate` and the editor's engine process
+    (:mod:`engine.nmt.server`) ask for this, not training or saving (safetensors' writer converts
+    through numpy).  On a big-endian machine safetensors reads
     through numpy too: torch is imported as usual there."""
     import sys
     import warnings

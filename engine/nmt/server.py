@@ -43,10 +43,11 @@ def one_line(e: BaseException) -> str:
 def serve(conn, cancel, folder: str, threads: int, quantize: int, parent: int) -> None:
     """The engine process (the target of a spawned ``multiprocessing.Process``)."""
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="parent-watch").start()
-    from engine.nmt.heap import loaded_for_good
+    from engine.nmt.heap import import_torch_alone, loaded_for_good
 
     try:
         with loaded_for_good():  # torch and the model, for the process's life
+            import_torch_alone()
             import torch
 
             from engine.nmt.knn import MEMORY_MODES

@@ -1,11 +1,14 @@
-"""A `verso translate` process starts torch without numpy (engine/nmt/heap.import_torch_alone, 0.1 s of
-its fixed cost): it prints the same translations as a process that has numpy, says nothing about numpy
-on stderr, and a TM, whose index reads numpy, still serves its matches."""
+"""A `verso translate` process and the editor's engine process start torch without numpy
+(engine/nmt/heap.import_torch_alone, 0.05-0.1 s of CPU each): the command prints the same translations as
+a process that has numpy, says nothing about numpy on stderr, and a TM, whose index reads numpy, still
+serves its matches; the engine process translates as the translator does (tests/nmt/test_engine_process.py)."""
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from engine.nmt.data import read_lines
 
@@ -47,3 +50,17 @@ def test_a_tm_read_after_torch_still_serves_its_exact_match(trained_model, toy_c
                    tmp_path / "flag")
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == own and r.stdout.splitlines()[1] != own
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the engine process's mapped libraries")
+def test_the_editors_engine_process_runs_without_numpy(trained_model):
+    from engine.nmt.remote import RemoteTranslator
+    from engine.nmt.results import TranslationRequest
+
+    remote = RemoteTranslator(trained_model, threads=1)
+    try:
+        assert remote.suggest(TranslationRequest("the dog"), beam=2).text
+        maps = Path(f"/proc/{remote.proc.pid}/maps").read_text()
+    finally:
+        remote.close()
+    assert "libtorch_cpu" in maps and "_multiarray_umath" not in maps
