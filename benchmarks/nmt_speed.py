@@ -3,6 +3,7 @@ dynamic int8), the CPU of a whole `verso translate` process, and training throug
 
     .venv/bin/python -m benchmarks.nmt_speed latency --model DIR --src FILE|held-out [--threads 1] [--n 40]
     .venv/bin/python -m benchmarks.nmt_speed process --model DIR [--src FILE|held-out] [--n 20] [--tree DIR[,DIR2]] [--runs 3]
+    .venv/bin/python -m benchmarks.nmt_speed engine-start --model DIR [--tree DIR[,DIR2]] [--runs 6]
     .venv/bin/python -m benchmarks.nmt_speed train --config CFG [--steps 40] [--threads 1]
 
 ``--src held-out``: sentences of the held-out KDE manuals (the demo model's test documents, raw
@@ -12,6 +13,8 @@ sentence, one sentence per call as the editor asks.  ``process`` runs ``python -
 earlier commit, run with this virtualenv by PYTHONPATH; several, comma-separated: interleaved) and
 reports its user+sys CPU per sentence, model loading and imports included -- what a command-line user
 pays (issue 37 item 4) --, the fixed cost (a process on one sentence) and the marginal cost per sentence.
+``engine-start`` starts the editor's engine process (``RemoteTranslator``, one thread) from a fresh
+process and reports the wall time until it is ready and the engine process's user+sys CPU (same trees).
 
 Prints JSON.  Results and the machine they were measured on go to
 benchmarks/RESULTS.md.
@@ -128,6 +131,50 @@ def process_cpu(model: str, src: str, *, n: int, tree: str | None, runs: int, lo
     return out
 
 
+_ENGINE_START = """
+import json, resource, sys, time
+t = time.perf_counter()
+from engine.nmt.remote import RemoteTranslator
+r = RemoteTranslator(sys.argv[1], threads=1)
+ready = time.perf_counter() - t
+r.close()
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"ready_s": ready, "engine_cpu_s": ru.ru_utime + ru.ru_stime}))
+"""
+
+
+def engine_start(model: str, *, tree: str | None, runs: int) -> dict:
+    """The editor's engine process started ``runs`` times per checkout, interleaved (the order reversed
+    every other run; a first start per checkout fills the bytecode cache, not counted): wall seconds
+    until it answers that the model is loaded, and its user+sys CPU (the parent's own start excluded)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from benchmarks.paths import ROOT
+
+    roots = [Path(t).resolve() for t in tree.split(",")] if tree else [ROOT]
+    cache = tempfile.mkdtemp(prefix="nmt-speed-pyc-")
+    env0 = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    got: dict[Path, list[dict]] = {r: [] for r in roots}
+    for i in range(runs + 1):
+        for root in (roots if i % 2 == 0 else roots[::-1]):
+            p = subprocess.run([sys.executable, "-c", _ENGINE_START, model], capture_output=True, text=True, check=True,
+                               cwd=root, env={**env0, "PYTHONPATH": str(root), "PYTHONPYCACHEPREFIX": cache})
+            if i:
+                got[root].append(json.loads(p.stdout.strip().splitlines()[-1]))
+    shutil.rmtree(cache, ignore_errors=True)
+    out: dict = {"model": model, "runs": runs, "load_average": list(os.getloadavg())}
+    for root, v in got.items():
+        ready, cpu = [x["ready_s"] for x in v], [x["engine_cpu_s"] for x in v]
+        out[str(root)] = {"ready_s": round(statistics.median(ready), 2), "ready_s_all": sorted(round(x, 2) for x in ready),
+                          "engine_cpu_s": round(statistics.median(cpu), 2),
+                          "engine_cpu_s_all": sorted(round(x, 2) for x in cpu)}
+    return out
+
+
 def train_speed(config: str, *, steps: int, threads: int) -> dict:
     import torch
 
@@ -167,6 +214,10 @@ def main() -> None:
     pr.add_argument("--tree", default=None, help="the checkout(s) to run, comma-separated (default: this one)")
     pr.add_argument("--runs", type=int, default=3)
     pr.add_argument("--words", default="18-22", help="LO-HI: sentences of LO to HI words (1-1000: the first N)")
+    es = sub.add_parser("engine-start")
+    es.add_argument("--model", required=True)
+    es.add_argument("--tree", default=None, help="the checkout(s) to run, comma-separated (default: this one)")
+    es.add_argument("--runs", type=int, default=6)
     t = sub.add_parser("train")
     t.add_argument("--config", required=True)
     t.add_argument("--steps", type=int, default=40)
@@ -177,6 +228,8 @@ def main() -> None:
     elif args.what == "process":
         lo, hi = (int(x) for x in args.words.split("-"))
         res = process_cpu(args.model, args.src, n=args.n, tree=args.tree, runs=args.runs, lo=lo, hi=hi)
+    elif args.what == "engine-start":
+        res = engine_start(args.model, tree=args.tree, runs=args.runs)
     else:
         res = train_speed(args.config, steps=args.steps, threads=args.threads)
     print(json.dumps(res, indent=2))
