@@ -35,19 +35,21 @@ def _recording(monkeypatch):
     return painted, laid_out
 
 
-def _open(qtbot, tmp_path) -> MainWindow:
+def _open(qtbot, tmp_path, painted) -> MainWindow:
     win = MainWindow(Project.open(make_project(tmp_path / "p", SOURCES, tm=False)), nmt=False)
     qtbot.addWidget(win)
     win.resize(900, 600)
     win.show()
-    qtbot.waitExposed(win)
-    qtbot.wait(150)  # the fit timer and what follows it
+    qtbot.waitExposed(win, timeout=30_000)
+    grid = win.grid  # drawn, and the fit timer and what follows it done (a busy machine takes longer than 150 ms)
+    qtbot.waitUntil(lambda: bool(painted) and not grid._fit_timer.isActive() and not grid._fit_more.isActive()
+                    and all(r in grid._fitted for r in grid.visible_rows()), timeout=30_000)
     return win
 
 
 def test_rows_on_screen_are_drawn_at_their_fitted_height_from_the_first_paint(qtbot, tmp_path, monkeypatch):
     painted, _ = _recording(monkeypatch)
-    win = _open(qtbot, tmp_path)
+    win = _open(qtbot, tmp_path, painted)
     grid = win.grid
     assert any(r % 3 == 0 for r, c, h in painted), "the long rows were drawn"
     gap = 1 if grid.showGrid() else 0
@@ -58,7 +60,7 @@ def test_rows_on_screen_are_drawn_at_their_fitted_height_from_the_first_paint(qt
 
 def test_a_row_is_laid_out_once_for_its_height_and_its_drawing(qtbot, tmp_path, monkeypatch):
     painted, _ = _recording(monkeypatch)
-    win = _open(qtbot, tmp_path)
+    win = _open(qtbot, tmp_path, painted)
     rows = {r for r, c, h in painted if c == COL_SOURCE}
     assert rows
     per_text = Counter(key[0] for key in win.grid.delegate._cache)
@@ -68,13 +70,13 @@ def test_a_row_is_laid_out_once_for_its_height_and_its_drawing(qtbot, tmp_path, 
 
 def test_an_edited_target_is_drawn_with_its_new_text_and_height(qtbot, tmp_path, monkeypatch):
     painted, laid_out = _recording(monkeypatch)
-    win = _open(qtbot, tmp_path)
+    win = _open(qtbot, tmp_path, painted)
     grid, model = win.grid, win.grid.model()
     before = grid.rowHeight(1)
     painted.clear()
     laid_out.clear()
     new = "Ein neuer Text, lang genug, um in der Spalte des Rasters auf mehrere Zeilen umzubrechen. " * 3
     model.setData(model.index(1, COL_TARGET), new.strip(), ROLE_RAW)
-    qtbot.waitUntil(lambda: (1, COL_TARGET) in {(r, c) for r, c, h in painted}, timeout=10_000)
+    qtbot.waitUntil(lambda: (1, COL_TARGET) in {(r, c) for r, c, h in painted}, timeout=30_000)
     assert new.strip() in laid_out
     assert grid.rowHeight(1) > before
