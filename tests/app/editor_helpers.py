@@ -33,7 +33,7 @@ def open_window(qtbot, folder: Path, model: Path):
     w = MainWindow(Project.open(folder))
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitExposed(w)
+    qtbot.waitExposed(w, timeout=30_000)
     return w
 
 

@@ -20,7 +20,7 @@ def open_window(qtbot, folder: Path, *, nmt: bool = False) -> MainWindow:
     win = MainWindow(Project.open(folder), nmt=nmt)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitExposed(win)
+    qtbot.waitExposed(win, timeout=30_000)
     win.activateWindow()
     qtbot.waitUntil(win.isActiveWindow, timeout=30_000)  # window shortcuts need an active window
     return win

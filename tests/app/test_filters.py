@@ -32,7 +32,7 @@ def open_window(qtbot, folder: Path) -> MainWindow:
     win = MainWindow(Project.open(folder), nmt=False)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitExposed(win)
+    qtbot.waitExposed(win, timeout=30_000)
     win.activateWindow()
     qtbot.waitUntil(win.isActiveWindow, timeout=30_000)  # window shortcuts need an active window
     return win

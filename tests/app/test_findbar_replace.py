@@ -54,7 +54,7 @@ def test_the_replace_preview_shows_before_and_after_side_by_side_at_its_default_
     dlg = ReplacePreviewDialog(win, [(0, seg, long.replace("Album", "Fotoalbum"))])
     qtbot.addWidget(dlg)
     dlg.show()
-    qtbot.waitExposed(dlg)
+    qtbot.waitExposed(dlg, timeout=30_000)
     view = dlg.table.viewport().width()
     for col in (1, 2):  # Before and After: both wholly in view, each a fair share of the width
         assert dlg.table.columnViewportPosition(col) + dlg.table.columnWidth(col) <= view

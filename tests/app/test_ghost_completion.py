@@ -39,7 +39,7 @@ def win(qtbot, model_project) -> MainWindow:
     w = MainWindow(Project.open(model_project))
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitExposed(w)
+    qtbot.waitExposed(w, timeout=30_000)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=30_000)
     w.nav.go_to(ROW)

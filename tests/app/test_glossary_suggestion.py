@@ -38,7 +38,7 @@ def _suggestion_for_row_0(qtbot, folder, mode: str):
     win = MainWindow(Project.open(folder))
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitExposed(win)
+    qtbot.waitExposed(win, timeout=30_000)
     qtbot.waitUntil(lambda: win.memory.terms_ready, timeout=30_000)
     win.nav.go_to(1)
     win.nav.go_to(0)

@@ -45,7 +45,7 @@ def open_import(qtbot, win) -> ImportGlossaryDialog:
     menu_action(win, "&Glossary", "&Import Glossary…").trigger()
     dlg = win.glossaries.import_dialog
     assert isinstance(dlg, ImportGlossaryDialog) and dlg.isVisible()
-    qtbot.waitExposed(dlg)
+    qtbot.waitExposed(dlg, timeout=30_000)
     return dlg
 
 

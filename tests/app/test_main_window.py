@@ -35,7 +35,7 @@ def window(qtbot, project_dir: Path) -> MainWindow:
     win = MainWindow(Project.open(project_dir))
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitExposed(win)
+    qtbot.waitExposed(win, timeout=30_000)
     return win
 
 

@@ -44,7 +44,7 @@ def _window(qtbot, folder: Path, model: Path) -> MainWindow:
     w = MainWindow(Project.open(folder))
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitExposed(w)
+    qtbot.waitExposed(w, timeout=30_000)
     return w
 
 

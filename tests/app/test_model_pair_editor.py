@@ -37,7 +37,7 @@ def fr_win(qtbot, tmp_path, monkeypatch):
     w = MainWindow(Project.open(_project(tmp_path / "p")))
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitExposed(w)
+    qtbot.waitExposed(w, timeout=30_000)
     return w
 
 

@@ -30,7 +30,7 @@ def open_dialog(qtbot, win) -> PretranslateDialog:
     qtbot.keyClick(win.focusWidget() or win, Qt.Key_P, Qt.ControlModifier | Qt.ShiftModifier)
     dlg = win.pretranslation.dialog
     assert isinstance(dlg, PretranslateDialog) and dlg.isVisible()
-    qtbot.waitExposed(dlg)
+    qtbot.waitExposed(dlg, timeout=30_000)
     dlg.activateWindow()
     qtbot.waitUntil(dlg.isActiveWindow, timeout=30_000)  # (a window manager activates it; offscreen does not)
     return dlg

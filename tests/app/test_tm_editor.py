@@ -36,7 +36,7 @@ def open_editor(qtbot, win) -> TMEditorDialog:
     item.trigger()
     dlg = win.memory.tm_editor
     assert isinstance(dlg, TMEditorDialog) and dlg.isVisible()
-    qtbot.waitExposed(dlg)
+    qtbot.waitExposed(dlg, timeout=30_000)
     return dlg
 
 

@@ -14,7 +14,7 @@ def _dialog(qtbot, project, model):
     dlg = TrainingDialog(None, project, model, current_pair=True)
     qtbot.addWidget(dlg)
     dlg.show()
-    qtbot.waitExposed(dlg)
+    qtbot.waitExposed(dlg, timeout=30_000)
     return dlg
 
 
