@@ -141,6 +141,8 @@ def remap_target(src: Extracted, tgt: Extracted) -> Extracted:
     rebuild an edited target without replacing the target's ``<mrk id>`` by
     the source's or dropping a code only the target has.
     """
+    if not tgt.text.tags:  # no codes in the target (most segments): nothing to renumber
+        return Extracted(TaggedText(tgt.text.text, tuple(src.text.tags)), dict(src.codes))
     src_tags = {t.n: t for t in src.text.tags}
     free: dict[tuple, list[int]] = {}
     loose: dict[tuple, list[int]] = {}
