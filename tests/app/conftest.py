@@ -43,6 +43,21 @@ def _fresh_settings():
 
 
 @pytest.fixture(autouse=True)
+def _jobs_end_with_their_test():
+    """The next test starts with idle thread pools: a closed window's jobs (a spelling dictionary
+    loading for up to 5 s, an import's last step) ran on into the next test, taking the CPU and the
+    pool's threads from its own jobs, and read their project while it was closed.  (Torn down after
+    the test's windows closed: autouse fixtures are set up first.)"""
+    yield
+    from PySide6.QtCore import QThreadPool
+
+    from app.controllers.delivery import spell_pool
+
+    for pool in (QThreadPool.globalInstance(), spell_pool()):
+        pool.waitForDone(60_000)
+
+
+@pytest.fixture(autouse=True)
 def _no_modal_message_boxes(monkeypatch):
     """A modal message box nobody answers would hang the run: a test that expects one patches
     it itself; any other fails at once with the box's text."""
