@@ -38,7 +38,7 @@ def test_overlapping_readers_restore_the_collector(tmp_path, monkeypatch):
     def slow_read(self, *a, **k):
         inside, release = next(calls)
         inside.set()
-        release.wait(5)
+        release.wait(30)  # released by the test: a busy machine may take seconds to start the second reader
         return real
 
     monkeypatch.setattr(type(formats_pkg.detect(path)), "read", slow_read)
