@@ -192,7 +192,7 @@ def test_the_marks_come_while_the_spelling_dictionary_is_still_loading(qtbot, tm
     from PySide6.QtCore import QThreadPool
 
     gate = threading.Event()
-    monkeypatch.setattr(Project, "spell_checker", lambda self, **kw: (gate.wait(120), None)[1])
+    monkeypatch.setattr(Project, "spell_checker_builder", lambda self, **kw: lambda: (gate.wait(120), None)[1])
     pool = QThreadPool.globalInstance()
     threads = pool.maxThreadCount()
     pool.setMaxThreadCount(1)       # as two dictionary loads on a 2-core machine: no thread to spare
