@@ -21,7 +21,7 @@ from typing import Callable
 
 import weakref
 
-from PySide6.QtCore import QPoint, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QObject, QPoint, QSignalBlocker, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QSyntaxHighlighter, QTextCharFormat, \
     QTextCursor, QTextDocument
 from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTextEdit
@@ -64,22 +64,51 @@ def misspelling_format() -> QTextCharFormat:
     return fmt
 
 
+class _NewsPost(QObject):
+    """Carries a checker's news from its thread to the UI thread.  One for the process, made on the
+    UI thread and never deleted: the checker's thread emits here, never on a highlighter, which the
+    UI thread may be deleting at that moment (an emit on a half-deleted highlighter segfaulted
+    tests/app/test_qa_marks.py 1 run in 5)."""
+
+    news = Signal(object)   # a weak reference to the highlighter
+
+    def __init__(self):
+        super().__init__()
+        self.news.connect(self._deliver)   # queued: the receiver lives on the UI thread
+
+    @Slot(object)
+    def _deliver(self, ref) -> None:
+        from shiboken6 import isValid
+
+        hl = ref()
+        if hl is not None and isValid(hl):
+            hl._on_news()
+
+
+_post: _NewsPost | None = None
+
+
+def _news_post() -> _NewsPost:
+    global _post
+    if _post is None:
+        _post = _NewsPost()
+    return _post
+
+
 class SpellHighlighter(QSyntaxHighlighter):
     """Underlines the misspelt words of ``document``; with no checker it underlines nothing.
     The UI thread never waits for a spelling process: words it has not answered yet are not
     underlined, and the underlines are redone when its answers come (or when it answers again
     after it had ended)."""
 
-    _news = Signal()  # emitted on the checker's thread, received on the UI thread
-
     def __init__(self, document: QTextDocument, checker: SpellChecker | None = None):
         super().__init__(document)
+        self._post = _news_post()   # made here, on the UI thread
         self._checker = None
         # How to leave the current checker's callbacks; a list, so that the destroyed signal's
         # handler holds it and not the highlighter.
         self._unwatch: list[Callable[[], None]] = []
         self._format = misspelling_format()
-        self._news.connect(self._on_news)
         self._watch(checker)
         unwatch = self._unwatch
         self.destroyed.connect(lambda _=None: [fn() for fn in unwatch])
@@ -99,15 +128,10 @@ class SpellHighlighter(QSyntaxHighlighter):
             fn()
         self._unwatch.clear()
         if checker is not None:
-            me = weakref.ref(self)
+            me, post = weakref.ref(self), self._post
 
             def news() -> None:
-                hl = me()
-                if hl is not None:
-                    try:
-                        hl._news.emit()
-                    except RuntimeError:  # the highlighter's Qt object is gone
-                        pass
+                post.news.emit(me)
 
             checker.on_news(news)
             # A closed editor's highlighter goes with its document: its callback leaves the
