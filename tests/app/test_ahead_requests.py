@@ -222,17 +222,24 @@ def test_typing_on_a_long_row_shown_greedy_continues_that_suggestion_without_sea
         stop(svc)
 
 
-def test_a_row_ahead_is_redone_only_once_the_translator_typing_on_a_row_pauses_for_the_dwell(qtbot, tiny_translator):
-    import time
+def test_a_row_ahead_is_redone_only_once_the_translator_typing_on_a_row_pauses_for_the_dwell(qtbot, tiny_translator,
+                                                                                         monkeypatch):
+    import types
 
+    import app.suggest_ahead as ahead
     from app.suggest_ahead import REFINE_AFTER_MS
 
+    # The translator's time on a row on a clock the test moves: on the wall clock, a test thread without a turn
+    # between entering the row and typing on it (a busy machine) had dwelt past the pause and the row was redone.
+    now = [1000.0]
+    monkeypatch.setattr(ahead, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    dwell = REFINE_AFTER_MS / 1000
     svc, rec = service(tiny_translator)
     redone_at, real = [], rec.suggest
 
     def timed(req, *, beam, **kw):
         if beam > 1 and req.source == LONG:
-            redone_at.append(time.monotonic())
+            redone_at.append(now[0])
         return real(req, beam=beam, **kw)
 
     rec.suggest = timed
@@ -243,12 +250,18 @@ def test_a_row_ahead_is_redone_only_once_the_translator_typing_on_a_row_pauses_f
         svc.prefetch(LONG, [], ROWS[:1], ())  # the row after, ahead: greedy, to be redone
         qtbot.waitUntil(lambda: len(svc.cache) == 2 and not svc._inflight, timeout=120_000)
         svc.suggest("row", ROWS[1], [], [], ())  # the translator enters the short row
-        qtbot.wait(REFINE_AFTER_MS * 3 // 5)
+        now[0] += dwell * 3 / 5
+        qtbot.wait(REFINE_AFTER_MS + 200)  # the pause's timer fired: not yet
         assert not redone_at
-        typed = time.monotonic()
+        typed = now[0]
         svc.complete("row", ROWS[1], "Der ", [], [], ())  # and types on it
-        qtbot.waitUntil(lambda: bool(redone_at) and bool(completed), timeout=30_000)
-        assert redone_at[0] - typed >= REFINE_AFTER_MS / 1000
+        qtbot.waitUntil(lambda: bool(completed), timeout=30_000)
+        now[0] += dwell * 3 / 5  # a pause since entering the row, not since typing on it
+        qtbot.wait(REFINE_AFTER_MS + 200)
+        assert not redone_at
+        now[0] += dwell * 3 / 5
+        qtbot.waitUntil(lambda: bool(redone_at), timeout=30_000)
+        assert redone_at[0] - typed >= dwell
     finally:
         stop(svc)
 
