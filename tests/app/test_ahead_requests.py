@@ -152,13 +152,20 @@ def test_a_long_row_seen_then_left_for_the_row_before_keeps_the_suggestion_it_wa
 
 
 def test_a_row_browsed_to_while_a_row_ahead_is_redone_stops_the_redo_until_the_translator_stays(qtbot,
-                                                                                              tiny_translator):
+                                                                                              tiny_translator,
+                                                                                              monkeypatch):
     import threading
-    import time
+    import types
 
+    import app.suggest_ahead as ahead
     from app.suggest_ahead import REFINE_AFTER_MS
     from engine.nmt.results import Stopped
 
+    # The translator's time on a row on a clock the test moves: on the wall clock, a test thread without a turn
+    # for the pause between browsing and letting the held redo go on had stayed long enough for it to finish.
+    now = [1000.0]
+    monkeypatch.setattr(ahead, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    dwell = REFINE_AFTER_MS / 1000
     svc, rec = service(tiny_translator)
     started, go, log = threading.Event(), threading.Event(), []
     real = rec.suggest
@@ -171,9 +178,9 @@ def test_a_row_browsed_to_while_a_row_ahead_is_redone_stops_the_redo_until_the_t
             try:
                 out = real(req, beam=beam, **kw)
             except Stopped:
-                log.append(("stopped", time.monotonic()))
+                log.append(("stopped", now[0]))
                 raise
-            log.append(("finished", time.monotonic()))
+            log.append(("finished", now[0]))
             return out
         return real(req, beam=beam, **kw)
 
@@ -182,13 +189,16 @@ def test_a_row_browsed_to_while_a_row_ahead_is_redone_stops_the_redo_until_the_t
         svc.prefetch(ROWS[1], [], [], ())  # a short row ahead: its suggestion is cached, none to redo
         qtbot.waitUntil(lambda: len(svc.cache) == 1 and not svc._inflight, timeout=120_000)
         svc.prefetch(LONG, [], ROWS[:1], ())
+        now[0] += dwell  # the translator stays: the long row is redone
         qtbot.waitUntil(started.is_set, timeout=120_000)
-        browsed = time.monotonic()
+        browsed = now[0]
         svc.suggest("row", ROWS[1], [], [], ())  # a step served from the cache: the engine is the browser's again
         go.set()
+        qtbot.waitUntil(lambda: bool(log), timeout=30_000)
+        now[0] += dwell  # and stays again
         qtbot.waitUntil(lambda: svc.served["refined"] == 1, timeout=30_000)
         assert [how for how, _t in log] == ["stopped", "finished"]
-        assert log[1][1] - browsed >= REFINE_AFTER_MS / 1000
+        assert log[1][1] - browsed >= dwell
     finally:
         go.set()
         stop(svc)
