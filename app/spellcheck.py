@@ -21,11 +21,12 @@ from typing import Callable
 
 import weakref
 
-from PySide6.QtCore import QObject, QPoint, QSignalBlocker, Qt, Signal, Slot
+from PySide6.QtCore import QPoint, QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QSyntaxHighlighter, QTextCharFormat, \
     QTextCursor, QTextDocument
 from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTextEdit
 
+from app.uipost import post_to, prepare
 from engine.spelling import Misspelling, SpellChecker
 
 UNDERLINE_COLOUR = QColor(220, 30, 30)
@@ -64,37 +65,6 @@ def misspelling_format() -> QTextCharFormat:
     return fmt
 
 
-class _NewsPost(QObject):
-    """Carries a checker's news from its thread to the UI thread.  One for the process, made on the
-    UI thread and never deleted: the checker's thread emits here, never on a highlighter, which the
-    UI thread may be deleting at that moment (an emit on a half-deleted highlighter segfaulted
-    tests/app/test_qa_marks.py 1 run in 5)."""
-
-    news = Signal(object)   # a weak reference to the highlighter
-
-    def __init__(self):
-        super().__init__()
-        self.news.connect(self._deliver)   # queued: the receiver lives on the UI thread
-
-    @Slot(object)
-    def _deliver(self, ref) -> None:
-        from shiboken6 import isValid
-
-        hl = ref()
-        if hl is not None and isValid(hl):
-            hl._on_news()
-
-
-_post: _NewsPost | None = None
-
-
-def _news_post() -> _NewsPost:
-    global _post
-    if _post is None:
-        _post = _NewsPost()
-    return _post
-
-
 class SpellHighlighter(QSyntaxHighlighter):
     """Underlines the misspelt words of ``document``; with no checker it underlines nothing.
     The UI thread never waits for a spelling process: words it has not answered yet are not
@@ -103,7 +73,7 @@ class SpellHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document: QTextDocument, checker: SpellChecker | None = None):
         super().__init__(document)
-        self._post = _news_post()   # made here, on the UI thread
+        prepare()   # the post object, made here on the UI thread
         self._checker = None
         # How to leave the current checker's callbacks; a list, so that the destroyed signal's
         # handler holds it and not the highlighter.
@@ -128,10 +98,12 @@ class SpellHighlighter(QSyntaxHighlighter):
             fn()
         self._unwatch.clear()
         if checker is not None:
-            me, post = weakref.ref(self), self._post
+            me = weakref.ref(self)
 
             def news() -> None:
-                post.news.emit(me)
+                # (on the checker's thread: never an emit on this highlighter, which the UI thread
+                # may be deleting with its editor -- 2 runs of 6 of tests/app/test_qa_marks.py segfaulted)
+                post_to(me, SpellHighlighter._on_news)
 
             checker.on_news(news)
             # A closed editor's highlighter goes with its document: its callback leaves the

@@ -22,6 +22,7 @@ import contextlib
 import time
 from datetime import datetime
 
+from app.uipost import post_to
 from engine.inline import TaggedText
 from engine.tm import TMOffline, TMReadOnly, TMRefused
 from engine.tm.outbox import Outbox
@@ -64,7 +65,9 @@ class SharedTMs:
     def _set_state(self, msg: str) -> None:
         if msg != self._state:
             self._state = msg
-            self.shared_state.emit(msg)
+            # (on the TM thread: the emit is the UI thread's, where a closed window's service
+            # is never being deleted under it -- app/uipost.py)
+            post_to(self, lambda service: service.shared_state.emit(msg))
 
     def _check_shared(self, force: bool = False) -> None:
         """Reconnect offline shared TMs, send what waits in the outbox, and say how things stand.

@@ -100,7 +100,7 @@ class TMService(SharedTMs, QObject):
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(lambda: self.run(self._reconnect) if not self._jobs else None)
-        self.shared_state.connect(self._on_state)  # (queued: emitted on the TM thread)
+        self.shared_state.connect(self._on_state)
         self.lookups = LatestOnly(self.pool, self)
         self.concordances = LatestOnly(self.pool, self)
         self._jobs: set[Worker] = set()

@@ -1,0 +1,75 @@
+"""Hand work from a background thread to the UI thread without touching a Qt object there.
+
+A thread (a pool job, a child process's reader, a checker's callback) must never emit a signal on,
+or call, a QObject the UI thread may be deleting at that moment (an editor's highlighter, a
+window's TMService): the emit races the C++ deletion (a thread emitting on an object the UI
+thread deletes segfaulted 8 runs of 8 of tests/app/test_uipost.py's stress script, 500
+create/emit/delete cycles; 0 of 8 through here).  :func:`post_to` emits instead on one object
+that lives as long as the process, on the UI thread; its queued slot runs there, where nothing
+is being deleted under it, and calls the target only if it still exists.
+"""
+from __future__ import annotations
+
+import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
+
+import threading
+import weakref
+from typing import Any, Callable
+
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
+
+
+class _Post(QObject):
+    """The one object background threads emit on; never deleted (see :func:`_poster`)."""
+
+    call = Signal(object)   # a callable of no arguments, run on the UI thread
+
+    def __init__(self):
+        super().__init__()
+        self.call.connect(self._run, Qt.QueuedConnection)
+
+    @Slot(object)
+    def _run(self, fn) -> None:
+        fn()
+
+
+_poster: _Post | None = None
+_lock = threading.Lock()
+
+
+def _post_object() -> _Post:
+    global _poster
+    if _poster is None:
+        with _lock:
+            if _poster is None:
+                p = _Post()
+                app = QCoreApplication.instance()
+                if app is not None and p.thread() is not app.thread():
+                    p.moveToThread(app.thread())  # made on a worker thread: its slot still runs on the UI thread
+                _poster = p
+    return _poster
+
+
+def prepare() -> None:
+    """Make the post object now (call on the UI thread, e.g. when a window or service is made)."""
+    _post_object()
+
+
+def post(fn: Callable[[], Any]) -> None:
+    """Run ``fn()`` on the UI thread, later (from any thread; from the UI thread too, never at once)."""
+    _post_object().call.emit(fn)
+
+
+def post_to(obj: QObject | weakref.ref, fn: Callable[[Any], Any]) -> None:
+    """Run ``fn(obj)`` on the UI thread, later, if ``obj`` still exists then (neither collected nor
+    deleted by Qt).  Holds ``obj`` only weakly: a closed window's object is not kept alive.  A thread
+    that keeps ``weakref.ref(obj)`` may pass that, and never hold the object itself."""
+    ref = obj if isinstance(obj, weakref.ref) else weakref.ref(obj)
+
+    def deliver() -> None:
+        from shiboken6 import isValid
+
+        target = ref()
+        if target is not None and isValid(target):
+            fn(target)
+    post(deliver)
