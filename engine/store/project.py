@@ -157,20 +157,29 @@ class Project(ProjectSettings, ProjectExport):
             now = _now()
             src = normalize_lang(parsed.src_lang) or self.src_lang
             tgt = normalize_lang(parsed.tgt_lang) or self.tgt_lang
-            with self._tx():
-                cur = self._conn.execute(
-                    "INSERT INTO documents (name, format, original, src_lang, tgt_lang, meta, imported_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (name, parsed.format, f"{ORIGINALS}/{stem}", src, tgt,
-                     # segmented with the SRX rules: the default ones unless the reader named others
-                     json.dumps({"segmentation_srx": "", **parsed.meta, "problems": parsed.problems,
-                                 "imported_from": str(original.resolve())}, ensure_ascii=False), now),
-                )
-                doc_id = int(cur.lastrowid)
-                insert_rows(self._conn, "INSERT INTO segments (document_id, idx, key, source, source_tags, target,"
-                            " target_tags, status, origin, note, context, meta, created_at, updated_at, confirmed_at,"
-                            " locked)", 16, _segment_rows(doc_id, parsed, now))
+            try:
+                doc_id = self._store_parsed(parsed, name, stem, src, tgt, original, now)
+            except BaseException:
+                kept.unlink(missing_ok=True)   # the document is absent: so is its copy
+                raise
             return doc_id
+
+    def _store_parsed(self, parsed: ParsedDocument, name: str, stem: str, src: str, tgt: str,
+                      original: Path, now: str) -> int:
+        with self._tx():
+            cur = self._conn.execute(
+                "INSERT INTO documents (name, format, original, src_lang, tgt_lang, meta, imported_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (name, parsed.format, f"{ORIGINALS}/{stem}", src, tgt,
+                 # segmented with the SRX rules: the default ones unless the reader named others
+                 json.dumps({"segmentation_srx": "", **parsed.meta, "problems": parsed.problems,
+                             "imported_from": str(original.resolve())}, ensure_ascii=False), now),
+            )
+            doc_id = int(cur.lastrowid)
+            insert_rows(self._conn, "INSERT INTO segments (document_id, idx, key, source, source_tags, target,"
+                        " target_tags, status, origin, note, context, meta, created_at, updated_at, confirmed_at,"
+                        " locked)", 16, _segment_rows(doc_id, parsed, now))
+        return doc_id
 
     def import_document(self, path: str | Path, *, src_lang: str = "", tgt_lang: str = "",
                         format: str | None = None) -> int:

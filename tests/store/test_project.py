@@ -240,3 +240,22 @@ def test_closing_a_project_while_a_background_job_reads_it_refuses_the_read_and_
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0, f"the process died (exit {proc.returncode})"
     assert out.strip() == "['ProgrammingError']"
+
+
+def test_an_import_that_fails_while_storing_keeps_no_copy_of_the_file(project, tmp_path, monkeypatch):
+    """A document the store refuses half way is absent, and so is the copy of its original that
+    the import made first (each failed import left one in originals/)."""
+    import engine.store.project as store
+
+    src = tmp_path / "big.txt"
+    src.write_text("One.\nTwo.\n", encoding="utf-8")
+    kept_before = sorted((project.folder / "originals").iterdir())
+
+    def refuse(*a, **k):
+        raise sqlite3.IntegrityError("CHECK constraint failed: status")
+
+    monkeypatch.setattr(store, "insert_rows", refuse)
+    with pytest.raises(sqlite3.IntegrityError):
+        project.import_parsed(_doc(2, "big.txt"), src)
+    assert project.documents() == []
+    assert sorted((project.folder / "originals").iterdir()) == kept_before
