@@ -117,11 +117,22 @@ class Worker(QRunnable):
 _live: set[Worker] = set()
 
 
+def _ended(worker: Worker) -> None:
+    """On the UI thread, once ``finished`` arrived: the pool thread has called the job and emitted
+    its last signal, and only returns from ``run`` now.  PySide keeps a reference to every QRunnable
+    started on a pool, for good (a Worker outlives its pool: measured), so the Python object is
+    never deleted under that thread -- but its job and arguments (a document's segments, a closed
+    project's model) would be kept as long: let go of them here, on the UI thread, where a Qt object
+    among them may be deleted."""
+    _live.discard(worker)
+    worker._fn, worker._args, worker._kwargs = None, (), {}
+
+
 def start(worker: Worker, pool: QThreadPool | None = None, priority: int = 0) -> Worker:
     """Run ``worker`` on ``pool`` (the global pool by default), keeping it alive until done; of the
     jobs waiting for a thread, those of higher ``priority`` start first (work done ahead: below 0)."""
     _live.add(worker)
-    worker.signals.finished.connect(lambda: _live.discard(worker))
+    worker.signals.finished.connect(lambda: _ended(worker))
     (pool or QThreadPool.globalInstance()).start(worker, priority)
     return worker
 

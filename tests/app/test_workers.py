@@ -90,3 +90,22 @@ def test_a_job_that_ended_before_anyone_waited_can_still_be_waited_on_and_its_sl
     w.ended.wait(30)      # the job ended while the UI thread did not listen
     time.sleep(0.05)
     assert w.wait(30) and got == ["refused"]
+
+
+def test_a_finished_job_lets_go_of_what_it_was_given(qtbot):
+    """A job's function and arguments (a whole document's segments, a closed project's model) are
+    let go once it ended: PySide keeps every QRunnable started on a pool for good, so a job that
+    held them kept them for the life of the process."""
+    import gc
+    import weakref
+
+    class Segments(list):
+        pass
+
+    given = Segments(range(1000))
+    gone = weakref.ref(given)
+    w = Worker(lambda control, segs: len(segs), given)
+    with qtbot.waitSignal(w.signals.finished, timeout=30_000):
+        start(w)
+    del given
+    qtbot.waitUntil(lambda: (gc.collect(), gone() is None)[1], timeout=10_000)
