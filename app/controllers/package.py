@@ -70,7 +70,11 @@ class PackageController(Controller):
         win = self.win
         if win.project is None:
             return
-        rec = package_record(win.project)
+        try:
+            rec = package_record(win.project)
+        except VersoError as e:
+            QMessageBox.critical(win, "Create return package", str(e))
+            return
         if rec is None:
             QMessageBox.information(win, "Create return package",
                                     "This project was not opened from a package (File ▸ Open Package…).")

@@ -303,18 +303,22 @@ def _import_glossary(path: Path, dest: Path, project) -> int:
 
 
 def package_record(project) -> PackageRecord | None:
-    """What a project made from a package received (None for another project, or a record that
-    does not read as one)."""
+    """What a project made from a package received (None for another project); a record that
+    no longer reads raises :class:`ProjectError` naming what is wrong."""
     raw = project.setting(SETTING)
+    if not raw:
+        return None
     try:
-        rec = json.loads(raw) if raw else None
+        rec = json.loads(raw)
         if not isinstance(rec, dict) or rec.get("kind") not in KINDS:
-            return None
+            raise ValueError(f"kind {rec.get('kind') if isinstance(rec, dict) else None!r}")
         return PackageRecord(
             rec["kind"], str(rec["received"]), str(rec["name"]),
             tuple(ReceivedFile(str(f["member"]), str(f.get("inner") or ""), int(f["document"]))
                   for f in rec.get("files", [])),
             tuple(str(n) for n in rec.get("instructions", [])), str(rec.get("due", "")),
             tuple(str(n) for n in rec.get("skipped", [])))
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        what = f"no {e}" if isinstance(e, KeyError) else str(e)
+        raise ProjectError(f"{project.folder}: the package record (project setting {SETTING!r}) "
+                           f"does not read: {what}") from None

@@ -106,3 +106,12 @@ def test_open_package_refused_says_one_line_and_keeps_the_project(qtbot, window,
     before = window.project.folder
     assert _open(qtbot, window, bad, tmp_path / "Bad") is None
     assert said and "bad.sdlppx" in said[0] and window.project.folder == before and not (tmp_path / "Bad").exists()
+
+
+def test_create_return_package_of_a_damaged_record_says_so_in_one_line(qtbot, window, tmp_path, monkeypatch):
+    window.project.set_setting("package", '{"kind": "sdlppx", "name": "Acme.sdlppx"}')
+    said = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: said.append(a[2]))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: pytest.fail("asked for a file"))
+    window.packages.return_package_dialog()
+    assert len(said) == 1 and "package record" in said[0] and "\n" not in said[0]

@@ -85,6 +85,19 @@ def test_return_with_a_tag_error_is_refused_naming_the_segment_and_writes_nothin
     assert rc == 3 and f"segment {seg.idx + 1}" in err and not (tmp_path / "r.sdlrpx").exists()
 
 
+def test_a_damaged_package_record_is_named_as_damaged_not_as_no_package(tmp_path, capsys, sdlppx):
+    """A project opened from a package whose record no longer reads (a key lost, edited by hand)
+    is told so in one line, not that it was never opened from a package."""
+    assert _run(capsys, "package", "open", str(sdlppx), "--project", str(tmp_path / "P"))[0] == 0
+    with Project.open(tmp_path / "P") as p:
+        rec = json.loads(p.setting("package"))
+        del rec["received"]
+        p.set_setting("package", json.dumps(rec))
+    rc, _, err = _run(capsys, "package", "return", str(tmp_path / "P"), "--out", str(tmp_path / "r.sdlrpx"))
+    assert rc == 2 and "package record" in err and "received" in err and "not opened" not in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "r.sdlrpx").exists()
+
+
 @pytest.mark.parametrize("member", ["../evil.sdlxliff", "/abs.sdlxliff"])
 def test_package_with_a_member_outside_it_is_refused_and_leaves_no_project(tmp_path, capsys, member):
     bad = tmp_path / "bad.sdlppx"
