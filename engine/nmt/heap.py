@@ -37,7 +37,9 @@ def import_torch_alone() -> None:
     as where numpy is not installed -- so only `verso translate` and the editor's engine process
     (:mod:`engine.nmt.server`) ask for this, not training or saving (safetensors' writer converts
     through numpy).  On a big-endian machine safetensors reads
-    through numpy too: torch is imported as usual there."""
+    through numpy too: torch is imported as usual there.  Code on those paths hands torch Python
+    numbers, never numpy's: ``torch.tensor([np.int64(3)])`` and ``tensor * np.float32(2)`` are
+    refused in such a process (``float()`` / ``.tolist()`` first, as pairs.py and the TM do)."""
     import sys
     import warnings
 
