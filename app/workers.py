@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first Qt use)
 
+import contextlib
 import threading
 import time
 import traceback
+import warnings
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -126,6 +128,19 @@ def _ended(worker: Worker) -> None:
     among them may be deleted."""
     _live.discard(worker)
     worker._fn, worker._args, worker._kwargs = None, (), {}
+    # Its slots (closures over a window, a project) would be kept as long too: leave them once the
+    # slots queued by this last emit have run (posted now, so after them).
+    from app.uipost import post
+
+    post(lambda: _disconnect(worker.signals))
+
+
+def _disconnect(signals: _Signals) -> None:
+    for signal in (signals.progress, signals.result, signals.error, signals.cancelled, signals.finished):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # (one with no slot warns)
+            with contextlib.suppress(RuntimeError, TypeError, SystemError):
+                signal.disconnect()
 
 
 def start(worker: Worker, pool: QThreadPool | None = None, priority: int = 0) -> Worker:

@@ -93,19 +93,21 @@ def test_a_job_that_ended_before_anyone_waited_can_still_be_waited_on_and_its_sl
 
 
 def test_a_finished_job_lets_go_of_what_it_was_given(qtbot):
-    """A job's function and arguments (a whole document's segments, a closed project's model) are
-    let go once it ended: PySide keeps every QRunnable started on a pool for good, so a job that
-    held them kept them for the life of the process."""
+    """A job's function, arguments and slots (a whole document's segments, a closed window) are let
+    go once it ended: PySide keeps every QRunnable started on a pool for good, so a job that held
+    them kept them for the life of the process."""
     import gc
     import weakref
 
     class Segments(list):
         pass
 
-    given = Segments(range(1000))
-    gone = weakref.ref(given)
+    given, window = Segments(range(1000)), Segments()
+    gone, closed = weakref.ref(given), weakref.ref(window)
     w = Worker(lambda control, segs: len(segs), given)
+    w.signals.result.connect(lambda n, window=window: window.append(n))   # a slot over a window
     with qtbot.waitSignal(w.signals.finished, timeout=30_000):
         start(w)
-    del given
-    qtbot.waitUntil(lambda: (gc.collect(), gone() is None)[1], timeout=10_000)
+    qtbot.waitUntil(lambda: closed() == [1000], timeout=10_000)
+    del given, window
+    qtbot.waitUntil(lambda: (gc.collect(), gone() is None and closed() is None)[1], timeout=10_000)
