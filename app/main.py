@@ -14,10 +14,12 @@ def run_editor(project_dir: Path | None = None, *, exec_loop: bool = True) -> in
     from engine.store import Project
 
     from app.main_window import MainWindow
+    from app.uipost import collect_on_ui_thread
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Verso")
     app.setOrganizationName("Verso")
+    collect_on_ui_thread()   # garbage with Qt objects in it is freed on this thread, never a job's
     folder = project_dir or ensure_demo_project()
     win = MainWindow(Project.open(folder))
     win.show()

@@ -42,6 +42,15 @@ def _fresh_settings():
     yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _garbage_collected_on_the_ui_thread(qapp):
+    """As in the editor (app/main.py): a job thread never frees a cycle holding a Qt object."""
+    from app.uipost import collect_on_ui_thread
+
+    collect_on_ui_thread()
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _jobs_end_with_their_test():
     """The next test starts with idle thread pools: a closed window's jobs (a spelling dictionary
