@@ -58,12 +58,16 @@ def _jobs_end_with_their_test():
     pool's threads from its own jobs, and read their project while it was closed.  (Torn down after
     the test's windows closed: autouse fixtures are set up first.)"""
     yield
-    from PySide6.QtCore import QThreadPool
+    import time
+
+    from PySide6.QtCore import QCoreApplication, QThreadPool
 
     from app.controllers.delivery import spell_pool
 
+    end = time.monotonic() + 30  # (events delivered meanwhile: a job may wait for the UI thread)
     for pool in (QThreadPool.globalInstance(), spell_pool()):
-        pool.waitForDone(60_000)
+        while not pool.waitForDone(20) and time.monotonic() < end:
+            QCoreApplication.processEvents()
 
 
 @pytest.fixture(autouse=True)
