@@ -30,6 +30,7 @@ from engine.langs import normalize_lang
 from engine.store import migrations
 from engine.store.bulk import insert_rows
 from engine.store.guarded import GuardedConnection
+from engine.store.tx import Transaction
 from engine.store.locks import refusal
 from engine.store.project_export import EXPORTS, ProjectExport
 from engine.store.project_settings import (  # noqa: F401  (asked of engine.store.project)
@@ -136,7 +137,7 @@ class Project(ProjectSettings, ProjectExport):
 
     def _tx(self):
         """One atomic transaction (nested calls use savepoints)."""
-        return _Tx(self)
+        return Transaction(self)
 
     # ------------------------------------------------------------ documents
     def import_parsed(self, parsed: ParsedDocument, original: str | Path, *, name: str | None = None) -> int:
@@ -364,37 +365,3 @@ def _replaced_target(raw: str | None) -> TaggedText | None:
         return TaggedText.from_parts(d["text"], d["tags"]) if isinstance(d, dict) else None
     except (ValueError, KeyError, TypeError):
         return None
-
-
-class _Tx:
-    """BEGIN IMMEDIATE ... COMMIT, or a savepoint when nested."""
-
-    def __init__(self, project: Project):
-        self.p = project
-        self.name: str | None = None
-
-    def __enter__(self):
-        self.p._lock.acquire()
-        conn = self.p._conn
-        if conn.in_transaction:
-            self.name = f"sp{id(self)}"
-            conn.execute(f"SAVEPOINT {self.name}")
-        else:
-            conn.execute("BEGIN IMMEDIATE")
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        conn = self.p._conn
-        try:
-            if self.name:
-                if exc_type is not None:
-                    conn.execute(f"ROLLBACK TO SAVEPOINT {self.name}")
-                conn.execute(f"RELEASE SAVEPOINT {self.name}")
-            elif exc_type is not None:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-            else:
-                conn.execute("COMMIT")
-        finally:
-            self.p._lock.release()
-        return False

@@ -259,3 +259,28 @@ def test_an_import_that_fails_while_storing_keeps_no_copy_of_the_file(project, t
         project.import_parsed(_doc(2, "big.txt"), src)
     assert project.documents() == []
     assert sorted((project.folder / "originals").iterdir()) == kept_before
+
+
+def test_a_refused_commit_is_rolled_back_so_later_work_is_still_saved(project, tmp_path, monkeypatch):
+    """A COMMIT that sqlite refuses (a full disk) leaves its transaction open; left so, every later
+    write went into it as a savepoint and was never committed: the translator's later work was lost
+    when the project closed."""
+    src = tmp_path / "a.txt"
+    src.write_text("One.\n", encoding="utf-8")
+    real = project._conn.execute
+    refused = []
+
+    def execute(sql, *args):
+        if sql == "COMMIT" and not refused:
+            refused.append(sql)
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(sql, *args)
+
+    monkeypatch.setattr(project._conn, "execute", execute)
+    with pytest.raises(sqlite3.OperationalError):
+        project.import_parsed(_doc(2, "a.txt"), src)
+    project.set_setting("name", "After the full disk")
+    folder = project.folder
+    project.close()
+    with Project.open(folder) as again:
+        assert again.setting("name") == "After the full disk" and again.documents() == []
