@@ -14,6 +14,7 @@ import app.qtcompat  # noqa: F401  (PySide6 6.12 None refcount workaround; first
 
 import gc
 import threading
+import time
 import weakref
 from typing import Any, Callable
 
@@ -79,8 +80,14 @@ def post_to(obj: QObject | weakref.ref, fn: Callable[[Any], Any]) -> None:
 class _Collector(QObject):
     """Python's cycle collector, run on the UI thread only (:func:`collect_on_ui_thread`)."""
 
+    #: CPython defers a full pass until the objects that survived since the last one reach a quarter of
+    #: those kept; it does not tell us those counts, so a full pass comes at most this often instead
+    #: (a full pass over an editor's heap is the 70-120 ms UI pause ``gc.freeze`` was made to avoid).
+    FULL_EVERY_S = 30.0
+
     def __init__(self, interval_ms: int):
         super().__init__()
+        self._last_full = time.monotonic()
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.collect)
         self._timer.start(interval_ms)
@@ -93,8 +100,16 @@ class _Collector(QObject):
         for g in range(3):
             if counts[g] > limits[g]:
                 generation = g
+        if generation == 2:
+            if time.monotonic() - self._last_full < self.FULL_EVERY_S:
+                generation = 1
+            else:
+                self._last_full = time.monotonic()
         if generation >= 0:
             gc.collect(generation)
+
+    def stop(self) -> None:
+        self._timer.stop()
 
 
 _collector: _Collector | None = None
@@ -113,3 +128,14 @@ def collect_on_ui_thread(interval_ms: int = 250) -> None:
     if _collector is None:
         _collector = _Collector(interval_ms)
         gc.disable()
+
+
+def stop_collecting_on_ui_thread() -> None:
+    """Hand collection back to Python's own collector (tests of the editor: the rest of a run has no
+    event loop to run the timer)."""
+    global _collector
+    if _collector is not None:
+        _collector.stop()
+        _collector.deleteLater()
+        _collector = None
+        gc.enable()

@@ -42,23 +42,28 @@ def _fresh_settings():
     yield
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True)
 def _garbage_collected_on_the_ui_thread(qapp):
-    """As in the editor (app/main.py): a job thread never frees a cycle holding a Qt object."""
-    from app.uipost import collect_on_ui_thread
+    """As in the editor (app/main.py): a job thread never frees a cycle holding a Qt object.  Given
+    back after each test: the tests run after the editor's have no event loop to collect."""
+    from app.uipost import collect_on_ui_thread, stop_collecting_on_ui_thread
 
     collect_on_ui_thread()
     yield
+    stop_collecting_on_ui_thread()
 
 
 @pytest.fixture(autouse=True)
-def _jobs_end_with_their_test():
+def _jobs_end_with_their_test(_no_modal_message_boxes, _garbage_collected_on_the_ui_thread):
     """The next test starts with idle thread pools: a closed window's jobs (a spelling dictionary
     loading for up to 5 s, an import's last step) ran on into the next test, taking the CPU and the
     pool's threads from its own jobs, and read their project while it was closed.  (Torn down after
-    the test's windows closed: autouse fixtures are set up first.)"""
+    the test's windows closed: autouse fixtures are set up first; and before the test's patches and
+    the refusal of message boxes are undone, since the jobs' slots run meanwhile: a real modal box
+    nobody answers would hang the run.)"""
     yield
     import time
+    import warnings
 
     from PySide6.QtCore import QCoreApplication, QThreadPool
 
@@ -68,6 +73,8 @@ def _jobs_end_with_their_test():
     for pool in (QThreadPool.globalInstance(), spell_pool()):
         while not pool.waitForDone(20) and time.monotonic() < end:
             QCoreApplication.processEvents()
+        if pool.activeThreadCount():
+            warnings.warn(f"{pool.activeThreadCount()} job(s) of the test still running after 30 s")
 
 
 @pytest.fixture(autouse=True)

@@ -177,3 +177,32 @@ def test_the_collector_on_the_ui_thread_frees_cycles(qtbot):
     finally:
         if was:
             gc.enable()
+
+
+def test_the_collector_on_the_ui_thread_makes_a_full_pass_at_most_every_30_s(qtbot, monkeypatch):
+    """A full pass over the editor's heap is a UI pause of 70-120 ms: however much is allocated,
+    the UI thread's collector runs one at most every FULL_EVERY_S seconds."""
+    import gc
+
+    from app import uipost
+
+    uipost.stop_collecting_on_ui_thread()   # a collector of this test's own, with a clock it sets
+    now = [1000.0]
+    monkeypatch.setattr(uipost.time, "monotonic", lambda: now[0])
+    passes = []
+    record = lambda phase, info: phase == "start" and passes.append(info["generation"])  # noqa: E731
+    gc.callbacks.append(record)
+    try:
+        uipost.collect_on_ui_thread(interval_ms=60_000)
+        collector = uipost._collector
+        monkeypatch.setattr(gc, "get_count", lambda: (1000, 20, 20))   # every generation past its threshold
+        collector.collect()
+        now[0] += 10
+        collector.collect()
+        now[0] += uipost._Collector.FULL_EVERY_S
+        collector.collect()
+    finally:
+        gc.callbacks.remove(record)
+        uipost.stop_collecting_on_ui_thread()
+        uipost.collect_on_ui_thread()
+    assert passes == [1, 1, 2]
